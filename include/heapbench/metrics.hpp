@@ -1,0 +1,31 @@
+#pragma once
+// Counter math: from raw counts and GPU seconds to the figures in the JSON.
+// Definitions (docs/METRICS.md): rates are successful operations per second of
+// GPU time of the kernel that did them (CUDA events around that kernel).
+#include <cstdint>
+
+namespace heapbench {
+
+// What one timed iteration (or the sum of many) observed.
+struct Tally {
+  std::uint64_t attempts = 0;   // allocation calls made
+  std::uint64_t successes = 0;  // non-NULL returns
+  std::uint64_t bytes = 0;      // bytes successfully allocated
+  std::uint64_t frees = 0;      // free calls made (one per success)
+  double alloc_seconds = 0.0;   // GPU time of the allocating kernels
+  double free_seconds = 0.0;    // GPU time of the freeing kernels
+
+  Tally& operator+=(const Tally& o);
+};
+
+struct Figures {
+  double allocs_per_s = 0.0;
+  double frees_per_s = 0.0;
+  double bytes_per_s = 0.0;
+  double fail_rate = 0.0;
+};
+
+// Rates are 0 where no time was measured; fail_rate is 0 with no attempts.
+Figures compute_figures(const Tally& t);
+
+}  // namespace heapbench

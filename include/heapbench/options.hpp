@@ -1,0 +1,39 @@
+#pragma once
+// heapbench's own command line. Flags it does not know are handed, in order, to
+// Google Benchmark, which rejects what it does not know either.
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "heapbench/sweep.hpp"
+
+namespace heapbench {
+
+// Bad command line: the message names the flag and the value.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr std::uint64_t kMaxThreads = 1ull << 26;  // pointer table <= 512 MiB
+
+struct Options {
+  Sweep sweep;                       // default axes, with any --sizes/--threads/--heaps applied
+  int device = 0;                    // --device
+  double kernel_budget_s = 5.0;      // --kernel-budget-ms: deadline for one allocating kernel
+  std::optional<std::string> out;    // --benchmark_out (heapbench writes it safely, see results_file.hpp)
+  bool list_tests = false;           // --benchmark_list_tests (needs no GPU)
+  bool help = false;                 // --help / -h
+  std::vector<std::string> benchmark_args;  // argv[0] then everything for Google Benchmark
+};
+
+// Parses argv. Throws UsageError (one line, naming the bad value) on malformed
+// values: sizes/threads/heaps that are 0, negative, not numbers, or heaps that are
+// not whole MiB; a non-positive budget; a negative device.
+Options parse_options(int argc, const char* const* argv);
+
+// heapbench's flags, for --help (Google Benchmark's own help follows it).
+std::string options_help();
+
+}  // namespace heapbench

@@ -1,0 +1,20 @@
+#pragma once
+// Parsing of the axis values a user types: "64", "1K", "64M", "1G" (binary multiples).
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace heapbench {
+
+// A positive integer with an optional K, M or G suffix (x1024, x1024^2, x1024^3).
+// Throws std::invalid_argument naming the value for "", "12Q", "-1", "0", "1.5K" or overflow.
+std::uint64_t parse_quantity(std::string_view text);
+
+// A comma-separated list of quantities, e.g. "16,1K,4K". Empty items are an error.
+std::vector<std::uint64_t> parse_quantity_list(std::string_view text);
+
+// Human form used in messages and docs: 1048576 -> "1M", 1000 -> "1000".
+std::string format_quantity(std::uint64_t value);
+
+}  // namespace heapbench

@@ -1,0 +1,39 @@
+#include "heapbench/case.hpp"
+
+#include <fmt/format.h>
+
+#include <regex>
+#include <stdexcept>
+
+namespace heapbench {
+
+std::string case_name(const Case& c) {
+  std::string name = fmt::format("{}/{}/size:{}", c.pattern, c.api, c.size);
+  if (c.align != 0) name += fmt::format("/align:{}", c.align);
+  name += fmt::format("/threads:{}/heap:{}", c.threads, c.heap / kMiB);
+  return name;
+}
+
+std::size_t count_matching(const std::vector<std::string>& names, const std::string& filter) {
+  // Mirrors Google Benchmark's FindBenchmarks: "" and "all" mean everything; a
+  // leading '-' keeps the names that do not match; the rest is an extended regex.
+  std::string spec = filter.empty() || filter == "all" ? "." : filter;
+  bool negate = false;
+  if (!spec.empty() && spec.front() == '-') {
+    negate = true;
+    spec.erase(0, 1);
+  }
+  std::regex re;
+  try {
+    re = std::regex(spec, std::regex::extended);
+  } catch (const std::regex_error& e) {
+    throw std::invalid_argument(fmt::format("--benchmark_filter='{}' is not a valid regex: {}", filter, e.what()));
+  }
+  std::size_t n = 0;
+  for (const auto& name : names) {
+    if (std::regex_search(name, re) != negate) ++n;
+  }
+  return n;
+}
+
+}  // namespace heapbench

@@ -1,0 +1,20 @@
+#include <fmt/format.h>
+
+#include "heapbench/device.hpp"
+
+namespace heapbench {
+
+std::string IterationResult::problem(double kernel_budget_s) const {
+  std::string why;
+  auto add = [&](const std::string& s) { why += why.empty() ? s : "; " + s; };
+  if (not_started) {
+    add(fmt::format("truncated: {} threads found the {:g} s kernel budget spent and did not allocate "
+                    "(--kernel-budget-ms raises it)",
+                    not_started, kernel_budget_s));
+  }
+  if (misaligned) add(fmt::format("{} blocks were not aligned as the API promises", misaligned));
+  if (corrupted) add(fmt::format("{} blocks did not read back what was written (overlap or corruption)", corrupted));
+  return why;
+}
+
+}  // namespace heapbench

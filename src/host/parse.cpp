@@ -1,0 +1,60 @@
+#include "heapbench/parse.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <limits>
+#include <stdexcept>
+
+namespace heapbench {
+
+std::uint64_t parse_quantity(std::string_view text) {
+  auto bad = [&](const char* why) {
+    return std::invalid_argument(fmt::format("'{}' is not a valid quantity: {}", text, why));
+  };
+  if (text.empty()) throw bad("empty");
+  std::size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
+  if (digits == 0) throw bad("expected a positive whole number, optionally followed by K, M or G");
+  std::uint64_t multiplier = 1;
+  std::string_view suffix = text.substr(digits);
+  if (suffix == "K" || suffix == "k") multiplier = 1ull << 10;
+  else if (suffix == "M" || suffix == "m") multiplier = 1ull << 20;
+  else if (suffix == "G" || suffix == "g") multiplier = 1ull << 30;
+  else if (!suffix.empty()) throw bad("expected a positive whole number, optionally followed by K, M or G");
+
+  std::uint64_t value = 0;
+  constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();
+  for (std::size_t i = 0; i < digits; ++i) {
+    const unsigned d = static_cast<unsigned>(text[i] - '0');
+    if (value > (kMax - d) / 10) throw bad("too large");
+    value = value * 10 + d;
+  }
+  if (value == 0) throw bad("must be greater than zero");
+  if (value > kMax / multiplier) throw bad("too large");
+  return value * multiplier;
+}
+
+std::vector<std::uint64_t> parse_quantity_list(std::string_view text) {
+  std::vector<std::uint64_t> out;
+  if (text.empty()) throw std::invalid_argument("empty list");
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string_view item = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
+    if (item.empty()) throw std::invalid_argument(fmt::format("'{}' has an empty item", text));
+    out.push_back(parse_quantity(item));
+    if (comma == std::string_view::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
+std::string format_quantity(std::uint64_t value) {
+  if (value != 0 && value % (1ull << 30) == 0) return fmt::format("{}G", value >> 30);
+  if (value != 0 && value % (1ull << 20) == 0) return fmt::format("{}M", value >> 20);
+  if (value != 0 && value % (1ull << 10) == 0) return fmt::format("{}K", value >> 10);
+  return fmt::format("{}", value);
+}
+
+}  // namespace heapbench

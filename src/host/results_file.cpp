@@ -1,0 +1,28 @@
+#include "heapbench/results_file.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+
+namespace heapbench {
+
+ResultsFile::ResultsFile(std::string path) : path_(std::move(path)), partial_(path_ + ".partial") {
+  std::ofstream probe(partial_, std::ios::trunc);
+  if (!probe) {
+    throw std::runtime_error(fmt::format("--benchmark_out={}: cannot write '{}': {}", path_, partial_, std::strerror(errno)));
+  }
+}
+
+void ResultsFile::commit() {
+  if (std::rename(partial_.c_str(), path_.c_str()) != 0) {
+    throw std::runtime_error(fmt::format("cannot move '{}' to '{}': {}", partial_, path_, std::strerror(errno)));
+  }
+}
+
+void ResultsFile::discard() { std::remove(partial_.c_str()); }
+
+}  // namespace heapbench

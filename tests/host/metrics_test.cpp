@@ -1,0 +1,43 @@
+#include "heapbench/metrics.hpp"
+
+#include <gtest/gtest.h>
+
+namespace heapbench {
+namespace {
+
+TEST(Figures, HandComputedCase) {
+  Tally t;
+  t.attempts = 1000;
+  t.successes = 750;
+  t.bytes = 750 * 64;
+  t.frees = 750;
+  t.alloc_seconds = 0.5;
+  t.free_seconds = 0.25;
+  const Figures f = compute_figures(t);
+  EXPECT_DOUBLE_EQ(f.allocs_per_s, 1500.0);
+  EXPECT_DOUBLE_EQ(f.frees_per_s, 3000.0);
+  EXPECT_DOUBLE_EQ(f.bytes_per_s, 96000.0);
+  EXPECT_DOUBLE_EQ(f.fail_rate, 0.25);
+}
+
+TEST(Figures, TalliesAddUpBeforeRatesAreTaken) {
+  // Two iterations: the rate is total successes over total time, not the mean of rates.
+  Tally a{100, 100, 1600, 100, 1.0, 1.0};
+  const Tally b{100, 50, 800, 50, 3.0, 1.0};
+  a += b;
+  const Figures f = compute_figures(a);
+  EXPECT_DOUBLE_EQ(f.allocs_per_s, 150.0 / 4.0);
+  EXPECT_DOUBLE_EQ(f.frees_per_s, 150.0 / 2.0);
+  EXPECT_DOUBLE_EQ(f.fail_rate, 50.0 / 200.0);
+}
+
+TEST(Figures, NothingMeasuredGivesZeroNotNaN) {
+  const Figures f = compute_figures(Tally{});
+  EXPECT_EQ(f.allocs_per_s, 0.0);
+  EXPECT_EQ(f.frees_per_s, 0.0);
+  EXPECT_EQ(f.bytes_per_s, 0.0);
+  EXPECT_EQ(f.fail_rate, 0.0);
+}
+
+}  // namespace
+}  // namespace heapbench

@@ -1,0 +1,84 @@
+#include "heapbench/options.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace heapbench {
+namespace {
+
+Options parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "heapbench");
+  return parse_options(static_cast<int>(args.size()), args.data());
+}
+
+bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+TEST(Options, DefaultsAreTheBuiltInSweep) {
+  const Options o = parse({});
+  EXPECT_EQ(o.sweep.sizes, default_sweep().sizes);
+  EXPECT_GT(o.sweep.max_demand_fraction, 0.0);
+  EXPECT_EQ(o.device, 0);
+  EXPECT_FALSE(o.out.has_value());
+}
+
+TEST(Options, AxisFlagsReplaceAxesAndKeepEveryPoint) {
+  const Options o = parse({"--sizes=16,1K,4K", "--threads=32,100000", "--heaps=8M,1G"});
+  EXPECT_EQ(o.sweep.sizes, (std::vector<std::uint64_t>{16, 1024, 4096}));
+  EXPECT_EQ(o.sweep.threads, (std::vector<std::uint64_t>{32, 100000}));
+  EXPECT_EQ(o.sweep.heaps, (std::vector<std::uint64_t>{8 * kMiB, 1024 * kMiB}));
+  EXPECT_EQ(o.sweep.max_demand_fraction, 0.0);
+  EXPECT_EQ(parse({"--sizes=16", "--max-demand-fraction=0.25"}).sweep.max_demand_fraction, 0.25);
+}
+
+TEST(Options, GoogleBenchmarkFlagsPassThroughInOrder) {
+  const Options o = parse({"--benchmark_filter=^per_thread/", "--sizes=64", "--benchmark_repetitions=3"});
+  ASSERT_GE(o.benchmark_args.size(), 3u);
+  EXPECT_EQ(o.benchmark_args.front(), "heapbench");
+  EXPECT_TRUE(has(o.benchmark_args, "--benchmark_filter=^per_thread/"));
+  EXPECT_TRUE(has(o.benchmark_args, "--benchmark_repetitions=3"));
+  EXPECT_FALSE(has(o.benchmark_args, "--sizes=64"));
+  // The user's --benchmark_min_time comes after heapbench's default, so it wins.
+  const Options m = parse({"--benchmark_min_time=2"});
+  const auto d = std::find(m.benchmark_args.begin(), m.benchmark_args.end(), "--benchmark_min_time=0.1");
+  const auto u = std::find(m.benchmark_args.begin(), m.benchmark_args.end(), "--benchmark_min_time=2");
+  ASSERT_NE(u, m.benchmark_args.end());
+  EXPECT_LT(d, u);
+}
+
+TEST(Options, OutputAndListingAreHeapbenchs) {
+  const Options o = parse({"--benchmark_out=r.json", "--benchmark_list_tests"});
+  ASSERT_TRUE(o.out.has_value());
+  EXPECT_EQ(*o.out, "r.json");
+  EXPECT_TRUE(o.list_tests);
+  EXPECT_FALSE(has(o.benchmark_args, "--benchmark_out=r.json"));
+  EXPECT_TRUE(has(o.benchmark_args, "--benchmark_list_tests=true"));
+  EXPECT_FALSE(parse({"--benchmark_list_tests=false"}).list_tests);
+}
+
+TEST(Options, BadValuesAreRefusedNamingTheFlagAndValue) {
+  const std::vector<std::pair<const char*, const char*>> bad = {
+      {"--sizes=12Q", "12Q"},        {"--sizes=-1", "-1"},          {"--sizes=0", "0"},
+      {"--threads=0", "0"},          {"--threads=1G", "threads"},   {"--heaps=1000", "MiB"},
+      {"--heaps=", "--heaps"},       {"--device=-1", "--device"},   {"--kernel-budget-ms=0", "kernel-budget"},
+      {"--kernel-budget-ms=abc", "abc"}, {"--max-demand-fraction=-1", "max-demand"}, {"--benchmark_out=", "benchmark_out"},
+  };
+  for (const auto& [arg, needle] : bad) {
+    try {
+      parse({arg});
+      ADD_FAILURE() << "accepted " << arg;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << arg << " -> " << e.what();
+    }
+  }
+}
+
+TEST(Options, HelpNamesEveryHeapbenchFlag) {
+  const std::string h = options_help();
+  for (const char* flag : {"--sizes", "--threads", "--heaps", "--device", "--kernel-budget-ms", "--max-demand-fraction"}) {
+    EXPECT_NE(h.find(flag), std::string::npos) << flag;
+  }
+}
+
+}  // namespace
+}  // namespace heapbench

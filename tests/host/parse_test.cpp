@@ -1,0 +1,47 @@
+#include "heapbench/parse.hpp"
+
+#include <gtest/gtest.h>
+
+namespace heapbench {
+namespace {
+
+TEST(ParseQuantity, PlainNumbersAndBinarySuffixes) {
+  EXPECT_EQ(parse_quantity("16"), 16u);
+  EXPECT_EQ(parse_quantity("1K"), 1024u);
+  EXPECT_EQ(parse_quantity("4k"), 4096u);
+  EXPECT_EQ(parse_quantity("64M"), 64ull << 20);
+  EXPECT_EQ(parse_quantity("1G"), 1ull << 30);
+  EXPECT_EQ(parse_quantity("100000"), 100000u);
+}
+
+TEST(ParseQuantity, MalformedValuesAreRefusedWithTheValueInTheMessage) {
+  for (const char* bad : {"", "12Q", "-1", "0", "0K", "1.5K", "K", " 16", "16 ", "1KB", "99999999999999999999",
+                          "17179869184G"}) {
+    try {
+      parse_quantity(bad);
+      ADD_FAILURE() << "accepted '" << bad << "'";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string("'") + bad + "'"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(ParseQuantityList, CommaSeparated) {
+  EXPECT_EQ(parse_quantity_list("16,1K,4K"), (std::vector<std::uint64_t>{16, 1024, 4096}));
+  EXPECT_EQ(parse_quantity_list("8M"), (std::vector<std::uint64_t>{8ull << 20}));
+  EXPECT_THROW(parse_quantity_list(""), std::invalid_argument);
+  EXPECT_THROW(parse_quantity_list("16,,32"), std::invalid_argument);
+  EXPECT_THROW(parse_quantity_list("16,"), std::invalid_argument);
+  EXPECT_THROW(parse_quantity_list("16,x"), std::invalid_argument);
+}
+
+TEST(FormatQuantity, LargestExactSuffix) {
+  EXPECT_EQ(format_quantity(1000), "1000");
+  EXPECT_EQ(format_quantity(1024), "1K");
+  EXPECT_EQ(format_quantity(3u << 20), "3M");
+  EXPECT_EQ(format_quantity(2ull << 30), "2G");
+  EXPECT_EQ(format_quantity(1536), "1536");
+}
+
+}  // namespace
+}  // namespace heapbench
