@@ -1,0 +1,27 @@
+#include "context.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include "heapbench/version.hpp"
+
+namespace heapbench {
+
+void add_results_context(const DeviceInfo& d, const Options& o) {
+  auto add = [](const char* key, const std::string& value) { benchmark::AddCustomContext(key, value); };
+  add("heapbench_schema_version", std::to_string(kSchemaVersion));
+  add("heapbench_version", kVersion);
+  add("heapbench_git_commit", kGitCommit);
+  add("gpu_index", std::to_string(d.index));
+  add("gpu_name", d.name);
+  add("gpu_compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor));
+  add("gpu_sm_count", std::to_string(d.sm_count));
+  add("gpu_sm_clock_khz", std::to_string(d.sm_clock_khz));
+  add("gpu_mem_clock_khz", std::to_string(d.mem_clock_khz));
+  add("gpu_memory_bytes", std::to_string(d.total_memory));
+  add("cuda_driver_version", std::to_string(d.driver_version));
+  add("cuda_runtime_version", std::to_string(d.runtime_version));
+  add("heapbench_kernel_budget_s", fmt::format("{:g}", o.kernel_budget_s));
+}
+
+}  // namespace heapbench

@@ -1,0 +1,9 @@
+#pragma once
+#include "heapbench/device.hpp"
+#include "heapbench/options.hpp"
+
+namespace heapbench {
+// Records the device and the build in the results file (AddCustomContext), so
+// files from different GPUs, drivers and commits can be told apart and compared.
+void add_results_context(const DeviceInfo& d, const Options& o);
+}  // namespace heapbench

@@ -1,0 +1,127 @@
+// heapbench: Google Benchmark's command line plus heapbench's own flags
+// (--sizes, --threads, --heaps, ...; see --help).
+//
+// Exit codes: 0 results written; 1 no case ran; 2 bad command line (before any
+// kernel runs); 3 no usable CUDA device.
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "context.hpp"
+#include "families.hpp"
+#include "heapbench/device.hpp"
+#include "heapbench/options.hpp"
+#include "heapbench/parse.hpp"
+#include "heapbench/results_file.hpp"
+#include "heapbench/sweep.hpp"
+
+namespace {
+
+constexpr int kExitNoResults = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitNoDevice = 3;
+
+template <class... Args>
+int fail(int code, fmt::format_string<Args...> f, Args&&... args) {
+  fmt::print(stderr, "heapbench: {}\n", fmt::format(f, std::forward<Args>(args)...));
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace heapbench;
+  Options o;
+  try {
+    o = parse_options(argc, argv);
+  } catch (const UsageError& e) {
+    return fail(kExitUsage, "{} (see --help)", e.what());
+  }
+  if (o.help) {
+    fmt::print("{}\nGoogle Benchmark's flags, also accepted:\n", options_help());
+    benchmark::PrintDefaultHelp();
+    return 0;
+  }
+
+  const std::vector<Case> cases = plan_cases("per_thread", "malloc", o.sweep);
+  if (cases.empty()) {
+    return fail(kExitUsage, "the sweep has no cases: --max-demand-fraction={:g} leaves out every point",
+                o.sweep.max_demand_fraction);
+  }
+  std::vector<std::string> names;
+  for (const auto& c : cases) names.push_back(case_name(c) + kManualTimeSuffix);
+
+  std::optional<ResultsFile> out;
+  if (o.out && !o.list_tests) {
+    try {
+      out.emplace(*o.out);
+    } catch (const std::exception& e) {
+      return fail(kExitUsage, "{}", e.what());
+    }
+    o.benchmark_args.push_back("--benchmark_out=" + out->partial_path());
+  }
+  auto give_up = [&](int code) {
+    if (out) out->discard();
+    return code;
+  };
+
+  std::vector<char*> bargv;
+  for (auto& a : o.benchmark_args) bargv.push_back(a.data());
+  bargv.push_back(nullptr);
+  int bargc = static_cast<int>(bargv.size()) - 1;
+  benchmark::Initialize(&bargc, bargv.data());
+  if (benchmark::ReportUnrecognizedArguments(bargc, bargv.data())) return give_up(kExitUsage);
+
+  const std::string filter = benchmark::GetBenchmarkFilter();
+  try {
+    if (count_matching(names, filter) == 0) {
+      fmt::print(stderr, "heapbench: --benchmark_filter='{}' matches none of the {} cases (--benchmark_list_tests lists them)\n",
+                 filter, names.size());
+      return give_up(kExitUsage);
+    }
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "heapbench: {}\n", e.what());
+    return give_up(kExitUsage);
+  }
+
+  HeapSession session(o.device);
+  register_per_thread(cases, RunConfig{&session, o.kernel_budget_s});
+
+  if (o.list_tests) {
+    benchmark::RunSpecifiedBenchmarks();
+    return 0;
+  }
+
+  DeviceInfo device;
+  try {
+    device = probe_device(o.device);
+  } catch (const NoDeviceError& e) {
+    fmt::print(stderr, "heapbench: {}\n", e.what());
+    return give_up(kExitNoDevice);
+  } catch (const CudaError& e) {
+    fmt::print(stderr, "heapbench: cannot query device {}: {}\n", o.device, e.what());
+    return give_up(kExitNoDevice);
+  }
+  for (auto h : o.sweep.heaps) {
+    if (h >= device.total_memory) {
+      fmt::print(stderr, "heapbench: --heaps: {} is not smaller than the {} bytes ({}) of device {} ({})\n",
+                 format_quantity(h), device.total_memory, format_quantity(device.total_memory), device.index,
+                 device.name);
+      return give_up(kExitUsage);
+    }
+  }
+  add_results_context(device, o);
+
+  const std::size_t ran = benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (ran == 0) return give_up(kExitNoResults);
+  if (out) {
+    try {
+      out->commit();
+    } catch (const std::exception& e) {
+      return fail(kExitNoResults, "{}", e.what());
+    }
+  }
+  return 0;
+}

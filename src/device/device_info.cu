@@ -1,0 +1,37 @@
+#include <fmt/format.h>
+
+#include "cuda_check.cuh"
+#include "heapbench/device.hpp"
+
+namespace heapbench {
+
+DeviceInfo probe_device(int index) {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    throw NoDeviceError(fmt::format("no CUDA device: cudaGetDeviceCount returned {} ({})", cudaGetErrorName(err),
+                                    cudaGetErrorString(err)));
+  }
+  if (count == 0) throw NoDeviceError("no CUDA device: the driver reports none");
+  if (index >= count) {
+    throw NoDeviceError(fmt::format("--device={}: only {} CUDA device(s) present (0..{})", index, count, count - 1));
+  }
+  HB_CUDA_CHECK(cudaSetDevice(index));
+  cudaDeviceProp prop{};
+  HB_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+  DeviceInfo d;
+  d.index = index;
+  d.name = prop.name;
+  d.cc_major = prop.major;
+  d.cc_minor = prop.minor;
+  d.sm_count = prop.multiProcessorCount;
+  d.total_memory = prop.totalGlobalMem;
+  // CUDA 13 removed clockRate/memoryClockRate from cudaDeviceProp; the attributes remain.
+  HB_CUDA_CHECK(cudaDeviceGetAttribute(&d.sm_clock_khz, cudaDevAttrClockRate, index));
+  HB_CUDA_CHECK(cudaDeviceGetAttribute(&d.mem_clock_khz, cudaDevAttrMemoryClockRate, index));
+  HB_CUDA_CHECK(cudaDriverGetVersion(&d.driver_version));
+  HB_CUDA_CHECK(cudaRuntimeGetVersion(&d.runtime_version));
+  return d;
+}
+
+}  // namespace heapbench

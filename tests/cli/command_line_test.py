@@ -1,0 +1,93 @@
+"""Runs the heapbench binary the way a user would and checks what needs no GPU:
+--help, --benchmark_list_tests, and that every bad input is refused with a
+one-line message naming it and exit code 2, before any device is touched, and
+without harming an existing results file.
+
+usage: command_line_test.py PATH/TO/heapbench
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HEAPBENCH = None
+EXIT_USAGE = 2
+
+
+def run(*args):
+    return subprocess.run([HEAPBENCH, *args], capture_output=True, text=True, timeout=60)
+
+
+class CommandLine(unittest.TestCase):
+    def test_help_lists_both_flag_sets(self):
+        r = run("--help")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for flag in ("--sizes", "--threads", "--heaps", "--kernel-budget-ms", "--benchmark_filter", "--benchmark_out"):
+            self.assertIn(flag, r.stdout)
+
+    def test_list_tests_needs_no_gpu_and_follows_the_naming_scheme(self):
+        r = run("--benchmark_list_tests", "--sizes=16,1K", "--threads=32", "--heaps=8M,64M")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split(), [
+            # Google Benchmark marks cases timed with UseManualTime() by the suffix.
+            "per_thread/malloc/size:16/threads:32/heap:8/manual_time",
+            "per_thread/malloc/size:1024/threads:32/heap:8/manual_time",
+            "per_thread/malloc/size:16/threads:32/heap:64/manual_time",
+            "per_thread/malloc/size:1024/threads:32/heap:64/manual_time",
+        ])
+
+    def test_filter_reads_like_the_axes(self):
+        r = run("--benchmark_list_tests", "--benchmark_filter=^per_thread/malloc/size:64/")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = r.stdout.split()
+        self.assertTrue(names)
+        self.assertTrue(all(n.startswith("per_thread/malloc/size:64/") for n in names), names)
+
+    def test_default_sweep_is_heap_major(self):
+        r = run("--benchmark_list_tests")
+        heaps = [int(re.search(r"/heap:(\d+)", n).group(1)) for n in r.stdout.split()]
+        self.assertEqual(heaps, sorted(heaps))
+        self.assertEqual(sorted(set(heaps)), [8, 64, 1024])
+
+    def test_filter_anchored_at_the_end_sees_the_suffix(self):
+        r = run("--benchmark_list_tests", "--benchmark_filter=heap:8/manual_time$")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.split())
+
+    def test_bad_input_is_refused_before_any_kernel(self):
+        cases = {
+            ("--sizes=12Q",): "12Q",
+            ("--sizes=-1",): "-1",
+            ("--sizes=0",): "'0'",
+            ("--threads=0",): "--threads",
+            ("--heaps=100000",): "MiB",
+            ("--kernel-budget-ms=-5",): "--kernel-budget-ms",
+            ("--benchmark_filter=^nothing_matches$",): "matches none",
+            ("--benchmark_filter=(",): "not a valid regex",
+            ("--no_such_flag",): "--no_such_flag",
+            ("--benchmark_out=/nonexistent_dir/r.json",): "nonexistent_dir",
+        }
+        for args, needle in cases.items():
+            with self.subTest(args=args):
+                r = run(*args)
+                self.assertEqual(r.returncode, EXIT_USAGE, (r.stdout, r.stderr))
+                self.assertIn(needle, r.stdout + r.stderr)
+                self.assertNotIn("Traceback", r.stderr)
+
+    def test_a_refused_run_leaves_existing_results_alone(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "results.json")
+            with open(path, "w") as f:
+                f.write('{"old": true}')
+            r = run(f"--benchmark_out={path}", "--benchmark_filter=^nothing_matches$")
+            self.assertEqual(r.returncode, EXIT_USAGE)
+            with open(path) as f:
+                self.assertEqual(f.read(), '{"old": true}')
+            self.assertEqual(os.listdir(d), ["results.json"])
+
+
+if __name__ == "__main__":
+    HEAPBENCH = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)

@@ -1,0 +1,36 @@
+#include <gtest/gtest.h>
+
+#include "heapbench/device.hpp"
+
+namespace heapbench {
+namespace {
+
+Case small(std::uint64_t heap) { return Case{"per_thread", "malloc", 64, 0, 256, heap}; }
+
+TEST(HeapSessionGpu, ChangingTheHeapAfterMallocRanResetsAndTakesEffect) {
+  HeapSession s(0);
+  EXPECT_GE(s.ensure_heap(8 * kMiB), 8 * kMiB);
+  {
+    PerThreadRunner r(small(8 * kMiB), 5.0);
+    EXPECT_EQ(r.run_once().problem(5.0), "");
+  }
+  const int before = s.resets();
+  EXPECT_EQ(s.ensure_heap(8 * kMiB), s.ensure_heap(8 * kMiB));
+  EXPECT_EQ(s.resets(), before) << "same size must not reset";
+  EXPECT_GE(s.ensure_heap(24 * kMiB), 24 * kMiB);
+  EXPECT_EQ(s.resets(), before + 1);
+  PerThreadRunner r(small(24 * kMiB), 5.0);
+  EXPECT_EQ(r.run_once().problem(5.0), "");
+}
+
+TEST(HeapSessionGpu, InvalidateForcesAResetAtTheSameSize) {
+  HeapSession s(0);
+  s.ensure_heap(16 * kMiB);
+  const int before = s.resets();
+  s.invalidate();
+  s.ensure_heap(16 * kMiB);
+  EXPECT_EQ(s.resets(), before + 1);
+}
+
+}  // namespace
+}  // namespace heapbench

@@ -1,0 +1,69 @@
+"""End to end on a GPU: run a small sweep, then check the results JSON the way a
+user's script would read it. Exits 77 (CTest: skipped) when heapbench reports
+that no CUDA device is usable.
+
+usage: small_sweep_test.py PATH/TO/heapbench
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+EXIT_NO_DEVICE = 3
+SKIP = 77
+
+CONTEXT_KEYS = ["heapbench_schema_version", "heapbench_version", "heapbench_git_commit", "gpu_name",
+                "gpu_compute_capability", "gpu_sm_count", "gpu_sm_clock_khz", "gpu_mem_clock_khz",
+                "gpu_memory_bytes", "cuda_driver_version", "cuda_runtime_version"]
+COUNTERS = ["allocs_per_s", "frees_per_s", "bytes_per_s", "fail_rate", "heap_bytes"]
+
+
+def heap_mib(name):
+    return int(re.search(r"/heap:(\d+)", name).group(1))
+
+
+def main():
+    heapbench = sys.argv[1]
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "small.json")
+        args = [heapbench, "--sizes=16,1000,4K", "--threads=32,4096", "--heaps=8M,16M",
+                f"--benchmark_out={out}", "--benchmark_min_time=0.01"]
+        r = subprocess.run(args, capture_output=True, text=True, timeout=300)
+        if r.returncode == EXIT_NO_DEVICE:
+            print(f"SKIPPED: {r.stderr.strip()}")
+            return SKIP
+        print(r.stdout)
+        print(r.stderr, file=sys.stderr)
+        assert r.returncode == 0, f"heapbench exited {r.returncode}"
+        with open(out) as f:
+            doc = json.load(f)
+        assert not os.path.exists(out + ".partial"), "partial file left behind"
+
+    ctx = doc["context"]
+    missing = [k for k in CONTEXT_KEYS if k not in ctx]
+    assert not missing, f"context lacks {missing}"
+    runs = doc["benchmarks"]
+    names = [b["name"] for b in runs]
+    assert len(runs) == 12, names
+    heaps = [heap_mib(n) for n in names]
+    assert heaps == sorted(heaps), f"not heap-major: {names}"
+    for b in runs:
+        assert not b.get("error_occurred"), f"{b['name']}: {b.get('error_message')}"
+        for c in COUNTERS:
+            assert c in b, f"{b['name']} lacks {c}"
+        assert b["heap_bytes"] >= heap_mib(b["name"]) * 2**20, b
+        assert b["allocs_per_s"] > 0 and b["frees_per_s"] > 0, b
+        assert b["bytes_per_s"] > 0, b
+        # 4096 x 4 KiB = 16 MiB does not fit an 8 MiB heap: some calls must fail, and be counted.
+        if "size:4096/threads:4096/heap:8" in b["name"]:
+            assert b["fail_rate"] > 0.3, b
+        if "size:16/threads:32/" in b["name"]:
+            assert b["fail_rate"] == 0, b
+    print(f"{len(runs)} cases checked")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
