@@ -1,5 +1,5 @@
 #pragma once
-// Registration of every benchmark family with Google Benchmark.
+// Registration of every case with Google Benchmark.
 #include <vector>
 
 #include "heapbench/case.hpp"
@@ -16,7 +16,7 @@ struct RunConfig {
   double kernel_budget_s;
 };
 
-// Registers the per-thread cases in the order given (run order).
-void register_per_thread(const std::vector<Case>& cases, const RunConfig& cfg);
+// Registers the cases in the order given (run order).
+void register_cases(const std::vector<Case>& cases, const RunConfig& cfg);
 
 }  // namespace heapbench

@@ -44,10 +44,11 @@ int main(int argc, char** argv) {
     return 0;
   }
 
-  const std::vector<Case> cases = plan_cases("per_thread", "malloc", o.sweep);
+  const std::vector<Case> cases = plan_cases(o.sweeps);
   if (cases.empty()) {
-    return fail(kExitUsage, "the sweep has no cases: --max-demand-fraction={:g} leaves out every point",
-                o.sweep.max_demand_fraction);
+    return fail(kExitUsage,
+                "the sweep has no cases: the patterns and APIs given have no supported pair "
+                "(alloca is per_thread only), or --max-demand-fraction leaves out every point");
   }
   std::vector<std::string> names;
   for (const auto& c : cases) names.push_back(case_name(c) + kManualTimeSuffix);
@@ -86,7 +87,7 @@ int main(int argc, char** argv) {
   }
 
   HeapSession session(o.device);
-  register_per_thread(cases, RunConfig{&session, o.kernel_budget_s});
+  register_cases(cases, RunConfig{&session, o.kernel_budget_s});
 
   if (o.list_tests) {
     benchmark::RunSpecifiedBenchmarks();
@@ -103,7 +104,8 @@ int main(int argc, char** argv) {
     fmt::print(stderr, "heapbench: cannot query device {}: {}\n", o.device, e.what());
     return give_up(kExitNoDevice);
   }
-  for (auto h : o.sweep.heaps) {
+  for (const auto& c : cases) {
+    const std::uint64_t h = c.heap;
     if (h >= device.total_memory) {
       fmt::print(stderr, "heapbench: --heaps: {} is not smaller than the {} bytes ({}) of device {} ({})\n",
                  format_quantity(h), device.total_memory, format_quantity(device.total_memory), device.index,

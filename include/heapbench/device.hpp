@@ -64,37 +64,49 @@ class HeapSession {
   int resets_ = 0;
 };
 
-// What one run of a pattern observed, beyond the tally its figures come from.
+// Largest number of bytes the device heap hands out as 64 KiB blocks right
+// now (fill with malloc until NULL, then free all). Compared before and after a
+// case, it shows whether the case left the heap smaller (a leak).
+std::uint64_t probe_heap_capacity(std::uint64_t heap_bytes);
+inline constexpr std::uint64_t kCapacityProbeBlock = 64 * 1024;
+
+// What one round of a case observed, beyond the tally its figures come from.
 struct IterationResult {
   Tally tally;
-  std::uint64_t not_started = 0;  // threads that found the kernel budget spent
+  double timed_seconds = 0.0;     // GPU time of the timed kernels: the iteration's manual time
+  std::uint64_t not_started = 0;  // calls (or churn threads) that found the kernel budget spent
   std::uint64_t misaligned = 0;   // pointers not aligned as the API promises
   std::uint64_t corrupted = 0;    // blocks that did not read back what was written
+  std::string fault;              // any other failed check, in words
 
-  // Empty when the run is a valid measurement; otherwise why it is not.
+  // Empty when the round is a valid measurement; otherwise why it is not.
   std::string problem(double kernel_budget_s) const;
 };
 
-// The per-thread family: every thread allocates `size` bytes (alloc kernel,
-// timed), a second launch writes a pattern unique to the thread into every byte
-// and a third reads it back (so overlapping blocks are caught), and a fourth
-// frees (timed). Case::api selects the allocator ("malloc").
-class PerThreadRunner {
+// Runs rounds of one case (pattern x API x size x align x threads) on the
+// current device. Create it after HeapSession::ensure_heap(): a device reset
+// invalidates it. Throws std::invalid_argument for an unsupported pair and
+// CudaError for a failed CUDA call.
+class CaseRunner {
  public:
-  PerThreadRunner(const Case& c, double kernel_budget_s);
-  ~PerThreadRunner();
-  PerThreadRunner(const PerThreadRunner&) = delete;
-  PerThreadRunner& operator=(const PerThreadRunner&) = delete;
+  CaseRunner(const Case& c, double kernel_budget_s);
+  ~CaseRunner();
+  CaseRunner(const CaseRunner&) = delete;
+  CaseRunner& operator=(const CaseRunner&) = delete;
 
   IterationResult run_once();
+  bool has_free_phase() const;  // alloca frees by returning: no free kernel to time
+  bool times_use() const;       // cross_kernel times its use launch as a phase
 
-  struct Impl;
+  struct Impl {
+    virtual ~Impl() = default;
+    virtual IterationResult run_once() = 0;
+    virtual bool has_free_phase() const { return true; }
+    virtual bool times_use() const { return false; }
+  };
 
  private:
   std::unique_ptr<Impl> impl_;
 };
-
-// APIs the per-thread family knows, for validation and listing.
-bool per_thread_supports(const std::string& api);
 
 }  // namespace heapbench

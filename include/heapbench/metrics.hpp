@@ -14,6 +14,8 @@ struct Tally {
   std::uint64_t frees = 0;      // free calls made (one per success)
   double alloc_seconds = 0.0;   // GPU time of the allocating kernels
   double free_seconds = 0.0;    // GPU time of the freeing kernels
+  std::uint64_t use_bytes = 0;  // bytes written plus bytes read back by the use kernels
+  double use_seconds = 0.0;     // GPU time of the use kernels (where the pattern times them)
 
   Tally& operator+=(const Tally& o);
 };
@@ -23,6 +25,7 @@ struct Figures {
   double frees_per_s = 0.0;
   double bytes_per_s = 0.0;
   double fail_rate = 0.0;
+  double use_bytes_per_s = 0.0;
 };
 
 // Rates are 0 where no time was measured; fail_rate is 0 with no attempts.

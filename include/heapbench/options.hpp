@@ -19,7 +19,7 @@ struct UsageError : std::runtime_error {
 inline constexpr std::uint64_t kMaxThreads = 1ull << 26;  // pointer table <= 512 MiB
 
 struct Options {
-  Sweep sweep;                       // default axes, with any --sizes/--threads/--heaps applied
+  std::vector<Sweep> sweeps;         // the default sweep, with any axis flag applied to every part
   int device = 0;                    // --device
   double kernel_budget_s = 5.0;      // --kernel-budget-ms: deadline for one allocating kernel
   std::optional<std::string> out;    // --benchmark_out (heapbench writes it safely, see results_file.hpp)
@@ -29,8 +29,9 @@ struct Options {
 };
 
 // Parses argv. Throws UsageError (one line, naming the bad value) on malformed
-// values: sizes/threads/heaps that are 0, negative, not numbers, or heaps that are
-// not whole MiB; a non-positive budget; a negative device.
+// values: sizes/threads/heaps that are 0, negative, not numbers, heaps that are
+// not whole MiB, alignments that are not powers of two, unknown patterns or
+// APIs, a non-positive budget, a negative device.
 Options parse_options(int argc, const char* const* argv);
 
 // heapbench's flags, for --help (Google Benchmark's own help follows it).

@@ -1,6 +1,7 @@
 #pragma once
 // The axes of a sweep and the order its cases run in.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "heapbench/case.hpp"
@@ -8,25 +9,29 @@
 namespace heapbench {
 
 struct Sweep {
+  std::vector<std::string> patterns;
+  std::vector<std::string> apis;
   std::vector<std::uint64_t> sizes;
+  std::vector<std::uint64_t> aligns;  // used only for APIs that take an alignment
   std::vector<std::uint64_t> threads;
   std::vector<std::uint64_t> heaps;
-  // The default sweep leaves out points whose demand (threads x size) exceeds
-  // this fraction of the heap: on an H200 such points spend seconds per kernel in
-  // failing mallocs (2^20 x 1 KiB on 64 MiB: 13.5 s). Axes given on the command
-  // line are taken whole (fraction 0 = keep every point).
+  // Leaves out points whose demand (threads x size) exceeds this fraction of the
+  // heap: on an H200 such points spend seconds per kernel in failing mallocs
+  // (2^20 x 1 KiB on 64 MiB: 13.5 s). 0 keeps every point.
   double max_demand_fraction = 0.0;
 };
 
-// Default axes of the per-thread family: sizes across the allocator's size
-// classes with odd sizes between them, one warp to 2^20 threads, 8 MiB (CUDA's
-// default) to 1 GiB heaps.
-Sweep default_sweep();
+// The default sweep, in two parts:
+//  - per_thread/malloc over the full axes (sizes across the allocator's size
+//    classes with odd sizes between them, one warp to 2^20 threads, 8 MiB -- CUDA's
+//    default -- to 1 GiB heaps);
+//  - every pattern x API on a smaller grid, with the bump and alloca baselines.
+std::vector<Sweep> default_sweep();
 
-// Cases of one pattern/API over a sweep, ordered heap-major (then size, then
-// threads) so a run resets the device once per distinct heap size whatever a
-// filter selects from it.
-std::vector<Case> plan_cases(const std::string& pattern, const std::string& api, const Sweep& sweep);
+// Cases over one or more sweeps (unsupported pattern x API pairs skipped,
+// duplicates dropped), ordered heap-major so a run resets the device once per
+// distinct heap size whatever a filter selects.
+std::vector<Case> plan_cases(const std::vector<Sweep>& sweeps);
 
 // Sorts any case list into run order (heap-major). Stable for equal keys.
 void sort_run_order(std::vector<Case>& cases);

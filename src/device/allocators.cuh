@@ -1,19 +1,152 @@
 #pragma once
-// Device allocation APIs as types: a static constexpr name, the alignment the
-// API promises, and __device__ allocate/deallocate. Patterns are templates over
-// these, so every combination is compiled into the one binary (no #ifdef per
-// allocator, no virtual __device__ calls).
+// Device allocation APIs as types. Each is a trivially copyable device handle
+// with a static constexpr name, the alignment it promises, and __device__
+// allocate/deallocate; Owner<Api> is its host side (sets up and resets what the
+// handle points at, not copyable). Patterns are templates over these handles,
+// so every pattern x API is compiled into the one binary: no #ifdef per
+// allocator, no virtual __device__ calls.
+#include <cuda/std/cstdlib>
+#include <cuda/std/version>
+
 #include <cstddef>
+#include <cstdint>
+
+#include "cuda_check.cuh"
+#include "heapbench/case.hpp"
+
+// cuda::std::aligned_alloc took (size, align) -- the reverse of C's
+// aligned_alloc(align, size) -- in the CCCL of CUDA 13.0 (3.0.x); CCCL fixed the
+// order in 2026 (NVIDIA/cccl#9728). The first release with the fix is assumed to
+// be 3.5.0; -DHEAPBENCH_CUDA_STD_ALIGNED_ALLOC_ALIGN_FIRST=0/1 overrides, and
+// every runner checks the order on the device before measuring (see
+// check_cuda_std_aligned_order), so a wrong guess is an error, not a figure.
+#ifndef HEAPBENCH_CUDA_STD_ALIGNED_ALLOC_ALIGN_FIRST
+#if CCCL_VERSION >= 3005000
+#define HEAPBENCH_CUDA_STD_ALIGNED_ALLOC_ALIGN_FIRST 1
+#else
+#define HEAPBENCH_CUDA_STD_ALIGNED_ALLOC_ALIGN_FIRST 0
+#endif
+#endif
 
 namespace heapbench::alloc {
 
-// CUDA's malloc/free on the device heap (cudaLimitMallocHeapSize). The CUDA
-// programming guide promises 16-byte alignment.
+inline constexpr std::size_t kHeapAlignment = 16;  // what CUDA's malloc promises
+
+__host__ __device__ constexpr std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+
 struct Malloc {
   static constexpr const char* name = "malloc";
-  static constexpr std::size_t alignment = 16;
-  __device__ static void* allocate(std::size_t size) { return malloc(size); }
-  __device__ static void deallocate(void* p) { free(p); }
+  static constexpr std::size_t min_alignment = kHeapAlignment;
+  __device__ void* allocate(std::size_t size, std::size_t) const { return malloc(size); }
+  __device__ void deallocate(void* p) const { free(p); }
 };
+
+struct Aligned {
+  static constexpr const char* name = "aligned";
+  static constexpr std::size_t min_alignment = kHeapAlignment;
+  __device__ void* allocate(std::size_t size, std::size_t align) const { return __nv_aligned_device_malloc(size, align); }
+  __device__ void deallocate(void* p) const { free(p); }
+};
+
+struct CudaStdAligned {
+  static constexpr const char* name = "cuda_std_aligned";
+  static constexpr std::size_t min_alignment = kHeapAlignment;
+  __device__ void* allocate(std::size_t size, std::size_t align) const {
+#if HEAPBENCH_CUDA_STD_ALIGNED_ALLOC_ALIGN_FIRST
+    return cuda::std::aligned_alloc(align, size);
+#else
+    return cuda::std::aligned_alloc(size, align);
+#endif
+  }
+  __device__ void deallocate(void* p) const { cuda::std::free(p); }
+};
+
+struct New {
+  static constexpr const char* name = "new";
+  static constexpr std::size_t min_alignment = kHeapAlignment;
+  __device__ void* allocate(std::size_t size, std::size_t) const { return new unsigned char[size]; }
+  __device__ void deallocate(void* p) const { delete[] static_cast<unsigned char*>(p); }
+};
+
+// The ceiling: one atomicAdd per warp on an arena's top, free a no-op.
+struct Bump {
+  static constexpr const char* name = "bump";
+  static constexpr std::size_t min_alignment = kHeapAlignment;
+  unsigned char* arena = nullptr;
+  unsigned long long* top = nullptr;
+  unsigned long long capacity = 0;
+
+  __device__ void* allocate(std::size_t size, std::size_t align) const {
+    const unsigned long long bytes = round_up(size == 0 ? 1 : size, kHeapAlignment);
+    unsigned long long offset = 0;
+    if (align <= kHeapAlignment) {
+      const unsigned mask = __activemask();
+      int uniform = 0;
+      __match_all_sync(mask, bytes, &uniform);
+      if (uniform) {
+        // Lanes asking for the same size share one atomic: the leader reserves
+        // for all, each lane takes its slot by rank.
+        const unsigned lane = threadIdx.x & 31u;
+        const int leader = __ffs(mask) - 1;
+        const unsigned rank = __popc(mask & ((1u << lane) - 1u));
+        unsigned long long base = 0;
+        if (static_cast<int>(lane) == leader) base = atomicAdd(top, bytes * __popc(mask));
+        base = __shfl_sync(mask, base, leader);
+        offset = base + rank * bytes;
+      } else {
+        offset = atomicAdd(top, bytes);
+      }
+    } else {
+      const unsigned long long start = atomicAdd(top, bytes + align);
+      const auto addr = reinterpret_cast<std::uintptr_t>(arena) + start;
+      offset = round_up(addr, align) - reinterpret_cast<std::uintptr_t>(arena);
+    }
+    return offset + bytes <= capacity ? arena + offset : nullptr;
+  }
+  __device__ void deallocate(void*) const {}
+};
+
+// Host sides. Heap APIs own nothing; the bump arena is as large as the case's heap.
+template <class Api>
+struct Owner {
+  explicit Owner(const Case&) {}
+  Api handle() const { return Api{}; }
+  void reset() {}
+};
+
+template <>
+struct Owner<Bump> {
+  explicit Owner(const Case& c) {
+    h.capacity = c.heap;
+    HB_CUDA_CHECK(cudaMalloc(&h.arena, c.heap));
+    HB_CUDA_CHECK(cudaMalloc(&h.top, sizeof(unsigned long long)));
+  }
+  ~Owner() {
+    cudaFree(h.arena);
+    cudaFree(h.top);
+    (void)cudaGetLastError();
+  }
+  Owner(const Owner&) = delete;
+  Owner& operator=(const Owner&) = delete;
+  Bump handle() const { return h; }
+  void reset() { HB_CUDA_CHECK(cudaMemset(h.top, 0, sizeof(unsigned long long))); }
+  Bump h;
+};
+
+// Calls f(Api{}) for the API named `api` (not alloca, which is no handle).
+template <class F>
+auto with_heap_api(const std::string& api, F&& f) {
+  if (api == Malloc::name) return f(Malloc{});
+  if (api == Aligned::name) return f(Aligned{});
+  if (api == CudaStdAligned::name) return f(CudaStdAligned{});
+  if (api == New::name) return f(New{});
+  if (api == Bump::name) return f(Bump{});
+  throw std::invalid_argument("unknown allocation API '" + api + "'");
+}
+
+// Fails (CudaError-free, returns a message) if cuda::std::aligned_alloc's
+// argument order is not the one compiled in: asks for 48 bytes at 4096, which
+// the swapped order reads as alignment 48 (not a power of two: NULL).
+std::string check_cuda_std_aligned_order();
 
 }  // namespace heapbench::alloc

@@ -48,3 +48,44 @@ std::uint64_t HeapSession::ensure_heap(std::uint64_t bytes) {
 }
 
 }  // namespace heapbench
+
+namespace heapbench {
+namespace {
+
+__global__ void capacity_fill(void** table, std::uint64_t n, unsigned long long* count) {
+  const std::uint64_t tid = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (tid >= n) return;
+  void* p = malloc(kCapacityProbeBlock);
+  table[tid] = p;
+  if (p != nullptr) atomicAdd(count, 1ull);
+}
+
+__global__ void capacity_free(void* const* table, std::uint64_t n) {
+  const std::uint64_t tid = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (tid < n && table[tid] != nullptr) free(table[tid]);
+}
+
+}  // namespace
+
+std::uint64_t probe_heap_capacity(std::uint64_t heap_bytes) {
+  nvtx::range r{nvtx::attrs("heap capacity probe", nvtx::Phase::verify)};
+  const std::uint64_t n = heap_bytes / kCapacityProbeBlock + 1;  // one more than could ever fit
+  void** table = nullptr;
+  unsigned long long* count = nullptr;
+  HB_CUDA_CHECK(cudaMalloc(&table, n * sizeof(void*)));
+  HB_CUDA_CHECK(cudaMalloc(&count, sizeof *count));
+  HB_CUDA_CHECK(cudaMemset(count, 0, sizeof *count));
+  const unsigned block = 256;
+  const auto grid = static_cast<unsigned>((n + block - 1) / block);
+  capacity_fill<<<grid, block>>>(table, n, count);
+  HB_CUDA_CHECK(cudaGetLastError());
+  capacity_free<<<grid, block>>>(table, n);
+  HB_CUDA_CHECK(cudaGetLastError());
+  unsigned long long blocks = 0;
+  HB_CUDA_CHECK(cudaMemcpy(&blocks, count, sizeof blocks, cudaMemcpyDeviceToHost));
+  HB_CUDA_CHECK(cudaFree(table));
+  HB_CUDA_CHECK(cudaFree(count));
+  return blocks * kCapacityProbeBlock;
+}
+
+}  // namespace heapbench

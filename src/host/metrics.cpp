@@ -9,6 +9,8 @@ Tally& Tally::operator+=(const Tally& o) {
   frees += o.frees;
   alloc_seconds += o.alloc_seconds;
   free_seconds += o.free_seconds;
+  use_bytes += o.use_bytes;
+  use_seconds += o.use_seconds;
   return *this;
 }
 
@@ -19,6 +21,7 @@ Figures compute_figures(const Tally& t) {
     f.bytes_per_s = static_cast<double>(t.bytes) / t.alloc_seconds;
   }
   if (t.free_seconds > 0) f.frees_per_s = static_cast<double>(t.frees) / t.free_seconds;
+  if (t.use_seconds > 0) f.use_bytes_per_s = static_cast<double>(t.use_bytes) / t.use_seconds;
   if (t.attempts > 0) f.fail_rate = static_cast<double>(t.attempts - t.successes) / static_cast<double>(t.attempts);
   return f;
 }

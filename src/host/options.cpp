@@ -3,13 +3,14 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include "heapbench/catalog.hpp"
 #include "heapbench/parse.hpp"
 
 namespace heapbench {
 namespace {
 
 struct Parsed {
-  std::string sizes, threads, heaps;
+  std::string patterns, apis, sizes, aligns, threads, heaps;
   double max_demand_fraction = -1.0;  // <0: not given
   int device = 0;
   double kernel_budget_ms = 5000.0;
@@ -21,6 +22,9 @@ struct Parsed {
 void add_flags(CLI::App& app, Parsed& p) {
   app.set_help_flag();  // --help is ours: it prints these flags and then Google Benchmark's.
   app.add_flag("-h,--help", p.help, "Print heapbench's and Google Benchmark's flags and exit");
+  app.add_option("--patterns", p.patterns, "Patterns, comma-separated (per_thread,per_warp,per_block,cross_kernel,cross_kernel_remote_free,churn)");
+  app.add_option("--apis", p.apis, "APIs, comma-separated (malloc,aligned,cuda_std_aligned,new,bump,alloca)");
+  app.add_option("--aligns", p.aligns, "Alignments for aligned APIs, powers of two (e.g. 16,256,4096)");
   app.add_option("--sizes", p.sizes, "Bytes per allocation, comma-separated, K/M/G suffixes (e.g. 16,1K,4K)");
   app.add_option("--threads", p.threads, "Concurrently allocating threads (e.g. 32,100000,1M)");
   app.add_option("--heaps", p.heaps, "cudaLimitMallocHeapSize values, whole MiB (e.g. 8M,1G)");
@@ -45,6 +49,20 @@ std::vector<std::uint64_t> axis(const std::string& flag, const std::string& text
   }
 }
 
+std::vector<std::string> names(const std::string& flag, const std::string& text, bool (*known)(std::string_view)) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!known(item)) throw UsageError(fmt::format("{}={}: unknown name '{}'", flag, text, item));
+    out.push_back(std::move(item));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 Options parse_options(int argc, const char* const* argv) {
@@ -62,23 +80,44 @@ Options parse_options(int argc, const char* const* argv) {
   Options o;
   o.help = p.help;
   o.list_tests = p.list_tests;
-  o.sweep = default_sweep();
+  o.sweeps = default_sweep();
+  // Each flag replaces its axis in every part of the default sweep.
+  auto apply = [&](auto member, auto value) {
+    for (auto& s : o.sweeps) s.*member = value;
+  };
+  if (app.count("--patterns")) apply(&Sweep::patterns, names("--patterns", p.patterns, is_pattern));
+  if (app.count("--apis")) apply(&Sweep::apis, names("--apis", p.apis, is_api));
   bool axis_given = false;
-  if (!p.sizes.empty() || app.count("--sizes")) { o.sweep.sizes = axis("--sizes", p.sizes); axis_given = true; }
-  if (!p.threads.empty() || app.count("--threads")) { o.sweep.threads = axis("--threads", p.threads); axis_given = true; }
-  if (!p.heaps.empty() || app.count("--heaps")) { o.sweep.heaps = axis("--heaps", p.heaps); axis_given = true; }
-  for (auto t : o.sweep.threads) {
-    if (t > kMaxThreads) throw UsageError(fmt::format("--threads: {} is more than the {} heapbench supports", t, kMaxThreads));
+  if (app.count("--sizes")) { apply(&Sweep::sizes, axis("--sizes", p.sizes)); axis_given = true; }
+  if (app.count("--threads")) {
+    const auto threads = axis("--threads", p.threads);
+    for (auto t : threads) {
+      if (t > kMaxThreads) throw UsageError(fmt::format("--threads: {} is more than the {} heapbench supports", t, kMaxThreads));
+    }
+    apply(&Sweep::threads, threads);
+    axis_given = true;
   }
-  for (auto h : o.sweep.heaps) {
-    if (h % kMiB != 0) throw UsageError(fmt::format("--heaps: {} bytes is not a whole number of MiB", h));
+  if (app.count("--heaps")) {
+    const auto heaps = axis("--heaps", p.heaps);
+    for (auto h : heaps) {
+      if (h % kMiB != 0) throw UsageError(fmt::format("--heaps: {} bytes is not a whole number of MiB", h));
+    }
+    apply(&Sweep::heaps, heaps);
+    axis_given = true;
   }
-  if (axis_given) o.sweep.max_demand_fraction = 0.0;
+  if (app.count("--aligns")) {
+    const auto aligns = axis("--aligns", p.aligns);
+    for (auto a : aligns) {
+      if ((a & (a - 1)) != 0) throw UsageError(fmt::format("--aligns: {} is not a power of two", a));
+    }
+    apply(&Sweep::aligns, aligns);
+  }
+  if (axis_given) apply(&Sweep::max_demand_fraction, 0.0);
   if (app.count("--max-demand-fraction")) {
     if (!(p.max_demand_fraction >= 0.0)) {
       throw UsageError(fmt::format("--max-demand-fraction={}: must be >= 0", p.max_demand_fraction));
     }
-    o.sweep.max_demand_fraction = p.max_demand_fraction;
+    apply(&Sweep::max_demand_fraction, p.max_demand_fraction);
   }
   if (p.device < 0) throw UsageError(fmt::format("--device={}: must be >= 0", p.device));
   o.device = p.device;

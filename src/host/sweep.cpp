@@ -3,19 +3,33 @@
 #include <algorithm>
 #include <tuple>
 
+#include "heapbench/catalog.hpp"
+
 namespace heapbench {
 
-Sweep default_sweep() {
-  Sweep s;
+std::vector<Sweep> default_sweep() {
+  Sweep spine;
+  spine.patterns = {"per_thread"};
+  spine.apis = {"malloc"};
   // Powers of two cover the size classes; 24, 100, 1000 and 3000 sit between
   // them, so rounding inside the allocator shows up as a step.
-  s.sizes = {16, 24, 64, 100, 256, 1000, 1024, 3000, 4096, 16384, 65536};
-  // One warp, one block's worth of warps, full residency on a 132-SM H200
-  // (132 x 2048 = 270,336 threads), and 2^20 (oversubscribed, as users do).
-  s.threads = {32, 1024, 32768, 1u << 20};
-  s.heaps = {8 * kMiB, 64 * kMiB, 1024 * kMiB};
-  s.max_demand_fraction = 0.5;
-  return s;
+  spine.sizes = {16, 24, 64, 100, 256, 1000, 1024, 3000, 4096, 16384, 65536};
+  spine.aligns = {16};
+  // One warp, one block's worth of warps, 32 K threads, and 2^20 (beyond the
+  // 132 x 2048 = 270,336 threads an H200 holds at once).
+  spine.threads = {32, 1024, 32768, 1u << 20};
+  spine.heaps = {8 * kMiB, 64 * kMiB, 1024 * kMiB};
+  spine.max_demand_fraction = 0.5;
+
+  Sweep matrix;
+  matrix.patterns.assign(kPatterns.begin(), kPatterns.end());
+  matrix.apis.assign(kApis.begin(), kApis.end());
+  matrix.sizes = {64, 4096};
+  matrix.aligns = {16, 4096};
+  matrix.threads = {1024, 65536};
+  matrix.heaps = {1024 * kMiB};
+  matrix.max_demand_fraction = 0.5;
+  return {spine, matrix};
 }
 
 void sort_run_order(std::vector<Case>& cases) {
@@ -25,22 +39,32 @@ void sort_run_order(std::vector<Case>& cases) {
   });
 }
 
-std::vector<Case> plan_cases(const std::string& pattern, const std::string& api, const Sweep& sweep) {
+std::vector<Case> plan_cases(const std::vector<Sweep>& sweeps) {
   std::vector<Case> cases;
-  for (auto heap : sweep.heaps) {
-    for (auto size : sweep.sizes) {
-      for (auto threads : sweep.threads) {
-        Case c{pattern, api, size, 0, threads, heap};
-        if (sweep.max_demand_fraction > 0 &&
-            static_cast<double>(c.demand()) > sweep.max_demand_fraction * static_cast<double>(heap)) {
-          continue;
+  for (const Sweep& s : sweeps) {
+    for (const auto& pattern : s.patterns) {
+      for (const auto& api : s.apis) {
+        if (!supported(pattern, api)) continue;
+        const std::vector<std::uint64_t> no_align = {0};
+        for (auto align : takes_align(api) ? s.aligns : no_align) {
+          for (auto heap : s.heaps) {
+            for (auto size : s.sizes) {
+              for (auto threads : s.threads) {
+                Case c{pattern, api, size, align, threads, heap};
+                if (s.max_demand_fraction > 0 &&
+                    static_cast<double>(c.demand()) > s.max_demand_fraction * static_cast<double>(heap)) {
+                  continue;
+                }
+                cases.push_back(c);
+              }
+            }
+          }
         }
-        cases.push_back(c);
       }
     }
   }
   sort_run_order(cases);
-  // The same point given twice on the command line ("--sizes=1K,1024") is run once.
+  // The same point reached twice ("--sizes=1K,1024", or by both parts) runs once.
   cases.erase(std::unique(cases.begin(), cases.end(),
                           [](const Case& a, const Case& b) { return case_name(a) == case_name(b); }),
               cases.end());

@@ -28,7 +28,7 @@ class CommandLine(unittest.TestCase):
             self.assertIn(flag, r.stdout)
 
     def test_list_tests_needs_no_gpu_and_follows_the_naming_scheme(self):
-        r = run("--benchmark_list_tests", "--sizes=16,1K", "--threads=32", "--heaps=8M,64M")
+        r = run("--benchmark_list_tests", "--patterns=per_thread", "--apis=malloc", "--sizes=16,1K", "--threads=32", "--heaps=8M,64M")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout.split(), [
             # Google Benchmark marks cases timed with UseManualTime() by the suffix.
@@ -37,6 +37,21 @@ class CommandLine(unittest.TestCase):
             "per_thread/malloc/size:16/threads:32/heap:64/manual_time",
             "per_thread/malloc/size:1024/threads:32/heap:64/manual_time",
         ])
+
+    def test_every_pattern_and_api_is_listed_with_align_for_aligned_apis(self):
+        r = run("--benchmark_list_tests", "--benchmark_filter=^per_block/aligned/.*align:4096")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = r.stdout.split()
+        self.assertTrue(names)
+        self.assertTrue(all(re.match(r"^per_block/aligned/size:\d+/align:4096/threads:\d+/heap:\d+/manual_time$", n)
+                            for n in names), names)
+        listed = run("--benchmark_list_tests").stdout.split()
+        pairs = {"/".join(n.split("/")[:2]) for n in listed}
+        for pattern in ("per_thread", "per_warp", "per_block", "cross_kernel", "cross_kernel_remote_free", "churn"):
+            for api in ("malloc", "aligned", "cuda_std_aligned", "new", "bump"):
+                self.assertIn(f"{pattern}/{api}", pairs)
+        self.assertIn("per_thread/alloca", pairs)
+        self.assertNotIn("per_warp/alloca", pairs)
 
     def test_filter_reads_like_the_axes(self):
         r = run("--benchmark_list_tests", "--benchmark_filter=^per_thread/malloc/size:64/")
@@ -68,6 +83,9 @@ class CommandLine(unittest.TestCase):
             ("--benchmark_filter=(",): "not a valid regex",
             ("--no_such_flag",): "--no_such_flag",
             ("--benchmark_out=/nonexistent_dir/r.json",): "nonexistent_dir",
+            ("--aligns=48",): "power of two",
+            ("--patterns=per_grid",): "per_grid",
+            ("--patterns=per_warp", "--apis=alloca"): "no supported pair",
         }
         for args, needle in cases.items():
             with self.subTest(args=args):

@@ -11,7 +11,7 @@ TEST(HeapSessionGpu, ChangingTheHeapAfterMallocRanResetsAndTakesEffect) {
   HeapSession s(0);
   EXPECT_GE(s.ensure_heap(8 * kMiB), 8 * kMiB);
   {
-    PerThreadRunner r(small(8 * kMiB), 5.0);
+    CaseRunner r(small(8 * kMiB), 5.0);
     EXPECT_EQ(r.run_once().problem(5.0), "");
   }
   const int before = s.resets();
@@ -19,7 +19,7 @@ TEST(HeapSessionGpu, ChangingTheHeapAfterMallocRanResetsAndTakesEffect) {
   EXPECT_EQ(s.resets(), before) << "same size must not reset";
   EXPECT_GE(s.ensure_heap(24 * kMiB), 24 * kMiB);
   EXPECT_EQ(s.resets(), before + 1);
-  PerThreadRunner r(small(24 * kMiB), 5.0);
+  CaseRunner r(small(24 * kMiB), 5.0);
   EXPECT_EQ(r.run_once().problem(5.0), "");
 }
 
@@ -30,6 +30,15 @@ TEST(HeapSessionGpu, InvalidateForcesAResetAtTheSameSize) {
   s.invalidate();
   s.ensure_heap(16 * kMiB);
   EXPECT_EQ(s.resets(), before + 1);
+}
+
+TEST(HeapSessionGpu, CapacityProbeSeesWhatIsHeldAndWhatIsFreed) {
+  HeapSession s(0);
+  const std::uint64_t heap = s.ensure_heap(64 * kMiB);
+  const std::uint64_t empty = probe_heap_capacity(heap);
+  EXPECT_GT(empty, heap / 2);
+  EXPECT_LE(empty, heap);
+  EXPECT_EQ(probe_heap_capacity(heap), empty) << "the probe frees what it takes";
 }
 
 }  // namespace

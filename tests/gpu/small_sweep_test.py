@@ -24,23 +24,29 @@ def heap_mib(name):
     return int(re.search(r"/heap:(\d+)", name).group(1))
 
 
-def main():
-    heapbench = sys.argv[1]
+class NoDevice(Exception):
+    pass
+
+
+def run(heapbench, *flags):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "small.json")
-        args = [heapbench, "--sizes=16,1000,4K", "--threads=32,4096", "--heaps=8M,16M",
-                f"--benchmark_out={out}", "--benchmark_min_time=0.01"]
+        args = [heapbench, *flags, f"--benchmark_out={out}", "--benchmark_min_time=0.01"]
         r = subprocess.run(args, capture_output=True, text=True, timeout=300)
         if r.returncode == EXIT_NO_DEVICE:
-            print(f"SKIPPED: {r.stderr.strip()}")
-            return SKIP
+            raise NoDevice(r.stderr.strip())
         print(r.stdout)
         print(r.stderr, file=sys.stderr)
         assert r.returncode == 0, f"heapbench exited {r.returncode}"
         with open(out) as f:
             doc = json.load(f)
         assert not os.path.exists(out + ".partial"), "partial file left behind"
+        return doc
 
+
+def check_heap_sweep(heapbench):
+    doc = run(heapbench, "--patterns=per_thread", "--apis=malloc", "--sizes=16,1000,4K", "--threads=32,4096",
+              "--heaps=8M,16M")
     ctx = doc["context"]
     missing = [k for k in CONTEXT_KEYS if k not in ctx]
     assert not missing, f"context lacks {missing}"
@@ -61,7 +67,34 @@ def main():
             assert b["fail_rate"] > 0.3, b
         if "size:16/threads:32/" in b["name"]:
             assert b["fail_rate"] == 0, b
-    print(f"{len(runs)} cases checked")
+    print(f"{len(runs)} heap-sweep cases checked")
+
+
+def check_every_pair(heapbench):
+    doc = run(heapbench, "--sizes=100", "--threads=1000", "--heaps=64M", "--aligns=64")
+    runs = doc["benchmarks"]
+    pairs = {"/".join(b["name"].split("/")[:2]) for b in runs}
+    assert len(pairs) == 31, sorted(pairs)
+    for b in runs:
+        name = b["name"]
+        assert not b.get("error_occurred"), f"{name}: {b.get('error_message')}"
+        assert b["fail_rate"] == 0, b
+        assert b["allocs_per_s"] > 0, b
+        assert ("frees_per_s" in b) == ("/alloca/" not in name), b
+        assert ("use_bytes_per_s" in b) == name.startswith("cross_kernel"), b
+        if "/aligned/" in name or "/cuda_std_aligned/" in name:
+            assert "/align:64/" in name, name
+    print(f"{len(runs)} pattern x API cases checked")
+
+
+def main():
+    heapbench = sys.argv[1]
+    try:
+        check_heap_sweep(heapbench)
+        check_every_pair(heapbench)
+    except NoDevice as e:
+        print(f"SKIPPED: {e}")
+        return SKIP
     return 0
 
 

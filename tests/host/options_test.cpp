@@ -16,19 +16,32 @@ bool has(const std::vector<std::string>& v, const std::string& s) { return std::
 
 TEST(Options, DefaultsAreTheBuiltInSweep) {
   const Options o = parse({});
-  EXPECT_EQ(o.sweep.sizes, default_sweep().sizes);
-  EXPECT_GT(o.sweep.max_demand_fraction, 0.0);
+  ASSERT_EQ(o.sweeps.size(), default_sweep().size());
+  EXPECT_EQ(o.sweeps[0].sizes, default_sweep()[0].sizes);
+  EXPECT_GT(o.sweeps[0].max_demand_fraction, 0.0);
   EXPECT_EQ(o.device, 0);
   EXPECT_FALSE(o.out.has_value());
 }
 
 TEST(Options, AxisFlagsReplaceAxesAndKeepEveryPoint) {
   const Options o = parse({"--sizes=16,1K,4K", "--threads=32,100000", "--heaps=8M,1G"});
-  EXPECT_EQ(o.sweep.sizes, (std::vector<std::uint64_t>{16, 1024, 4096}));
-  EXPECT_EQ(o.sweep.threads, (std::vector<std::uint64_t>{32, 100000}));
-  EXPECT_EQ(o.sweep.heaps, (std::vector<std::uint64_t>{8 * kMiB, 1024 * kMiB}));
-  EXPECT_EQ(o.sweep.max_demand_fraction, 0.0);
-  EXPECT_EQ(parse({"--sizes=16", "--max-demand-fraction=0.25"}).sweep.max_demand_fraction, 0.25);
+  for (const Sweep& s : o.sweeps) {
+    EXPECT_EQ(s.sizes, (std::vector<std::uint64_t>{16, 1024, 4096}));
+    EXPECT_EQ(s.threads, (std::vector<std::uint64_t>{32, 100000}));
+    EXPECT_EQ(s.heaps, (std::vector<std::uint64_t>{8 * kMiB, 1024 * kMiB}));
+    EXPECT_EQ(s.max_demand_fraction, 0.0);
+  }
+  EXPECT_EQ(parse({"--sizes=16", "--max-demand-fraction=0.25"}).sweeps[1].max_demand_fraction, 0.25);
+}
+
+TEST(Options, PatternApiAndAlignFlagsReplaceTheirAxes) {
+  const Options o = parse({"--patterns=per_warp,churn", "--apis=bump", "--aligns=64,4K"});
+  for (const Sweep& s : o.sweeps) {
+    EXPECT_EQ(s.patterns, (std::vector<std::string>{"per_warp", "churn"}));
+    EXPECT_EQ(s.apis, (std::vector<std::string>{"bump"}));
+    EXPECT_EQ(s.aligns, (std::vector<std::uint64_t>{64, 4096}));
+    EXPECT_GT(s.max_demand_fraction, 0.0) << "naming patterns keeps the default grid and its pruning";
+  }
 }
 
 TEST(Options, GoogleBenchmarkFlagsPassThroughInOrder) {
@@ -62,6 +75,8 @@ TEST(Options, BadValuesAreRefusedNamingTheFlagAndValue) {
       {"--threads=0", "0"},          {"--threads=1G", "threads"},   {"--heaps=1000", "MiB"},
       {"--heaps=", "--heaps"},       {"--device=-1", "--device"},   {"--kernel-budget-ms=0", "kernel-budget"},
       {"--kernel-budget-ms=abc", "abc"}, {"--max-demand-fraction=-1", "max-demand"}, {"--benchmark_out=", "benchmark_out"},
+      {"--aligns=48", "power of two"}, {"--aligns=0", "'0'"},     {"--patterns=per_grid", "per_grid"},
+      {"--apis=malloc,calloc", "calloc"}, {"--apis=", "--apis"},
   };
   for (const auto& [arg, needle] : bad) {
     try {
@@ -75,7 +90,7 @@ TEST(Options, BadValuesAreRefusedNamingTheFlagAndValue) {
 
 TEST(Options, HelpNamesEveryHeapbenchFlag) {
   const std::string h = options_help();
-  for (const char* flag : {"--sizes", "--threads", "--heaps", "--device", "--kernel-budget-ms", "--max-demand-fraction"}) {
+  for (const char* flag : {"--patterns", "--apis", "--aligns", "--sizes", "--threads", "--heaps", "--device", "--kernel-budget-ms", "--max-demand-fraction"}) {
     EXPECT_NE(h.find(flag), std::string::npos) << flag;
   }
 }

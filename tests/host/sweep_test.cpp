@@ -2,7 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
+
+#include "heapbench/catalog.hpp"
 
 namespace heapbench {
 namespace {
@@ -14,8 +17,19 @@ int heap_changes(const std::vector<Case>& cases) {
   return n;
 }
 
+Sweep one(std::vector<std::uint64_t> sizes, std::vector<std::uint64_t> threads, std::vector<std::uint64_t> heaps) {
+  Sweep s;
+  s.patterns = {"per_thread"};
+  s.apis = {"malloc"};
+  s.sizes = std::move(sizes);
+  s.aligns = {16};
+  s.threads = std::move(threads);
+  s.heaps = std::move(heaps);
+  return s;
+}
+
 TEST(Sweep, DefaultCoversTheAxesTheIssueNames) {
-  const Sweep s = default_sweep();
+  const Sweep s = default_sweep().front();
   EXPECT_EQ(s.sizes.front(), 16u);
   EXPECT_EQ(s.sizes.back(), 64u * 1024);
   EXPECT_EQ(s.threads.front(), 32u);
@@ -27,11 +41,7 @@ TEST(Sweep, DefaultCoversTheAxesTheIssueNames) {
 }
 
 TEST(Sweep, CasesRunHeapMajorSoEachHeapSizeResetsOnce) {
-  Sweep s;
-  s.sizes = {4096, 16};
-  s.threads = {1024, 32};
-  s.heaps = {1024 * kMiB, 8 * kMiB, 64 * kMiB};
-  const auto cases = plan_cases("per_thread", "malloc", s);
+  const auto cases = plan_cases({one({4096, 16}, {1024, 32}, {1024 * kMiB, 8 * kMiB, 64 * kMiB})});
   ASSERT_EQ(cases.size(), 12u);
   EXPECT_EQ(heap_changes(cases), 2);
   EXPECT_EQ(cases.front().heap, 8 * kMiB);
@@ -43,25 +53,18 @@ TEST(Sweep, CasesRunHeapMajorSoEachHeapSizeResetsOnce) {
 }
 
 TEST(Sweep, DemandFractionPrunesOversubscribedPointsOnly) {
-  Sweep s;
-  s.sizes = {16, 1024};
-  s.threads = {32, 1u << 20};
-  s.heaps = {8 * kMiB};
+  Sweep s = one({16, 1024}, {32, 1u << 20}, {8 * kMiB});
   s.max_demand_fraction = 0.5;
-  const auto cases = plan_cases("per_thread", "malloc", s);
+  const auto cases = plan_cases({s});
   // 2^20 x 16 B = 16 MiB and 2^20 x 1 KiB = 1 GiB exceed 4 MiB; 32 x 1 KiB does not.
   ASSERT_EQ(cases.size(), 2u);
   for (const auto& c : cases) EXPECT_EQ(c.threads, 32u);
   s.max_demand_fraction = 0.0;
-  EXPECT_EQ(plan_cases("per_thread", "malloc", s).size(), 4u);
+  EXPECT_EQ(plan_cases({s}).size(), 4u);
 }
 
 TEST(Sweep, RepeatedAxisValuesRunOnce) {
-  Sweep s;
-  s.sizes = {1024, 1024, 16};
-  s.threads = {32, 32};
-  s.heaps = {8 * kMiB, 8 * kMiB};
-  const auto cases = plan_cases("per_thread", "malloc", s);
+  const auto cases = plan_cases({one({1024, 1024, 16}, {32, 32}, {8 * kMiB, 8 * kMiB})});
   std::set<std::string> names;
   for (const auto& c : cases) names.insert(case_name(c));
   EXPECT_EQ(cases.size(), 2u);
@@ -69,9 +72,50 @@ TEST(Sweep, RepeatedAxisValuesRunOnce) {
 }
 
 TEST(Sweep, DefaultSweepIsAllWithinHalfTheHeap) {
-  for (const auto& c : plan_cases("per_thread", "malloc", default_sweep())) {
+  for (const auto& c : plan_cases(default_sweep())) {
     EXPECT_LE(c.demand() * 2, c.heap) << case_name(c);
   }
+}
+
+TEST(Sweep, DefaultCoversEveryPatternAndApiWithBothBaselines) {
+  const auto cases = plan_cases(default_sweep());
+  for (auto pattern : kPatterns) {
+    for (auto api : kApis) {
+      const bool found = std::any_of(cases.begin(), cases.end(), [&](const Case& c) {
+        return c.pattern == pattern && c.api == api;
+      });
+      EXPECT_EQ(found, supported(pattern, api)) << pattern << "/" << api;
+    }
+  }
+}
+
+TEST(Sweep, AlignmentIsAnAxisOnlyForAlignedApis) {
+  Sweep s = one({64}, {32}, {8 * kMiB});
+  s.apis = {"malloc", "aligned", "cuda_std_aligned", "bump"};
+  s.aligns = {16, 4096};
+  std::vector<std::string> names;
+  for (const auto& c : plan_cases({s})) names.push_back(case_name(c));
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "per_thread/aligned/size:64/align:16/threads:32/heap:8",
+                       "per_thread/aligned/size:64/align:4096/threads:32/heap:8",
+                       "per_thread/bump/size:64/threads:32/heap:8",
+                       "per_thread/cuda_std_aligned/size:64/align:16/threads:32/heap:8",
+                       "per_thread/cuda_std_aligned/size:64/align:4096/threads:32/heap:8",
+                       "per_thread/malloc/size:64/threads:32/heap:8",
+                   }));
+}
+
+TEST(Catalog, AllocaIsPerThreadOnly) {
+  EXPECT_TRUE(supported("per_thread", "alloca"));
+  for (auto pattern : kPatterns) {
+    if (pattern != "per_thread") EXPECT_FALSE(supported(pattern, "alloca")) << pattern;
+    EXPECT_TRUE(supported(pattern, "malloc")) << pattern;
+  }
+  EXPECT_FALSE(supported("per_grid", "malloc"));
+  EXPECT_FALSE(supported("per_thread", "calloc"));
+  EXPECT_TRUE(takes_align("aligned"));
+  EXPECT_TRUE(takes_align("cuda_std_aligned"));
+  EXPECT_FALSE(takes_align("malloc"));
 }
 
 }  // namespace

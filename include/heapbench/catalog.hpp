@@ -1,0 +1,35 @@
+#pragma once
+// What heapbench can measure: allocation patterns and device allocation APIs,
+// by the names that appear in benchmark names, JSON and plots.
+#include <array>
+#include <string_view>
+
+namespace heapbench {
+
+inline constexpr std::array<std::string_view, 6> kPatterns = {
+    "per_thread",    // each thread allocates, uses and frees its own block
+    "per_warp",      // lane 0 allocates for the warp, shares by shuffle, frees once
+    "per_block",     // thread 0 allocates for the block, shares through __shared__
+    "cross_kernel",  // allocate, use and free in three launches via a __device__ table
+    "cross_kernel_remote_free",  // the same, each block freed by a different thread
+    "churn",         // seeded random allocations and frees of mixed sizes in one kernel
+};
+
+inline constexpr std::array<std::string_view, 6> kApis = {
+    "malloc",            // malloc/free on CUDA's device heap
+    "aligned",           // __nv_aligned_device_malloc(size, align) / free
+    "cuda_std_aligned",  // cuda::std::aligned_alloc / cuda::std::free
+    "new",               // device operator new[] / delete[]
+    "bump",              // baseline: warp-aggregated atomic bump over a cudaMalloc arena, free a no-op
+    "alloca",            // baseline: the thread's stack (cudaLimitStackSize), per_thread only
+};
+
+bool is_pattern(std::string_view name);
+bool is_api(std::string_view name);
+// The API takes an alignment (and the case name carries align:<bytes>).
+bool takes_align(std::string_view api);
+// Whether a pattern x API pair exists: stack memory belongs to one thread and
+// one frame, so alloca is measured per thread only.
+bool supported(std::string_view pattern, std::string_view api);
+
+}  // namespace heapbench

@@ -1,0 +1,48 @@
+#include "kernels.cuh"
+
+namespace heapbench::detail {
+
+__global__ void set_deadline(DeviceStats* stats, std::uint64_t budget_ns) {
+  stats->deadline_ns = globaltimer_ns() + budget_ns;
+}
+
+__global__ void write_slices(void* const* table, std::uint64_t n, std::uint64_t slice, unsigned call_stride,
+                             std::uint64_t alignment, DeviceStats* stats) {
+  const std::uint64_t tid = global_thread_id();
+  if (tid >= n) return;
+  void* p = table[tid];
+  const bool caller = tid % call_stride == 0;
+  const bool ok = is_block(p);
+  const bool misaligned = caller && ok && reinterpret_cast<std::uintptr_t>(p) % alignment != 0;
+  warp_add(&stats->attempts, caller && p != kNotStarted);
+  warp_add(&stats->successes, caller && ok);
+  warp_add(&stats->not_started, caller && p == kNotStarted);
+  warp_add(&stats->misaligned, misaligned);
+  if (!ok) return;
+  auto* words = static_cast<std::uint32_t*>(p);
+  const bool word_aligned = reinterpret_cast<std::uintptr_t>(p) % 4 == 0;
+  const std::uint64_t nwords = word_aligned ? slice / 4 : 0;
+  for (std::uint64_t i = 0; i < nwords; ++i) words[i] = pattern_word(tid, i);
+  auto* bytes = static_cast<unsigned char*>(p);
+  for (std::uint64_t i = nwords * 4; i < slice; ++i) bytes[i] = static_cast<unsigned char>(pattern_word(tid, i));
+}
+
+__global__ void check_slices(void* const* table, std::uint64_t n, std::uint64_t slice, DeviceStats* stats) {
+  const std::uint64_t tid = global_thread_id();
+  if (tid >= n) return;
+  void* p = table[tid];
+  bool bad = false;
+  if (is_block(p)) {
+    const auto* words = static_cast<const std::uint32_t*>(p);
+    const bool word_aligned = reinterpret_cast<std::uintptr_t>(p) % 4 == 0;
+    const std::uint64_t nwords = word_aligned ? slice / 4 : 0;
+    for (std::uint64_t i = 0; i < nwords && !bad; ++i) bad = words[i] != pattern_word(tid, i);
+    const auto* bytes = static_cast<const unsigned char*>(p);
+    for (std::uint64_t i = nwords * 4; i < slice && !bad; ++i) {
+      bad = bytes[i] != static_cast<unsigned char>(pattern_word(tid, i));
+    }
+  }
+  warp_add(&stats->corrupted, bad);
+}
+
+}  // namespace heapbench::detail

@@ -1,0 +1,54 @@
+#pragma once
+// What every pattern shares: the generic kernel that runs an extended
+// __device__ lambda per thread, the counters, the deadline, and the
+// verification launches (write a pattern unique to each owner into every byte,
+// read it back in a later launch so overlapping blocks are caught).
+#include <cstdint>
+
+#include "device_util.cuh"
+
+namespace heapbench::detail {
+
+inline constexpr unsigned kBlock = 256;
+
+// Written into a table slot by a caller that found the deadline passed; no
+// allocator returns an address of 1.
+__device__ void* const kNotStarted = reinterpret_cast<void*>(std::uintptr_t{1});
+
+__device__ __forceinline__ bool is_block(const void* p) { return p != nullptr && p != kNotStarted; }
+
+struct DeviceStats {
+  unsigned long long attempts;
+  unsigned long long successes;
+  unsigned long long frees;
+  unsigned long long bytes;
+  unsigned long long not_started;
+  unsigned long long misaligned;
+  unsigned long long corrupted;
+  std::uint64_t deadline_ns;
+};
+
+// One clock read and one load: the only instrumentation in a timed kernel.
+__device__ __forceinline__ bool before_deadline(const DeviceStats* s) { return globaltimer_ns() <= s->deadline_ns; }
+
+__global__ void set_deadline(DeviceStats* stats, std::uint64_t budget_ns);
+
+// Every launched thread calls f(tid, tid < n): patterns that use warp shuffles
+// or __syncthreads need the threads past n to take part too. Extended-lambda
+// rules shape every caller: the lambda is defined in a host function (not in a
+// class's private member or an unnamed namespace), captures by value only (no
+// references, no implicit `this`), and its type is deduced here, not spelled.
+template <class F>
+__global__ void for_each_thread(std::uint64_t n, F f) {
+  const std::uint64_t tid = global_thread_id();
+  f(tid, tid < n);
+}
+
+// Verification over a per-thread table of slices of `slice` bytes. Threads
+// whose tid is a multiple of call_stride made the allocation call: they count
+// attempts, successes and alignment; every thread writes and checks its slice.
+__global__ void write_slices(void* const* table, std::uint64_t n, std::uint64_t slice, unsigned call_stride,
+                             std::uint64_t alignment, DeviceStats* stats);
+__global__ void check_slices(void* const* table, std::uint64_t n, std::uint64_t slice, DeviceStats* stats);
+
+}  // namespace heapbench::detail

@@ -1,0 +1,50 @@
+// per_warp: lane 0 allocates for its warp, the warp shares the block.
+//
+// Workload: lane 0 of every warp makes one call for 32 x `size` bytes (timed
+// launch) and hands the pointer to its lanes with __shfl_sync; each lane owns
+// the `size`-byte slice at lane x size. Two untimed launches write and read
+// back every slice; a timed launch has lane 0 free the block once.
+//
+// Counters: allocs_per_s and frees_per_s count calls (one per warp),
+// bytes_per_s counts the whole 32 x size block, fail_rate, heap_bytes.
+#include "round.cuh"
+
+namespace heapbench::detail {
+
+struct PerWarp {
+  static constexpr const char* name = "per_warp";
+  static constexpr unsigned call_stride = 32;
+  static constexpr bool times_use = false;
+  static void prepare(const RoundArgs&) {}
+
+  template <class Api>
+  static void allocate(Api api, const RoundArgs& a) {
+    void** table = a.table;
+    const std::uint64_t size = a.size, align = a.align;
+    const DeviceStats* stats = a.stats;
+    launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
+      const unsigned lane = threadIdx.x & 31u;
+      void* base = nullptr;
+      if (lane == 0 && active) base = before_deadline(stats) ? api.allocate(32 * size, align) : kNotStarted;
+      // Every lane of the warp is here (kBlock is a multiple of 32 and no lane
+      // returned early), so the full mask is exact.
+      base = reinterpret_cast<void*>(__shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(base), 0));
+      if (!active) return;
+      table[tid] = is_block(base) ? static_cast<unsigned char*>(base) + lane * size : base;
+    });
+  }
+
+  template <class Api>
+  static void release(Api api, const RoundArgs& a) {
+    void* const* table = a.table;
+    launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
+      if (active && (threadIdx.x & 31u) == 0 && is_block(table[tid])) api.deallocate(table[tid]);
+    });
+  }
+};
+
+std::unique_ptr<CaseRunner::Impl> make_per_warp(const Case& c, double budget_s) {
+  return make_three_phase<PerWarp>(c, budget_s);
+}
+
+}  // namespace heapbench::detail

@@ -1,0 +1,186 @@
+#pragma once
+// The three-phase round most patterns share: an allocating launch (timed), a
+// use launch pair that writes and reads back every byte (timed as a phase where
+// the pattern says so, always checked), and a freeing launch (timed). A pattern
+// supplies the two launches as static member templates of a tag type:
+//
+//   struct Tag {
+//     static constexpr const char* name;
+//     static constexpr unsigned call_stride;   // threads per allocation call
+//     static constexpr bool times_use;
+//     static void prepare(const RoundArgs&);   // once per runner (may be empty)
+//     template <class Api> static void allocate(Api, const RoundArgs&);
+//     template <class Api> static void release(Api, const RoundArgs&);
+//   };
+#include <memory>
+
+#include "allocators.cuh"
+#include "cuda_check.cuh"
+#include "heapbench/device.hpp"
+#include "heapbench/nvtx.hpp"
+#include "kernels.cuh"
+
+namespace heapbench::detail {
+
+struct RoundArgs {
+  void** table = nullptr;        // per-thread slice pointers (what verification reads)
+  std::uint64_t n = 0;           // threads
+  std::uint64_t size = 0;        // bytes per thread
+  std::uint64_t align = 0;       // alignment asked of aligned APIs (0: none)
+  DeviceStats* stats = nullptr;
+  unsigned grid = 0;
+};
+
+template <class F>
+void launch_each(const RoundArgs& a, F f) {
+  for_each_thread<<<a.grid, kBlock>>>(a.n, f);
+  HB_CUDA_CHECK_LAUNCH();
+}
+
+// A pair of events around a span of the stream.
+class EventTimer {
+ public:
+  EventTimer() {
+    HB_CUDA_CHECK(cudaEventCreate(&start_));
+    HB_CUDA_CHECK(cudaEventCreate(&stop_));
+  }
+  ~EventTimer() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+  void start() { HB_CUDA_CHECK(cudaEventRecord(start_)); }
+  void stop() { HB_CUDA_CHECK(cudaEventRecord(stop_)); }
+  double seconds() const {
+    HB_CUDA_CHECK(cudaEventSynchronize(stop_));
+    float ms = 0;
+    HB_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    return ms * 1e-3;
+  }
+
+ private:
+  cudaEvent_t start_{}, stop_{};
+};
+
+// Device memory for one runner's table and counters.
+class RoundBuffers {
+ public:
+  RoundBuffers(const Case& c, std::uint64_t table_entries) {
+    HB_CUDA_CHECK(cudaMalloc(&args_.table, table_entries * sizeof(void*)));
+    HB_CUDA_CHECK(cudaMalloc(&args_.stats, sizeof(DeviceStats)));
+    args_.n = c.threads;
+    args_.size = c.size;
+    args_.align = c.align;
+    args_.grid = static_cast<unsigned>((c.threads + kBlock - 1) / kBlock);
+  }
+  ~RoundBuffers() {
+    cudaFree(args_.table);
+    cudaFree(args_.stats);
+    (void)cudaGetLastError();  // a failed free after a reset must not surface at the next launch check
+  }
+  RoundBuffers(const RoundBuffers&) = delete;
+  RoundBuffers& operator=(const RoundBuffers&) = delete;
+
+  const RoundArgs& args() const { return args_; }
+  void begin(std::uint64_t budget_ns) {
+    HB_CUDA_CHECK(cudaMemset(args_.stats, 0, sizeof(DeviceStats)));
+    set_deadline<<<1, 1>>>(args_.stats, budget_ns);
+    HB_CUDA_CHECK_LAUNCH();
+  }
+  DeviceStats read_stats() const {
+    DeviceStats s{};
+    HB_CUDA_CHECK(cudaMemcpy(&s, args_.stats, sizeof s, cudaMemcpyDeviceToHost));
+    return s;
+  }
+
+ private:
+  RoundArgs args_;
+};
+
+inline std::uint64_t budget_ns(double seconds) { return static_cast<std::uint64_t>(seconds * 1e9); }
+
+template <class Pattern, class Api>
+class ThreePhaseRunner final : public CaseRunner::Impl {
+ public:
+  ThreePhaseRunner(const Case& c, double budget_s)
+      : owner_(c), buffers_(c, c.threads), budget_ns_(budget_ns(budget_s)), c_(c) {
+    Pattern::prepare(buffers_.args());
+  }
+
+  IterationResult run_once() override {
+    const RoundArgs& a = buffers_.args();
+    const Api api = owner_.handle();
+    owner_.reset();
+    buffers_.begin(budget_ns_);
+    {
+      nvtx::range r{nvtx::attrs("alloc kernel", nvtx::Phase::alloc)};
+      alloc_.start();
+      Pattern::allocate(api, a);
+      alloc_.stop();
+    }
+    {
+      nvtx::range r{nvtx::attrs("use kernel", nvtx::Phase::use)};
+      use_.start();
+      write_slices<<<a.grid, kBlock>>>(a.table, a.n, a.size, Pattern::call_stride,
+                                       c_.align > Api::min_alignment ? c_.align : Api::min_alignment, a.stats);
+      HB_CUDA_CHECK_LAUNCH();
+      check_slices<<<a.grid, kBlock>>>(a.table, a.n, a.size, a.stats);
+      HB_CUDA_CHECK_LAUNCH();
+      use_.stop();
+    }
+    {
+      nvtx::range r{nvtx::attrs("free kernel", nvtx::Phase::free_)};
+      free_.start();
+      Pattern::release(api, a);
+      free_.stop();
+      HB_CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    nvtx::range r{nvtx::attrs("verify", nvtx::Phase::verify)};
+    const DeviceStats s = buffers_.read_stats();
+    IterationResult out;
+    out.not_started = s.not_started;
+    out.misaligned = s.misaligned;
+    out.corrupted = s.corrupted;
+    out.tally.attempts = s.attempts;
+    out.tally.successes = s.successes;
+    out.tally.bytes = s.successes * c_.size * Pattern::call_stride;
+    out.tally.frees = s.successes;
+    out.tally.alloc_seconds = alloc_.seconds();
+    out.tally.free_seconds = free_.seconds();
+    out.timed_seconds = out.tally.alloc_seconds + out.tally.free_seconds;
+    if (Pattern::times_use) {
+      // Every byte of every live slice written once and read once.
+      std::uint64_t live_threads = s.successes * Pattern::call_stride;
+      if (live_threads > c_.threads) live_threads = c_.threads;
+      out.tally.use_bytes = 2 * live_threads * c_.size;
+      out.tally.use_seconds = use_.seconds();
+      out.timed_seconds += out.tally.use_seconds;
+    }
+    return out;
+  }
+  bool times_use() const override { return Pattern::times_use; }
+
+ private:
+  alloc::Owner<Api> owner_;
+  RoundBuffers buffers_;
+  std::uint64_t budget_ns_;
+  Case c_;
+  EventTimer alloc_, use_, free_;
+};
+
+template <class Pattern>
+std::unique_ptr<CaseRunner::Impl> make_three_phase(const Case& c, double budget_s) {
+  return alloc::with_heap_api(c.api, [&](auto api) -> std::unique_ptr<CaseRunner::Impl> {
+    return std::make_unique<ThreePhaseRunner<Pattern, decltype(api)>>(c, budget_s);
+  });
+}
+
+// One factory per pattern file.
+std::unique_ptr<CaseRunner::Impl> make_per_thread(const Case& c, double budget_s);
+std::unique_ptr<CaseRunner::Impl> make_per_warp(const Case& c, double budget_s);
+std::unique_ptr<CaseRunner::Impl> make_per_block(const Case& c, double budget_s);
+std::unique_ptr<CaseRunner::Impl> make_cross_kernel(const Case& c, double budget_s);
+std::unique_ptr<CaseRunner::Impl> make_churn(const Case& c, double budget_s);
+
+}  // namespace heapbench::detail

@@ -1,0 +1,15 @@
+#include "heapbench/catalog.hpp"
+
+#include <algorithm>
+
+namespace heapbench {
+
+bool is_pattern(std::string_view name) { return std::find(kPatterns.begin(), kPatterns.end(), name) != kPatterns.end(); }
+bool is_api(std::string_view name) { return std::find(kApis.begin(), kApis.end(), name) != kApis.end(); }
+bool takes_align(std::string_view api) { return api == "aligned" || api == "cuda_std_aligned"; }
+bool supported(std::string_view pattern, std::string_view api) {
+  if (!is_pattern(pattern) || !is_api(api)) return false;
+  return api != "alloca" || pattern == "per_thread";
+}
+
+}  // namespace heapbench

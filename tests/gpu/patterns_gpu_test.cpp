@@ -1,0 +1,142 @@
+// Every pattern x API on a small grid: the counts each round reports, the
+// correctness checks, failures under an oversubscribed heap, truncation at the
+// kernel budget, and that the heap is as large after a case as before it.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <tuple>
+
+#include "heapbench/catalog.hpp"
+#include "heapbench/device.hpp"
+
+namespace heapbench {
+namespace {
+
+constexpr double kBudget = 10.0;
+
+std::uint64_t threads_per_call(const std::string& pattern) {
+  if (pattern == "per_warp") return 32;
+  if (pattern == "per_block") return 256;
+  return 1;
+}
+
+Case make_case(const std::string& pattern, const std::string& api, std::uint64_t size, std::uint64_t threads,
+               std::uint64_t heap) {
+  return Case{pattern, api, size, takes_align(api) ? 64u : 0u, threads, heap};
+}
+
+using Pair = std::tuple<std::string, std::string>;
+
+std::vector<Pair> all_pairs() {
+  std::vector<Pair> out;
+  for (auto p : kPatterns) {
+    for (auto a : kApis) {
+      if (supported(p, a)) out.emplace_back(std::string(p), std::string(a));
+    }
+  }
+  return out;
+}
+
+class EveryPair : public ::testing::TestWithParam<Pair> {};
+
+// 1000 threads: not a multiple of a warp or a block, so partial warps and blocks
+// take part. Odd size 100: slices of per_warp/per_block are not word-aligned.
+TEST_P(EveryPair, AmpleHeapEveryCallSucceedsAndEveryByteReadsBack) {
+  const auto& [pattern, api] = GetParam();
+  HeapSession s(0);
+  const Case c = make_case(pattern, api, 100, 1000, 256 * kMiB);
+  const std::uint64_t heap = s.ensure_heap(c.heap);
+  const std::uint64_t before = probe_heap_capacity(heap);
+  {
+    CaseRunner r(c, kBudget);
+    for (int round = 0; round < 2; ++round) {
+      const IterationResult res = r.run_once();
+      EXPECT_EQ(res.problem(kBudget), "") << "round " << round;
+      EXPECT_GT(res.tally.attempts, 0u);
+      EXPECT_EQ(res.tally.successes, res.tally.attempts);
+      EXPECT_GT(res.tally.alloc_seconds, 0.0);
+      EXPECT_GT(res.timed_seconds, 0.0);
+      if (pattern == "churn") {
+        EXPECT_EQ(res.tally.frees, res.tally.successes);
+        EXPECT_GE(res.tally.bytes, res.tally.successes * 16);
+        EXPECT_LE(res.tally.bytes, res.tally.successes * 100);
+      } else {
+        const std::uint64_t per_call = threads_per_call(pattern);
+        EXPECT_EQ(res.tally.attempts, (c.threads + per_call - 1) / per_call);
+        EXPECT_EQ(res.tally.bytes, res.tally.successes * per_call * c.size);
+        EXPECT_EQ(res.tally.frees, api == "alloca" ? 0u : res.tally.successes);
+      }
+      EXPECT_EQ(r.times_use(), pattern.rfind("cross_kernel", 0) == 0);
+      EXPECT_EQ(r.has_free_phase(), api != "alloca");
+      if (r.times_use()) {
+        EXPECT_GT(res.tally.use_seconds, 0.0);
+        EXPECT_EQ(res.tally.use_bytes, 2 * c.threads * c.size);
+      }
+    }
+  }
+  EXPECT_EQ(probe_heap_capacity(heap), before) << "the case left blocks on the heap";
+}
+
+TEST_P(EveryPair, OversubscribedHeapFailsSomeCallsWithoutError) {
+  const auto& [pattern, api] = GetParam();
+  if (api == "alloca") GTEST_SKIP() << "the stack has no heap to oversubscribe";
+  HeapSession s(0);
+  // 8192 x 4 KiB = 32 MiB asked of an 8 MiB heap (or bump arena). churn holds
+  // up to 8 blocks per thread of 16 B..4 KiB: also well past 8 MiB.
+  const Case c = make_case(pattern, api, 4096, 8192, 8 * kMiB);
+  s.ensure_heap(c.heap);
+  CaseRunner r(c, kBudget);
+  const IterationResult res = r.run_once();
+  EXPECT_EQ(res.problem(kBudget), "");
+  EXPECT_GT(res.tally.attempts, res.tally.successes) << "no call failed";
+  EXPECT_GT(res.tally.successes, 0u);
+  EXPECT_EQ(res.tally.frees, res.tally.successes);
+}
+
+INSTANTIATE_TEST_SUITE_P(Pairs, EveryPair, ::testing::ValuesIn(all_pairs()), [](const auto& info) {
+  return std::get<0>(info.param) + "_" + std::get<1>(info.param);
+});
+
+class PerThreadSizes : public ::testing::TestWithParam<std::uint64_t> {};
+
+// Sizes that exercise the word loop, the byte tail, and both.
+TEST_P(PerThreadSizes, MallocBlocksAreWritableAndAligned) {
+  HeapSession s(0);
+  const Case c{"per_thread", "malloc", GetParam(), 0, 1000, 64 * kMiB};
+  s.ensure_heap(c.heap);
+  CaseRunner r(c, kBudget);
+  const IterationResult res = r.run_once();
+  EXPECT_EQ(res.problem(kBudget), "");
+  EXPECT_EQ(res.tally.successes, 1000u);
+  EXPECT_EQ(res.tally.bytes, 1000u * GetParam());
+}
+INSTANTIATE_TEST_SUITE_P(Sizes, PerThreadSizes, ::testing::Values(1, 3, 16, 100, 1000, 4096, 3001));
+
+TEST(Alignment, EveryAlignedApiHonoursLargeAlignments) {
+  for (const char* api : {"aligned", "cuda_std_aligned", "bump"}) {
+    for (std::uint64_t align : {256u, 4096u}) {
+      HeapSession s(0);
+      const Case c{"per_thread", api, 48, align, 512, 64 * kMiB};
+      s.ensure_heap(c.heap);
+      CaseRunner r(c, kBudget);
+      const IterationResult res = r.run_once();
+      EXPECT_EQ(res.problem(kBudget), "") << api << " align " << align;
+      EXPECT_EQ(res.misaligned, 0u);
+    }
+  }
+}
+
+TEST(Budget, ASpentBudgetIsReportedAsTruncationNotAsAFigure) {
+  for (const char* pattern : {"per_thread", "churn"}) {
+    HeapSession s(0);
+    const Case c{pattern, "malloc", 64, 0, 1u << 16, 64 * kMiB};
+    s.ensure_heap(c.heap);
+    CaseRunner r(c, 1e-9);
+    const IterationResult res = r.run_once();
+    EXPECT_GT(res.not_started, 0u) << pattern;
+    EXPECT_NE(res.problem(1e-9).find("truncated"), std::string::npos) << pattern;
+  }
+}
+
+}  // namespace
+}  // namespace heapbench
