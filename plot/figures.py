@@ -1,0 +1,259 @@
+"""Figures and a markdown summary from one heapbench results file.
+
+usage: python3 plot/figures.py RESULTS.json -o OUTDIR
+
+Writes PNG and SVG figures and summary.md into OUTDIR: throughput against
+allocation size and against thread count (per pattern, every API, the bump
+ceiling dashed), failure rate over size x heap, utilisation and fragmentation
+against size and latency percentiles where the file has them. Titles carry the
+GPU, the CUDA version and the heapbench version; axes carry units.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from heapbench_results import Results, SchemaError, load  # noqa: E402
+
+BASELINES = {"bump", "alloca"}
+
+
+def _series_label(api: str, align: int) -> str:
+    return f"{api} align {align}" if align else api
+
+
+_API_ORDER = ["malloc", "aligned", "cuda_std_aligned", "new", "bump", "alloca"]
+_ALIGN_MARKERS = "osD^v<>p*h"
+
+
+def _style(api: str, align: int = 0) -> dict:
+    """The same series looks the same in every panel and every figure."""
+    if api == "bump":
+        return {"linestyle": "--", "color": "black"}
+    if api == "alloca":
+        return {"linestyle": ":", "color": "grey"}
+    colour = plt.get_cmap("tab10")(_API_ORDER.index(api) if api in _API_ORDER else 9)
+    marker = _ALIGN_MARKERS[int(math.log2(align)) % len(_ALIGN_MARKERS)] if align else "o"
+    return {"color": colour, "marker": marker, "linestyle": "-" if align <= 16 else "-."}
+
+
+def _save(fig, out: Path, stem: str, written: list[Path]) -> None:
+    for ext in ("png", "svg"):
+        p = out / f"{stem}.{ext}"
+        fig.savefig(p, dpi=120, bbox_inches="tight")
+        written.append(p)
+    plt.close(fig)
+
+
+def _fmt_bytes(v: float) -> str:
+    v = int(v)
+    for unit, div in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if v >= div and v % div == 0:
+            return f"{v // div}{unit}"
+    return str(v)
+
+
+def _legend(fig, axes) -> None:
+    """One legend for all panels, outside them: every series, each once."""
+    seen = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(lab, h)
+    if seen:
+        fig.legend(list(seen.values()), list(seen.keys()), loc="outside right center", fontsize=7)
+
+
+def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Path, written: list[Path]) -> None:
+    """Per pattern: allocs_per_s against `x` (size or threads), one panel per value of `panel`."""
+    ok = cases[~cases["error"] & cases["allocs_per_s"].notna()]
+    for pattern, pdf in ok.groupby("pattern"):
+        # At each point the largest heap measured: the heap axis has its own figure.
+        pdf = pdf[pdf["heap_mib"] == pdf.groupby(["api", "align", "size", "threads"])["heap_mib"].transform("max")]
+        # Panels where some series has more than one point: a line to read.
+        panels = [pv for pv in sorted(pdf[panel].unique())
+                  if (pdf[pdf[panel] == pv].groupby(["api", "align"])[x].nunique() > 1).any()]
+        if not panels:
+            continue
+        cols = min(4, len(panels))
+        rows = math.ceil(len(panels) / cols)
+        fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols + 1.8, 3.3 * rows + 0.8), squeeze=False,
+                                 sharey=True, layout="constrained")
+        flat = axes.ravel()
+        for ax in flat[len(panels):]:
+            ax.set_visible(False)
+        for ax, pv in zip(flat, panels):
+            sub = pdf[pdf[panel] == pv]
+            for (api, align), s in sub.groupby(["api", "align"]):
+                s = s.sort_values(x)
+                ax.plot(s[x], s["allocs_per_s"], ms=3, label=_series_label(api, align), **{"marker": "o", **_style(api, align)})
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_title(f"{panel} {_fmt_bytes(pv) if panel == 'size' else f'{int(pv):,}'}" +
+                         (" B" if panel == "size" else ""), fontsize=9)
+            ax.set_xlabel("bytes per thread" if x == "size" else "threads")
+            ax.grid(True, which="major", alpha=0.3)
+        for r in range(rows):
+            axes[r][0].set_ylabel("successful allocs / s (GPU time)")
+        _legend(fig, flat[: len(panels)])
+        fig.suptitle(f"{pattern}: allocation throughput vs {'size' if x == 'size' else 'threads'}\n{res.title_suffix()}",
+                     fontsize=10)
+        _save(fig, out, f"throughput_vs_{x}_{pattern}", written)
+
+
+def fail_rate_heatmaps(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
+    """fail_rate over size x heap, one panel per thread count, for each pattern/API with both axes swept."""
+    for (pattern, api, align), g in cases.groupby(["pattern", "api", "align"]):
+        if g["size"].nunique() < 2 or g["heap_mib"].nunique() < 2:
+            continue
+        threads = sorted(g["threads"].unique())
+        sizes = sorted(g["size"].unique())
+        heaps = sorted(g["heap_mib"].unique())
+        fig, axes = plt.subplots(1, len(threads), figsize=(3.2 * len(threads) + 1, 0.35 * len(sizes) + 2.2),
+                                 squeeze=False, layout="constrained")
+        for ax, t in zip(axes[0], threads):
+            grid = np.full((len(sizes), len(heaps)), np.nan)
+            for _, r in g[g["threads"] == t].iterrows():
+                i, j = sizes.index(r["size"]), heaps.index(r["heap_mib"])
+                grid[i, j] = r["fail_rate"]
+                text = "err" if r["error"] else f"{r['fail_rate']:.2f}"
+                ax.text(j, i, text, ha="center", va="center", fontsize=6,
+                        color="red" if r["error"] else "black")
+            im = ax.imshow(grid, vmin=0, vmax=1, cmap="Reds", aspect="auto")
+            ax.set_xticks(range(len(heaps)), [f"{h} MiB" for h in heaps], fontsize=7)
+            ax.set_yticks(range(len(sizes)), [_fmt_bytes(s) for s in sizes], fontsize=7)
+            ax.set_title(f"{int(t):,} threads", fontsize=9)
+        fig.supxlabel("heap (cudaLimitMallocHeapSize)", fontsize=9)
+        axes[0][0].set_ylabel("bytes per thread")
+        fig.colorbar(im, ax=axes[0].tolist(), label="fail_rate (NULL / calls)")
+        name = f"{pattern}/{_series_label(api, align)}"
+        fig.suptitle(f"{name}: failure rate (blank: not measured)\n{res.title_suffix()}", fontsize=10)
+        _save(fig, out, f"fail_rate_{pattern}_{api}{f'_align{align}' if align else ''}", written)
+
+
+def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylabel: str, stem: str, out: Path,
+                    written: list[Path]) -> None:
+    present = [c for c in counters if c in cases.columns and cases[c].notna().any()]
+    if not present:
+        return
+    fig, axes = plt.subplots(1, len(present), figsize=(4.5 * len(present) + 2, 3.8), squeeze=False, layout="constrained")
+    for ax, c in zip(axes[0], present):
+        sub = cases[cases[c].notna()]
+        for (pattern, api, align, heap), s in sub.groupby(["pattern", "api", "align", "heap_mib"]):
+            s = s.groupby("size")[c].mean().sort_index()
+            ax.plot(s.index, s.values, ms=3, label=f"{pattern}/{_series_label(api, align)} {heap} MiB",
+                    **{"marker": "o", **_style(api, align)})
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("bytes per allocation")
+        ax.set_ylabel(c if len(present) > 1 else ylabel)
+        ax.set_title(c, fontsize=9)
+        ax.grid(True, alpha=0.3)
+    _legend(fig, axes[0])
+    fig.suptitle(f"{ylabel}\n{res.title_suffix()}", fontsize=10)
+    _save(fig, out, stem, written)
+
+
+def latency(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
+    cols = [c for c in ("lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_max_ns") if c in cases.columns]
+    lat = cases[cases[cols].notna().any(axis=1)] if cols else cases.iloc[0:0]
+    if lat.empty:
+        return
+    fig, ax = plt.subplots(figsize=(max(6, 0.35 * len(lat)), 4), layout="constrained")
+    x = np.arange(len(lat))
+    for k, c in enumerate(cols):
+        ax.scatter(x, lat[c], label=c.replace("lat_", "").replace("_ns", ""), s=12, marker="os^v"[k])
+    ax.set_xticks(x, lat["case"], rotation=90, fontsize=6)
+    ax.set_yscale("log")
+    ax.set_ylabel("latency per call (ns, from clock64)")
+    ax.legend(fontsize=7)
+    fig.suptitle(f"per-call latency percentiles\n{res.title_suffix()}", fontsize=10)
+    _save(fig, out, "latency", written)
+
+
+def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -> Path:
+    ctx = res.context
+    lines = [f"# heapbench results: {res.gpu}", "",
+             f"- file: `{res.path.name}`",
+             f"- GPU: {res.gpu} (compute capability {ctx.get('gpu_compute_capability', '?')}, "
+             f"{ctx.get('gpu_sm_count', '?')} SMs, SM clock {ctx.get('gpu_sm_clock_khz', '?')} kHz)",
+             f"- CUDA runtime {_cuda_str(ctx.get('cuda_runtime_version'))}, driver API {_cuda_str(ctx.get('cuda_driver_version'))}",
+             f"- heapbench {ctx.get('heapbench_version', '?')} at {ctx.get('heapbench_git_commit', '?')}, "
+             f"schema {res.schema_version}, run {ctx.get('date', '?')}",
+             f"- cases: {len(cases)}, errors: {int(cases['error'].sum())}", ""]
+    ok = cases[~cases["error"]]
+    if not ok.empty:
+        lines += ["## Allocation throughput by pattern and API", "",
+                  "Geometric mean of `allocs_per_s` over the cases measured, and the best case.", "",
+                  "| pattern | api | cases | geomean allocs/s | best allocs/s | best case |", "| --- | --- | --- | --- | --- | --- |"]
+        for (pattern, api), g in ok.groupby(["pattern", "api"]):
+            v = g["allocs_per_s"].dropna()
+            v = v[v > 0]
+            if v.empty:
+                continue
+            best = g.loc[g["allocs_per_s"].idxmax()]
+            lines.append(f"| {pattern} | {api} | {len(v)} | {math.exp(np.log(v).mean()):.3g} | "
+                         f"{best['allocs_per_s']:.3g} | `{best['case']}` |")
+        lines.append("")
+    errs = cases[cases["error"]]
+    if not errs.empty:
+        lines += ["## Errors", "", "| case | message |", "| --- | --- |"]
+        lines += [f"| `{r['case']}` | {str(r['error_message']).replace('|', '/')} |" for _, r in errs.iterrows()]
+        lines.append("")
+    pngs = [p for p in written if p.suffix == ".png"]
+    if pngs:
+        lines += ["## Figures", ""] + [f"![{p.stem}]({p.name})" for p in pngs] + [""]
+    path = out / "summary.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def _cuda_str(v) -> str:
+    try:
+        v = int(v)
+        return f"{v // 1000}.{(v % 1000) // 10}"
+    except (TypeError, ValueError):
+        return "?"
+
+
+def make_figures(results_path: str | Path, out: str | Path) -> list[Path]:
+    res = load(results_path)
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    cases = res.cases()
+    written: list[Path] = []
+    if not cases.empty:
+        throughput_vs(res, cases, "size", "threads", out, written)
+        throughput_vs(res, cases, "threads", "size", out, written)
+        fail_rate_heatmaps(res, cases, out, written)
+        counter_vs_size(res, cases, ["utilization", "ext_frag"], "heap utilisation and external fragmentation",
+                        "utilization_fragmentation", out, written)
+        latency(res, cases, out, written)
+    written.append(summary(res, cases, written, out))
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results", help="heapbench results JSON (--benchmark_out)")
+    ap.add_argument("-o", "--out", required=True, help="folder for the figures and summary.md")
+    args = ap.parse_args(argv)
+    try:
+        written = make_figures(args.results, args.out)
+    except (SchemaError, OSError) as e:
+        print(f"figures: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {len(written)} files to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import H200, bench
+
+from compare import CompareError, compare, main, significance
+
+import pandas as pd
+
+NAME = "per_thread/malloc/size:16/threads:32/heap:8"
+
+
+def test_a_file_against_itself_is_all_ones(tmp_path):
+    written, warnings = compare([H200, H200], tmp_path)
+    assert warnings == []
+    table = pd.read_csv(tmp_path / "compare_1.csv")
+    ok = table[~table["error_a"]]
+    assert (ok["allocs_per_s_ratio"] == 1.0).all()
+    gm = pd.read_csv(tmp_path / "compare_1_geomean.csv")
+    assert (gm["allocs_per_s_geomean_ratio"].dropna() == 1.0).all()
+    assert (tmp_path / "compare_1_ratio.png").exists()
+    md = (tmp_path / "comparison.md").read_text()
+    assert "too few repetitions (1 vs 1): no test" in md
+    assert "error in both" in md
+
+
+def test_repetitions_decide_whether_a_difference_is_real(write_results, tmp_path):
+    a = write_results([bench(NAME, 1e6 * (1 + 0.01 * i), rep=i, reps=10) for i in range(10)], "a.json")
+    b = write_results([bench(NAME, 2e6 * (1 + 0.01 * i), rep=i, reps=10) for i in range(10)], "b.json",
+                      gpu_name="Other GPU")
+    compare([a, b], tmp_path / "out")
+    row = pd.read_csv(tmp_path / "out" / "compare_1.csv").iloc[0]
+    assert row["allocs_per_s_ratio"] == pytest.approx(2.0, rel=0.01)
+    assert row["verdict"] == "different"
+    assert row["p_value"] < 0.05
+
+
+def test_overlapping_repetitions_are_not_called_different():
+    a = pd.Series([1.0, 1.2, 0.9, 1.1, 1.05, 0.95, 1.0, 1.15, 0.92, 1.08])
+    b = pd.Series([1.01, 1.19, 0.91, 1.09, 1.04, 0.96, 1.02, 1.13, 0.93, 1.07])
+    p, verdict = significance(a, b)
+    assert p > 0.05 and verdict == "not distinguishable"
+    p, verdict = significance(a[:3], b[:3] * 3)
+    assert "weak" in verdict
+
+
+def test_different_schema_versions_are_refused(write_results, tmp_path, monkeypatch):
+    import heapbench_results
+    monkeypatch.setattr(heapbench_results, "KNOWN_SCHEMA_VERSIONS", {1, 2})
+    a = write_results([bench(NAME, 1e6)], "a.json")
+    b = write_results([bench(NAME, 1e6)], "b.json", heapbench_schema_version="2")
+    with pytest.raises(CompareError, match="schema versions differ"):
+        compare([a, b], tmp_path / "out")
+    assert main([str(a), str(b), "-o", str(tmp_path / "o")]) == 2
+
+
+def test_driver_cuda_and_heap_differences_are_warned(write_results, tmp_path):
+    a = write_results([bench(NAME, 1e6)], "a.json")
+    b = write_results([bench(NAME, 1e6, heap_bytes=16777216.0)], "b.json", cuda_driver_version="12080")
+    _, warnings = compare([a, b], tmp_path / "out")
+    assert any("cuda_driver_version differs" in w for w in warnings)
+    assert any("different heap limit" in w for w in warnings)
+
+
+def test_cases_in_one_file_only_are_counted_not_compared(write_results, tmp_path):
+    a = write_results([bench(NAME, 1e6), bench(NAME.replace("16", "32", 1), 1e6)], "a.json")
+    b = write_results([bench(NAME, 3e6)], "b.json")
+    compare([a, b], tmp_path / "out")
+    md = (tmp_path / "out" / "comparison.md").read_text()
+    assert "1 cases in both files; 1 only in the baseline" in md
+
+
+COMPARE_PY = Path("/usr/share/benchmark/compare.py")
+
+
+@pytest.mark.skipif(not COMPARE_PY.exists(), reason="Google Benchmark's compare.py (libbenchmark-tools) not installed")
+def test_google_benchmarks_own_compare_py_reads_heapbench_results(tmp_path):
+    # compare.py imports its gbench package from its own folder; copy both so it can run in this interpreter.
+    tools = tmp_path / "tools"
+    shutil.copytree(COMPARE_PY.parent, tools)
+    r = subprocess.run([sys.executable, str(tools / "compare.py"), "benchmarks", str(H200), str(H200)],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "per_thread/malloc/size:16/threads:32/heap:8/manual_time" in r.stdout

@@ -1,0 +1,46 @@
+from conftest import H200, bench
+
+from figures import main, make_figures
+
+
+def test_h200_results_make_every_figure_kind_and_a_summary(tmp_path):
+    written = make_figures(H200, tmp_path)
+    names = {p.name for p in written}
+    for stem in ("throughput_vs_size_per_thread", "throughput_vs_threads_per_thread", "fail_rate_per_thread_malloc",
+                 "throughput_vs_size_churn"):
+        assert f"{stem}.png" in names and f"{stem}.svg" in names, stem
+    for p in written:
+        assert p.stat().st_size > 0, p
+    summary = (tmp_path / "summary.md").read_text()
+    assert "NVIDIA H200" in summary
+    assert "heapbench 0.1.0" in summary
+    assert "per_thread/malloc/size:16/threads:1048576/heap:64" in summary  # the errors are listed
+    assert "![throughput_vs_size_per_thread](throughput_vs_size_per_thread.png)" in summary
+
+
+def test_single_case_with_errors_and_missing_counters_still_summarises(write_results, tmp_path):
+    p = write_results([
+        bench("per_thread/malloc/size:16/threads:32/heap:8", 1e6),
+        bench("per_thread/malloc/size:32/threads:32/heap:8", None, error="warm-up: truncated"),
+    ])
+    out = tmp_path / "figs"
+    written = make_figures(p, out)
+    summary = (out / "summary.md").read_text()
+    assert "errors: 1" in summary
+    assert "warm-up: truncated" in summary
+    assert (out / "summary.md") in written
+
+
+def test_optional_figures_appear_when_their_counters_do(write_results, tmp_path):
+    rows = [bench(f"per_thread/malloc/size:{s}/threads:32/heap:8", 1e6, utilization=0.7, ext_frag=0.1,
+                  lat_p50_ns=500.0, lat_p99_ns=2000.0) for s in (16, 64, 256)]
+    names = {p.name for p in make_figures(write_results(rows), tmp_path)}
+    assert "utilization_fragmentation.png" in names
+    assert "latency.png" in names
+
+
+def test_command_line_refuses_a_foreign_file(tmp_path, capsys):
+    p = tmp_path / "x.json"
+    p.write_text('{"context": {}, "benchmarks": []}')
+    assert main([str(p), "-o", str(tmp_path / "o")]) == 2
+    assert "not written by heapbench" in capsys.readouterr().err

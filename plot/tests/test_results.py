@@ -1,0 +1,72 @@
+import json
+
+import pytest
+from conftest import H200, bench
+
+from heapbench_results import SchemaError, load, parse_name
+
+
+def test_committed_h200_results_load_with_every_case_parsed():
+    r = load(H200)
+    assert r.schema_version == 1
+    assert r.gpu == "NVIDIA H200"
+    cases = r.cases()
+    assert len(cases) == 261
+    assert set(cases["pattern"]) == {"per_thread", "per_warp", "per_block", "cross_kernel",
+                                     "cross_kernel_remote_free", "churn"}
+    assert {"malloc", "aligned", "cuda_std_aligned", "new", "bump", "alloca"} <= set(cases["api"])
+    errors = cases[cases["error"]]
+    assert list(errors["case"]) == ["per_thread/malloc/size:16/threads:1048576/heap:64",
+                                    "per_thread/malloc/size:24/threads:1048576/heap:64"]
+    assert errors["allocs_per_s"].isna().all(), "an error case must never carry a number"
+    ok = cases[~cases["error"]]
+    assert (ok["allocs_per_s"] > 0).all()
+    assert ok[ok["api"] == "alloca"]["frees_per_s"].isna().all()
+
+
+def test_names_parse_into_axes():
+    assert parse_name("per_block/aligned/size:100/align:4096/threads:32/heap:1024/manual_time") == {
+        "case": "per_block/aligned/size:100/align:4096/threads:32/heap:1024", "pattern": "per_block",
+        "api": "aligned", "size": 100, "align": 4096, "threads": 32, "heap_mib": 1024}
+    assert parse_name("per_thread/malloc/size:16/threads:32/heap:8")["align"] == 0
+    assert parse_name("BM_something/8") is None
+
+
+@pytest.mark.parametrize("mutate, message", [
+    (lambda d: d["context"].pop("heapbench_schema_version"), "not written by heapbench"),
+    (lambda d: d["context"].update(heapbench_schema_version="99"), "schema version 99"),
+    (lambda d: d.pop("benchmarks"), "not a Google Benchmark results file"),
+    (lambda d: d["benchmarks"].append({"name": "BM_other"}), "naming scheme"),
+])
+def test_files_that_are_not_heapbench_results_are_refused(write_results, mutate, message):
+    p = write_results([bench("per_thread/malloc/size:16/threads:32/heap:8", 1e6)])
+    d = json.loads(p.read_text())
+    mutate(d)
+    p.write_text(json.dumps(d))
+    with pytest.raises(SchemaError, match=message):
+        load(p)
+
+
+def test_not_json_is_refused(tmp_path):
+    p = tmp_path / "x.json"
+    p.write_text("{ half a file")
+    with pytest.raises(SchemaError, match="not JSON"):
+        load(p)
+
+
+def test_repetitions_are_averaged_and_aggregates_ignored(write_results):
+    name = "per_thread/malloc/size:16/threads:32/heap:8"
+    rows = [bench(name, v, rep=i, reps=3) for i, v in enumerate([1.0, 2.0, 3.0])]
+    rows.append({**bench(name, 99.0), "name": f"{name}/manual_time_mean", "run_type": "aggregate",
+                 "aggregate_name": "mean"})
+    cases = load(write_results(rows)).cases()
+    assert len(cases) == 1
+    assert cases.iloc[0]["allocs_per_s"] == pytest.approx(2.0)
+    assert cases.iloc[0]["repetitions"] == 3
+
+
+def test_missing_counters_are_nan_not_zero(write_results):
+    row = bench("per_thread/alloca/size:64/threads:32/heap:8", 1e9)
+    del row["frees_per_s"]
+    cases = load(write_results([row])).cases()
+    assert cases.iloc[0]["frees_per_s"] != cases.iloc[0]["frees_per_s"]  # NaN
