@@ -1,7 +1,7 @@
 // Google Benchmark side of every pattern (workloads and counters: the header
 // comment of each src/device/<pattern>.cu). One iteration = one round of the
 // pattern; its manual time is the GPU time of the round's timed launches, from
-// CUDA events.
+// CUDA events. Every phase is an NVTX range inside the case's range.
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -12,6 +12,9 @@
 namespace heapbench {
 namespace {
 
+// Latency samples kept per case across rounds (8 bytes each).
+constexpr std::size_t kMaxLatencySamples = std::size_t{1} << 24;
+
 // A case that leaves the heap smaller than it found it would poison every later
 // case on the same heap. The probe fills with 64 KiB blocks; allow two blocks of
 // slack for where the allocator places them.
@@ -21,46 +24,80 @@ std::string capacity_problem(std::uint64_t before, std::uint64_t after) {
                      before - after, format_quantity(before), format_quantity(after));
 }
 
+std::uint64_t probe(Backend& backend, std::uint64_t heap_bytes) {
+  nvtx::range r{nvtx::phase(nvtx::Phase::probe)};
+  return backend.probe_capacity(heap_bytes);
+}
+
+void append(std::vector<double>& all, const std::vector<double>& more) {
+  const std::size_t room = kMaxLatencySamples - std::min(kMaxLatencySamples, all.size());
+  all.insert(all.end(), more.begin(), more.begin() + static_cast<std::ptrdiff_t>(std::min(room, more.size())));
+}
+
+void set_latency_counters(benchmark::State& st, const char* prefix, std::vector<double>& samples) {
+  const Percentiles p = percentiles(samples);
+  st.counters[fmt::format("{}lat_p50_ns", prefix)] = p.p50;
+  st.counters[fmt::format("{}lat_p90_ns", prefix)] = p.p90;
+  st.counters[fmt::format("{}lat_p99_ns", prefix)] = p.p99;
+  st.counters[fmt::format("{}lat_max_ns", prefix)] = p.max;
+}
+
 void run_case(benchmark::State& st, const Case& c, const std::string& name, const RunConfig& cfg) {
-  nvtx::range case_range{nvtx::attrs(name.c_str(), nvtx::Phase::case_)};
+  nvtx::range case_range{nvtx::case_range(name.c_str(), c.threads)};
+  Backend& backend = *cfg.backend;
   try {
-    const std::uint64_t heap_bytes = cfg.session->ensure_heap(c.heap);
-    CaseRunner runner(c, cfg.kernel_budget_s);
-    const std::uint64_t capacity_before = probe_heap_capacity(heap_bytes);
+    Backend::Heap heap;
+    {
+      nvtx::range r{nvtx::phase(nvtx::Phase::heap, static_cast<std::int64_t>(c.heap / kMiB))};
+      heap = backend.ensure_heap(c.heap);
+      if (heap.reset) {
+        nvtx::mark(fmt::format("device reset for a {} MiB heap", c.heap / kMiB).c_str(), nvtx::Phase::heap);
+      }
+    }
+    std::unique_ptr<Round> round = backend.make_round(c, cfg.kernel_budget_s);
+    const std::uint64_t capacity_before = probe(backend, heap.reported);
     {
       // The first launch after a reset pays for module load and heap set-up.
-      nvtx::range r{nvtx::attrs("warm-up", nvtx::Phase::warmup)};
-      const auto why = runner.run_once().problem(cfg.kernel_budget_s);
+      nvtx::range r{nvtx::phase(nvtx::Phase::warmup)};
+      const auto why = run_round(*round, -1).problem(cfg.kernel_budget_s);
       if (!why.empty()) {
         st.SkipWithError(("warm-up: " + why).c_str());
         return;
       }
     }
     Tally total;
+    std::vector<double> alloc_lat, free_lat;
+    std::int64_t index = 0;
     for (auto _ : st) {
-      const IterationResult r = runner.run_once();
+      const IterationResult r = run_round(*round, index++);
       if (const auto why = r.problem(cfg.kernel_budget_s); !why.empty()) {
         st.SkipWithError(why.c_str());
         break;
       }
       st.SetIterationTime(r.timed_seconds);
       total += r.tally;
+      append(alloc_lat, r.alloc_latency_ns);
+      append(free_lat, r.free_latency_ns);
     }
     if (st.error_occurred()) return;
-    if (const auto why = capacity_problem(capacity_before, probe_heap_capacity(heap_bytes)); !why.empty()) {
+    if (const auto why = capacity_problem(capacity_before, probe(backend, heap.reported)); !why.empty()) {
       st.SkipWithError(why.c_str());
       return;
     }
     const Figures f = compute_figures(total);
     st.counters["allocs_per_s"] = f.allocs_per_s;
-    if (runner.has_free_phase()) st.counters["frees_per_s"] = f.frees_per_s;
+    if (round->reports_frees()) st.counters["frees_per_s"] = f.frees_per_s;
     st.counters["bytes_per_s"] = f.bytes_per_s;
     st.counters["fail_rate"] = f.fail_rate;
-    st.counters["heap_bytes"] = static_cast<double>(heap_bytes);
-    if (runner.times_use()) st.counters["use_bytes_per_s"] = f.use_bytes_per_s;
-  } catch (const CudaError& e) {
+    st.counters["heap_bytes"] = static_cast<double>(heap.reported);
+    if (round->times_use()) st.counters["use_bytes_per_s"] = f.use_bytes_per_s;
+    if (round->has_latency()) {
+      set_latency_counters(st, "", alloc_lat);
+      set_latency_counters(st, "free_", free_lat);
+    }
+  } catch (const DeviceError& e) {
     // The context may hold a sticky error: make the next case start from a reset.
-    cfg.session->invalidate();
+    backend.invalidate();
     st.SkipWithError(e.what());
   } catch (const std::exception& e) {
     st.SkipWithError(e.what());
@@ -69,12 +106,19 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
 
 }  // namespace
 
+std::string benchmark_name(const Case& c, const RunConfig& cfg) {
+  std::string name = case_name(c);
+  if (cfg.fixed_iterations > 0) name += fmt::format("/iterations:{}", cfg.fixed_iterations);
+  return name + kManualTimeSuffix;
+}
+
 void register_cases(const std::vector<Case>& cases, const RunConfig& cfg) {
   for (const Case& c : cases) {
-    const std::string name = case_name(c);
-    benchmark::RegisterBenchmark(name.c_str(), [c, name, cfg](benchmark::State& st) { run_case(st, c, name, cfg); })
-        ->UseManualTime()
-        ->Unit(benchmark::kMillisecond);
+    const std::string name = benchmark_name(c, cfg);
+    auto* b = benchmark::RegisterBenchmark(case_name(c).c_str(),
+                                           [c, name, cfg](benchmark::State& st) { run_case(st, c, name, cfg); });
+    b->UseManualTime()->Unit(benchmark::kMillisecond);
+    if (cfg.fixed_iterations > 0) b->Iterations(cfg.fixed_iterations);
   }
 }
 

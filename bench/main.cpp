@@ -50,8 +50,10 @@ int main(int argc, char** argv) {
                 "the sweep has no cases: the patterns and APIs given have no supported pair "
                 "(alloca is per_thread only), or --max-demand-fraction leaves out every point");
   }
+  std::unique_ptr<Backend> backend = make_cuda_backend(o.device);
+  const RunConfig cfg{backend.get(), o.kernel_budget_s, o.profile ? o.profile_iterations : 0};
   std::vector<std::string> names;
-  for (const auto& c : cases) names.push_back(case_name(c) + kManualTimeSuffix);
+  for (const auto& c : cases) names.push_back(benchmark_name(c, cfg));
 
   std::optional<ResultsFile> out;
   if (o.out && !o.list_tests) {
@@ -86,8 +88,7 @@ int main(int argc, char** argv) {
     return give_up(kExitUsage);
   }
 
-  HeapSession session(o.device);
-  register_cases(cases, RunConfig{&session, o.kernel_budget_s});
+  register_cases(cases, cfg);
 
   if (o.list_tests) {
     benchmark::RunSpecifiedBenchmarks();

@@ -22,6 +22,7 @@ COUNTERS = [
     "allocs_per_s", "frees_per_s", "bytes_per_s", "fail_rate", "heap_bytes", "use_bytes_per_s",
     "utilization", "overhead_bytes", "ext_frag", "addr_range_ratio",
     "lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_max_ns",
+    "free_lat_p50_ns", "free_lat_p90_ns", "free_lat_p99_ns", "free_lat_max_ns",
 ]
 # Figures where bigger is better (the rest: smaller is better, or neither).
 HIGHER_IS_BETTER = {"allocs_per_s", "frees_per_s", "bytes_per_s", "use_bytes_per_s", "utilization"}

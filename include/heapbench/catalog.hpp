@@ -6,8 +6,9 @@
 
 namespace heapbench {
 
-inline constexpr std::array<std::string_view, 6> kPatterns = {
+inline constexpr std::array<std::string_view, 7> kPatterns = {
     "per_thread",    // each thread allocates, uses and frees its own block
+    "per_thread_latency",  // per_thread with clock64 around every call (a separate family: per_thread stays clean)
     "per_warp",      // lane 0 allocates for the warp, shares by shuffle, frees once
     "per_block",     // thread 0 allocates for the block, shares through __shared__
     "cross_kernel",  // allocate, use and free in three launches via a __device__ table

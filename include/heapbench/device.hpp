@@ -6,14 +6,14 @@
 #include <stdexcept>
 #include <string>
 
+#include "heapbench/backend.hpp"
 #include "heapbench/case.hpp"
-#include "heapbench/metrics.hpp"
 
 namespace heapbench {
 
 // A failed CUDA call: message has the call's text, file, line and CUDA's error string.
-struct CudaError : std::runtime_error {
-  using std::runtime_error::runtime_error;
+struct CudaError : DeviceError {
+  using DeviceError::DeviceError;
 };
 
 // No usable CUDA device (no driver, no GPU, index out of range).
@@ -68,45 +68,13 @@ class HeapSession {
 // now (fill with malloc until NULL, then free all). Compared before and after a
 // case, it shows whether the case left the heap smaller (a leak).
 std::uint64_t probe_heap_capacity(std::uint64_t heap_bytes);
-inline constexpr std::uint64_t kCapacityProbeBlock = 64 * 1024;
 
-// What one round of a case observed, beyond the tally its figures come from.
-struct IterationResult {
-  Tally tally;
-  double timed_seconds = 0.0;     // GPU time of the timed kernels: the iteration's manual time
-  std::uint64_t not_started = 0;  // calls (or churn threads) that found the kernel budget spent
-  std::uint64_t misaligned = 0;   // pointers not aligned as the API promises
-  std::uint64_t corrupted = 0;    // blocks that did not read back what was written
-  std::string fault;              // any other failed check, in words
+// The round of a case on the current device (pattern x API dispatch). Throws
+// std::invalid_argument for an unsupported pair, std::runtime_error when an
+// API misbehaves before measuring, CudaError for a failed CUDA call.
+std::unique_ptr<Round> make_cuda_round(const Case& c, double kernel_budget_s);
 
-  // Empty when the round is a valid measurement; otherwise why it is not.
-  std::string problem(double kernel_budget_s) const;
-};
-
-// Runs rounds of one case (pattern x API x size x align x threads) on the
-// current device. Create it after HeapSession::ensure_heap(): a device reset
-// invalidates it. Throws std::invalid_argument for an unsupported pair and
-// CudaError for a failed CUDA call.
-class CaseRunner {
- public:
-  CaseRunner(const Case& c, double kernel_budget_s);
-  ~CaseRunner();
-  CaseRunner(const CaseRunner&) = delete;
-  CaseRunner& operator=(const CaseRunner&) = delete;
-
-  IterationResult run_once();
-  bool has_free_phase() const;  // alloca frees by returning: no free kernel to time
-  bool times_use() const;       // cross_kernel times its use launch as a phase
-
-  struct Impl {
-    virtual ~Impl() = default;
-    virtual IterationResult run_once() = 0;
-    virtual bool has_free_phase() const { return true; }
-    virtual bool times_use() const { return false; }
-  };
-
- private:
-  std::unique_ptr<Impl> impl_;
-};
+// HeapSession + probe_heap_capacity + make_cuda_round behind the Backend seam.
+std::unique_ptr<Backend> make_cuda_backend(int device);
 
 }  // namespace heapbench

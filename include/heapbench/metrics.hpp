@@ -3,6 +3,7 @@
 // Definitions (docs/METRICS.md): rates are successful operations per second of
 // GPU time of the kernel that did them (CUDA events around that kernel).
 #include <cstdint>
+#include <vector>
 
 namespace heapbench {
 
@@ -30,5 +31,13 @@ struct Figures {
 
 // Rates are 0 where no time was measured; fail_rate is 0 with no attempts.
 Figures compute_figures(const Tally& t);
+
+struct Percentiles {
+  double p50 = 0, p90 = 0, p99 = 0, max = 0;
+};
+
+// Nearest-rank percentiles (the smallest sample with at least p% of samples at
+// or below it). Reorders `samples`. All zero for no samples.
+Percentiles percentiles(std::vector<double>& samples);
 
 }  // namespace heapbench

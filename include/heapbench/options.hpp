@@ -24,6 +24,8 @@ struct Options {
   double kernel_budget_s = 5.0;      // --kernel-budget-ms: deadline for one allocating kernel
   std::optional<std::string> out;    // --benchmark_out (heapbench writes it safely, see results_file.hpp)
   bool list_tests = false;           // --benchmark_list_tests (needs no GPU)
+  bool profile = false;              // --profile: fixed iterations, for a clean timeline
+  int profile_iterations = 3;        // --profile-iterations
   bool help = false;                 // --help / -h
   std::vector<std::string> benchmark_args;  // argv[0] then everything for Google Benchmark
 };

@@ -10,7 +10,6 @@
 // Counters: allocs_per_s and frees_per_s (per second of the one launch's time),
 // bytes_per_s, fail_rate (NULL returns / allocation calls), heap_bytes. Each
 // thread adds its own counts once, at the end, with one atomic per warp.
-#include "heapbench/nvtx.hpp"
 #include "round.cuh"
 
 namespace heapbench::detail {
@@ -44,21 +43,23 @@ __device__ inline bool ends_intact(const unsigned char* p, std::uint64_t size, s
 }
 
 template <class Api>
-class ChurnRunner final : public CaseRunner::Impl {
+class ChurnRunner final : public Round {
  public:
   ChurnRunner(const Case& c, double budget_s) : owner_(c), buffers_(c, 1), budget_ns_(budget_ns(budget_s)), c_(c) {}
 
-  IterationResult run_once() override {
-    const RoundArgs& a = buffers_.args();
-    const Api api = owner_.handle();
+  void begin() override {
     owner_.reset();
     buffers_.begin(budget_ns_);
+  }
+
+  void allocate() override {
+    const RoundArgs& a = buffers_.args();
+    const Api api = owner_.handle();
     const std::uint64_t max_size = a.size, align = a.align;
     const std::uint64_t min_size = max_size < 16 ? max_size : 16;
     const std::uint64_t alignment = align > Api::min_alignment ? align : Api::min_alignment;
     DeviceStats* stats = a.stats;
     {
-      nvtx::range r{nvtx::attrs("churn kernel (allocate + free)", nvtx::Phase::alloc)};
       timer_.start();
       launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
         if (!active) return;
@@ -112,6 +113,9 @@ class ChurnRunner final : public CaseRunner::Impl {
       });
       timer_.stop();
     }
+  }
+
+  IterationResult collect() override {
     const DeviceStats s = buffers_.read_stats();
     IterationResult out;
     out.not_started = s.not_started;
@@ -132,6 +136,11 @@ class ChurnRunner final : public CaseRunner::Impl {
     return out;
   }
 
+  // Allocations and frees share the one launch, timed as the allocate phase.
+  bool has_use_phase() const override { return false; }
+  bool has_free_phase() const override { return false; }
+  bool reports_frees() const override { return true; }
+
  private:
   alloc::Owner<Api> owner_;
   RoundBuffers buffers_;
@@ -140,8 +149,8 @@ class ChurnRunner final : public CaseRunner::Impl {
   EventTimer timer_;
 };
 
-std::unique_ptr<CaseRunner::Impl> make_churn(const Case& c, double budget_s) {
-  return alloc::with_heap_api(c.api, [&](auto api) -> std::unique_ptr<CaseRunner::Impl> {
+std::unique_ptr<Round> make_churn(const Case& c, double budget_s) {
+  return alloc::with_heap_api(c.api, [&](auto api) -> std::unique_ptr<Round> {
     return std::make_unique<ChurnRunner<decltype(api)>>(c, budget_s);
   });
 }

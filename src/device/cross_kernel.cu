@@ -22,6 +22,7 @@ struct CrossKernel {
   static constexpr const char* name = kRemoteFree ? "cross_kernel_remote_free" : "cross_kernel";
   static constexpr unsigned call_stride = 1;
   static constexpr bool times_use = true;
+  static constexpr bool has_latency = false;
   static void prepare(const RoundArgs& a) {
     HB_CUDA_CHECK(cudaMemcpyToSymbol(g_cross_kernel_table, &a.table, sizeof(void**)));
   }
@@ -47,7 +48,7 @@ struct CrossKernel {
   }
 };
 
-std::unique_ptr<CaseRunner::Impl> make_cross_kernel(const Case& c, double budget_s) {
+std::unique_ptr<Round> make_cross_kernel(const Case& c, double budget_s) {
   if (c.pattern == CrossKernel<true>::name) return make_three_phase<CrossKernel<true>>(c, budget_s);
   return make_three_phase<CrossKernel<false>>(c, budget_s);
 }

@@ -2,14 +2,12 @@
 
 #include "cuda_check.cuh"
 #include "heapbench/device.hpp"
-#include "heapbench/nvtx.hpp"
 
 namespace heapbench {
 namespace {
 
-void reset_device(int device, std::uint64_t next_heap) {
-  nvtx::range r{nvtx::attrs("heap reset", nvtx::Phase::heap_reset)};
-  nvtx::mark(fmt::format("cudaDeviceReset for heap {} MiB", next_heap / kMiB).c_str(), nvtx::Phase::heap_reset);
+// The harness marks resets on the timeline (Backend::Heap::reset).
+void reset_device(int device, std::uint64_t) {
   HB_CUDA_CHECK(cudaSetDevice(device));
   HB_CUDA_CHECK(cudaDeviceReset());
 }
@@ -68,7 +66,6 @@ __global__ void capacity_free(void* const* table, std::uint64_t n) {
 }  // namespace
 
 std::uint64_t probe_heap_capacity(std::uint64_t heap_bytes) {
-  nvtx::range r{nvtx::attrs("heap capacity probe", nvtx::Phase::verify)};
   const std::uint64_t n = heap_bytes / kCapacityProbeBlock + 1;  // one more than could ever fit
   void** table = nullptr;
   unsigned long long* count = nullptr;

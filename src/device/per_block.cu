@@ -16,6 +16,7 @@ struct PerBlock {
   static constexpr const char* name = "per_block";
   static constexpr unsigned call_stride = kBlock;
   static constexpr bool times_use = false;
+  static constexpr bool has_latency = false;
   static void prepare(const RoundArgs&) {}
 
   template <class Api>
@@ -46,7 +47,7 @@ struct PerBlock {
   }
 };
 
-std::unique_ptr<CaseRunner::Impl> make_per_block(const Case& c, double budget_s) {
+std::unique_ptr<Round> make_per_block(const Case& c, double budget_s) {
   return make_three_phase<PerBlock>(c, budget_s);
 }
 

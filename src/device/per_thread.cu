@@ -11,7 +11,6 @@
 // Counters: allocs_per_s (successful calls per second of allocating-launch
 // time), frees_per_s (per second of freeing-launch time; not for alloca),
 // bytes_per_s, fail_rate (NULL returns / calls), heap_bytes.
-#include "heapbench/nvtx.hpp"
 #include "round.cuh"
 
 namespace heapbench::detail {
@@ -20,6 +19,7 @@ struct PerThread {
   static constexpr const char* name = "per_thread";
   static constexpr unsigned call_stride = 1;
   static constexpr bool times_use = false;
+  static constexpr bool has_latency = false;
   static void prepare(const RoundArgs&) {}
 
   template <class Api>
@@ -44,7 +44,7 @@ struct PerThread {
 
 // The stack baseline. cudaLimitStackSize is raised to hold `size` bytes plus the
 // frame for the runner's lifetime and put back afterwards.
-class AllocaRunner final : public CaseRunner::Impl {
+class AllocaRunner final : public Round {
  public:
   AllocaRunner(const Case& c, double budget_s) : buffers_(c, 1), budget_ns_(budget_ns(budget_s)), c_(c) {
     HB_CUDA_CHECK(cudaDeviceGetLimit(&saved_stack_, cudaLimitStackSize));
@@ -55,38 +55,37 @@ class AllocaRunner final : public CaseRunner::Impl {
     (void)cudaGetLastError();
   }
 
-  IterationResult run_once() override {
+  void begin() override { buffers_.begin(budget_ns_); }
+  void allocate() override {
     const RoundArgs& a = buffers_.args();
-    buffers_.begin(budget_ns_);
     const std::uint64_t size = a.size;
     DeviceStats* stats = a.stats;
-    {
-      nvtx::range r{nvtx::attrs("alloca kernel (allocate + use)", nvtx::Phase::alloc)};
-      timer_.start();
-      launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
-        if (!active) return;
-        if (!before_deadline(stats)) {
-          warp_add(&stats->not_started, 1);
-          return;
-        }
-        auto* p = static_cast<unsigned char*>(alloca(size));
-        auto* words = reinterpret_cast<volatile std::uint32_t*>(p);
-        const std::uint64_t nwords = size / 4;
-        for (std::uint64_t i = 0; i < nwords; ++i) words[i] = pattern_word(tid, i);
-        volatile unsigned char* bytes = p;
-        for (std::uint64_t i = nwords * 4; i < size; ++i) bytes[i] = static_cast<unsigned char>(pattern_word(tid, i));
-        bool bad = false;
-        for (std::uint64_t i = 0; i < nwords && !bad; ++i) bad = words[i] != pattern_word(tid, i);
-        for (std::uint64_t i = nwords * 4; i < size && !bad; ++i) {
-          bad = bytes[i] != static_cast<unsigned char>(pattern_word(tid, i));
-        }
-        warp_add(&stats->attempts, 1);
-        warp_add(&stats->successes, 1);
-        warp_add(&stats->misaligned, reinterpret_cast<std::uintptr_t>(p) % alloc::kHeapAlignment != 0);
-        warp_add(&stats->corrupted, bad);
-      });
-      timer_.stop();
-    }
+    timer_.start();
+    launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
+      if (!active) return;
+      if (!before_deadline(stats)) {
+        warp_add(&stats->not_started, 1);
+        return;
+      }
+      auto* p = static_cast<unsigned char*>(alloca(size));
+      auto* words = reinterpret_cast<volatile std::uint32_t*>(p);
+      const std::uint64_t nwords = size / 4;
+      for (std::uint64_t i = 0; i < nwords; ++i) words[i] = pattern_word(tid, i);
+      volatile unsigned char* bytes = p;
+      for (std::uint64_t i = nwords * 4; i < size; ++i) bytes[i] = static_cast<unsigned char>(pattern_word(tid, i));
+      bool bad = false;
+      for (std::uint64_t i = 0; i < nwords && !bad; ++i) bad = words[i] != pattern_word(tid, i);
+      for (std::uint64_t i = nwords * 4; i < size && !bad; ++i) {
+        bad = bytes[i] != static_cast<unsigned char>(pattern_word(tid, i));
+      }
+      warp_add(&stats->attempts, 1);
+      warp_add(&stats->successes, 1);
+      warp_add(&stats->misaligned, reinterpret_cast<std::uintptr_t>(p) % alloc::kHeapAlignment != 0);
+      warp_add(&stats->corrupted, bad);
+    });
+    timer_.stop();
+  }
+  IterationResult collect() override {
     const DeviceStats s = buffers_.read_stats();
     IterationResult out;
     out.not_started = s.not_started;
@@ -99,6 +98,7 @@ class AllocaRunner final : public CaseRunner::Impl {
     out.timed_seconds = out.tally.alloc_seconds;
     return out;
   }
+  bool has_use_phase() const override { return false; }
   bool has_free_phase() const override { return false; }
 
  private:
@@ -110,7 +110,7 @@ class AllocaRunner final : public CaseRunner::Impl {
   EventTimer timer_;
 };
 
-std::unique_ptr<CaseRunner::Impl> make_per_thread(const Case& c, double budget_s) {
+std::unique_ptr<Round> make_per_thread(const Case& c, double budget_s) {
   if (c.api == "alloca") return std::make_unique<AllocaRunner>(c, budget_s);
   return make_three_phase<PerThread>(c, budget_s);
 }

@@ -15,6 +15,7 @@ struct PerWarp {
   static constexpr const char* name = "per_warp";
   static constexpr unsigned call_stride = 32;
   static constexpr bool times_use = false;
+  static constexpr bool has_latency = false;
   static void prepare(const RoundArgs&) {}
 
   template <class Api>
@@ -43,7 +44,7 @@ struct PerWarp {
   }
 };
 
-std::unique_ptr<CaseRunner::Impl> make_per_warp(const Case& c, double budget_s) {
+std::unique_ptr<Round> make_per_warp(const Case& c, double budget_s) {
   return make_three_phase<PerWarp>(c, budget_s);
 }
 

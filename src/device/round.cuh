@@ -8,16 +8,19 @@
 //     static constexpr const char* name;
 //     static constexpr unsigned call_stride;   // threads per allocation call
 //     static constexpr bool times_use;
+//     static constexpr bool has_latency;       // fills RoundArgs::lat_* with clock64 cycles
 //     static void prepare(const RoundArgs&);   // once per runner (may be empty)
 //     template <class Api> static void allocate(Api, const RoundArgs&);
 //     template <class Api> static void release(Api, const RoundArgs&);
 //   };
+//
+// The harness calls the phases (Round) and names them on the timeline.
 #include <memory>
+#include <vector>
 
 #include "allocators.cuh"
 #include "cuda_check.cuh"
 #include "heapbench/device.hpp"
-#include "heapbench/nvtx.hpp"
 #include "kernels.cuh"
 
 namespace heapbench::detail {
@@ -29,7 +32,12 @@ struct RoundArgs {
   std::uint64_t align = 0;       // alignment asked of aligned APIs (0: none)
   DeviceStats* stats = nullptr;
   unsigned grid = 0;
+  unsigned long long* lat_alloc = nullptr;  // latency families: cycles per call, per thread
+  unsigned long long* lat_free = nullptr;
 };
+
+// clock64 cycles written for a call that was not made or failed.
+inline constexpr unsigned long long kNoLatency = ~0ull;
 
 template <class F>
 void launch_each(const RoundArgs& a, F f) {
@@ -66,9 +74,13 @@ class EventTimer {
 // Device memory for one runner's table and counters.
 class RoundBuffers {
  public:
-  RoundBuffers(const Case& c, std::uint64_t table_entries) {
+  RoundBuffers(const Case& c, std::uint64_t table_entries, bool latency = false) {
     HB_CUDA_CHECK(cudaMalloc(&args_.table, table_entries * sizeof(void*)));
     HB_CUDA_CHECK(cudaMalloc(&args_.stats, sizeof(DeviceStats)));
+    if (latency) {
+      HB_CUDA_CHECK(cudaMalloc(&args_.lat_alloc, c.threads * sizeof(unsigned long long)));
+      HB_CUDA_CHECK(cudaMalloc(&args_.lat_free, c.threads * sizeof(unsigned long long)));
+    }
     args_.n = c.threads;
     args_.size = c.size;
     args_.align = c.align;
@@ -77,6 +89,8 @@ class RoundBuffers {
   ~RoundBuffers() {
     cudaFree(args_.table);
     cudaFree(args_.stats);
+    cudaFree(args_.lat_alloc);
+    cudaFree(args_.lat_free);
     (void)cudaGetLastError();  // a failed free after a reset must not surface at the next launch check
   }
   RoundBuffers(const RoundBuffers&) = delete;
@@ -100,43 +114,47 @@ class RoundBuffers {
 
 inline std::uint64_t budget_ns(double seconds) { return static_cast<std::uint64_t>(seconds * 1e9); }
 
+// Peak SM clock of the current device, for clock64 cycles -> ns.
+double sm_cycles_per_ns();
+
+// Copies per-thread cycle counts and converts those of calls that were made.
+std::vector<double> latencies_ns(const unsigned long long* device_cycles, std::uint64_t n, double cycles_per_ns);
+
 template <class Pattern, class Api>
-class ThreePhaseRunner final : public CaseRunner::Impl {
+class ThreePhaseRunner final : public Round {
  public:
   ThreePhaseRunner(const Case& c, double budget_s)
-      : owner_(c), buffers_(c, c.threads), budget_ns_(budget_ns(budget_s)), c_(c) {
+      : owner_(c), buffers_(c, c.threads, Pattern::has_latency), budget_ns_(budget_ns(budget_s)), c_(c) {
     Pattern::prepare(buffers_.args());
+    if (Pattern::has_latency) cycles_per_ns_ = sm_cycles_per_ns();
   }
 
-  IterationResult run_once() override {
-    const RoundArgs& a = buffers_.args();
-    const Api api = owner_.handle();
+  void begin() override {
     owner_.reset();
     buffers_.begin(budget_ns_);
-    {
-      nvtx::range r{nvtx::attrs("alloc kernel", nvtx::Phase::alloc)};
-      alloc_.start();
-      Pattern::allocate(api, a);
-      alloc_.stop();
-    }
-    {
-      nvtx::range r{nvtx::attrs("use kernel", nvtx::Phase::use)};
-      use_.start();
-      write_slices<<<a.grid, kBlock>>>(a.table, a.n, a.size, Pattern::call_stride,
-                                       c_.align > Api::min_alignment ? c_.align : Api::min_alignment, a.stats);
-      HB_CUDA_CHECK_LAUNCH();
-      check_slices<<<a.grid, kBlock>>>(a.table, a.n, a.size, a.stats);
-      HB_CUDA_CHECK_LAUNCH();
-      use_.stop();
-    }
-    {
-      nvtx::range r{nvtx::attrs("free kernel", nvtx::Phase::free_)};
-      free_.start();
-      Pattern::release(api, a);
-      free_.stop();
-      HB_CUDA_CHECK(cudaDeviceSynchronize());
-    }
-    nvtx::range r{nvtx::attrs("verify", nvtx::Phase::verify)};
+  }
+  void allocate() override {
+    alloc_.start();
+    Pattern::allocate(owner_.handle(), buffers_.args());
+    alloc_.stop();
+  }
+  void use() override {
+    const RoundArgs& a = buffers_.args();
+    use_.start();
+    write_slices<<<a.grid, kBlock>>>(a.table, a.n, a.size, Pattern::call_stride,
+                                     c_.align > Api::min_alignment ? c_.align : Api::min_alignment, a.stats);
+    HB_CUDA_CHECK_LAUNCH();
+    check_slices<<<a.grid, kBlock>>>(a.table, a.n, a.size, a.stats);
+    HB_CUDA_CHECK_LAUNCH();
+    use_.stop();
+  }
+  void release() override {
+    free_.start();
+    Pattern::release(owner_.handle(), buffers_.args());
+    free_.stop();
+  }
+  IterationResult collect() override {
+    HB_CUDA_CHECK(cudaDeviceSynchronize());
     const DeviceStats s = buffers_.read_stats();
     IterationResult out;
     out.not_started = s.not_started;
@@ -157,30 +175,37 @@ class ThreePhaseRunner final : public CaseRunner::Impl {
       out.tally.use_seconds = use_.seconds();
       out.timed_seconds += out.tally.use_seconds;
     }
+    if (Pattern::has_latency) {
+      out.alloc_latency_ns = latencies_ns(buffers_.args().lat_alloc, c_.threads, cycles_per_ns_);
+      out.free_latency_ns = latencies_ns(buffers_.args().lat_free, c_.threads, cycles_per_ns_);
+    }
     return out;
   }
   bool times_use() const override { return Pattern::times_use; }
+  bool has_latency() const override { return Pattern::has_latency; }
 
  private:
   alloc::Owner<Api> owner_;
   RoundBuffers buffers_;
   std::uint64_t budget_ns_;
   Case c_;
+  double cycles_per_ns_ = 0;
   EventTimer alloc_, use_, free_;
 };
 
 template <class Pattern>
-std::unique_ptr<CaseRunner::Impl> make_three_phase(const Case& c, double budget_s) {
-  return alloc::with_heap_api(c.api, [&](auto api) -> std::unique_ptr<CaseRunner::Impl> {
+std::unique_ptr<Round> make_three_phase(const Case& c, double budget_s) {
+  return alloc::with_heap_api(c.api, [&](auto api) -> std::unique_ptr<Round> {
     return std::make_unique<ThreePhaseRunner<Pattern, decltype(api)>>(c, budget_s);
   });
 }
 
 // One factory per pattern file.
-std::unique_ptr<CaseRunner::Impl> make_per_thread(const Case& c, double budget_s);
-std::unique_ptr<CaseRunner::Impl> make_per_warp(const Case& c, double budget_s);
-std::unique_ptr<CaseRunner::Impl> make_per_block(const Case& c, double budget_s);
-std::unique_ptr<CaseRunner::Impl> make_cross_kernel(const Case& c, double budget_s);
-std::unique_ptr<CaseRunner::Impl> make_churn(const Case& c, double budget_s);
+std::unique_ptr<Round> make_per_thread(const Case& c, double budget_s);
+std::unique_ptr<Round> make_per_thread_latency(const Case& c, double budget_s);
+std::unique_ptr<Round> make_per_warp(const Case& c, double budget_s);
+std::unique_ptr<Round> make_per_block(const Case& c, double budget_s);
+std::unique_ptr<Round> make_cross_kernel(const Case& c, double budget_s);
+std::unique_ptr<Round> make_churn(const Case& c, double budget_s);
 
 }  // namespace heapbench::detail

@@ -1,5 +1,5 @@
-// CaseRunner: picks the pattern's runner for a case; the cuda::std::aligned_alloc
-// argument-order check.
+// The CUDA backend: picks the pattern's round for a case, the
+// cuda::std::aligned_alloc argument-order check, latency conversion.
 #include <fmt/format.h>
 
 #include "round.cuh"
@@ -31,21 +31,63 @@ std::string check_cuda_std_aligned_order() {
 
 }  // namespace alloc
 
-CaseRunner::CaseRunner(const Case& c, double kernel_budget_s) {
+namespace detail {
+
+double sm_cycles_per_ns() {
+  int device = 0, khz = 0;
+  HB_CUDA_CHECK(cudaGetDevice(&device));
+  HB_CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, device));
+  return khz * 1e-6;
+}
+
+std::vector<double> latencies_ns(const unsigned long long* device_cycles, std::uint64_t n, double cycles_per_ns) {
+  std::vector<unsigned long long> cycles(n);
+  HB_CUDA_CHECK(cudaMemcpy(cycles.data(), device_cycles, n * sizeof cycles[0], cudaMemcpyDeviceToHost));
+  std::vector<double> ns;
+  ns.reserve(n);
+  for (auto c : cycles) {
+    if (c != kNoLatency) ns.push_back(static_cast<double>(c) / cycles_per_ns);
+  }
+  return ns;
+}
+
+}  // namespace detail
+
+std::unique_ptr<Round> make_cuda_round(const Case& c, double kernel_budget_s) {
   if (c.api == alloc::CudaStdAligned::name) {
     if (auto why = alloc::check_cuda_std_aligned_order(); !why.empty()) throw std::runtime_error(why);
   }
-  if (c.pattern == "per_thread") impl_ = detail::make_per_thread(c, kernel_budget_s);
-  else if (c.pattern == "per_warp") impl_ = detail::make_per_warp(c, kernel_budget_s);
-  else if (c.pattern == "per_block") impl_ = detail::make_per_block(c, kernel_budget_s);
-  else if (c.pattern == "cross_kernel" || c.pattern == "cross_kernel_remote_free") impl_ = detail::make_cross_kernel(c, kernel_budget_s);
-  else if (c.pattern == "churn") impl_ = detail::make_churn(c, kernel_budget_s);
-  else throw std::invalid_argument(fmt::format("unknown pattern '{}'", c.pattern));
+  if (c.pattern == "per_thread") return detail::make_per_thread(c, kernel_budget_s);
+  if (c.pattern == "per_thread_latency") return detail::make_per_thread_latency(c, kernel_budget_s);
+  if (c.pattern == "per_warp") return detail::make_per_warp(c, kernel_budget_s);
+  if (c.pattern == "per_block") return detail::make_per_block(c, kernel_budget_s);
+  if (c.pattern == "cross_kernel" || c.pattern == "cross_kernel_remote_free") return detail::make_cross_kernel(c, kernel_budget_s);
+  if (c.pattern == "churn") return detail::make_churn(c, kernel_budget_s);
+  throw std::invalid_argument(fmt::format("unknown pattern '{}'", c.pattern));
 }
 
-CaseRunner::~CaseRunner() = default;
-IterationResult CaseRunner::run_once() { return impl_->run_once(); }
-bool CaseRunner::has_free_phase() const { return impl_->has_free_phase(); }
-bool CaseRunner::times_use() const { return impl_->times_use(); }
+namespace {
+
+class CudaBackend final : public Backend {
+ public:
+  explicit CudaBackend(int device) : session_(device) {}
+  Heap ensure_heap(std::uint64_t bytes) override {
+    const int before = session_.resets();
+    const std::uint64_t reported = session_.ensure_heap(bytes);
+    return {reported, session_.resets() != before};
+  }
+  void invalidate() override { session_.invalidate(); }
+  std::uint64_t probe_capacity(std::uint64_t heap_bytes) override { return probe_heap_capacity(heap_bytes); }
+  std::unique_ptr<Round> make_round(const Case& c, double kernel_budget_s) override {
+    return make_cuda_round(c, kernel_budget_s);
+  }
+
+ private:
+  HeapSession session_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend(int device) { return std::make_unique<CudaBackend>(device); }
 
 }  // namespace heapbench

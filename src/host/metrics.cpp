@@ -1,5 +1,8 @@
 #include "heapbench/metrics.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace heapbench {
 
 Tally& Tally::operator+=(const Tally& o) {
@@ -24,6 +27,27 @@ Figures compute_figures(const Tally& t) {
   if (t.use_seconds > 0) f.use_bytes_per_s = static_cast<double>(t.use_bytes) / t.use_seconds;
   if (t.attempts > 0) f.fail_rate = static_cast<double>(t.attempts - t.successes) / static_cast<double>(t.attempts);
   return f;
+}
+
+}  // namespace heapbench
+
+namespace heapbench {
+
+Percentiles percentiles(std::vector<double>& samples) {
+  Percentiles p;
+  if (samples.empty()) return p;
+  auto rank = [&](double q) {
+    const auto n = samples.size();
+    auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n)));
+    k = std::clamp<std::size_t>(k, 1, n) - 1;
+    std::nth_element(samples.begin(), samples.begin() + static_cast<std::ptrdiff_t>(k), samples.end());
+    return samples[k];
+  };
+  p.p50 = rank(0.50);
+  p.p90 = rank(0.90);
+  p.p99 = rank(0.99);
+  p.max = *std::max_element(samples.begin(), samples.end());
+  return p;
 }
 
 }  // namespace heapbench

@@ -17,6 +17,8 @@ struct Parsed {
   std::string out;
   bool list_tests = false;
   bool help = false;
+  bool profile = false;
+  int profile_iterations = 3;
 };
 
 void add_flags(CLI::App& app, Parsed& p) {
@@ -37,6 +39,10 @@ void add_flags(CLI::App& app, Parsed& p) {
                  "and the case is reported as an error (default 5000)");
   app.add_option("--benchmark_out", p.out,
                  "Results file (Google Benchmark JSON); an existing file is replaced only by a run that produced results");
+  app.add_flag("--profile", p.profile,
+               "Profiling mode: every case runs a fixed number of timed rounds (--profile-iterations) "
+               "after its warm-up, with no calibration, so a timeline has a few clean rounds of each case");
+  app.add_option("--profile-iterations", p.profile_iterations, "Timed rounds per case under --profile (default 3)");
   app.add_flag("--benchmark_list_tests{true}", p.list_tests, "List the cases and exit (needs no GPU)");
   app.allow_extras();
 }
@@ -79,6 +85,11 @@ Options parse_options(int argc, const char* const* argv) {
 
   Options o;
   o.help = p.help;
+  o.profile = p.profile;
+  if (p.profile_iterations < 1) {
+    throw UsageError(fmt::format("--profile-iterations={}: must be at least 1", p.profile_iterations));
+  }
+  o.profile_iterations = p.profile_iterations;
   o.list_tests = p.list_tests;
   o.sweeps = default_sweep();
   // Each flag replaces its axis in every part of the default sweep.

@@ -47,7 +47,8 @@ class CommandLine(unittest.TestCase):
                             for n in names), names)
         listed = run("--benchmark_list_tests").stdout.split()
         pairs = {"/".join(n.split("/")[:2]) for n in listed}
-        for pattern in ("per_thread", "per_warp", "per_block", "cross_kernel", "cross_kernel_remote_free", "churn"):
+        for pattern in ("per_thread", "per_thread_latency", "per_warp", "per_block", "cross_kernel",
+                        "cross_kernel_remote_free", "churn"):
             for api in ("malloc", "aligned", "cuda_std_aligned", "new", "bump"):
                 self.assertIn(f"{pattern}/{api}", pairs)
         self.assertIn("per_thread/alloca", pairs)

@@ -11,16 +11,16 @@ TEST(HeapSessionGpu, ChangingTheHeapAfterMallocRanResetsAndTakesEffect) {
   HeapSession s(0);
   EXPECT_GE(s.ensure_heap(8 * kMiB), 8 * kMiB);
   {
-    CaseRunner r(small(8 * kMiB), 5.0);
-    EXPECT_EQ(r.run_once().problem(5.0), "");
+    auto r = make_cuda_round(small(8 * kMiB), 5.0);
+    EXPECT_EQ(run_round(*r, 0).problem(5.0), "");
   }
   const int before = s.resets();
   EXPECT_EQ(s.ensure_heap(8 * kMiB), s.ensure_heap(8 * kMiB));
   EXPECT_EQ(s.resets(), before) << "same size must not reset";
   EXPECT_GE(s.ensure_heap(24 * kMiB), 24 * kMiB);
   EXPECT_EQ(s.resets(), before + 1);
-  CaseRunner r(small(24 * kMiB), 5.0);
-  EXPECT_EQ(r.run_once().problem(5.0), "");
+  auto r = make_cuda_round(small(24 * kMiB), 5.0);
+  EXPECT_EQ(run_round(*r, 0).problem(5.0), "");
 }
 
 TEST(HeapSessionGpu, InvalidateForcesAResetAtTheSameSize) {

@@ -48,9 +48,9 @@ TEST_P(EveryPair, AmpleHeapEveryCallSucceedsAndEveryByteReadsBack) {
   const std::uint64_t heap = s.ensure_heap(c.heap);
   const std::uint64_t before = probe_heap_capacity(heap);
   {
-    CaseRunner r(c, kBudget);
+    auto r = make_cuda_round(c, kBudget);
     for (int round = 0; round < 2; ++round) {
-      const IterationResult res = r.run_once();
+      const IterationResult res = run_round(*r, round);
       EXPECT_EQ(res.problem(kBudget), "") << "round " << round;
       EXPECT_GT(res.tally.attempts, 0u);
       EXPECT_EQ(res.tally.successes, res.tally.attempts);
@@ -66,9 +66,15 @@ TEST_P(EveryPair, AmpleHeapEveryCallSucceedsAndEveryByteReadsBack) {
         EXPECT_EQ(res.tally.bytes, res.tally.successes * per_call * c.size);
         EXPECT_EQ(res.tally.frees, api == "alloca" ? 0u : res.tally.successes);
       }
-      EXPECT_EQ(r.times_use(), pattern.rfind("cross_kernel", 0) == 0);
-      EXPECT_EQ(r.has_free_phase(), api != "alloca");
-      if (r.times_use()) {
+      EXPECT_EQ(r->times_use(), pattern.rfind("cross_kernel", 0) == 0);
+      EXPECT_EQ(r->reports_frees(), api != "alloca");
+      EXPECT_EQ(r->has_latency(), pattern == "per_thread_latency");
+      if (r->has_latency()) {
+        EXPECT_EQ(res.alloc_latency_ns.size(), c.threads);
+        EXPECT_EQ(res.free_latency_ns.size(), c.threads);
+        for (double ns : res.alloc_latency_ns) EXPECT_GT(ns, 0.0);
+      }
+      if (r->times_use()) {
         EXPECT_GT(res.tally.use_seconds, 0.0);
         EXPECT_EQ(res.tally.use_bytes, 2 * c.threads * c.size);
       }
@@ -85,8 +91,8 @@ TEST_P(EveryPair, OversubscribedHeapFailsSomeCallsWithoutError) {
   // up to 8 blocks per thread of 16 B..4 KiB: also well past 8 MiB.
   const Case c = make_case(pattern, api, 4096, 8192, 8 * kMiB);
   s.ensure_heap(c.heap);
-  CaseRunner r(c, kBudget);
-  const IterationResult res = r.run_once();
+  auto r = make_cuda_round(c, kBudget);
+  const IterationResult res = run_round(*r, 0);
   EXPECT_EQ(res.problem(kBudget), "");
   EXPECT_GT(res.tally.attempts, res.tally.successes) << "no call failed";
   EXPECT_GT(res.tally.successes, 0u);
@@ -104,8 +110,8 @@ TEST_P(PerThreadSizes, MallocBlocksAreWritableAndAligned) {
   HeapSession s(0);
   const Case c{"per_thread", "malloc", GetParam(), 0, 1000, 64 * kMiB};
   s.ensure_heap(c.heap);
-  CaseRunner r(c, kBudget);
-  const IterationResult res = r.run_once();
+  auto r = make_cuda_round(c, kBudget);
+  const IterationResult res = run_round(*r, 0);
   EXPECT_EQ(res.problem(kBudget), "");
   EXPECT_EQ(res.tally.successes, 1000u);
   EXPECT_EQ(res.tally.bytes, 1000u * GetParam());
@@ -118,8 +124,8 @@ TEST(Alignment, EveryAlignedApiHonoursLargeAlignments) {
       HeapSession s(0);
       const Case c{"per_thread", api, 48, align, 512, 64 * kMiB};
       s.ensure_heap(c.heap);
-      CaseRunner r(c, kBudget);
-      const IterationResult res = r.run_once();
+      auto r = make_cuda_round(c, kBudget);
+      const IterationResult res = run_round(*r, 0);
       EXPECT_EQ(res.problem(kBudget), "") << api << " align " << align;
       EXPECT_EQ(res.misaligned, 0u);
     }
@@ -131,8 +137,8 @@ TEST(Budget, ASpentBudgetIsReportedAsTruncationNotAsAFigure) {
     HeapSession s(0);
     const Case c{pattern, "malloc", 64, 0, 1u << 16, 64 * kMiB};
     s.ensure_heap(c.heap);
-    CaseRunner r(c, 1e-9);
-    const IterationResult res = r.run_once();
+    auto r = make_cuda_round(c, 1e-9);
+    const IterationResult res = run_round(*r, 0);
     EXPECT_GT(res.not_started, 0u) << pattern;
     EXPECT_NE(res.problem(1e-9).find("truncated"), std::string::npos) << pattern;
   }

@@ -74,7 +74,7 @@ def check_every_pair(heapbench):
     doc = run(heapbench, "--sizes=100", "--threads=1000", "--heaps=64M", "--aligns=64")
     runs = doc["benchmarks"]
     pairs = {"/".join(b["name"].split("/")[:2]) for b in runs}
-    assert len(pairs) == 31, sorted(pairs)
+    assert len(pairs) == 36, sorted(pairs)  # 7 patterns x 5 heap APIs + per_thread/alloca
     for b in runs:
         name = b["name"]
         assert not b.get("error_occurred"), f"{name}: {b.get('error_message')}"
@@ -82,6 +82,11 @@ def check_every_pair(heapbench):
         assert b["allocs_per_s"] > 0, b
         assert ("frees_per_s" in b) == ("/alloca/" not in name), b
         assert ("use_bytes_per_s" in b) == name.startswith("cross_kernel"), b
+        latency = name.startswith("per_thread_latency/")
+        for c in ("lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_max_ns", "free_lat_p50_ns", "free_lat_max_ns"):
+            assert (c in b) == latency, (c, b)
+        if latency:
+            assert 0 < b["lat_p50_ns"] <= b["lat_p90_ns"] <= b["lat_p99_ns"] <= b["lat_max_ns"], b
         if "/aligned/" in name or "/cuda_std_aligned/" in name:
             assert "/align:64/" in name, name
     print(f"{len(runs)} pattern x API cases checked")

@@ -39,5 +39,25 @@ TEST(Figures, NothingMeasuredGivesZeroNotNaN) {
   EXPECT_EQ(f.fail_rate, 0.0);
 }
 
+TEST(Percentiles, NearestRankOnHandComputedSamples) {
+  std::vector<double> v;
+  for (int i = 100; i >= 1; --i) v.push_back(i);  // 1..100, reversed
+  const Percentiles p = percentiles(v);
+  EXPECT_EQ(p.p50, 50.0);
+  EXPECT_EQ(p.p90, 90.0);
+  EXPECT_EQ(p.p99, 99.0);
+  EXPECT_EQ(p.max, 100.0);
+  std::vector<double> one = {7.0};
+  const Percentiles q = percentiles(one);
+  EXPECT_EQ(q.p50, 7.0);
+  EXPECT_EQ(q.p99, 7.0);
+  EXPECT_EQ(q.max, 7.0);
+  std::vector<double> none;
+  EXPECT_EQ(percentiles(none).max, 0.0);
+  std::vector<double> ten = {5, 1, 9, 3, 7, 2, 8, 4, 6, 10};
+  EXPECT_EQ(percentiles(ten).p90, 9.0);
+  EXPECT_EQ(percentiles(ten).p50, 5.0);
+}
+
 }  // namespace
 }  // namespace heapbench

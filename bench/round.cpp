@@ -1,0 +1,24 @@
+#include "heapbench/backend.hpp"
+#include "heapbench/nvtx.hpp"
+
+namespace heapbench {
+
+IterationResult run_round(Round& round, std::int64_t index) {
+  {
+    nvtx::range r{nvtx::phase(nvtx::Phase::allocate, index)};
+    round.begin();
+    round.allocate();
+  }
+  if (round.has_use_phase()) {
+    nvtx::range r{nvtx::phase(nvtx::Phase::use, index)};
+    round.use();
+  }
+  if (round.has_free_phase()) {
+    nvtx::range r{nvtx::phase(nvtx::Phase::free_, index)};
+    round.release();
+  }
+  nvtx::range r{nvtx::phase(nvtx::Phase::verify, index)};
+  return round.collect();
+}
+
+}  // namespace heapbench

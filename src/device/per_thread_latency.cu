@@ -1,0 +1,66 @@
+// per_thread_latency: per_thread with every call timed on the SM.
+//
+// Workload: as per_thread, but each thread reads clock64() before and after its
+// allocation call and its free, and stores the difference. This is a separate
+// family so that per_thread's own figures carry no instrumentation; comparing
+// the two at the same point gives the instrumentation's cost.
+//
+// Counters: those of per_thread, plus lat_p50_ns, lat_p90_ns, lat_p99_ns,
+// lat_max_ns (successful allocations) and free_lat_p50_ns ... free_lat_max_ns,
+// in ns: cycles over the SM clock the driver reports (cudaDevAttrClockRate).
+#include "round.cuh"
+
+namespace heapbench::detail {
+
+struct PerThreadLatency {
+  static constexpr const char* name = "per_thread_latency";
+  static constexpr unsigned call_stride = 1;
+  static constexpr bool times_use = false;
+  static constexpr bool has_latency = true;
+  static void prepare(const RoundArgs&) {}
+
+  template <class Api>
+  static void allocate(Api api, const RoundArgs& a) {
+    void** table = a.table;
+    unsigned long long* lat = a.lat_alloc;
+    const std::uint64_t size = a.size, align = a.align;
+    const DeviceStats* stats = a.stats;
+    launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
+      if (!active) return;
+      if (!before_deadline(stats)) {
+        table[tid] = kNotStarted;
+        lat[tid] = kNoLatency;
+        return;
+      }
+      const long long t0 = clock64();
+      void* p = api.allocate(size, align);
+      const long long t1 = clock64();
+      table[tid] = p;
+      lat[tid] = p != nullptr ? static_cast<unsigned long long>(t1 - t0) : kNoLatency;
+    });
+  }
+
+  template <class Api>
+  static void release(Api api, const RoundArgs& a) {
+    void* const* table = a.table;
+    unsigned long long* lat = a.lat_free;
+    launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
+      if (!active) return;
+      void* p = table[tid];
+      if (!is_block(p)) {
+        lat[tid] = kNoLatency;
+        return;
+      }
+      const long long t0 = clock64();
+      api.deallocate(p);
+      const long long t1 = clock64();
+      lat[tid] = static_cast<unsigned long long>(t1 - t0);
+    });
+  }
+};
+
+std::unique_ptr<Round> make_per_thread_latency(const Case& c, double budget_s) {
+  return make_three_phase<PerThreadLatency>(c, budget_s);
+}
+
+}  // namespace heapbench::detail

@@ -1,0 +1,99 @@
+"""Records the NVTX events heapbench's harness emits (through an NVTX injection
+library, as Nsight Systems would receive them) and checks their names, nesting,
+categories, payloads and the device-reset mark. Needs no GPU.
+
+usage: nvtx_ranges_test.py RECORDER.so HARNESS HARNESS_NVTX_OFF
+"""
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+RECORDER = HARNESS = HARNESS_OFF = None
+PHASES = ["allocate", "use", "free", "verify"]
+
+
+def record(binary):
+    with tempfile.TemporaryDirectory() as d:
+        log = os.path.join(d, "nvtx.log")
+        env = dict(os.environ, NVTX_INJECTION64_PATH=RECORDER, HEAPBENCH_NVTX_LOG=log)
+        r = subprocess.run([binary], env=env, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stdout + r.stderr
+        if not os.path.exists(log):
+            return []
+        with open(log) as f:
+            return [line.rstrip("\n").split("\t") for line in f]
+
+
+def tree(events):
+    """Nest push/pop into {name, payload, category, children, marks}; fails on imbalance."""
+    root = {"name": "(root)", "children": [], "marks": []}
+    stack = [root]
+    for kind, domain, category, payload, message in events:
+        if kind == "category":
+            continue
+        assert domain == "heapbench", f"event outside the heapbench domain: {kind} {domain} {message}"
+        if kind == "push":
+            node = {"name": message, "payload": int(payload), "category": int(category), "children": [], "marks": []}
+            stack[-1]["children"].append(node)
+            stack.append(node)
+        elif kind == "pop":
+            assert len(stack) > 1, "pop without push"
+            stack.pop()
+        elif kind == "mark":
+            stack[-1]["marks"].append(message)
+    assert len(stack) == 1, f"{len(stack) - 1} ranges never popped"
+    return root
+
+
+class NvtxRanges(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.events = record(HARNESS)
+        cls.root = tree(cls.events)
+
+    def test_categories_are_named_once(self):
+        cats = {int(c): m for k, _, c, _, m in self.events if k == "category"}
+        self.assertEqual(sorted(cats.values()),
+                         sorted(["case", "heap", "warm-up", "allocate", "use", "free", "verify",
+                                 "heap capacity probe"]))
+
+    def test_one_top_level_range_per_case_named_as_google_benchmark_names_it(self):
+        cases = self.root["children"]
+        self.assertEqual([c["name"] for c in cases], [
+            "per_thread/malloc/size:64/threads:1024/heap:8/iterations:2/manual_time",
+            "per_warp/malloc/size:64/threads:2048/heap:8/iterations:2/manual_time",
+            "per_thread/malloc/size:64/threads:4096/heap:64/iterations:2/manual_time",
+        ])
+        self.assertEqual([c["payload"] for c in cases], [1024, 2048, 4096])
+
+    def test_each_case_nests_heap_probe_warmup_rounds_probe(self):
+        cat_of = {m: int(c) for k, _, c, _, m in self.events if k == "category"}
+        for case in self.root["children"]:
+            self.assertEqual(case["category"], cat_of["case"])
+            names = [c["name"] for c in case["children"]]
+            self.assertEqual(names, ["heap", "heap capacity probe", "warm-up"] + PHASES * 2 + ["heap capacity probe"],
+                             case["name"])
+            warm = case["children"][2]
+            self.assertEqual([c["name"] for c in warm["children"]], PHASES)
+            self.assertTrue(all(c["payload"] == -1 for c in warm["children"]))
+            rounds = case["children"][3:-1]
+            self.assertEqual([c["payload"] for c in rounds], [0] * 4 + [1] * 4)
+            for c in case["children"]:
+                self.assertEqual(c["category"], cat_of[c["name"]])
+
+    def test_a_device_reset_is_marked_inside_the_heap_range(self):
+        heap_ranges = [case["children"][0] for case in self.root["children"]]
+        self.assertEqual([h["payload"] for h in heap_ranges], [8, 8, 64])
+        self.assertEqual([h["marks"] for h in heap_ranges], [[], [], ["device reset for a 64 MiB heap"]])
+
+    def test_the_nvtx_off_build_emits_nothing(self):
+        events = record(HARNESS_OFF)
+        self.assertEqual([e for e in events if e[0] in ("push", "pop", "mark")], [])
+
+
+if __name__ == "__main__":
+    RECORDER, HARNESS, HARNESS_OFF = (os.path.abspath(a) for a in sys.argv[1:4])
+    del sys.argv[1:4]
+    unittest.main(verbosity=2)
