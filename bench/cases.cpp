@@ -34,6 +34,30 @@ void append(std::vector<double>& all, const std::vector<double>& more) {
   all.insert(all.end(), more.begin(), more.begin() + static_cast<std::ptrdiff_t>(std::min(room, more.size())));
 }
 
+// Capacity figures, averaged over the rounds of a case.
+struct CapacitySums {
+  int rounds = 0;
+  CapacityFigures sum;
+  void add(const CapacityFigures& f) {
+    ++rounds;
+    sum.utilization += f.utilization;
+    sum.overhead_bytes += f.overhead_bytes;
+    sum.addr_range_ratio += f.addr_range_ratio;
+    for (int k = 0; k < 3; ++k) sum.ext_frag[k] += f.ext_frag[k];
+    sum.recovery += f.recovery;
+  }
+  void set_counters(benchmark::State& st) const {
+    const double n = rounds;
+    st.counters["utilization"] = sum.utilization / n;
+    st.counters["overhead_bytes"] = sum.overhead_bytes / n;
+    st.counters["addr_range_ratio"] = sum.addr_range_ratio / n;
+    st.counters["ext_frag"] = sum.ext_frag[0] / n;
+    st.counters["ext_frag_4x"] = sum.ext_frag[1] / n;
+    st.counters["ext_frag_8x"] = sum.ext_frag[2] / n;
+    st.counters["recovery"] = sum.recovery / n;
+  }
+};
+
 void set_latency_counters(benchmark::State& st, const char* prefix, std::vector<double>& samples) {
   const Percentiles p = percentiles(samples);
   st.counters[fmt::format("{}lat_p50_ns", prefix)] = p.p50;
@@ -67,6 +91,7 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     }
     Tally total;
     std::vector<double> alloc_lat, free_lat;
+    CapacitySums capacity;
     std::int64_t index = 0;
     for (auto _ : st) {
       const IterationResult r = run_round(*round, index++);
@@ -78,6 +103,7 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
       total += r.tally;
       append(alloc_lat, r.alloc_latency_ns);
       append(free_lat, r.free_latency_ns);
+      if (r.capacity) capacity.add(capacity_figures(*r.capacity));
     }
     if (st.error_occurred()) return;
     if (const auto why = capacity_problem(capacity_before, probe(backend, heap.reported)); !why.empty()) {
@@ -88,7 +114,11 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     st.counters["allocs_per_s"] = f.allocs_per_s;
     if (round->reports_frees()) st.counters["frees_per_s"] = f.frees_per_s;
     st.counters["bytes_per_s"] = f.bytes_per_s;
-    st.counters["fail_rate"] = f.fail_rate;
+    if (capacity.rounds > 0) {
+      capacity.set_counters(st);
+    } else {
+      st.counters["fail_rate"] = f.fail_rate;
+    }
     st.counters["heap_bytes"] = static_cast<double>(heap.reported);
     if (round->times_use()) st.counters["use_bytes_per_s"] = f.use_bytes_per_s;
     if (round->has_latency()) {

@@ -113,7 +113,7 @@ def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Pa
 def fail_rate_heatmaps(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
     """fail_rate over size x heap, one panel per thread count, for each pattern/API with both axes swept."""
     for (pattern, api, align), g in cases.groupby(["pattern", "api", "align"]):
-        if g["size"].nunique() < 2 or g["heap_mib"].nunique() < 2:
+        if g["size"].nunique() < 2 or g["heap_mib"].nunique() < 2 or not g["fail_rate"].notna().any():
             continue
         threads = sorted(g["threads"].unique())
         sizes = sorted(g["size"].unique())
@@ -234,7 +234,8 @@ def make_figures(results_path: str | Path, out: str | Path) -> list[Path]:
         throughput_vs(res, cases, "size", "threads", out, written)
         throughput_vs(res, cases, "threads", "size", out, written)
         fail_rate_heatmaps(res, cases, out, written)
-        counter_vs_size(res, cases, ["utilization", "ext_frag"], "heap utilisation and external fragmentation",
+        counter_vs_size(res, cases, ["utilization", "ext_frag", "overhead_bytes"],
+                        "heap utilisation, external fragmentation (2x blocks) and per-block overhead",
                         "utilization_fragmentation", out, written)
         latency(res, cases, out, written)
     written.append(summary(res, cases, written, out))

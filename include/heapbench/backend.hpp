@@ -5,6 +5,7 @@
 // CUDA header, so a test can drive the harness with a backend of its own.
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,6 +33,8 @@ struct IterationResult {
   // each free, in ns (clock64 cycles over the SM clock).
   std::vector<double> alloc_latency_ns;
   std::vector<double> free_latency_ns;
+  // Capacity family only: the raw observations its figures come from.
+  std::optional<CapacityRaw> capacity;
 
   // Empty when the round is a valid measurement; otherwise why it is not.
   std::string problem(double kernel_budget_s) const;

@@ -6,7 +6,7 @@
 
 namespace heapbench {
 
-inline constexpr std::array<std::string_view, 7> kPatterns = {
+inline constexpr std::array<std::string_view, 8> kPatterns = {
     "per_thread",    // each thread allocates, uses and frees its own block
     "per_thread_latency",  // per_thread with clock64 around every call (a separate family: per_thread stays clean)
     "per_warp",      // lane 0 allocates for the warp, shares by shuffle, frees once
@@ -14,6 +14,7 @@ inline constexpr std::array<std::string_view, 7> kPatterns = {
     "cross_kernel",  // allocate, use and free in three launches via a __device__ table
     "cross_kernel_remote_free",  // the same, each block freed by a different thread
     "churn",         // seeded random allocations and frees of mixed sizes in one kernel
+    "capacity",      // fill to the first NULL, free every other block, refill larger: utilisation, fragmentation
 };
 
 inline constexpr std::array<std::string_view, 6> kApis = {

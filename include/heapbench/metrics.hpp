@@ -32,6 +32,27 @@ struct Figures {
 // Rates are 0 where no time was measured; fail_rate is 0 with no attempts.
 Figures compute_figures(const Tally& t);
 
+// What a capacity round observed, raw: the kernels report counts and
+// addresses, the formulas below turn them into figures (docs/METRICS.md).
+struct CapacityRaw {
+  std::uint64_t heap_bytes = 0;          // limit the device reports
+  std::uint64_t size = 0;                // bytes per block asked for
+  std::vector<std::uint64_t> addresses;  // every block of the first fill, sorted
+  std::uint64_t freed_bytes = 0;         // bytes of the blocks freed (every other one by address)
+  std::uint64_t refill_bytes[3] = {};    // then obtainable as blocks of 2x, 4x, 8x size
+  std::uint64_t recovery_blocks = 0;     // blocks of `size` obtainable after freeing everything
+};
+
+struct CapacityFigures {
+  double utilization = 0;       // bytes held at the first NULL / heap limit
+  double overhead_bytes = 0;    // median address stride between neighbouring blocks - size
+  double addr_range_ratio = 0;  // (max - min address + size) / (blocks x size)
+  double ext_frag[3] = {};      // 1 - refill_bytes[k] / freed_bytes, for 2x, 4x, 8x blocks
+  double recovery = 0;          // recovery_blocks / blocks of the first fill
+};
+
+CapacityFigures capacity_figures(const CapacityRaw& raw);
+
 struct Percentiles {
   double p50 = 0, p90 = 0, p99 = 0, max = 0;
 };

@@ -207,5 +207,6 @@ std::unique_ptr<Round> make_per_warp(const Case& c, double budget_s);
 std::unique_ptr<Round> make_per_block(const Case& c, double budget_s);
 std::unique_ptr<Round> make_cross_kernel(const Case& c, double budget_s);
 std::unique_ptr<Round> make_churn(const Case& c, double budget_s);
+std::unique_ptr<Round> make_capacity(const Case& c, double budget_s);
 
 }  // namespace heapbench::detail

@@ -51,3 +51,30 @@ Percentiles percentiles(std::vector<double>& samples) {
 }
 
 }  // namespace heapbench
+
+namespace heapbench {
+
+CapacityFigures capacity_figures(const CapacityRaw& raw) {
+  CapacityFigures f;
+  const auto& a = raw.addresses;
+  const double n = static_cast<double>(a.size());
+  if (a.empty() || raw.size == 0) return f;
+  const double size = static_cast<double>(raw.size);
+  if (raw.heap_bytes > 0) f.utilization = n * size / static_cast<double>(raw.heap_bytes);
+  if (a.size() >= 2) {
+    std::vector<double> strides;
+    strides.reserve(a.size() - 1);
+    for (std::size_t i = 1; i < a.size(); ++i) strides.push_back(static_cast<double>(a[i] - a[i - 1]));
+    f.overhead_bytes = percentiles(strides).p50 - size;
+  }
+  f.addr_range_ratio = (static_cast<double>(a.back() - a.front()) + size) / (n * size);
+  for (int k = 0; k < 3; ++k) {
+    if (raw.freed_bytes > 0) {
+      f.ext_frag[k] = 1.0 - static_cast<double>(raw.refill_bytes[k]) / static_cast<double>(raw.freed_bytes);
+    }
+  }
+  f.recovery = static_cast<double>(raw.recovery_blocks) / n;
+  return f;
+}
+
+}  // namespace heapbench

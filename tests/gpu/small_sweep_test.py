@@ -74,10 +74,17 @@ def check_every_pair(heapbench):
     doc = run(heapbench, "--sizes=100", "--threads=1000", "--heaps=64M", "--aligns=64")
     runs = doc["benchmarks"]
     pairs = {"/".join(b["name"].split("/")[:2]) for b in runs}
-    assert len(pairs) == 36, sorted(pairs)  # 7 patterns x 5 heap APIs + per_thread/alloca
+    assert len(pairs) == 41, sorted(pairs)  # 8 patterns x 5 heap APIs + per_thread/alloca
     for b in runs:
         name = b["name"]
         assert not b.get("error_occurred"), f"{name}: {b.get('error_message')}"
+        if name.startswith("capacity/"):
+            for c in ("utilization", "overhead_bytes", "ext_frag", "ext_frag_4x", "ext_frag_8x",
+                      "addr_range_ratio", "recovery"):
+                assert c in b, (c, b)
+            assert 0 < b["utilization"] <= 1, b
+            assert "fail_rate" not in b and "frees_per_s" not in b, b
+            continue
         assert b["fail_rate"] == 0, b
         assert b["allocs_per_s"] > 0, b
         assert ("frees_per_s" in b) == ("/alloca/" not in name), b

@@ -39,6 +39,43 @@ TEST(Figures, NothingMeasuredGivesZeroNotNaN) {
   EXPECT_EQ(f.fail_rate, 0.0);
 }
 
+TEST(Capacity, HandComputedFill) {
+  // 4 blocks of 48 B on a 1024 B heap, 64 B apart (16 B of overhead each).
+  CapacityRaw raw;
+  raw.heap_bytes = 1024;
+  raw.size = 48;
+  raw.addresses = {1000, 1064, 1128, 1192};
+  raw.freed_bytes = 2 * 48;            // every other block
+  raw.refill_bytes[0] = 96;            // one 96 B block fits
+  raw.refill_bytes[1] = 0;             // no 192 B block
+  raw.refill_bytes[2] = 0;
+  raw.recovery_blocks = 3;
+  const CapacityFigures f = capacity_figures(raw);
+  EXPECT_DOUBLE_EQ(f.utilization, 4 * 48 / 1024.0);
+  EXPECT_DOUBLE_EQ(f.overhead_bytes, 16.0);
+  EXPECT_DOUBLE_EQ(f.addr_range_ratio, (192 + 48) / (4 * 48.0));
+  EXPECT_DOUBLE_EQ(f.ext_frag[0], 0.0);
+  EXPECT_DOUBLE_EQ(f.ext_frag[1], 1.0);
+  EXPECT_DOUBLE_EQ(f.recovery, 0.75);
+}
+
+TEST(Capacity, PerfectPackingAndEmptyFills) {
+  CapacityRaw raw;
+  raw.heap_bytes = 4096;
+  raw.size = 1024;
+  raw.addresses = {0, 1024, 2048, 3072};
+  raw.recovery_blocks = 4;
+  const CapacityFigures f = capacity_figures(raw);
+  EXPECT_DOUBLE_EQ(f.utilization, 1.0);
+  EXPECT_DOUBLE_EQ(f.overhead_bytes, 0.0);
+  EXPECT_DOUBLE_EQ(f.addr_range_ratio, 1.0);
+  EXPECT_DOUBLE_EQ(f.ext_frag[0], 0.0) << "nothing freed: no fragmentation figure";
+  EXPECT_DOUBLE_EQ(f.recovery, 1.0);
+  const CapacityFigures none = capacity_figures(CapacityRaw{});
+  EXPECT_EQ(none.utilization, 0.0);
+  EXPECT_EQ(none.recovery, 0.0);
+}
+
 TEST(Percentiles, NearestRankOnHandComputedSamples) {
   std::vector<double> v;
   for (int i = 100; i >= 1; --i) v.push_back(i);  // 1..100, reversed

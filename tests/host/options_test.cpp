@@ -40,8 +40,8 @@ TEST(Options, PatternApiAndAlignFlagsReplaceTheirAxes) {
     EXPECT_EQ(s.patterns, (std::vector<std::string>{"per_warp", "churn"}));
     EXPECT_EQ(s.apis, (std::vector<std::string>{"bump"}));
     EXPECT_EQ(s.aligns, (std::vector<std::uint64_t>{64, 4096}));
-    EXPECT_GT(s.max_demand_fraction, 0.0) << "naming patterns keeps the default grid and its pruning";
   }
+  EXPECT_GT(o.sweeps[0].max_demand_fraction, 0.0) << "naming patterns keeps the default grid and its pruning";
 }
 
 TEST(Options, GoogleBenchmarkFlagsPassThroughInOrder) {

@@ -73,6 +73,7 @@ TEST(Sweep, RepeatedAxisValuesRunOnce) {
 
 TEST(Sweep, DefaultSweepIsAllWithinHalfTheHeap) {
   for (const auto& c : plan_cases(default_sweep())) {
+    if (c.pattern == "capacity") continue;  // fills the heap to the first NULL by design
     EXPECT_LE(c.demand() * 2, c.heap) << case_name(c);
   }
 }
@@ -84,7 +85,9 @@ TEST(Sweep, DefaultCoversEveryPatternAndApiWithBothBaselines) {
       const bool found = std::any_of(cases.begin(), cases.end(), [&](const Case& c) {
         return c.pattern == pattern && c.api == api;
       });
-      EXPECT_EQ(found, supported(pattern, api)) << pattern << "/" << api;
+      // capacity runs CUDA's heap against the bump ceiling only.
+      const bool expected = supported(pattern, api) && (pattern != "capacity" || api == "malloc" || api == "bump");
+      EXPECT_EQ(found, expected) << pattern << "/" << api;
     }
   }
 }

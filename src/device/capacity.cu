@@ -1,0 +1,175 @@
+// capacity: how much of the heap one block size can use, and what freeing leaves.
+//
+// Workload, one round: T threads allocate blocks of `size` until each gets NULL
+// (the first fill; timed). The addresses come back to the host, sorted. Every
+// other block by address is freed; then blocks of 2x, 4x and 8x `size` are
+// allocated until NULL (each refill freed before the next); then the rest of
+// the first fill is freed, and a last fill of `size` blocks measures what is
+// allocatable again (recovery), and is freed. Kernels report only counts and
+// addresses; the figures are computed on the host (capacity_figures,
+// docs/METRICS.md).
+//
+// Counters: utilization, overhead_bytes, addr_range_ratio, ext_frag (2x),
+// ext_frag_4x, ext_frag_8x, recovery, allocs_per_s (of the first fill), heap_bytes.
+#include <algorithm>
+
+#include "round.cuh"
+
+namespace heapbench::detail {
+
+template <class Api>
+class CapacityRunner final : public Round {
+ public:
+  CapacityRunner(const Case& c, double budget_s)
+      : owner_(c), buffers_(c, 1), budget_ns_(budget_ns(budget_s)), c_(c),
+        // Every block takes at least 16 bytes of the heap (or arena), so this
+        // many slots hold any fill; the T extra cover the last round of calls.
+        capacity_(c.heap / 16 + c.threads) {
+    HB_CUDA_CHECK(cudaMalloc(&blocks_, capacity_ * sizeof(void*)));
+    HB_CUDA_CHECK(cudaMalloc(&list_, capacity_ * sizeof(void*)));
+    HB_CUDA_CHECK(cudaMalloc(&refill_, capacity_ * sizeof(void*)));
+    HB_CUDA_CHECK(cudaMalloc(&count_, sizeof(unsigned long long)));
+  }
+  ~CapacityRunner() override {
+    cudaFree(blocks_);
+    cudaFree(list_);
+    cudaFree(refill_);
+    cudaFree(count_);
+    (void)cudaGetLastError();
+  }
+
+  void begin() override {
+    owner_.reset();
+    buffers_.begin(budget_ns_);
+    raw_ = CapacityRaw{};
+    raw_.size = c_.size;
+  }
+
+  void allocate() override {
+    timer_.start();
+    first_fill_ = fill(blocks_, c_.size);
+    timer_.stop();
+  }
+
+  // Everything after the first fill: halve, refill larger, free, refill again.
+  void release() override {
+    const std::uint64_t n = read_count();
+    std::vector<void*> host(n);
+    HB_CUDA_CHECK(cudaMemcpy(host.data(), blocks_, n * sizeof(void*), cudaMemcpyDeviceToHost));
+    std::sort(host.begin(), host.end());
+    raw_.addresses.reserve(n);
+    for (void* p : host) raw_.addresses.push_back(reinterpret_cast<std::uint64_t>(p));
+
+    std::vector<void*> odd, even;
+    for (std::size_t i = 0; i < host.size(); ++i) (i % 2 ? odd : even).push_back(host[i]);
+    free_host_list(odd);
+    raw_.freed_bytes = odd.size() * c_.size;
+    for (int k = 0; k < 3; ++k) {
+      const std::uint64_t bigger = c_.size << (k + 1);
+      const std::uint64_t got = fill(refill_, bigger);
+      raw_.refill_bytes[k] = got * bigger;
+      free_device_list(refill_, got);
+    }
+    free_host_list(even);
+    raw_.recovery_blocks = fill(blocks_, c_.size);
+    free_device_list(blocks_, raw_.recovery_blocks);
+  }
+
+  IterationResult collect() override {
+    HB_CUDA_CHECK(cudaDeviceSynchronize());
+    const DeviceStats s = buffers_.read_stats();
+    IterationResult out;
+    out.not_started = s.not_started;
+    if (s.corrupted) out.fault = "a fill returned more blocks than the heap can hold";
+    out.tally.attempts = first_fill_;
+    out.tally.successes = first_fill_;
+    out.tally.bytes = first_fill_ * c_.size;
+    out.tally.alloc_seconds = timer_.seconds();
+    out.timed_seconds = out.tally.alloc_seconds;
+    size_t limit = c_.heap;
+    if (Api::name != std::string("bump")) HB_CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize));
+    raw_.heap_bytes = limit;
+    out.capacity = std::move(raw_);
+    return out;
+  }
+
+  bool has_use_phase() const override { return false; }
+  bool reports_frees() const override { return false; }
+
+  // Public only because CUDA requires it: a member function enclosing an
+  // extended __device__ lambda must not be private or protected.
+  // T threads allocate `size` until NULL into `out`; returns the blocks held.
+  std::uint64_t fill(void** out, std::uint64_t size) {
+    HB_CUDA_CHECK(cudaMemset(count_, 0, sizeof(unsigned long long)));
+    set_deadline<<<1, 1>>>(buffers_.args().stats, budget_ns_);
+    HB_CUDA_CHECK_LAUNCH();
+    const Api api = owner_.handle();
+    const std::uint64_t align = c_.align, cap = capacity_;
+    unsigned long long* count = count_;
+    DeviceStats* stats = buffers_.args().stats;
+    launch_each(buffers_.args(), [=] __device__(std::uint64_t, bool active) {
+      if (!active) return;
+      while (true) {
+        if (!before_deadline(stats)) {
+          atomicAdd(&stats->not_started, 1ull);
+          return;
+        }
+        void* p = api.allocate(size, align);
+        if (p == nullptr) return;
+        const unsigned long long i = atomicAdd(count, 1ull);
+        if (i >= cap) {
+          api.deallocate(p);
+          atomicAdd(&stats->corrupted, 1ull);  // cannot happen: every block takes 16 bytes or more
+          return;
+        }
+        out[i] = p;
+      }
+    });
+    return read_count();
+  }
+
+  std::uint64_t read_count() {
+    unsigned long long n = 0;
+    HB_CUDA_CHECK(cudaMemcpy(&n, count_, sizeof n, cudaMemcpyDeviceToHost));
+    return std::min<std::uint64_t>(n, capacity_);
+  }
+
+  void free_device_list(void* const* list, std::uint64_t n) {
+    if (n == 0) return;
+    const Api api = owner_.handle();
+    RoundArgs a = buffers_.args();
+    a.n = n;
+    a.grid = static_cast<unsigned>((n + kBlock - 1) / kBlock);
+    launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
+      if (active) api.deallocate(list[tid]);
+    });
+  }
+
+  void free_host_list(const std::vector<void*>& ptrs) {
+    if (ptrs.empty()) return;
+    HB_CUDA_CHECK(cudaMemcpy(list_, ptrs.data(), ptrs.size() * sizeof(void*), cudaMemcpyHostToDevice));
+    free_device_list(list_, ptrs.size());
+  }
+
+ private:
+  alloc::Owner<Api> owner_;
+  RoundBuffers buffers_;
+  std::uint64_t budget_ns_;
+  Case c_;
+  std::uint64_t capacity_;
+  void** blocks_ = nullptr;
+  void** list_ = nullptr;
+  void** refill_ = nullptr;
+  unsigned long long* count_ = nullptr;
+  std::uint64_t first_fill_ = 0;
+  CapacityRaw raw_;
+  EventTimer timer_;
+};
+
+std::unique_ptr<Round> make_capacity(const Case& c, double budget_s) {
+  return alloc::with_heap_api(c.api, [&](auto api) -> std::unique_ptr<Round> {
+    return std::make_unique<CapacityRunner<decltype(api)>>(c, budget_s);
+  });
+}
+
+}  // namespace heapbench::detail
