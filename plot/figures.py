@@ -163,18 +163,27 @@ def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylab
 
 
 def latency(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
-    cols = [c for c in ("lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_max_ns") if c in cases.columns]
-    lat = cases[cases[cols].notna().any(axis=1)] if cols else cases.iloc[0:0]
-    if lat.empty:
+    """Percentiles of per-call latency, allocation and free side by side, one row per case."""
+    kinds = [(prefix, title) for prefix, title in (("lat_", "allocation"), ("free_lat_", "free"))
+             if f"{prefix}p50_ns" in cases.columns and cases[f"{prefix}p50_ns"].notna().any()]
+    if not kinds:
         return
-    fig, ax = plt.subplots(figsize=(max(6, 0.35 * len(lat)), 4), layout="constrained")
-    x = np.arange(len(lat))
-    for k, c in enumerate(cols):
-        ax.scatter(x, lat[c], label=c.replace("lat_", "").replace("_ns", ""), s=12, marker="os^v"[k])
-    ax.set_xticks(x, lat["case"], rotation=90, fontsize=6)
-    ax.set_yscale("log")
-    ax.set_ylabel("latency per call (ns, from clock64)")
-    ax.legend(fontsize=7)
+    lat = cases[cases[f"{kinds[0][0]}p50_ns"].notna()].sort_values("case")
+    fig, axes = plt.subplots(1, len(kinds), figsize=(6 * len(kinds) + 3, 0.32 * len(lat) + 1.8), squeeze=False,
+                             sharey=True, layout="constrained")
+    y = np.arange(len(lat))
+    for ax, (prefix, title) in zip(axes[0], kinds):
+        for k, q in enumerate(("p50", "p90", "p99", "max")):
+            col = f"{prefix}{q}_ns"
+            if col in lat.columns:
+                ax.scatter(lat[col], y, label=q, s=14, marker="os^v"[k])
+        ax.set_xscale("log")
+        ax.set_xlabel(f"{title} latency per call (ns, clock64 / SM clock)")
+        ax.set_title(title, fontsize=9)
+        ax.grid(True, axis="x", alpha=0.3)
+    axes[0][0].set_yticks(y, lat["case"], fontsize=7)
+    axes[0][0].invert_yaxis()
+    axes[0][-1].legend(fontsize=7)
     fig.suptitle(f"per-call latency percentiles\n{res.title_suffix()}", fontsize=10)
     _save(fig, out, "latency", written)
 

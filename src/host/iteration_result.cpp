@@ -8,7 +8,7 @@ std::string IterationResult::problem(double kernel_budget_s) const {
   std::string why;
   auto add = [&](const std::string& s) { why += why.empty() ? s : "; " + s; };
   if (not_started) {
-    add(fmt::format("truncated: {} allocating threads found the {:g} s kernel budget spent and stopped "
+    add(fmt::format("truncated: {} thread(s), summed over the round's launches, found the {:g} s kernel budget spent and stopped "
                     "(--kernel-budget-ms raises it)",
                     not_started, kernel_budget_s));
   }

@@ -33,18 +33,22 @@ std::vector<Sweep> default_sweep() {
   matrix.max_demand_fraction = 0.5;
 
   // Capacity: 1024 threads fill each heap with one block size. Every fill ends
-  // with one failing call per thread, and on an H200 a failing call on a full
-  // heap costs milliseconds: 32 K threads made one case take about a minute.
-  // A 1 GiB fill with 1024 threads runs past the 5 s kernel budget, so the
-  // default stops at 64 MiB.
+  // with one failing call per thread, and on an H200 failing calls on a full
+  // heap are slow: with 32 K threads one 8 MiB case took about a minute, and
+  // with 1024 threads filling 64 MiB with blocks of 1 KiB or less ran past the
+  // 5 s kernel budget (results/H200_2026-11-29_capacity.json). So every size
+  // fills 8 MiB, and only 4 KiB and 64 KiB blocks fill 64 MiB.
   Sweep capacity;
   capacity.patterns = {"capacity"};
   capacity.apis = {"malloc", "bump"};
   capacity.sizes = {16, 64, 256, 1024, 4096, 65536};
   capacity.aligns = {16};
   capacity.threads = {1024};
-  capacity.heaps = {8 * kMiB, 64 * kMiB};
-  return {spine, matrix, capacity};
+  capacity.heaps = {8 * kMiB};
+  Sweep capacity_large = capacity;
+  capacity_large.sizes = {4096, 65536};
+  capacity_large.heaps = {64 * kMiB};
+  return {spine, matrix, capacity, capacity_large};
 }
 
 void sort_run_order(std::vector<Case>& cases) {
