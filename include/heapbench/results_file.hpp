@@ -1,15 +1,17 @@
 #pragma once
-// The results file named by --benchmark_out is never truncated by a run that
-// fails: Google Benchmark writes to "<path>.partial", and only a run that
-// produced results renames it over <path>.
+// The results file named by --benchmark_out. Google Benchmark insists on
+// opening (and truncating) the file it is given, so it is given a scratch file,
+// "<path>.partial", and heapbench's SnapshotReporter writes <path> itself after
+// each finished case. A run refused or failed before any case finished never
+// touches <path>.
 #include <string>
 
 namespace heapbench {
 
 class ResultsFile {
  public:
-  // Checks that the partial file can be created (so an unwritable path is refused
-  // before any kernel runs). Throws std::runtime_error naming the path otherwise.
+  // Creates the scratch file, so an unwritable path is refused before any
+  // kernel runs. Throws std::runtime_error naming the path otherwise.
   explicit ResultsFile(std::string path);
   ResultsFile(const ResultsFile&) = delete;
   ResultsFile& operator=(const ResultsFile&) = delete;
@@ -17,9 +19,7 @@ class ResultsFile {
   const std::string& path() const { return path_; }
   const std::string& partial_path() const { return partial_; }
 
-  // Atomically replaces path() with the partial file. Throws on failure.
-  void commit();
-  // Leaves path() untouched and removes the partial file.
+  // Removes the scratch file; path() is left as it is.
   void discard();
 
  private:

@@ -15,6 +15,7 @@ struct Parsed {
   int device = 0;
   double kernel_budget_ms = 5000.0;
   std::string out;
+  std::string out_format = "json";
   bool list_tests = false;
   bool help = false;
   bool profile = false;
@@ -39,6 +40,7 @@ void add_flags(CLI::App& app, Parsed& p) {
                  "and the case is reported as an error (default 5000)");
   app.add_option("--benchmark_out", p.out,
                  "Results file (Google Benchmark JSON); an existing file is replaced only by a run that produced results");
+  app.add_option("--benchmark_out_format", p.out_format, "Results file format: json (the only one heapbench writes)");
   app.add_flag("--profile", p.profile,
                "Profiling mode: every case runs a fixed number of timed rounds (--profile-iterations) "
                "after its warm-up, with no calibration, so a timeline has a few clean rounds of each case");
@@ -134,6 +136,9 @@ Options parse_options(int argc, const char* const* argv) {
   o.device = p.device;
   if (!(p.kernel_budget_ms > 0.0)) throw UsageError(fmt::format("--kernel-budget-ms={}: must be > 0", p.kernel_budget_ms));
   o.kernel_budget_s = p.kernel_budget_ms / 1000.0;
+  if (p.out_format != "json") {
+    throw UsageError(fmt::format("--benchmark_out_format={}: heapbench writes its results file as json only", p.out_format));
+  }
   if (app.count("--benchmark_out")) {
     if (p.out.empty()) throw UsageError("--benchmark_out: empty path");
     o.out = p.out;

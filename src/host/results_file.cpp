@@ -17,12 +17,6 @@ ResultsFile::ResultsFile(std::string path) : path_(std::move(path)), partial_(pa
   }
 }
 
-void ResultsFile::commit() {
-  if (std::rename(partial_.c_str(), path_.c_str()) != 0) {
-    throw std::runtime_error(fmt::format("cannot move '{}' to '{}': {}", partial_, path_, std::strerror(errno)));
-  }
-}
-
 void ResultsFile::discard() { std::remove(partial_.c_str()); }
 
 }  // namespace heapbench

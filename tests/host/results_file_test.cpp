@@ -28,23 +28,13 @@ class ResultsFileTest : public ::testing::Test {
   fs::path dir_;
 };
 
-TEST_F(ResultsFileTest, AnExistingFileSurvivesADiscardedRun) {
+TEST_F(ResultsFileTest, AnExistingFileSurvivesARunThatFinishedNoCase) {
   const auto path = dir_ / "results.json";
   std::ofstream(path) << "old results";
   ResultsFile f(path.string());
   std::ofstream(f.partial_path()) << "half a run";
   f.discard();
   EXPECT_EQ(slurp(path), "old results");
-  EXPECT_FALSE(fs::exists(f.partial_path()));
-}
-
-TEST_F(ResultsFileTest, CommitReplacesTheFile) {
-  const auto path = dir_ / "results.json";
-  std::ofstream(path) << "old results";
-  ResultsFile f(path.string());
-  std::ofstream(f.partial_path()) << "new results";
-  f.commit();
-  EXPECT_EQ(slurp(path), "new results");
   EXPECT_FALSE(fs::exists(f.partial_path()));
 }
 

@@ -1,0 +1,140 @@
+// heapbench's program: Google Benchmark's command line plus heapbench's own
+// flags (--sizes, --threads, --heaps, ...; see --help), over the device that
+// DeviceHooks reach.
+//
+// Exit codes: 0 results written; 1 no case ran; 2 bad command line (before any
+// kernel runs); 3 no usable device.
+#include "app.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <optional>
+
+#include "context.hpp"
+#include "families.hpp"
+#include "heapbench/options.hpp"
+#include "heapbench/parse.hpp"
+#include "heapbench/results_file.hpp"
+#include "heapbench/sweep.hpp"
+#include "snapshot_reporter.hpp"
+
+namespace heapbench {
+namespace {
+
+constexpr int kExitNoResults = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitNoDevice = 3;
+
+template <class... Args>
+int fail(int code, fmt::format_string<Args...> f, Args&&... args) {
+  fmt::print(stderr, "heapbench: {}\n", fmt::format(f, std::forward<Args>(args)...));
+  return code;
+}
+
+}  // namespace
+
+int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
+  Options o;
+  try {
+    o = parse_options(argc, argv);
+  } catch (const UsageError& e) {
+    return fail(kExitUsage, "{} (see --help)", e.what());
+  }
+  if (o.help) {
+    fmt::print("{}\nGoogle Benchmark's flags, also accepted:\n", options_help());
+    benchmark::PrintDefaultHelp();
+    return 0;
+  }
+
+  const std::vector<Case> cases = plan_cases(o.sweeps);
+  if (cases.empty()) {
+    return fail(kExitUsage,
+                "the sweep has no cases: the patterns and APIs given have no supported pair "
+                "(alloca is per_thread only), or --max-demand-fraction leaves out every point");
+  }
+  std::unique_ptr<Backend> backend = hooks.make_backend(o.device);
+  const RunConfig cfg{backend.get(), o.kernel_budget_s, o.profile ? o.profile_iterations : 0};
+  std::vector<std::string> names;
+  for (const auto& c : cases) names.push_back(benchmark_name(c, cfg));
+
+  std::optional<ResultsFile> out;
+  if (o.out && !o.list_tests) {
+    try {
+      out.emplace(*o.out);
+    } catch (const std::exception& e) {
+      return fail(kExitUsage, "{}", e.what());
+    }
+    o.benchmark_args.push_back("--benchmark_out=" + out->partial_path());
+  }
+  // Removes the scratch file Google Benchmark is given as --benchmark_out (the
+  // results themselves are written by SnapshotReporter) and returns `code`.
+  auto finish = [&](int code) {
+    if (out) out->discard();
+    return code;
+  };
+
+  std::vector<char*> bargv;
+  for (auto& a : o.benchmark_args) bargv.push_back(a.data());
+  bargv.push_back(nullptr);
+  int bargc = static_cast<int>(bargv.size()) - 1;
+  benchmark::Initialize(&bargc, bargv.data());
+  if (benchmark::ReportUnrecognizedArguments(bargc, bargv.data())) return finish(kExitUsage);
+
+  const std::string filter = benchmark::GetBenchmarkFilter();
+  try {
+    if (count_matching(names, filter) == 0) {
+      fmt::print(stderr, "heapbench: --benchmark_filter='{}' matches none of the {} cases (--benchmark_list_tests lists them)\n",
+                 filter, names.size());
+      return finish(kExitUsage);
+    }
+  } catch (const std::invalid_argument& e) {
+    fmt::print(stderr, "heapbench: {}\n", e.what());
+    return finish(kExitUsage);
+  }
+
+  register_cases(cases, cfg);
+
+  if (o.list_tests) {
+    benchmark::RunSpecifiedBenchmarks();
+    return 0;
+  }
+
+  DeviceInfo device;
+  try {
+    device = hooks.probe(o.device);
+  } catch (const NoDeviceError& e) {
+    fmt::print(stderr, "heapbench: {}\n", e.what());
+    return finish(kExitNoDevice);
+  } catch (const DeviceError& e) {
+    fmt::print(stderr, "heapbench: cannot query device {}: {}\n", o.device, e.what());
+    return finish(kExitNoDevice);
+  }
+  for (const auto& c : cases) {
+    const std::uint64_t h = c.heap;
+    if (h >= device.total_memory) {
+      fmt::print(stderr, "heapbench: --heaps: {} is not smaller than the {} bytes ({}) of device {} ({})\n",
+                 format_quantity(h), device.total_memory, format_quantity(device.total_memory), device.index,
+                 device.name);
+      return finish(kExitUsage);
+    }
+  }
+  add_results_context(device, o);
+
+  std::size_t ran = 0;
+  try {
+    if (out) {
+      SnapshotReporter snapshots(out->path());
+      ran = benchmark::RunSpecifiedBenchmarks(nullptr, &snapshots);
+    } else {
+      ran = benchmark::RunSpecifiedBenchmarks();
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "heapbench: {}\n", e.what());
+    return finish(kExitNoResults);
+  }
+  benchmark::Shutdown();
+  return finish(ran == 0 ? kExitNoResults : 0);
+}
+
+}  // namespace heapbench

@@ -1,0 +1,20 @@
+#pragma once
+// heapbench's program, reaching the device through hooks: the real binary
+// passes the CUDA ones (bench/main.cpp); tests pass a device that needs no GPU.
+#include <functional>
+#include <memory>
+
+#include "heapbench/backend.hpp"
+#include "heapbench/device.hpp"
+
+namespace heapbench {
+
+struct DeviceHooks {
+  // Throws NoDeviceError (one-line reason) or DeviceError.
+  std::function<DeviceInfo(int device)> probe;
+  std::function<std::unique_ptr<Backend>(int device)> make_backend;
+};
+
+int run_heapbench(int argc, char** argv, const DeviceHooks& hooks);
+
+}  // namespace heapbench

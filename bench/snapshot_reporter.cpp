@@ -1,0 +1,48 @@
+#include "snapshot_reporter.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+namespace heapbench {
+
+bool SnapshotReporter::ReportContext(const Context& context) {
+  context_.emplace(context);
+  return true;
+}
+
+void SnapshotReporter::ReportRuns(const std::vector<Run>& runs) {
+  runs_.insert(runs_.end(), runs.begin(), runs.end());
+  write();
+}
+
+void SnapshotReporter::Finalize() {
+  if (!runs_.empty()) write();
+}
+
+void SnapshotReporter::write() {
+  std::ostringstream out, err;
+  benchmark::JSONReporter json;
+  json.SetOutputStream(&out);
+  json.SetErrorStream(&err);
+  if (context_) json.ReportContext(*context_);
+  json.ReportRuns(runs_);
+  json.Finalize();
+  const std::string tmp = path_ + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << out.str();
+    f.flush();
+    if (!f) throw std::runtime_error(fmt::format("cannot write '{}': {}", tmp, std::strerror(errno)));
+  }
+  if (std::rename(tmp.c_str(), path_.c_str()) != 0) {
+    throw std::runtime_error(fmt::format("cannot move '{}' to '{}': {}", tmp, path_, std::strerror(errno)));
+  }
+}
+
+}  // namespace heapbench

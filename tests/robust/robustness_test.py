@@ -1,0 +1,108 @@
+"""What a user must be able to trust, checked without a GPU on heapbench's own
+program over a stand-in device (tests/robust/nogpu_main.cpp): the results file
+is valid JSON with every finished case after SIGTERM or Ctrl-C, a device error in
+one case is an error result and later cases still run, and bad input judged
+against the device is refused before any case runs, leaving files alone.
+
+usage: robustness_test.py PATH/TO/heapbench_nogpu
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+BINARY = None
+SMALL = ["--patterns=per_thread", "--apis=malloc", "--threads=32", "--heaps=8M"]
+
+
+def run(*args, env=None, timeout=120):
+    return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=timeout,
+                          env=dict(os.environ, **(env or {})))
+
+
+class Interrupts(unittest.TestCase):
+    def interrupt(self, sig):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            sizes = "--sizes=16,32,64,128,256,512,1K,2K"
+            p = subprocess.Popen([BINARY, *SMALL, sizes, "--profile", "--profile-iterations=2",
+                                  f"--benchmark_out={out}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 env=dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS="150"))
+            deadline = time.time() + 60
+            cases = 0
+            while time.time() < deadline and cases < 2:
+                time.sleep(0.05)
+                if os.path.exists(out):
+                    with open(out) as f:
+                        cases = len(json.load(f)["benchmarks"])  # valid JSON at every moment
+            p.send_signal(sig)
+            p.wait(timeout=30)
+            self.assertNotEqual(p.returncode, 0, "the run was meant to be cut short")
+            with open(out) as f:
+                doc = json.load(f)
+            names = [b["name"] for b in doc["benchmarks"]]
+            self.assertGreaterEqual(len(names), 2)
+            self.assertLess(len(names), 8, "the run finished before the signal: the test proves nothing")
+            self.assertEqual(names[0], "per_thread/malloc/size:16/threads:32/heap:8/iterations:2/manual_time")
+            self.assertEqual(doc["context"]["gpu_name"], "stand-in device (heapbench tests, no GPU)")
+            self.assertTrue(all("allocs_per_s" in b for b in doc["benchmarks"]))
+
+    def test_sigterm_leaves_every_finished_case_readable(self):
+        self.interrupt(signal.SIGTERM)
+
+    def test_ctrl_c_leaves_every_finished_case_readable(self):
+        self.interrupt(signal.SIGINT)
+
+
+class DeviceErrors(unittest.TestCase):
+    def test_an_error_in_one_case_is_an_error_result_and_the_rest_run(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            r = run(*SMALL, "--sizes=16,32,64", f"--benchmark_out={out}", "--benchmark_min_time=0.01",
+                    env={"HEAPBENCH_NOGPU_FAIL": "size:32/"})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out) as f:
+                runs = {b["name"].split("/manual_time")[0]: b for b in json.load(f)["benchmarks"]}
+            bad = runs["per_thread/malloc/size:32/threads:32/heap:8"]
+            self.assertTrue(bad["error_occurred"])
+            self.assertIn("illegal address", bad["error_message"])
+            self.assertNotIn("allocs_per_s", bad, "an error result must carry no figure")
+            for ok in ("size:16/", "size:64/"):
+                b = runs[f"per_thread/malloc/{ok}threads:32/heap:8"]
+                self.assertFalse(b.get("error_occurred", False))
+                self.assertGreater(b["allocs_per_s"], 0)
+            self.assertEqual(sorted(os.listdir(d)), ["r.json"], "scratch files left behind")
+
+
+class BadInputAgainstTheDevice(unittest.TestCase):
+    def refused(self, args, code, needle):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            with open(out, "w") as f:
+                f.write('{"earlier": "results"}')
+            r = run(*args, f"--benchmark_out={out}")
+            self.assertEqual(r.returncode, code, (r.stdout, r.stderr))
+            self.assertIn(needle, r.stderr)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertNotIn("per_thread/", r.stdout, "a case ran")
+            with open(out) as f:
+                self.assertEqual(f.read(), '{"earlier": "results"}')
+            self.assertEqual(os.listdir(d), ["r.json"])
+
+    def test_a_heap_as_large_as_the_device_is_refused(self):
+        self.refused([*SMALL[:3], "--sizes=64", "--heaps=8M,2G"], 2, "--heaps: 2G is not smaller than")
+
+    def test_a_device_that_is_not_there_is_refused(self):
+        self.refused([*SMALL, "--sizes=64", "--device=1"], 3, "--device=1")
+
+    def test_a_results_format_other_than_json_is_refused(self):
+        self.refused([*SMALL, "--sizes=64", "--benchmark_out_format=csv"], 2, "json only")
+
+
+if __name__ == "__main__":
+    BINARY = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
