@@ -23,7 +23,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from heapbench_results import Results, SchemaError, load  # noqa: E402
+from heapbench_results import Results, SchemaError, cuda_version, load  # noqa: E402
 
 BASELINES = {"bump", "alloca"}
 
@@ -194,7 +194,7 @@ def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -
              f"- file: `{res.path.name}`",
              f"- GPU: {res.gpu} (compute capability {ctx.get('gpu_compute_capability', '?')}, "
              f"{ctx.get('gpu_sm_count', '?')} SMs, SM clock {ctx.get('gpu_sm_clock_khz', '?')} kHz)",
-             f"- CUDA runtime {_cuda_str(ctx.get('cuda_runtime_version'))}, driver API {_cuda_str(ctx.get('cuda_driver_version'))}",
+             f"- CUDA runtime {cuda_version(ctx.get('cuda_runtime_version'))}, driver API {cuda_version(ctx.get('cuda_driver_version'))}",
              f"- heapbench {ctx.get('heapbench_version', '?')} at {ctx.get('heapbench_git_commit', '?')}, "
              f"schema {res.schema_version}, run {ctx.get('date', '?')}",
              f"- cases: {len(cases)}, errors: {int(cases['error'].sum())}", ""]
@@ -223,14 +223,6 @@ def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -
     path = out / "summary.md"
     path.write_text("\n".join(lines))
     return path
-
-
-def _cuda_str(v) -> str:
-    try:
-        v = int(v)
-        return f"{v // 1000}.{(v % 1000) // 10}"
-    except (TypeError, ValueError):
-        return "?"
 
 
 def make_figures(results_path: str | Path, out: str | Path) -> list[Path]:

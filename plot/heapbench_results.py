@@ -57,7 +57,7 @@ class Results:
         return f"{self.gpu} {date}".strip()
 
     def title_suffix(self) -> str:
-        return (f"{self.gpu}, CUDA {_cuda(self.context.get('cuda_runtime_version'))}, "
+        return (f"{self.gpu}, CUDA {cuda_version(self.context.get('cuda_runtime_version'))}, "
                 f"heapbench {self.context.get('heapbench_version', '?')}")
 
     def iterations(self) -> pd.DataFrame:
@@ -79,7 +79,8 @@ class Results:
         return agg
 
 
-def _cuda(v) -> str:
+def cuda_version(v) -> str:
+    """13000 -> "13.0": CUDA's integer versions as people write them."""
     try:
         v = int(v)
         return f"{v // 1000}.{(v % 1000) // 10}"

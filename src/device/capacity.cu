@@ -167,9 +167,7 @@ class CapacityRunner final : public Round {
 };
 
 std::unique_ptr<Round> make_capacity(const Case& c, double budget_s) {
-  return alloc::with_heap_api(c.api, [&](auto api) -> std::unique_ptr<Round> {
-    return std::make_unique<CapacityRunner<decltype(api)>>(c, budget_s);
-  });
+  return make_for_api<CapacityRunner>(c, budget_s);
 }
 
 }  // namespace heapbench::detail

@@ -117,15 +117,10 @@ class ChurnRunner final : public Round {
 
   IterationResult collect() override {
     const DeviceStats s = buffers_.read_stats();
-    IterationResult out;
-    out.not_started = s.not_started;
-    out.misaligned = s.misaligned;
-    out.corrupted = s.corrupted;
+    IterationResult out = RoundBuffers::result_from(s);
     if (s.frees != s.successes) {
       out.fault = "churn freed " + std::to_string(s.frees) + " blocks of " + std::to_string(s.successes) + " allocated";
     }
-    out.tally.attempts = s.attempts;
-    out.tally.successes = s.successes;
     out.tally.frees = s.frees;
     out.tally.bytes = s.bytes;
     const double t = timer_.seconds();
@@ -149,10 +144,6 @@ class ChurnRunner final : public Round {
   EventTimer timer_;
 };
 
-std::unique_ptr<Round> make_churn(const Case& c, double budget_s) {
-  return alloc::with_heap_api(c.api, [&](auto api) -> std::unique_ptr<Round> {
-    return std::make_unique<ChurnRunner<decltype(api)>>(c, budget_s);
-  });
-}
+std::unique_ptr<Round> make_churn(const Case& c, double budget_s) { return make_for_api<ChurnRunner>(c, budget_s); }
 
 }  // namespace heapbench::detail

@@ -87,12 +87,7 @@ class AllocaRunner final : public Round {
   }
   IterationResult collect() override {
     const DeviceStats s = buffers_.read_stats();
-    IterationResult out;
-    out.not_started = s.not_started;
-    out.misaligned = s.misaligned;
-    out.corrupted = s.corrupted;
-    out.tally.attempts = s.attempts;
-    out.tally.successes = s.successes;
+    IterationResult out = RoundBuffers::result_from(s);
     out.tally.bytes = s.successes * c_.size;
     out.tally.alloc_seconds = timer_.seconds();
     out.timed_seconds = out.tally.alloc_seconds;

@@ -107,6 +107,17 @@ class RoundBuffers {
     HB_CUDA_CHECK(cudaMemcpy(&s, args_.stats, sizeof s, cudaMemcpyDeviceToHost));
     return s;
   }
+  // The counters every round reports the same way; bytes, frees and times are
+  // the runner's to fill.
+  static IterationResult result_from(const DeviceStats& s) {
+    IterationResult out;
+    out.not_started = s.not_started;
+    out.misaligned = s.misaligned;
+    out.corrupted = s.corrupted;
+    out.tally.attempts = s.attempts;
+    out.tally.successes = s.successes;
+    return out;
+  }
 
  private:
   RoundArgs args_;
@@ -156,12 +167,7 @@ class ThreePhaseRunner final : public Round {
   IterationResult collect() override {
     HB_CUDA_CHECK(cudaDeviceSynchronize());
     const DeviceStats s = buffers_.read_stats();
-    IterationResult out;
-    out.not_started = s.not_started;
-    out.misaligned = s.misaligned;
-    out.corrupted = s.corrupted;
-    out.tally.attempts = s.attempts;
-    out.tally.successes = s.successes;
+    IterationResult out = RoundBuffers::result_from(s);
     out.tally.bytes = s.successes * c_.size * Pattern::call_stride;
     out.tally.frees = s.successes;
     out.tally.alloc_seconds = alloc_.seconds();
@@ -193,11 +199,23 @@ class ThreePhaseRunner final : public Round {
   EventTimer alloc_, use_, free_;
 };
 
+// Runner<Api> for the heap API the case names.
+template <template <class> class Runner>
+std::unique_ptr<Round> make_for_api(const Case& c, double budget_s) {
+  return alloc::with_heap_api(c.api, [&](auto api) -> std::unique_ptr<Round> {
+    return std::make_unique<Runner<decltype(api)>>(c, budget_s);
+  });
+}
+
+template <class Pattern>
+struct ThreePhase {
+  template <class Api>
+  using Runner = ThreePhaseRunner<Pattern, Api>;
+};
+
 template <class Pattern>
 std::unique_ptr<Round> make_three_phase(const Case& c, double budget_s) {
-  return alloc::with_heap_api(c.api, [&](auto api) -> std::unique_ptr<Round> {
-    return std::make_unique<ThreePhaseRunner<Pattern, decltype(api)>>(c, budget_s);
-  });
+  return make_for_api<ThreePhase<Pattern>::template Runner>(c, budget_s);
 }
 
 // One factory per pattern file.

@@ -1,8 +1,9 @@
-"""Records the NVTX events heapbench's harness emits (through an NVTX injection
-library, as Nsight Systems would receive them) and checks their names, nesting,
+"""Records the NVTX events heapbench emits (through an NVTX injection library,
+as Nsight Systems would receive them) while its program runs four cases on the
+stand-in device (tests/robust/nogpu_main.cpp), and checks their names, nesting,
 categories, payloads and the device-reset mark. Needs no GPU.
 
-usage: nvtx_ranges_test.py RECORDER.so HARNESS HARNESS_NVTX_OFF
+usage: nvtx_ranges_test.py RECORDER.so HEAPBENCH_NOGPU HEAPBENCH_NOGPU_NVTX_OFF
 """
 import os
 import subprocess
@@ -10,15 +11,17 @@ import sys
 import tempfile
 import unittest
 
-RECORDER = HARNESS = HARNESS_OFF = None
+RECORDER = HEAPBENCH = HEAPBENCH_OFF = None
 PHASES = ["allocate", "use", "free", "verify"]
+ARGS = ["--patterns=per_thread,per_warp", "--apis=malloc", "--sizes=64", "--threads=1024", "--heaps=8M,64M",
+        "--profile", "--profile-iterations=2"]
 
 
 def record(binary):
     with tempfile.TemporaryDirectory() as d:
         log = os.path.join(d, "nvtx.log")
         env = dict(os.environ, NVTX_INJECTION64_PATH=RECORDER, HEAPBENCH_NVTX_LOG=log)
-        r = subprocess.run([binary], env=env, capture_output=True, text=True, timeout=120)
+        r = subprocess.run([binary, *ARGS], env=env, capture_output=True, text=True, timeout=120)
         assert r.returncode == 0, r.stdout + r.stderr
         if not os.path.exists(log):
             return []
@@ -50,7 +53,7 @@ def tree(events):
 class NvtxRanges(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.events = record(HARNESS)
+        cls.events = record(HEAPBENCH)
         cls.root = tree(cls.events)
 
     def test_categories_are_named_once(self):
@@ -63,10 +66,11 @@ class NvtxRanges(unittest.TestCase):
         cases = self.root["children"]
         self.assertEqual([c["name"] for c in cases], [
             "per_thread/malloc/size:64/threads:1024/heap:8/iterations:2/manual_time",
-            "per_warp/malloc/size:64/threads:2048/heap:8/iterations:2/manual_time",
-            "per_thread/malloc/size:64/threads:4096/heap:64/iterations:2/manual_time",
+            "per_warp/malloc/size:64/threads:1024/heap:8/iterations:2/manual_time",
+            "per_thread/malloc/size:64/threads:1024/heap:64/iterations:2/manual_time",
+            "per_warp/malloc/size:64/threads:1024/heap:64/iterations:2/manual_time",
         ])
-        self.assertEqual([c["payload"] for c in cases], [1024, 2048, 4096])
+        self.assertEqual([c["payload"] for c in cases], [1024] * 4)
 
     def test_each_case_nests_heap_probe_warmup_rounds_probe(self):
         cat_of = {m: int(c) for k, _, c, _, m in self.events if k == "category"}
@@ -85,15 +89,15 @@ class NvtxRanges(unittest.TestCase):
 
     def test_a_device_reset_is_marked_inside_the_heap_range(self):
         heap_ranges = [case["children"][0] for case in self.root["children"]]
-        self.assertEqual([h["payload"] for h in heap_ranges], [8, 8, 64])
-        self.assertEqual([h["marks"] for h in heap_ranges], [[], [], ["device reset for a 64 MiB heap"]])
+        self.assertEqual([h["payload"] for h in heap_ranges], [8, 8, 64, 64])
+        self.assertEqual([h["marks"] for h in heap_ranges], [[], [], ["device reset for a 64 MiB heap"], []])
 
     def test_the_nvtx_off_build_emits_nothing(self):
-        events = record(HARNESS_OFF)
+        events = record(HEAPBENCH_OFF)
         self.assertEqual([e for e in events if e[0] in ("push", "pop", "mark")], [])
 
 
 if __name__ == "__main__":
-    RECORDER, HARNESS, HARNESS_OFF = (os.path.abspath(a) for a in sys.argv[1:4])
+    RECORDER, HEAPBENCH, HEAPBENCH_OFF = (os.path.abspath(a) for a in sys.argv[1:4])
     del sys.argv[1:4]
     unittest.main(verbosity=2)
