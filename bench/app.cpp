@@ -9,10 +9,12 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 
 #include "context.hpp"
 #include "families.hpp"
+#include "orchestrate.hpp"
 #include "heapbench/options.hpp"
 #include "heapbench/parse.hpp"
 #include "heapbench/results_file.hpp"
@@ -47,7 +49,16 @@ int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
     return 0;
   }
 
-  const std::vector<Case> cases = plan_cases(o.sweeps);
+  std::vector<Case> cases = plan_cases(o.sweeps);
+  if (o.only_heap != 0) {
+    // A child of --isolate/--devices: the parent's plan, one heap size of it.
+    cases.erase(std::remove_if(cases.begin(), cases.end(), [&](const Case& c) { return c.heap != o.only_heap; }),
+                cases.end());
+  }
+  const bool orchestrate = o.only_heap == 0 && (o.isolate || !o.devices.empty()) && !o.list_tests;
+  if (orchestrate && !o.out) {
+    return fail(kExitUsage, "--isolate and --devices merge their children's results into --benchmark_out: give one");
+  }
   if (cases.empty()) {
     return fail(kExitUsage,
                 "the sweep has no cases: the patterns and APIs given have no supported pair "
@@ -100,24 +111,61 @@ int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
     return 0;
   }
 
-  DeviceInfo device;
-  try {
-    device = hooks.probe(o.device);
-  } catch (const NoDeviceError& e) {
-    fmt::print(stderr, "heapbench: {}\n", e.what());
-    return finish(kExitNoDevice);
-  } catch (const DeviceError& e) {
-    fmt::print(stderr, "heapbench: cannot query device {}: {}\n", o.device, e.what());
-    return finish(kExitNoDevice);
-  }
-  for (const auto& c : cases) {
-    const std::uint64_t h = c.heap;
-    if (h >= device.total_memory) {
-      fmt::print(stderr, "heapbench: --heaps: {} is not smaller than the {} bytes ({}) of device {} ({})\n",
-                 format_quantity(h), device.total_memory, format_quantity(device.total_memory), device.index,
-                 device.name);
-      return finish(kExitUsage);
+  // Every device this run uses answers, and holds every heap asked of it.
+  std::vector<int> devices = o.devices.empty() || o.only_heap != 0 ? std::vector<int>{o.device} : o.devices;
+  if (devices == std::vector<int>{-1}) {  // --devices=all
+    devices.clear();
+    for (int d = 0; d < 64; ++d) {
+      try {
+        hooks.probe(d);
+        devices.push_back(d);
+      } catch (const std::exception&) {
+        break;
+      }
     }
+  }
+  DeviceInfo device;
+  for (int d : devices) {
+    try {
+      device = hooks.probe(d);
+    } catch (const NoDeviceError& e) {
+      fmt::print(stderr, "heapbench: {}\n", e.what());
+      return finish(kExitNoDevice);
+    } catch (const DeviceError& e) {
+      fmt::print(stderr, "heapbench: cannot query device {}: {}\n", d, e.what());
+      return finish(kExitNoDevice);
+    }
+    for (const auto& c : cases) {
+      if (c.heap >= device.total_memory) {
+        fmt::print(stderr, "heapbench: --heaps: {} is not smaller than the {} bytes ({}) of device {} ({})\n",
+                   format_quantity(c.heap), device.total_memory, format_quantity(device.total_memory),
+                   device.index, device.name);
+        return finish(kExitUsage);
+      }
+    }
+  }
+
+  if (orchestrate) {
+    const auto selected = filter_matches(names, filter);
+    std::vector<ChildPlan> plan;
+    for (int d : devices) {
+      for (std::size_t i = 0; i < cases.size(); ++i) {
+        if (!selected[i]) continue;
+        if (plan.empty() || plan.back().device != d || plan.back().heap != cases[i].heap) {
+          plan.push_back(ChildPlan{d, cases[i].heap, {}});
+        }
+        plan.back().expected.push_back(names[i]);
+      }
+    }
+    std::vector<std::string> args = o.raw_args;
+    ChildrenOutcome done;
+    try {
+      done = run_children(args, plan, out->path(), devices.size() > 1);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "heapbench: {}\n", e.what());
+      return finish(kExitNoResults);
+    }
+    return finish(done.entries == 0 ? kExitNoResults : 0);
   }
   add_results_context(device, o);
 

@@ -84,14 +84,16 @@ def significance(a: pd.Series, b: pd.Series) -> tuple[float, str]:
 def compare_pair(base: Results, other: Results) -> pd.DataFrame:
     """One row per case present in both files: ratios per figure and the test."""
     bc, oc = base.cases(), other.cases()
-    merged = bc.merge(oc, on=["case", "pattern", "api", "size", "align", "threads", "heap_mib"],
+    merged = bc.merge(oc, on=["case", "pattern", "api", "size", "align", "threads", "heap_mib", "gpu_index"],
                       suffixes=("_a", "_b"), how="inner")
     rows = []
-    reps_a = {k: g["allocs_per_s"] for k, g in base.iterations().query("~error").groupby("case")}
-    reps_b = {k: g["allocs_per_s"] for k, g in other.iterations().query("~error").groupby("case")}
+    gpus = set(merged["gpu_index"])
+    reps_a = {k: g["allocs_per_s"] for k, g in base.iterations().query("~error").groupby(["case", "gpu_index"])}
+    reps_b = {k: g["allocs_per_s"] for k, g in other.iterations().query("~error").groupby(["case", "gpu_index"])}
     empty = pd.Series(dtype=float)
     for _, m in merged.iterrows():
-        row = {"case": m["case"], "pattern": m["pattern"], "api": m["api"],
+        row = {"case": m["case"] if len(gpus) == 1 else f'{m["case"]} (GPU {m["gpu_index"]})',
+               "pattern": m["pattern"], "api": m["api"],
                "error_a": bool(m["error_a"]), "error_b": bool(m["error_b"]),
                "repetitions_a": int(m["repetitions_a"]), "repetitions_b": int(m["repetitions_b"])}
         for f in FIGURES:
@@ -102,7 +104,8 @@ def compare_pair(base: Results, other: Results) -> pd.DataFrame:
             row["p_value"], row["verdict"] = math.nan, "error in " + (
                 "both" if row["error_a"] and row["error_b"] else "baseline" if row["error_a"] else "other")
         else:
-            row["p_value"], row["verdict"] = significance(reps_a.get(m["case"], empty), reps_b.get(m["case"], empty))
+            key = (m["case"], m["gpu_index"])
+            row["p_value"], row["verdict"] = significance(reps_a.get(key, empty), reps_b.get(key, empty))
         rows.append(row)
     return pd.DataFrame(rows)
 

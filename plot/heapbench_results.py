@@ -71,7 +71,7 @@ class Results:
         if it.empty:
             return it
         counters = [c for c in COUNTERS + ["real_time"] if c in it.columns]
-        keys = ["case", "pattern", "api", "size", "align", "threads", "heap_mib"]
+        keys = ["case", "pattern", "api", "size", "align", "threads", "heap_mib", "gpu_index"]
         agg = it.groupby(keys, dropna=False, sort=False).agg(
             {**{c: "mean" for c in counters}, "error": "any", "error_message": "first", "repetition_index": "count"})
         agg = agg.rename(columns={"repetition_index": "repetitions"}).reset_index()
@@ -89,7 +89,9 @@ def cuda_version(v) -> str:
 
 
 def parse_name(name: str) -> dict | None:
-    """Axes of a case name, or None for a name not in heapbench's scheme."""
+    """Axes of a case name, or None for a name not in heapbench's scheme. Suffixes
+    Google Benchmark or heapbench add (/manual_time, /iterations:N, /device:N)
+    are not part of the case."""
     m = _NAME.match(name)
     if not m:
         return None
@@ -129,7 +131,7 @@ def load(path: str | Path) -> Results:
         axes = parse_name(run_name)
         if axes is None:
             raise SchemaError(f"{path}: case name {run_name!r} does not follow heapbench's naming scheme")
-        row = {**axes, "name": b["name"], "run_type": b.get("run_type", "iteration"),
+        row = {**axes, "gpu_index": int(b.get("gpu_index", 0)), "name": b["name"], "run_type": b.get("run_type", "iteration"),
                "aggregate_name": b.get("aggregate_name", ""), "repetition_index": b.get("repetition_index", 0),
                "error": bool(b.get("error_occurred", False)), "error_message": b.get("error_message", ""),
                "real_time": b.get("real_time", math.nan), "time_unit": b.get("time_unit", ""),

@@ -23,6 +23,10 @@ struct Case {
 // benchmark name, so --benchmark_filter reads like the axes.
 std::string case_name(const Case& c);
 
+// Which of `names` Google Benchmark would select with --benchmark_filter=`filter`
+// (same rules as count_matching). Throws std::invalid_argument for a bad regex.
+std::vector<bool> filter_matches(const std::vector<std::string>& names, const std::string& filter);
+
 // How many of `names` Google Benchmark would select with --benchmark_filter=`filter`
 // (same rules: empty or "all" selects all, a leading '-' negates, POSIX extended regex).
 // Throws std::invalid_argument if the regex does not compile.

@@ -25,6 +25,10 @@ struct Options {
   std::optional<std::string> out;    // --benchmark_out (heapbench writes it safely, see results_file.hpp)
   bool list_tests = false;           // --benchmark_list_tests (needs no GPU)
   bool profile = false;              // --profile: fixed iterations, for a clean timeline
+  bool isolate = false;              // --isolate: each heap group in a child process
+  std::vector<int> devices;          // --devices: one child per device, concurrently (-1: all)
+  std::uint64_t only_heap = 0;       // --only-heap (children of --isolate/--devices): this heap's cases only
+  std::vector<std::string> raw_args; // argv[1..], for children
   int profile_iterations = 3;        // --profile-iterations
   bool help = false;                 // --help / -h
   std::vector<std::string> benchmark_args;  // argv[0] then everything for Google Benchmark

@@ -70,3 +70,17 @@ def test_missing_counters_are_nan_not_zero(write_results):
     del row["frees_per_s"]
     cases = load(write_results([row])).cases()
     assert cases.iloc[0]["frees_per_s"] != cases.iloc[0]["frees_per_s"]  # NaN
+
+
+def test_device_tagged_entries_stay_separate_cases(write_results):
+    rows = []
+    for gpu in (0, 1):
+        b = bench("per_thread/malloc/size:16/threads:32/heap:8", 1e6 * (gpu + 1))
+        b["name"] += f"/device:{gpu}"
+        b["run_name"] += f"/device:{gpu}"
+        b["gpu_index"] = gpu
+        rows.append(b)
+    cases = load(write_results(rows)).cases()
+    assert len(cases) == 2
+    assert sorted(cases["gpu_index"]) == [0, 1]
+    assert sorted(cases["allocs_per_s"]) == [1e6, 2e6]

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <regex>
 #include <stdexcept>
 
@@ -14,7 +15,7 @@ std::string case_name(const Case& c) {
   return name;
 }
 
-std::size_t count_matching(const std::vector<std::string>& names, const std::string& filter) {
+std::vector<bool> filter_matches(const std::vector<std::string>& names, const std::string& filter) {
   // Mirrors Google Benchmark's FindBenchmarks: "" and "all" mean everything; a
   // leading '-' keeps the names that do not match; the rest is an extended regex.
   std::string spec = filter.empty() || filter == "all" ? "." : filter;
@@ -29,11 +30,15 @@ std::size_t count_matching(const std::vector<std::string>& names, const std::str
   } catch (const std::regex_error& e) {
     throw std::invalid_argument(fmt::format("--benchmark_filter='{}' is not a valid regex: {}", filter, e.what()));
   }
-  std::size_t n = 0;
-  for (const auto& name : names) {
-    if (std::regex_search(name, re) != negate) ++n;
-  }
-  return n;
+  std::vector<bool> out;
+  out.reserve(names.size());
+  for (const auto& name : names) out.push_back(std::regex_search(name, re) != negate);
+  return out;
+}
+
+std::size_t count_matching(const std::vector<std::string>& names, const std::string& filter) {
+  const auto m = filter_matches(names, filter);
+  return static_cast<std::size_t>(std::count(m.begin(), m.end(), true));
 }
 
 }  // namespace heapbench

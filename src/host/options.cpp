@@ -1,6 +1,8 @@
 #include "heapbench/options.hpp"
 
 #include <CLI/CLI.hpp>
+
+#include <algorithm>
 #include <fmt/format.h>
 
 #include "heapbench/catalog.hpp"
@@ -20,6 +22,9 @@ struct Parsed {
   bool help = false;
   bool profile = false;
   int profile_iterations = 3;
+  bool isolate = false;
+  std::string devices;
+  std::uint64_t only_heap = 0;
 };
 
 void add_flags(CLI::App& app, Parsed& p) {
@@ -34,12 +39,23 @@ void add_flags(CLI::App& app, Parsed& p) {
   app.add_option("--max-demand-fraction", p.max_demand_fraction,
                  "Skip points whose threads x size exceeds this fraction of the heap "
                  "(default 0.5 for the built-in sweep, 0 = keep all when an axis is given)");
-  app.add_option("--device", p.device, "CUDA device index (default 0)");
+  // Children of --isolate/--devices get --device and --benchmark_out appended: the last one counts.
+  app.add_option("--device", p.device, "CUDA device index (default 0)")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  app.add_option("--devices", p.devices,
+                 "Run on several devices at once, one process each, results merged into one file "
+                 "(e.g. 0,1 or all); each entry gets gpu_index and a /device:N name suffix");
+  app.add_flag("--isolate", p.isolate,
+               "Run each heap size's cases in a child process and merge the results: a fault that kills "
+               "the process costs only that group's unfinished cases, which become error results");
+  app.add_option("--only-heap", p.only_heap)->group("");  // internal: what a child of --isolate runs
   app.add_option("--kernel-budget-ms", p.kernel_budget_ms,
                  "Deadline for one allocating kernel; threads that find it passed do not allocate "
                  "and the case is reported as an error (default 5000)");
   app.add_option("--benchmark_out", p.out,
-                 "Results file (Google Benchmark JSON); an existing file is replaced only by a run that produced results");
+                 "Results file (Google Benchmark JSON), rewritten after every finished case; a run that finishes "
+                 "no case leaves an existing file alone")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--benchmark_out_format", p.out_format, "Results file format: json (the only one heapbench writes)");
   app.add_flag("--profile", p.profile,
                "Profiling mode: every case runs a fixed number of timed rounds (--profile-iterations) "
@@ -55,6 +71,27 @@ std::vector<std::uint64_t> axis(const std::string& flag, const std::string& text
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("{}={}: {}", flag, text, e.what()));
   }
+}
+
+// Device indices: "0,1" (0 allowed, unlike quantities).
+std::vector<int> axis_or_index(const std::string& flag, const std::string& text) {
+  std::vector<int> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    const bool digits = !item.empty() && item.size() <= 4 &&
+                        item.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits) throw UsageError(fmt::format("{}={}: '{}' is not a device index (or use all)", flag, text, item));
+    const int d = std::stoi(item);
+    if (std::find(out.begin(), out.end(), d) != out.end()) {
+      throw UsageError(fmt::format("{}={}: device {} given twice", flag, text, d));
+    }
+    out.push_back(d);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
 }
 
 std::vector<std::string> names(const std::string& flag, const std::string& text, bool (*known)(std::string_view)) {
@@ -87,6 +124,16 @@ Options parse_options(int argc, const char* const* argv) {
 
   Options o;
   o.help = p.help;
+  for (int i = 1; i < argc; ++i) o.raw_args.emplace_back(argv[i]);
+  o.isolate = p.isolate;
+  o.only_heap = p.only_heap;
+  if (app.count("--devices")) {
+    if (p.devices == "all") {
+      o.devices = {-1};
+    } else {
+      for (auto v : axis_or_index("--devices", p.devices)) o.devices.push_back(v);
+    }
+  }
   o.profile = p.profile;
   if (p.profile_iterations < 1) {
     throw UsageError(fmt::format("--profile-iterations={}: must be at least 1", p.profile_iterations));

@@ -5,6 +5,7 @@
 // measurement. Environment:
 //   HEAPBENCH_NOGPU_ROUND_MS   sleep per round (default 1)
 //   HEAPBENCH_NOGPU_FAIL       cases whose name contains this fail with a DeviceError
+//   HEAPBENCH_NOGPU_ABORT      cases whose name contains this abort() the process
 //   HEAPBENCH_NOGPU_DEVICES    device count (default 1)
 #include <chrono>
 #include <cstdlib>
@@ -31,6 +32,8 @@ class SleepingRound final : public Round {
     if (!fail.empty() && case_name(c_).find(fail) != std::string::npos) {
       throw DeviceError("stand-in device: an illegal address in " + case_name(c_));
     }
+    const std::string crash = env("HEAPBENCH_NOGPU_ABORT", "");
+    if (!crash.empty() && case_name(c_).find(crash) != std::string::npos) std::abort();
   }
   IterationResult collect() override {
     IterationResult r;

@@ -78,6 +78,61 @@ class DeviceErrors(unittest.TestCase):
             self.assertEqual(sorted(os.listdir(d)), ["r.json"], "scratch files left behind")
 
 
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+class Isolation(unittest.TestCase):
+    def test_a_process_killing_fault_costs_only_its_heap_group(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            r = run(*SMALL[:3], "--heaps=8M,16M", "--sizes=16,32,64", "--isolate", f"--benchmark_out={out}",
+                    "--benchmark_min_time=0.01", env={"HEAPBENCH_NOGPU_ABORT": "size:32/threads:32/heap:8"})
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("killed by signal 6", r.stderr)
+            runs = {b["name"].split("/manual_time")[0]: b for b in load(out)["benchmarks"]}
+            self.assertEqual(len(runs), 6)
+            self.assertIn("allocs_per_s", runs["per_thread/malloc/size:16/threads:32/heap:8"])
+            for lost in ("size:32", "size:64"):
+                b = runs[f"per_thread/malloc/{lost}/threads:32/heap:8"]
+                self.assertTrue(b["error_occurred"])
+                self.assertIn("signal 6", b["error_message"])
+                self.assertNotIn("allocs_per_s", b)
+            for size in (16, 32, 64):
+                self.assertGreater(runs[f"per_thread/malloc/size:{size}/threads:32/heap:16"]["allocs_per_s"], 0)
+            self.assertEqual(sorted(os.listdir(d)), ["r.json"], "children's files left behind")
+
+    def test_isolation_needs_a_results_file(self):
+        r = run(*SMALL, "--sizes=64", "--isolate")
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("--benchmark_out", r.stderr)
+
+
+class SeveralDevices(unittest.TestCase):
+    def test_one_process_per_device_merged_with_device_tags(self):
+        for devices in ("0,1", "all"):
+            with self.subTest(devices=devices), tempfile.TemporaryDirectory() as d:
+                out = os.path.join(d, "r.json")
+                r = run(*SMALL, "--sizes=16,64", f"--devices={devices}", f"--benchmark_out={out}",
+                        "--benchmark_min_time=0.01", env={"HEAPBENCH_NOGPU_DEVICES": "2"})
+                self.assertEqual(r.returncode, 0, r.stderr)
+                doc = load(out)
+                names = sorted(b["name"] for b in doc["benchmarks"])
+                self.assertEqual(names, sorted(f"per_thread/malloc/size:{s}/threads:32/heap:8/manual_time/device:{g}"
+                                               for s in (16, 64) for g in (0, 1)))
+                self.assertEqual(sorted(b["gpu_index"] for b in doc["benchmarks"]), [0, 0, 1, 1])
+                self.assertEqual([c["gpu_index"] for c in sorted(doc["context"]["devices"],
+                                                                   key=lambda c: c["gpu_index"])], ["0", "1"])
+
+    def test_a_device_that_is_not_there_is_refused_before_any_child_runs(self):
+        r = run(*SMALL, "--sizes=64", "--devices=0,3", "--benchmark_out=/tmp/never.json",
+                env={"HEAPBENCH_NOGPU_DEVICES": "2"})
+        self.assertEqual(r.returncode, 3)
+        self.assertIn("--device=3", r.stderr)
+        self.assertFalse(os.path.exists("/tmp/never.json"))
+
+
 class BadInputAgainstTheDevice(unittest.TestCase):
     def refused(self, args, code, needle):
         with tempfile.TemporaryDirectory() as d:

@@ -1,0 +1,97 @@
+#include "heapbench/merge.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace heapbench {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+class MergeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("heapbench_merge_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string child(const std::string& file, const std::string& gpu, const std::vector<std::string>& finished) {
+    json doc{{"context", {{"gpu_name", gpu}, {"heapbench_schema_version", "1"}}}, {"benchmarks", json::array()}};
+    for (const auto& n : finished) {
+      doc["benchmarks"].push_back({{"name", n}, {"run_name", n}, {"run_type", "iteration"}, {"allocs_per_s", 1e6}});
+    }
+    const auto p = (dir_ / file).string();
+    std::ofstream(p) << doc.dump();
+    return p;
+  }
+  fs::path dir_;
+};
+
+TEST_F(MergeTest, GroupsAppendInOrderAndKeepTheFirstContext) {
+  ResultsMerger m(false);
+  m.add({0, child("a.json", "GPU A", {"x/heap:8/manual_time"}), {"x/heap:8/manual_time"}, ""});
+  m.add({0, child("b.json", "GPU A", {"x/heap:64/manual_time"}), {"x/heap:64/manual_time"}, ""});
+  const json& d = m.document();
+  ASSERT_EQ(m.entries(), 2u);
+  EXPECT_EQ(d["benchmarks"][0]["name"], "x/heap:8/manual_time");
+  EXPECT_EQ(d["benchmarks"][1]["name"], "x/heap:64/manual_time");
+  EXPECT_EQ(d["context"]["gpu_name"], "GPU A");
+  EXPECT_EQ(m.errors_added(), 0u);
+}
+
+TEST_F(MergeTest, WhatADeadChildDidNotFinishBecomesErrorResults) {
+  ResultsMerger m(false);
+  m.add({0, child("a.json", "GPU A", {"a/manual_time"}), {"a/manual_time", "b/manual_time", "c/manual_time"},
+         "was killed by signal 6 (Aborted)"});
+  m.add({0, (dir_ / "never_written.json").string(), {"d/manual_time"}, "was killed by signal 9 (Killed)"});
+  const json& b = m.document()["benchmarks"];
+  ASSERT_EQ(b.size(), 4u);
+  EXPECT_FALSE(b[0].contains("error_occurred"));
+  for (int i = 1; i < 4; ++i) {
+    EXPECT_TRUE(b[i]["error_occurred"].get<bool>());
+    EXPECT_FALSE(b[i].contains("allocs_per_s")) << "an error result carries no figure";
+  }
+  EXPECT_EQ(b[1]["name"], "b/manual_time");
+  EXPECT_NE(b[1]["error_message"].get<std::string>().find("signal 6"), std::string::npos);
+  EXPECT_NE(b[3]["error_message"].get<std::string>().find("signal 9"), std::string::npos);
+  EXPECT_EQ(m.errors_added(), 3u);
+}
+
+TEST_F(MergeTest, DevicesAreTaggedSoTheSameCaseOnTwoGpusStaysTwoCases) {
+  ResultsMerger m(true);
+  m.add({0, child("d0.json", "GPU A", {"x/manual_time"}), {"x/manual_time"}, ""});
+  m.add({1, child("d1.json", "GPU B", {"x/manual_time"}), {"x/manual_time"}, ""});
+  const json& d = m.document();
+  ASSERT_EQ(m.entries(), 2u);
+  EXPECT_EQ(d["benchmarks"][0]["name"], "x/manual_time/device:0");
+  EXPECT_EQ(d["benchmarks"][1]["run_name"], "x/manual_time/device:1");
+  EXPECT_EQ(d["benchmarks"][1]["gpu_index"], 1);
+  ASSERT_EQ(d["context"]["devices"].size(), 2u);
+  EXPECT_EQ(d["context"]["devices"][1]["gpu_name"], "GPU B");
+  EXPECT_EQ(d["context"]["devices"][1]["gpu_index"], "1");
+}
+
+TEST_F(MergeTest, WriteIsAtomicAndReadable) {
+  ResultsMerger m(false);
+  m.add({0, child("a.json", "GPU A", {"a/manual_time"}), {"a/manual_time"}, ""});
+  const auto out = (dir_ / "merged.json").string();
+  m.write(out);
+  std::ifstream in(out);
+  EXPECT_EQ(json::parse(in)["benchmarks"].size(), 1u);
+  EXPECT_FALSE(fs::exists(out + ".tmp"));
+}
+
+TEST_F(MergeTest, AChildFileThatIsNotJsonIsAnError) {
+  const auto p = (dir_ / "bad.json").string();
+  std::ofstream(p) << "{ half";
+  ResultsMerger m(false);
+  EXPECT_THROW(m.add({0, p, {"a"}, ""}), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace heapbench
