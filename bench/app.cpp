@@ -123,6 +123,14 @@ int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
         break;
       }
     }
+    if (devices.empty()) {
+      try {
+        hooks.probe(0);  // says why there is none
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "heapbench: --devices=all: {}\n", e.what());
+      }
+      return finish(kExitNoDevice);
+    }
   }
   DeviceInfo device;
   for (int d : devices) {
@@ -157,10 +165,9 @@ int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
         plan.back().expected.push_back(names[i]);
       }
     }
-    std::vector<std::string> args = o.raw_args;
     ChildrenOutcome done;
     try {
-      done = run_children(args, plan, out->path(), devices.size() > 1);
+      done = run_children(o.raw_args, plan, out->path(), devices.size() > 1);
     } catch (const std::exception& e) {
       fmt::print(stderr, "heapbench: {}\n", e.what());
       return finish(kExitNoResults);

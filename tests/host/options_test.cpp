@@ -77,6 +77,7 @@ TEST(Options, BadValuesAreRefusedNamingTheFlagAndValue) {
       {"--kernel-budget-ms=abc", "abc"}, {"--max-demand-fraction=-1", "max-demand"}, {"--benchmark_out=", "benchmark_out"},
       {"--aligns=48", "power of two"}, {"--aligns=0", "'0'"},     {"--patterns=per_grid", "per_grid"},
       {"--apis=malloc,calloc", "calloc"}, {"--apis=", "--apis"},
+      {"--devices=0,0", "twice"},         {"--devices=x", "'x'"},        {"--devices=-1", "'-1'"},
   };
   for (const auto& [arg, needle] : bad) {
     try {
@@ -88,9 +89,21 @@ TEST(Options, BadValuesAreRefusedNamingTheFlagAndValue) {
   }
 }
 
+TEST(Options, DevicesAndIsolation) {
+  EXPECT_EQ(parse({"--devices=0,1"}).devices, (std::vector<int>{0, 1}));
+  EXPECT_EQ(parse({"--devices=all"}).devices, (std::vector<int>{-1}));
+  EXPECT_TRUE(parse({"--isolate"}).isolate);
+  EXPECT_FALSE(parse({}).isolate) << "isolation is opt-in until it has run on a GPU";
+  // A child gets --device and --benchmark_out appended to its parent's arguments: the last one counts.
+  const Options child = parse({"--device=0", "--benchmark_out=a.json", "--device=1", "--benchmark_out=b.json"});
+  EXPECT_EQ(child.device, 1);
+  EXPECT_EQ(*child.out, "b.json");
+  EXPECT_EQ(parse({"--sizes=64", "--isolate"}).raw_args, (std::vector<std::string>{"--sizes=64", "--isolate"}));
+}
+
 TEST(Options, HelpNamesEveryHeapbenchFlag) {
   const std::string h = options_help();
-  for (const char* flag : {"--patterns", "--apis", "--aligns", "--sizes", "--threads", "--heaps", "--device", "--kernel-budget-ms", "--max-demand-fraction"}) {
+  for (const char* flag : {"--isolate", "--devices", "--profile", "--patterns", "--apis", "--aligns", "--sizes", "--threads", "--heaps", "--device", "--kernel-budget-ms", "--max-demand-fraction"}) {
     EXPECT_NE(h.find(flag), std::string::npos) << flag;
   }
 }
