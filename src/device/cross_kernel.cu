@@ -18,11 +18,9 @@ namespace heapbench::detail {
 __device__ void** g_cross_kernel_table;
 
 template <bool kRemoteFree>
-struct CrossKernel {
+struct CrossKernel : PatternDefaults {
   static constexpr const char* name = kRemoteFree ? "cross_kernel_remote_free" : "cross_kernel";
-  static constexpr unsigned call_stride = 1;
   static constexpr bool times_use = true;
-  static constexpr bool has_latency = false;
   static void prepare(const RoundArgs& a) {
     HB_CUDA_CHECK(cudaMemcpyToSymbol(g_cross_kernel_table, &a.table, sizeof(void**)));
   }

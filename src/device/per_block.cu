@@ -12,12 +12,9 @@
 
 namespace heapbench::detail {
 
-struct PerBlock {
+struct PerBlock : PatternDefaults {
   static constexpr const char* name = "per_block";
   static constexpr unsigned call_stride = kBlock;
-  static constexpr bool times_use = false;
-  static constexpr bool has_latency = false;
-  static void prepare(const RoundArgs&) {}
 
   template <class Api>
   static void allocate(Api api, const RoundArgs& a) {

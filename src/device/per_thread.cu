@@ -15,12 +15,8 @@
 
 namespace heapbench::detail {
 
-struct PerThread {
+struct PerThread : PatternDefaults {
   static constexpr const char* name = "per_thread";
-  static constexpr unsigned call_stride = 1;
-  static constexpr bool times_use = false;
-  static constexpr bool has_latency = false;
-  static void prepare(const RoundArgs&) {}
 
   template <class Api>
   static void allocate(Api api, const RoundArgs& a) {

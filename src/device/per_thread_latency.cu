@@ -12,12 +12,9 @@
 
 namespace heapbench::detail {
 
-struct PerThreadLatency {
+struct PerThreadLatency : PatternDefaults {
   static constexpr const char* name = "per_thread_latency";
-  static constexpr unsigned call_stride = 1;
-  static constexpr bool times_use = false;
   static constexpr bool has_latency = true;
-  static void prepare(const RoundArgs&) {}
 
   template <class Api>
   static void allocate(Api api, const RoundArgs& a) {

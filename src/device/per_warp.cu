@@ -11,12 +11,9 @@
 
 namespace heapbench::detail {
 
-struct PerWarp {
+struct PerWarp : PatternDefaults {
   static constexpr const char* name = "per_warp";
   static constexpr unsigned call_stride = 32;
-  static constexpr bool times_use = false;
-  static constexpr bool has_latency = false;
-  static void prepare(const RoundArgs&) {}
 
   template <class Api>
   static void allocate(Api api, const RoundArgs& a) {

@@ -4,15 +4,14 @@
 // the pattern says so, always checked), and a freeing launch (timed). A pattern
 // supplies the two launches as static member templates of a tag type:
 //
-//   struct Tag {
+//   struct Tag : PatternDefaults {
 //     static constexpr const char* name;
 //     static constexpr unsigned call_stride;   // threads per allocation call
-//     static constexpr bool times_use;
-//     static constexpr bool has_latency;       // fills RoundArgs::lat_* with clock64 cycles
-//     static void prepare(const RoundArgs&);   // once per runner (may be empty)
 //     template <class Api> static void allocate(Api, const RoundArgs&);
 //     template <class Api> static void release(Api, const RoundArgs&);
 //   };
+//
+// and may override what PatternDefaults says (times_use, has_latency, prepare).
 //
 // The harness calls the phases (Round) and names them on the timeline.
 #include <memory>
@@ -34,6 +33,13 @@ struct RoundArgs {
   unsigned grid = 0;
   unsigned long long* lat_alloc = nullptr;  // latency families: cycles per call, per thread
   unsigned long long* lat_free = nullptr;
+};
+
+struct PatternDefaults {
+  static constexpr unsigned call_stride = 1;
+  static constexpr bool times_use = false;    // time the use launches as a phase
+  static constexpr bool has_latency = false;  // fills RoundArgs::lat_* with clock64 cycles
+  static void prepare(const RoundArgs&) {}    // once per runner
 };
 
 // clock64 cycles written for a call that was not made or failed.
