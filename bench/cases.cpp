@@ -45,6 +45,8 @@ struct CapacitySums {
     sum.addr_range_ratio += f.addr_range_ratio;
     for (int k = 0; k < 3; ++k) sum.ext_frag[k] += f.ext_frag[k];
     sum.recovery += f.recovery;
+    sum.recovery_allocs_per_s += f.recovery_allocs_per_s;
+    sum.ext_frag_random += f.ext_frag_random;
   }
   void set_counters(benchmark::State& st) const {
     const double n = rounds;
@@ -54,7 +56,9 @@ struct CapacitySums {
     st.counters["ext_frag"] = sum.ext_frag[0] / n;
     st.counters["ext_frag_4x"] = sum.ext_frag[1] / n;
     st.counters["ext_frag_8x"] = sum.ext_frag[2] / n;
+    st.counters["ext_frag_random"] = sum.ext_frag_random / n;
     st.counters["recovery"] = sum.recovery / n;
+    st.counters["recovery_allocs_per_s"] = sum.recovery_allocs_per_s / n;
   }
 };
 

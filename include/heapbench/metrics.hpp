@@ -41,6 +41,9 @@ struct CapacityRaw {
   std::uint64_t freed_bytes = 0;         // bytes of the blocks freed (every other one by address)
   std::uint64_t refill_bytes[3] = {};    // then obtainable as blocks of 2x, 4x, 8x size
   std::uint64_t recovery_blocks = 0;     // blocks of `size` obtainable after freeing everything
+  double recovery_seconds = 0;           // GPU time of that fill
+  std::uint64_t random_freed_bytes = 0;  // of the recovered fill, a seeded random half freed
+  std::uint64_t random_refill_bytes = 0; // then obtainable as 2x blocks
 };
 
 struct CapacityFigures {
@@ -49,6 +52,8 @@ struct CapacityFigures {
   double addr_range_ratio = 0;  // (max - min address + size) / (blocks x size)
   double ext_frag[3] = {};      // 1 - refill_bytes[k] / freed_bytes, for 2x, 4x, 8x blocks
   double recovery = 0;          // recovery_blocks / blocks of the first fill
+  double recovery_allocs_per_s = 0;  // recovery_blocks / recovery_seconds
+  double ext_frag_random = 0;   // 1 - random_refill_bytes / random_freed_bytes
 };
 
 CapacityFigures capacity_figures(const CapacityRaw& raw);

@@ -4,18 +4,24 @@
 // (the first fill; timed). The addresses come back to the host, sorted. Every
 // other block by address is freed; then blocks of 2x, 4x and 8x `size` are
 // allocated until NULL (each refill freed before the next); then the rest of
-// the first fill is freed, and a last fill of `size` blocks measures what is
-// allocatable again (recovery), and is freed. Kernels report only counts and
+// the first fill is freed, and a fill of `size` blocks measures what is
+// allocatable again and how fast (recovery). Of that fill a seeded random half
+// is freed and 2x blocks are allocated into the room (ext_frag_random); then
+// everything is freed. Kernels report only counts and
 // addresses; the figures are computed on the host (capacity_figures,
 // docs/METRICS.md).
 //
 // Counters: utilization, overhead_bytes, addr_range_ratio, ext_frag (2x),
-// ext_frag_4x, ext_frag_8x, recovery, allocs_per_s (of the first fill), heap_bytes.
+// ext_frag_4x, ext_frag_8x, ext_frag_random, recovery, recovery_allocs_per_s,
+// allocs_per_s (of the first fill), heap_bytes.
 #include <algorithm>
+#include <random>
 
 #include "round.cuh"
 
 namespace heapbench::detail {
+
+inline constexpr std::uint64_t kShuffleSeed = 0x6361706163697479ull;  // "capacity"
 
 template <class Api>
 class CapacityRunner final : public Round {
@@ -71,8 +77,24 @@ class CapacityRunner final : public Round {
       free_device_list(refill_, got);
     }
     free_host_list(even);
+    recovery_timer_.start();
     raw_.recovery_blocks = fill(blocks_, c_.size);
-    free_device_list(blocks_, raw_.recovery_blocks);
+    recovery_timer_.stop();
+    raw_.recovery_seconds = recovery_timer_.seconds();
+
+    // The recovered fill once more, freeing a seeded random half instead of
+    // every other block by address, then 2x blocks into what was freed.
+    std::vector<void*> again(raw_.recovery_blocks);
+    HB_CUDA_CHECK(cudaMemcpy(again.data(), blocks_, again.size() * sizeof(void*), cudaMemcpyDeviceToHost));
+    std::mt19937_64 rng(kShuffleSeed);
+    std::shuffle(again.begin(), again.end(), rng);
+    const auto half = static_cast<std::ptrdiff_t>(again.size() / 2);
+    free_host_list(std::vector<void*>(again.begin(), again.begin() + half));
+    raw_.random_freed_bytes = static_cast<std::uint64_t>(half) * c_.size;
+    const std::uint64_t got = fill(refill_, 2 * c_.size);
+    raw_.random_refill_bytes = got * 2 * c_.size;
+    free_device_list(refill_, got);
+    free_host_list(std::vector<void*>(again.begin() + half, again.end()));
   }
 
   IterationResult collect() override {
@@ -163,7 +185,7 @@ class CapacityRunner final : public Round {
   unsigned long long* count_ = nullptr;
   std::uint64_t first_fill_ = 0;
   CapacityRaw raw_;
-  EventTimer timer_;
+  EventTimer timer_, recovery_timer_;
 };
 
 std::unique_ptr<Round> make_capacity(const Case& c, double budget_s) {

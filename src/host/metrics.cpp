@@ -74,6 +74,11 @@ CapacityFigures capacity_figures(const CapacityRaw& raw) {
     }
   }
   f.recovery = static_cast<double>(raw.recovery_blocks) / n;
+  if (raw.recovery_seconds > 0) f.recovery_allocs_per_s = static_cast<double>(raw.recovery_blocks) / raw.recovery_seconds;
+  if (raw.random_freed_bytes > 0) {
+    f.ext_frag_random =
+        1.0 - static_cast<double>(raw.random_refill_bytes) / static_cast<double>(raw.random_freed_bytes);
+  }
   return f;
 }
 

@@ -153,7 +153,10 @@ TEST(CapacityGpu, MallocFillsMostOfTheHeapAndRecoversAfterFreeing) {
     EXPECT_GE(f.overhead_bytes, 0.0);
     EXPECT_GE(f.addr_range_ratio, 1.0);
     EXPECT_GT(f.recovery, 0.9);
+    EXPECT_GT(f.recovery_allocs_per_s, 0.0);
     for (double e : f.ext_frag) EXPECT_LE(e, 1.0);
+    EXPECT_LE(f.ext_frag_random, 1.0);
+    EXPECT_EQ(res.capacity->random_freed_bytes, res.capacity->recovery_blocks / 2 * c.size);
     EXPECT_EQ(res.capacity->freed_bytes, res.capacity->addresses.size() / 2 * c.size);
     EXPECT_TRUE(std::is_sorted(res.capacity->addresses.begin(), res.capacity->addresses.end()));
   }
@@ -173,6 +176,7 @@ TEST(CapacityGpu, BumpFillsItsArenaExactlyAndNeverReuses) {
   EXPECT_DOUBLE_EQ(f.addr_range_ratio, 1.0);
   EXPECT_DOUBLE_EQ(f.ext_frag[0], 1.0) << "a bump allocator gives nothing back";
   EXPECT_DOUBLE_EQ(f.recovery, 0.0);
+  EXPECT_DOUBLE_EQ(f.ext_frag_random, 0.0) << "nothing recovered, nothing freed at random";
 }
 
 // malloc(0), free(NULL), a request larger than the heap, alignment past a page:

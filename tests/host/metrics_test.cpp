@@ -50,7 +50,12 @@ TEST(Capacity, HandComputedFill) {
   raw.refill_bytes[1] = 0;             // no 192 B block
   raw.refill_bytes[2] = 0;
   raw.recovery_blocks = 3;
+  raw.recovery_seconds = 0.5;
+  raw.random_freed_bytes = 96;   // two 48 B blocks freed at random
+  raw.random_refill_bytes = 24;  // a quarter of it came back as 2x blocks
   const CapacityFigures f = capacity_figures(raw);
+  EXPECT_DOUBLE_EQ(f.recovery_allocs_per_s, 6.0);
+  EXPECT_DOUBLE_EQ(f.ext_frag_random, 0.75);
   EXPECT_DOUBLE_EQ(f.utilization, 4 * 48 / 1024.0);
   EXPECT_DOUBLE_EQ(f.overhead_bytes, 16.0);
   EXPECT_DOUBLE_EQ(f.addr_range_ratio, (192 + 48) / (4 * 48.0));
@@ -70,6 +75,8 @@ TEST(Capacity, PerfectPackingAndEmptyFills) {
   EXPECT_DOUBLE_EQ(f.overhead_bytes, 0.0);
   EXPECT_DOUBLE_EQ(f.addr_range_ratio, 1.0);
   EXPECT_DOUBLE_EQ(f.ext_frag[0], 0.0) << "nothing freed: no fragmentation figure";
+  EXPECT_DOUBLE_EQ(f.ext_frag_random, 0.0);
+  EXPECT_DOUBLE_EQ(f.recovery_allocs_per_s, 0.0) << "no time measured: no rate";
   EXPECT_DOUBLE_EQ(f.recovery, 1.0);
   const CapacityFigures none = capacity_figures(CapacityRaw{});
   EXPECT_EQ(none.utilization, 0.0);
