@@ -6,8 +6,9 @@
 
 namespace heapbench {
 
-inline constexpr std::array<std::string_view, 8> kPatterns = {
+inline constexpr std::array<std::string_view, 9> kPatterns = {
     "per_thread",    // each thread allocates, uses and frees its own block
+    "per_thread_mixed",    // per_thread with seeded sizes uniform over [min(16, size), size]
     "per_thread_latency",  // per_thread with clock64 around every call (a separate family: per_thread stays clean)
     "per_warp",      // lane 0 allocates for the warp, shares by shuffle, frees once
     "per_block",     // thread 0 allocates for the block, shares through __shared__

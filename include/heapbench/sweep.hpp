@@ -21,11 +21,13 @@ struct Sweep {
   double max_demand_fraction = 0.0;
 };
 
-// The default sweep, in two parts:
+// The default sweep, in parts:
 //  - per_thread/malloc over the full axes (sizes across the allocator's size
 //    classes with odd sizes between them, one warp to 2^20 threads, 8 MiB -- CUDA's
 //    default -- to 1 GiB heaps);
-//  - every pattern x API on a smaller grid, with the bump and alloca baselines.
+//  - every pattern x API on a smaller grid, with the bump and alloca baselines;
+//  - capacity fills of 8 MiB (every size) and 64 MiB (4 KiB, 64 KiB);
+//  - a failure curve: a fixed 8 MiB demand against heaps of 4 to 32 MiB.
 std::vector<Sweep> default_sweep();
 
 // Cases over one or more sweeps (unsupported pattern x API pairs skipped,

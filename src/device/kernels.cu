@@ -7,9 +7,10 @@ __global__ void set_deadline(DeviceStats* stats, std::uint64_t budget_ns) {
 }
 
 __global__ void write_slices(void* const* table, std::uint64_t n, std::uint64_t slice, unsigned call_stride,
-                             std::uint64_t alignment, DeviceStats* stats) {
+                             std::uint64_t alignment, bool mixed, DeviceStats* stats) {
   const std::uint64_t tid = global_thread_id();
   if (tid >= n) return;
+  if (mixed) slice = mixed_size(tid, slice);
   void* p = table[tid];
   const bool caller = tid % call_stride == 0;
   const bool ok = is_block(p);
@@ -19,6 +20,7 @@ __global__ void write_slices(void* const* table, std::uint64_t n, std::uint64_t 
   warp_add(&stats->not_started, caller && p == kNotStarted);
   warp_add(&stats->misaligned, misaligned);
   if (!ok) return;
+  if (mixed && caller) atomicAdd(&stats->bytes, static_cast<unsigned long long>(slice));
   auto* words = static_cast<std::uint32_t*>(p);
   const bool word_aligned = reinterpret_cast<std::uintptr_t>(p) % 4 == 0;
   const std::uint64_t nwords = word_aligned ? slice / 4 : 0;
@@ -27,9 +29,10 @@ __global__ void write_slices(void* const* table, std::uint64_t n, std::uint64_t 
   for (std::uint64_t i = nwords * 4; i < slice; ++i) bytes[i] = static_cast<unsigned char>(pattern_word(tid, i));
 }
 
-__global__ void check_slices(void* const* table, std::uint64_t n, std::uint64_t slice, DeviceStats* stats) {
+__global__ void check_slices(void* const* table, std::uint64_t n, std::uint64_t slice, bool mixed, DeviceStats* stats) {
   const std::uint64_t tid = global_thread_id();
   if (tid >= n) return;
+  if (mixed) slice = mixed_size(tid, slice);
   void* p = table[tid];
   bool bad = false;
   if (is_block(p)) {

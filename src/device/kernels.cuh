@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "device_util.cuh"
+#include "heapbench/mixed_sizes.hpp"
 
 namespace heapbench::detail {
 
@@ -47,8 +48,10 @@ __global__ void for_each_thread(std::uint64_t n, F f) {
 // Verification over a per-thread table of slices of `slice` bytes. Threads
 // whose tid is a multiple of call_stride made the allocation call: they count
 // attempts, successes and alignment; every thread writes and checks its slice.
+// With `mixed`, thread tid's slice is mixed_size(tid, slice) bytes and callers
+// add their bytes to stats->bytes.
 __global__ void write_slices(void* const* table, std::uint64_t n, std::uint64_t slice, unsigned call_stride,
-                             std::uint64_t alignment, DeviceStats* stats);
-__global__ void check_slices(void* const* table, std::uint64_t n, std::uint64_t slice, DeviceStats* stats);
+                             std::uint64_t alignment, bool mixed, DeviceStats* stats);
+__global__ void check_slices(void* const* table, std::uint64_t n, std::uint64_t slice, bool mixed, DeviceStats* stats);
 
 }  // namespace heapbench::detail

@@ -38,6 +38,25 @@ struct PerThread : PatternDefaults {
   }
 };
 
+// per_thread_mixed: the same, each thread asking for mixed_size(tid, size) bytes
+// (uniform over [min(16, size), size], seeded): failure curves under a spread of
+// request sizes rather than one.
+struct PerThreadMixed : PerThread {
+  static constexpr const char* name = "per_thread_mixed";
+  static constexpr bool mixed_sizes = true;
+
+  template <class Api>
+  static void allocate(Api api, const RoundArgs& a) {
+    void** table = a.table;
+    const std::uint64_t size = a.size, align = a.align;
+    const DeviceStats* stats = a.stats;
+    launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
+      if (!active) return;
+      table[tid] = before_deadline(stats) ? api.allocate(mixed_size(tid, size), align) : kNotStarted;
+    });
+  }
+};
+
 // The stack baseline. cudaLimitStackSize is raised to hold `size` bytes plus the
 // frame for the runner's lifetime and put back afterwards.
 class AllocaRunner final : public Round {
@@ -103,6 +122,7 @@ class AllocaRunner final : public Round {
 
 std::unique_ptr<Round> make_per_thread(const Case& c, double budget_s) {
   if (c.api == "alloca") return std::make_unique<AllocaRunner>(c, budget_s);
+  if (c.pattern == PerThreadMixed::name) return make_three_phase<PerThreadMixed>(c, budget_s);
   return make_three_phase<PerThread>(c, budget_s);
 }
 

@@ -39,6 +39,7 @@ struct PatternDefaults {
   static constexpr unsigned call_stride = 1;
   static constexpr bool times_use = false;    // time the use launches as a phase
   static constexpr bool has_latency = false;  // fills RoundArgs::lat_* with clock64 cycles
+  static constexpr bool mixed_sizes = false;  // thread tid asks for mixed_size(tid, size) bytes
   static void prepare(const RoundArgs&) {}    // once per runner
 };
 
@@ -159,9 +160,10 @@ class ThreePhaseRunner final : public Round {
     const RoundArgs& a = buffers_.args();
     use_.start();
     write_slices<<<a.grid, kBlock>>>(a.table, a.n, a.size, Pattern::call_stride,
-                                     c_.align > Api::min_alignment ? c_.align : Api::min_alignment, a.stats);
+                                     c_.align > Api::min_alignment ? c_.align : Api::min_alignment,
+                                     Pattern::mixed_sizes, a.stats);
     HB_CUDA_CHECK_LAUNCH();
-    check_slices<<<a.grid, kBlock>>>(a.table, a.n, a.size, a.stats);
+    check_slices<<<a.grid, kBlock>>>(a.table, a.n, a.size, Pattern::mixed_sizes, a.stats);
     HB_CUDA_CHECK_LAUNCH();
     use_.stop();
   }
@@ -174,7 +176,7 @@ class ThreePhaseRunner final : public Round {
     HB_CUDA_CHECK(cudaDeviceSynchronize());
     const DeviceStats s = buffers_.read_stats();
     IterationResult out = RoundBuffers::result_from(s);
-    out.tally.bytes = s.successes * c_.size * Pattern::call_stride;
+    out.tally.bytes = Pattern::mixed_sizes ? s.bytes : s.successes * c_.size * Pattern::call_stride;
     out.tally.frees = s.successes;
     out.tally.alloc_seconds = alloc_.seconds();
     out.tally.free_seconds = free_.seconds();

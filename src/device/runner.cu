@@ -57,7 +57,7 @@ std::unique_ptr<Round> make_cuda_round(const Case& c, double kernel_budget_s) {
   if (c.api == alloc::CudaStdAligned::name) {
     if (auto why = alloc::check_cuda_std_aligned_order(); !why.empty()) throw std::runtime_error(why);
   }
-  if (c.pattern == "per_thread") return detail::make_per_thread(c, kernel_budget_s);
+  if (c.pattern == "per_thread" || c.pattern == "per_thread_mixed") return detail::make_per_thread(c, kernel_budget_s);
   if (c.pattern == "per_thread_latency") return detail::make_per_thread_latency(c, kernel_budget_s);
   if (c.pattern == "per_warp") return detail::make_per_warp(c, kernel_budget_s);
   if (c.pattern == "per_block") return detail::make_per_block(c, kernel_budget_s);

@@ -48,7 +48,17 @@ std::vector<Sweep> default_sweep() {
   Sweep capacity_large = capacity;
   capacity_large.sizes = {4096, 65536};
   capacity_large.heaps = {64 * kMiB};
-  return {spine, matrix, capacity, capacity_large};
+
+  // Failure curve: a fixed demand of 8 MiB (32 K threads x 256 B, or mixed sizes
+  // of at most 256 B) against heaps from half the demand to four times it.
+  Sweep failure_curve;
+  failure_curve.patterns = {"per_thread", "per_thread_mixed"};
+  failure_curve.apis = {"malloc"};
+  failure_curve.sizes = {256};
+  failure_curve.aligns = {16};
+  failure_curve.threads = {32768};
+  failure_curve.heaps = {4 * kMiB, 6 * kMiB, 8 * kMiB, 12 * kMiB, 16 * kMiB, 32 * kMiB};
+  return {spine, matrix, capacity, capacity_large, failure_curve};
 }
 
 void sort_run_order(std::vector<Case>& cases) {

@@ -47,7 +47,7 @@ class CommandLine(unittest.TestCase):
                             for n in names), names)
         listed = run("--benchmark_list_tests").stdout.split()
         pairs = {"/".join(n.split("/")[:2]) for n in listed}
-        for pattern in ("per_thread", "per_thread_latency", "per_warp", "per_block", "cross_kernel",
+        for pattern in ("per_thread", "per_thread_latency", "per_thread_mixed", "per_warp", "per_block", "cross_kernel",
                         "cross_kernel_remote_free", "churn"):
             for api in ("malloc", "aligned", "cuda_std_aligned", "new", "bump"):
                 self.assertIn(f"{pattern}/{api}", pairs)
@@ -65,7 +65,7 @@ class CommandLine(unittest.TestCase):
         r = run("--benchmark_list_tests")
         heaps = [int(re.search(r"/heap:(\d+)", n).group(1)) for n in r.stdout.split()]
         self.assertEqual(heaps, sorted(heaps))
-        self.assertEqual(sorted(set(heaps)), [8, 64, 1024])
+        self.assertEqual(sorted(set(heaps)), [4, 6, 8, 12, 16, 32, 64, 1024])
 
     def test_filter_anchored_at_the_end_sees_the_suffix(self):
         r = run("--benchmark_list_tests", "--benchmark_filter=heap:8/manual_time$")

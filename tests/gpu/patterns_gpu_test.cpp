@@ -10,6 +10,7 @@
 
 #include "heapbench/catalog.hpp"
 #include "heapbench/device.hpp"
+#include "heapbench/mixed_sizes.hpp"
 
 namespace heapbench {
 namespace {
@@ -63,6 +64,12 @@ TEST_P(EveryPair, AmpleHeapEveryCallSucceedsAndEveryByteReadsBack) {
         EXPECT_EQ(res.tally.frees, res.tally.successes);
         EXPECT_GE(res.tally.bytes, res.tally.successes * 16);
         EXPECT_LE(res.tally.bytes, res.tally.successes * 100);
+      } else if (pattern == "per_thread_mixed") {
+        std::uint64_t expected = 0;
+        for (std::uint64_t tid = 0; tid < c.threads; ++tid) expected += mixed_size(tid, c.size);
+        EXPECT_EQ(res.tally.attempts, c.threads);
+        EXPECT_EQ(res.tally.bytes, expected);
+        EXPECT_EQ(res.tally.frees, res.tally.successes);
       } else {
         const std::uint64_t per_call = threads_per_call(pattern);
         EXPECT_EQ(res.tally.attempts, (c.threads + per_call - 1) / per_call);

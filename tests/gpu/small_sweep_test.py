@@ -74,8 +74,8 @@ def check_every_pair(heapbench):
     doc = run(heapbench, "--sizes=100", "--threads=1000", "--heaps=64M", "--aligns=64")
     runs = doc["benchmarks"]
     pairs = {"/".join(b["name"].split("/")[:2]) for b in runs}
-    # 7 patterns x 5 heap APIs, per_thread/alloca, and capacity (malloc and bump unless --apis is given)
-    assert len(pairs) == 38, sorted(pairs)
+    # 8 patterns x 5 heap APIs, per_thread/alloca, and capacity (malloc and bump unless --apis is given)
+    assert len(pairs) == 43, sorted(pairs)
     for b in runs:
         name = b["name"]
         assert not b.get("error_occurred"), f"{name}: {b.get('error_message')}"

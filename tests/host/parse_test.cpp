@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include "heapbench/mixed_sizes.hpp"
+
 namespace heapbench {
 namespace {
 
@@ -33,6 +37,23 @@ TEST(ParseQuantityList, CommaSeparated) {
   EXPECT_THROW(parse_quantity_list("16,,32"), std::invalid_argument);
   EXPECT_THROW(parse_quantity_list("16,"), std::invalid_argument);
   EXPECT_THROW(parse_quantity_list("16,x"), std::invalid_argument);
+}
+
+TEST(MixedSizes, UniformOverTheRangeAndTheSameEveryRun) {
+  std::uint64_t lo = ~0ull, hi = 0;
+  double sum = 0;
+  constexpr int kN = 100000;
+  for (std::uint64_t tid = 0; tid < kN; ++tid) {
+    const std::uint64_t s = mixed_size(tid, 256);
+    lo = std::min(lo, s);
+    hi = std::max(hi, s);
+    sum += static_cast<double>(s);
+  }
+  EXPECT_EQ(lo, 16u);
+  EXPECT_EQ(hi, 256u);
+  EXPECT_NEAR(sum / kN, (16 + 256) / 2.0, 1.5);
+  EXPECT_EQ(mixed_size(12345, 256), mixed_size(12345, 256));
+  EXPECT_EQ(mixed_size(7, 8), 8u) << "below 16 the range is the one size";
 }
 
 TEST(FormatQuantity, LargestExactSuffix) {
