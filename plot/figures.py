@@ -140,6 +140,34 @@ def fail_rate_heatmaps(res: Results, cases: pd.DataFrame, out: Path, written: li
         _save(fig, out, f"fail_rate_{pattern}_{api}{f'_align{align}' if align else ''}", written)
 
 
+def failure_curves(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
+    """fail_rate against the heap limit at a fixed demand (size x threads), one line per pattern/API."""
+    ok = cases[~cases["error"] & cases["fail_rate"].notna()] if "fail_rate" in cases.columns else cases.iloc[0:0]
+    groups = [(k, g) for k, g in ok.groupby(["size", "threads"]) if g.groupby(["pattern", "api", "align"])["heap_mib"]
+              .nunique().max() >= 3 and (g["fail_rate"] > 0).any()]
+    if not groups:
+        return
+    fig, axes = plt.subplots(1, len(groups), figsize=(5 * len(groups) + 2, 3.8), squeeze=False, layout="constrained")
+    for ax, ((size, threads), g) in zip(axes[0], groups):
+        for (pattern, api, align), s in g.groupby(["pattern", "api", "align"]):
+            s = s.sort_values("heap_mib")
+            if s["heap_mib"].nunique() < 3:
+                continue
+            # Series differ by pattern here as often as by API: let the colour cycle tell them apart.
+            ax.plot(s["heap_mib"], s["fail_rate"], marker="o", ms=3, label=f"{pattern}/{_series_label(api, align)}")
+        demand_mib = size * threads / 2**20
+        ax.axvline(demand_mib, color="grey", lw=0.8, ls=":")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("heap (MiB); dotted: threads x size")
+        ax.set_ylabel("fail_rate")
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"{int(threads):,} threads x {_fmt_bytes(size)} B", fontsize=9)
+        ax.grid(True, alpha=0.3)
+    _legend(fig, axes[0])
+    fig.suptitle(f"failure rate against the heap limit at fixed demand\n{res.title_suffix()}", fontsize=10)
+    _save(fig, out, "failure_curves", written)
+
+
 def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylabel: str, stem: str, out: Path,
                     written: list[Path]) -> None:
     present = [c for c in counters if c in cases.columns and cases[c].notna().any()]
@@ -235,6 +263,7 @@ def make_figures(results_path: str | Path, out: str | Path) -> list[Path]:
         throughput_vs(res, cases, "size", "threads", out, written)
         throughput_vs(res, cases, "threads", "size", out, written)
         fail_rate_heatmaps(res, cases, out, written)
+        failure_curves(res, cases, out, written)
         counter_vs_size(res, cases, ["utilization", "ext_frag", "overhead_bytes"],
                         "heap utilisation, external fragmentation (2x blocks) and per-block overhead",
                         "utilization_fragmentation", out, written)

@@ -44,3 +44,10 @@ def test_command_line_refuses_a_foreign_file(tmp_path, capsys):
     p.write_text('{"context": {}, "benchmarks": []}')
     assert main([str(p), "-o", str(tmp_path / "o")]) == 2
     assert "not written by heapbench" in capsys.readouterr().err
+
+
+def test_a_fixed_demand_over_several_heaps_makes_a_failure_curve(write_results, tmp_path):
+    rows = [bench(f"per_thread/malloc/size:256/threads:32768/heap:{h}", 1e6, fail_rate=f)
+            for h, f in ((4, 0.6), (8, 0.3), (16, 0.0))]
+    names = {p.name for p in make_figures(write_results(rows), tmp_path)}
+    assert "failure_curves.png" in names and "failure_curves.svg" in names
