@@ -15,8 +15,13 @@
 
 namespace heapbench::detail {
 
-struct PerThread : PatternDefaults {
-  static constexpr const char* name = "per_thread";
+// kMixed (per_thread_mixed): each thread asks for mixed_size(tid, size) bytes
+// (uniform over [min(16, size), size], seeded) instead of `size`: failure curves
+// under a spread of request sizes rather than one.
+template <bool kMixed>
+struct PerThreadT : PatternDefaults {
+  static constexpr const char* name = kMixed ? "per_thread_mixed" : "per_thread";
+  static constexpr bool mixed_sizes = kMixed;
 
   template <class Api>
   static void allocate(Api api, const RoundArgs& a) {
@@ -25,7 +30,8 @@ struct PerThread : PatternDefaults {
     const DeviceStats* stats = a.stats;
     launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
       if (!active) return;
-      table[tid] = before_deadline(stats) ? api.allocate(size, align) : kNotStarted;
+      const std::uint64_t bytes = kMixed ? mixed_size(tid, size) : size;
+      table[tid] = before_deadline(stats) ? api.allocate(bytes, align) : kNotStarted;
     });
   }
 
@@ -37,25 +43,8 @@ struct PerThread : PatternDefaults {
     });
   }
 };
-
-// per_thread_mixed: the same, each thread asking for mixed_size(tid, size) bytes
-// (uniform over [min(16, size), size], seeded): failure curves under a spread of
-// request sizes rather than one.
-struct PerThreadMixed : PerThread {
-  static constexpr const char* name = "per_thread_mixed";
-  static constexpr bool mixed_sizes = true;
-
-  template <class Api>
-  static void allocate(Api api, const RoundArgs& a) {
-    void** table = a.table;
-    const std::uint64_t size = a.size, align = a.align;
-    const DeviceStats* stats = a.stats;
-    launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
-      if (!active) return;
-      table[tid] = before_deadline(stats) ? api.allocate(mixed_size(tid, size), align) : kNotStarted;
-    });
-  }
-};
+using PerThread = PerThreadT<false>;
+using PerThreadMixed = PerThreadT<true>;
 
 // The stack baseline. cudaLimitStackSize is raised to hold `size` bytes plus the
 // frame for the runner's lifetime and put back afterwards.
