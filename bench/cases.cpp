@@ -38,7 +38,10 @@ void append(std::vector<double>& all, const std::vector<double>& more) {
 struct CapacitySums {
   int rounds = 0;
   CapacityFigures sum;
-  void add(const CapacityFigures& f) {
+  AddressSpan span;
+  void add(const CapacityRaw& raw) {
+    span.add(raw);
+    const CapacityFigures f = capacity_figures(raw);
     ++rounds;
     sum.utilization += f.utilization;
     sum.overhead_bytes += f.overhead_bytes;
@@ -53,6 +56,7 @@ struct CapacitySums {
     st.counters["utilization"] = sum.utilization / n;
     st.counters["overhead_bytes"] = sum.overhead_bytes / n;
     st.counters["addr_range_ratio"] = sum.addr_range_ratio / n;
+    st.counters["addr_range_ratio_rounds"] = span.ratio();
     st.counters["ext_frag"] = sum.ext_frag[0] / n;
     st.counters["ext_frag_4x"] = sum.ext_frag[1] / n;
     st.counters["ext_frag_8x"] = sum.ext_frag[2] / n;
@@ -107,7 +111,7 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
       total += r.tally;
       append(alloc_lat, r.alloc_latency_ns);
       append(free_lat, r.free_latency_ns);
-      if (r.capacity) capacity.add(capacity_figures(*r.capacity));
+      if (r.capacity) capacity.add(*r.capacity);
     }
     if (st.error_occurred()) return;
     if (const auto why = capacity_problem(capacity_before, probe(backend, heap.reported)); !why.empty()) {

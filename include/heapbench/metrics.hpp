@@ -58,6 +58,22 @@ struct CapacityFigures {
 
 CapacityFigures capacity_figures(const CapacityRaw& raw);
 
+// The address range over several rounds of a case: (highest address of any
+// round's block + size - lowest address of any round) / (the largest round's
+// blocks x size). 1 when every round packs the same blocks; larger when rounds
+// wander over the heap.
+class AddressSpan {
+ public:
+  void add(const CapacityRaw& round);
+  double ratio() const;
+
+ private:
+  std::uint64_t min_ = ~std::uint64_t{0};
+  std::uint64_t max_ = 0;
+  std::uint64_t blocks_ = 0;
+  std::uint64_t size_ = 0;
+};
+
 struct Percentiles {
   double p50 = 0, p90 = 0, p99 = 0, max = 0;
 };

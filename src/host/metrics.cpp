@@ -83,3 +83,21 @@ CapacityFigures capacity_figures(const CapacityRaw& raw) {
 }
 
 }  // namespace heapbench
+
+namespace heapbench {
+
+void AddressSpan::add(const CapacityRaw& round) {
+  if (round.addresses.empty()) return;
+  min_ = std::min(min_, round.addresses.front());
+  max_ = std::max(max_, round.addresses.back());
+  blocks_ = std::max<std::uint64_t>(blocks_, round.addresses.size());
+  size_ = round.size;
+}
+
+double AddressSpan::ratio() const {
+  if (blocks_ == 0 || size_ == 0) return 0;
+  return (static_cast<double>(max_ - min_) + static_cast<double>(size_)) /
+         (static_cast<double>(blocks_) * static_cast<double>(size_));
+}
+
+}  // namespace heapbench

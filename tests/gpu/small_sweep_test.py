@@ -81,7 +81,7 @@ def check_every_pair(heapbench):
         assert not b.get("error_occurred"), f"{name}: {b.get('error_message')}"
         if name.startswith("capacity/"):
             for c in ("utilization", "overhead_bytes", "ext_frag", "ext_frag_4x", "ext_frag_8x", "ext_frag_random",
-                      "addr_range_ratio", "recovery", "recovery_allocs_per_s"):
+                      "addr_range_ratio", "addr_range_ratio_rounds", "recovery", "recovery_allocs_per_s"):
                 assert c in b, (c, b)
             assert 0 < b["utilization"] <= 1, b
             assert "fail_rate" not in b and "frees_per_s" not in b, b

@@ -83,6 +83,21 @@ TEST(Capacity, PerfectPackingAndEmptyFills) {
   EXPECT_EQ(none.recovery, 0.0);
 }
 
+TEST(Capacity, AddressSpanOverRounds) {
+  CapacityRaw a, b;
+  a.size = b.size = 100;
+  a.addresses = {1000, 1100, 1200};  // packed: 300 bytes of 300
+  b.addresses = {1300, 1400};        // the next round lands after the first
+  AddressSpan span;
+  EXPECT_EQ(span.ratio(), 0.0);
+  span.add(a);
+  EXPECT_DOUBLE_EQ(span.ratio(), 1.0);
+  span.add(b);
+  EXPECT_DOUBLE_EQ(span.ratio(), (1400 - 1000 + 100) / 300.0);
+  span.add(CapacityRaw{});  // an empty round changes nothing
+  EXPECT_DOUBLE_EQ(span.ratio(), 500 / 300.0);
+}
+
 TEST(Percentiles, NearestRankOnHandComputedSamples) {
   std::vector<double> v;
   for (int i = 100; i >= 1; --i) v.push_back(i);  // 1..100, reversed
