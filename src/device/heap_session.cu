@@ -1,4 +1,3 @@
-#include <fmt/format.h>
 
 #include "cuda_check.cuh"
 #include "heapbench/device.hpp"
@@ -7,7 +6,7 @@ namespace heapbench {
 namespace {
 
 // The harness marks resets on the timeline (Backend::Heap::reset).
-void reset_device(int device, std::uint64_t) {
+void reset_device(int device) {
   HB_CUDA_CHECK(cudaSetDevice(device));
   HB_CUDA_CHECK(cudaDeviceReset());
 }
@@ -23,7 +22,7 @@ std::uint64_t HeapSession::ensure_heap(std::uint64_t bytes) {
     // A heap already in use cannot be resized, and a sticky error needs a new
     // context: both take a reset.
     current_ = 0;
-    reset_device(device_, bytes);
+    reset_device(device_);
     reset = true;
   }
   HB_CUDA_CHECK(cudaSetDevice(device_));
@@ -31,7 +30,7 @@ std::uint64_t HeapSession::ensure_heap(std::uint64_t bytes) {
   if (err == cudaErrorInvalidValue && !reset) {
     // Someone else in this process (an earlier session) already ran a malloc kernel.
     (void)cudaGetLastError();
-    reset_device(device_, bytes);
+    reset_device(device_);
     reset = true;
     err = cudaDeviceSetLimit(cudaLimitMallocHeapSize, static_cast<size_t>(bytes));
   }
