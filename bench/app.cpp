@@ -77,6 +77,7 @@ int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
       return fail(kExitUsage, "{}", e.what());
     }
     o.benchmark_args.push_back("--benchmark_out=" + out->partial_path());
+    out->remove_scratch_on_signal();
   }
   // Removes the scratch file Google Benchmark is given as --benchmark_out (the
   // results themselves are written by SnapshotReporter) and returns `code`.

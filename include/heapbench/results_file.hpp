@@ -22,6 +22,12 @@ class ResultsFile {
   // Removes the scratch file; path() is left as it is.
   void discard();
 
+  // On SIGINT, SIGTERM or SIGHUP, removes the scratch files (the one above and
+  // SnapshotReporter's "<path>.tmp") and then dies of the signal as it would
+  // have: <path> keeps the last complete snapshot and nothing else is left
+  // behind. One ResultsFile per process installs this.
+  void remove_scratch_on_signal() const;
+
  private:
   std::string path_;
   std::string partial_;

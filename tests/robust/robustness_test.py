@@ -50,6 +50,7 @@ class Interrupts(unittest.TestCase):
             self.assertEqual(names[0], "per_thread/malloc/size:16/threads:32/heap:8/iterations:2/manual_time")
             self.assertEqual(doc["context"]["gpu_name"], "stand-in device (heapbench tests, no GPU)")
             self.assertTrue(all("allocs_per_s" in b for b in doc["benchmarks"]))
+            self.assertEqual(sorted(os.listdir(d)), ["r.json"], "scratch files left behind")
 
     def test_sigterm_leaves_every_finished_case_readable(self):
         self.interrupt(signal.SIGTERM)
