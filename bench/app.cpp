@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <csignal>
+#include <cstring>
 #include <optional>
 
 #include "context.hpp"
@@ -172,6 +174,13 @@ int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
     } catch (const std::exception& e) {
       fmt::print(stderr, "heapbench: {}\n", e.what());
       return finish(kExitNoResults);
+    }
+    if (done.signal != 0) {
+      fmt::print(stderr, "heapbench: stopped by signal {} ({}); {} results are in {}\n", done.signal,
+                 strsignal(done.signal), done.entries, out->path());
+      finish(0);
+      std::signal(done.signal, SIG_DFL);
+      std::raise(done.signal);
     }
     return finish(done.entries == 0 ? kExitNoResults : 0);
   }

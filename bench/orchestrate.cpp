@@ -4,10 +4,13 @@
 #include <spawn.h>
 #include <sys/wait.h>
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <stdexcept>
 #include <mutex>
 #include <thread>
 
@@ -19,18 +22,48 @@ extern char** environ;
 namespace heapbench {
 namespace {
 
+// A SIGINT/SIGTERM/SIGHUP to the parent is passed on to the running children
+// (one per device at most), which die of it leaving their finished cases in
+// their files; the parent merges those, starts no further group and then dies
+// of the same signal. Lock-free atomics only: the handler may touch nothing else.
+constexpr int kMaxChildren = 256;
+std::atomic<pid_t> g_running[kMaxChildren];
+std::atomic<int> g_stop{0};
+static_assert(std::atomic<pid_t>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
+
+extern "C" void forward_to_children(int sig) {
+  g_stop.store(sig);
+  for (auto& pid : g_running) {
+    const pid_t p = pid.load();
+    if (p > 0) kill(p, sig);
+  }
+}
+
+void install_forwarding() {
+  struct sigaction sa {};
+  sa.sa_handler = forward_to_children;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+}
+
 // Runs one child to completion; returns "" if it exited with status 0, else how it ended.
-std::string run_child(const std::vector<std::string>& args) {
+std::string run_child(const std::vector<std::string>& args, int slot) {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ);
   if (rc != 0) return fmt::format("could not be started: {}", std::strerror(rc));
+  g_running[slot].store(pid);
+  if (const int sig = g_stop.load()) kill(pid, sig);  // a signal that came while it was being started
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return fmt::format("could not be waited for: {}", std::strerror(errno));
+    if (errno != EINTR) {
+      g_running[slot].store(0);
+      return fmt::format("could not be waited for: {}", std::strerror(errno));
+    }
   }
+  g_running[slot].store(0);
   if (WIFSIGNALED(status)) {
     return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
   }
@@ -51,17 +84,23 @@ ChildrenOutcome run_children(const std::vector<std::string>& args, const std::ve
 
   std::map<int, std::vector<const ChildPlan*>> by_device;
   for (const auto& p : plan) by_device[p.device].push_back(&p);
+  if (by_device.size() > static_cast<std::size_t>(kMaxChildren)) {
+    throw std::runtime_error(fmt::format("--devices: at most {} devices at once", kMaxChildren));
+  }
+  install_forwarding();
   std::vector<std::thread> threads;
+  int slot = 0;
   for (const auto& [device, groups] : by_device) {
-    threads.emplace_back([&, device = device, groups = groups] {
+    threads.emplace_back([&, device = device, groups = groups, slot = slot++] {
       for (const ChildPlan* g : groups) {
+        if (g_stop.load() != 0) break;
         const fs::path file = work / fmt::format("device{}_heap{}.json", device, g->heap / kMiB);
         std::vector<std::string> child = {"heapbench"};
         child.insert(child.end(), args.begin(), args.end());
         child.push_back(fmt::format("--device={}", device));
         child.push_back(fmt::format("--only-heap={}", g->heap));
         child.push_back("--benchmark_out=" + file.string());
-        const std::string death = run_child(child);
+        const std::string death = run_child(child, slot);
         std::lock_guard<std::mutex> lock(mutex);
         if (!death.empty()) {
           ++outcome.deaths;
@@ -76,6 +115,7 @@ ChildrenOutcome run_children(const std::vector<std::string>& args, const std::ve
   for (auto& t : threads) t.join();
   fs::remove_all(work);
   outcome.entries = merger.entries();
+  outcome.signal = g_stop.load();
   return outcome;
 }
 

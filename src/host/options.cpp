@@ -23,6 +23,7 @@ struct Parsed {
   bool profile = false;
   int profile_iterations = 3;
   bool isolate = false;
+  bool no_isolate = false;
   std::string devices;
   std::uint64_t only_heap = 0;
 };
@@ -47,7 +48,9 @@ void add_flags(CLI::App& app, Parsed& p) {
                  "(e.g. 0,1 or all); each entry gets gpu_index and a /device:N name suffix");
   app.add_flag("--isolate", p.isolate,
                "Run each heap size's cases in a child process and merge the results: a fault that kills "
-               "the process costs only that group's unfinished cases, which become error results");
+               "the process costs only that group's unfinished cases, which become error results "
+               "(the default whenever --benchmark_out is given, except under --profile)");
+  app.add_flag("--no-isolate", p.no_isolate, "Run every case in this one process");
   app.add_option("--only-heap", p.only_heap)->group("");  // internal: what a child of --isolate runs
   app.add_option("--kernel-budget-ms", p.kernel_budget_ms,
                  "Deadline for one allocating kernel; threads that find it passed do not allocate "
@@ -125,7 +128,11 @@ Options parse_options(int argc, const char* const* argv) {
   Options o;
   o.help = p.help;
   for (int i = 1; i < argc; ++i) o.raw_args.emplace_back(argv[i]);
-  o.isolate = p.isolate;
+  if (p.isolate && p.no_isolate) throw UsageError("--isolate and --no-isolate: give one");
+  // Isolation needs a file to merge into; under --profile one process keeps a
+  // timeline simple. Elsewhere it is the default: a sticky CUDA error or a
+  // crash then costs one heap group, not the run.
+  o.isolate = p.isolate || (!p.no_isolate && app.count("--benchmark_out") > 0 && !p.profile && !p.list_tests);
   o.only_heap = p.only_heap;
   if (app.count("--devices")) {
     if (p.devices == "all") {

@@ -93,7 +93,12 @@ TEST(Options, DevicesAndIsolation) {
   EXPECT_EQ(parse({"--devices=0,1"}).devices, (std::vector<int>{0, 1}));
   EXPECT_EQ(parse({"--devices=all"}).devices, (std::vector<int>{-1}));
   EXPECT_TRUE(parse({"--isolate"}).isolate);
-  EXPECT_FALSE(parse({}).isolate) << "isolation is opt-in until it has run on a GPU";
+  EXPECT_FALSE(parse({}).isolate) << "nothing to merge into without a results file";
+  EXPECT_TRUE(parse({"--benchmark_out=r.json"}).isolate) << "isolation is the default when results are written";
+  EXPECT_FALSE(parse({"--benchmark_out=r.json", "--no-isolate"}).isolate);
+  EXPECT_FALSE(parse({"--benchmark_out=r.json", "--profile"}).isolate) << "one process under a profiler";
+  EXPECT_TRUE(parse({"--benchmark_out=r.json", "--profile", "--isolate"}).isolate);
+  EXPECT_THROW(parse({"--isolate", "--no-isolate"}), UsageError);
   // A child gets --device and --benchmark_out appended to its parent's arguments: the last one counts.
   const Options child = parse({"--device=0", "--benchmark_out=a.json", "--device=1", "--benchmark_out=b.json"});
   EXPECT_EQ(child.device, 1);
@@ -103,7 +108,7 @@ TEST(Options, DevicesAndIsolation) {
 
 TEST(Options, HelpNamesEveryHeapbenchFlag) {
   const std::string h = options_help();
-  for (const char* flag : {"--isolate", "--devices", "--profile", "--patterns", "--apis", "--aligns", "--sizes", "--threads", "--heaps", "--device", "--kernel-budget-ms", "--max-demand-fraction"}) {
+  for (const char* flag : {"--isolate", "--no-isolate", "--devices", "--profile", "--patterns", "--apis", "--aligns", "--sizes", "--threads", "--heaps", "--device", "--kernel-budget-ms", "--max-demand-fraction"}) {
     EXPECT_NE(h.find(flag), std::string::npos) << flag;
   }
 }

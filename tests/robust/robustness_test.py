@@ -104,6 +104,40 @@ class Isolation(unittest.TestCase):
                 self.assertGreater(runs[f"per_thread/malloc/size:{size}/threads:32/heap:16"]["allocs_per_s"], 0)
             self.assertEqual(sorted(os.listdir(d)), ["r.json"], "children's files left behind")
 
+    def test_an_interrupt_keeps_the_running_groups_finished_cases(self):
+        # Isolation is the default with a results file: SIGTERM to heapbench is
+        # passed on to the child running the 8 MiB group, whose finished cases
+        # are merged; the 16 MiB group never starts.
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with self.subTest(sig=sig.name), tempfile.TemporaryDirectory() as d:
+                out = os.path.join(d, "r.json")
+                child_file = os.path.join(d, "r.json.groups", "device0_heap8.json")
+                sizes = "--sizes=16,32,64,128,256,512,1K,2K"
+                p = subprocess.Popen([BINARY, *SMALL[:3], "--heaps=8M,16M", sizes, f"--benchmark_out={out}",
+                                      "--benchmark_min_time=0.01"], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.PIPE, text=True,
+                                     env=dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS="200"))
+                deadline = time.time() + 60
+                cases = 0
+                while time.time() < deadline and cases < 2:
+                    time.sleep(0.05)
+                    if os.path.exists(child_file):
+                        cases = len(load(child_file)["benchmarks"])
+                p.send_signal(sig)
+                _, err = p.communicate(timeout=30)
+                self.assertEqual(p.returncode, -sig, err)
+                self.assertIn("stopped by signal", err)
+                runs = {b["name"].split("/manual_time")[0]: b for b in load(out)["benchmarks"]}
+                finished = [n for n, b in runs.items() if not b.get("error_occurred")]
+                self.assertGreaterEqual(len(finished), 2)
+                self.assertLess(len(finished), 8, "the group finished before the signal: the test proves nothing")
+                self.assertTrue(all("/heap:8" in n for n in runs), "a group started after the interrupt")
+                self.assertEqual(len(runs), 8, "the 8 MiB group's unfinished cases are error results")
+                for n, b in runs.items():
+                    if b.get("error_occurred"):
+                        self.assertIn(f"signal {int(sig)}", b["error_message"])
+                self.assertEqual(sorted(os.listdir(d)), ["r.json"], "scratch or children's files left behind")
+
     def test_isolation_needs_a_results_file(self):
         r = run(*SMALL, "--sizes=64", "--isolate")
         self.assertEqual(r.returncode, 2)
