@@ -37,12 +37,14 @@ void append(std::vector<double>& all, const std::vector<double>& more) {
 // Capacity figures, averaged over the rounds of a case.
 struct CapacitySums {
   int rounds = 0;
+  bool fill_only = false;
   CapacityFigures sum;
   AddressSpan span;
   void add(const CapacityRaw& raw) {
     span.add(raw);
     const CapacityFigures f = capacity_figures(raw);
     ++rounds;
+    fill_only = raw.fill_only;
     sum.utilization += f.utilization;
     sum.overhead_bytes += f.overhead_bytes;
     sum.addr_range_ratio += f.addr_range_ratio;
@@ -57,6 +59,7 @@ struct CapacitySums {
     st.counters["overhead_bytes"] = sum.overhead_bytes / n;
     st.counters["addr_range_ratio"] = sum.addr_range_ratio / n;
     st.counters["addr_range_ratio_rounds"] = span.ratio();
+    if (fill_only) return;  // capacity_fill measured nothing after the first fill
     st.counters["ext_frag"] = sum.ext_frag[0] / n;
     st.counters["ext_frag_4x"] = sum.ext_frag[1] / n;
     st.counters["ext_frag_8x"] = sum.ext_frag[2] / n;

@@ -6,7 +6,7 @@
 
 namespace heapbench {
 
-inline constexpr std::array<std::string_view, 9> kPatterns = {
+inline constexpr std::array<std::string_view, 10> kPatterns = {
     "per_thread",    // each thread allocates, uses and frees its own block
     "per_thread_mixed",    // per_thread with seeded sizes uniform over [min(16, size), size]
     "per_thread_latency",  // per_thread with clock64 around every call (a separate family: per_thread stays clean)
@@ -16,6 +16,7 @@ inline constexpr std::array<std::string_view, 9> kPatterns = {
     "cross_kernel_remote_free",  // the same, each block freed by a different thread
     "churn",         // seeded random allocations and frees of mixed sizes in one kernel
     "capacity",      // fill to the first NULL, free every other block, refill larger: utilisation, fragmentation
+    "capacity_fill", // capacity's first fill only, then free: utilisation of heaps too large for the refills
 };
 
 inline constexpr std::array<std::string_view, 6> kApis = {

@@ -44,6 +44,7 @@ struct CapacityRaw {
   double recovery_seconds = 0;           // GPU time of that fill
   std::uint64_t random_freed_bytes = 0;  // of the recovered fill, a seeded random half freed
   std::uint64_t random_refill_bytes = 0; // then obtainable as 2x blocks
+  bool fill_only = false;                // capacity_fill: the first fill alone, nothing after it measured
 };
 
 struct CapacityFigures {

@@ -14,6 +14,10 @@
 // Counters: utilization, overhead_bytes, addr_range_ratio, ext_frag (2x),
 // ext_frag_4x, ext_frag_8x, ext_frag_random, recovery, recovery_allocs_per_s,
 // allocs_per_s (of the first fill), heap_bytes.
+//
+// capacity_fill: the first fill alone, then every block freed; counters
+// utilization, overhead_bytes, addr_range_ratio(_rounds), allocs_per_s. A 1 GiB
+// heap of 64 B blocks is 13 M blocks: the refills would multiply the time.
 #include <algorithm>
 #include <random>
 
@@ -30,7 +34,7 @@ class CapacityRunner final : public Round {
       : owner_(c), buffers_(c, 1), budget_ns_(budget_ns(budget_s)), c_(c),
         // Every block takes at least 16 bytes of the heap (or arena), so this
         // many slots hold any fill; the T extra cover the last round of calls.
-        capacity_(c.heap / 16 + c.threads) {
+        capacity_(c.heap / 16 + c.threads), fill_only_(c.pattern == "capacity_fill") {
     HB_CUDA_CHECK(cudaMalloc(&blocks_, capacity_ * sizeof(void*)));
     HB_CUDA_CHECK(cudaMalloc(&list_, capacity_ * sizeof(void*)));
     HB_CUDA_CHECK(cudaMalloc(&refill_, capacity_ * sizeof(void*)));
@@ -49,6 +53,7 @@ class CapacityRunner final : public Round {
     buffers_.begin(budget_ns_);
     raw_ = CapacityRaw{};
     raw_.size = c_.size;
+    raw_.fill_only = fill_only_;
   }
 
   void allocate() override {
@@ -65,6 +70,10 @@ class CapacityRunner final : public Round {
     std::sort(host.begin(), host.end());
     raw_.addresses.reserve(n);
     for (void* p : host) raw_.addresses.push_back(reinterpret_cast<std::uint64_t>(p));
+    if (fill_only_) {
+      free_device_list(blocks_, n);
+      return;
+    }
 
     std::vector<void*> odd, even;
     for (std::size_t i = 0; i < host.size(); ++i) (i % 2 ? odd : even).push_back(host[i]);
@@ -179,6 +188,7 @@ class CapacityRunner final : public Round {
   std::uint64_t budget_ns_;
   Case c_;
   std::uint64_t capacity_;
+  bool fill_only_;
   void** blocks_ = nullptr;
   void** list_ = nullptr;
   void** refill_ = nullptr;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "heapbench/catalog.hpp"
 #include "heapbench/parse.hpp"
@@ -31,8 +32,8 @@ struct Parsed {
 void add_flags(CLI::App& app, Parsed& p) {
   app.set_help_flag();  // --help is ours: it prints these flags and then Google Benchmark's.
   app.add_flag("-h,--help", p.help, "Print heapbench's and Google Benchmark's flags and exit");
-  app.add_option("--patterns", p.patterns, "Patterns, comma-separated (per_thread,per_warp,per_block,cross_kernel,cross_kernel_remote_free,churn)");
-  app.add_option("--apis", p.apis, "APIs, comma-separated (malloc,aligned,cuda_std_aligned,new,bump,alloca)");
+  app.add_option("--patterns", p.patterns, fmt::format("Patterns, comma-separated ({})", fmt::join(kPatterns, ",")));
+  app.add_option("--apis", p.apis, fmt::format("APIs, comma-separated ({})", fmt::join(kApis, ",")));
   app.add_option("--aligns", p.aligns, "Alignments for aligned APIs, powers of two (e.g. 16,256,4096)");
   app.add_option("--sizes", p.sizes, "Bytes per allocation, comma-separated, K/M/G suffixes (e.g. 16,1K,4K)");
   app.add_option("--threads", p.threads, "Concurrently allocating threads (e.g. 32,100000,1M)");

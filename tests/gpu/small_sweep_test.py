@@ -76,8 +76,9 @@ def check_every_pair(heapbench):
     doc = run(heapbench, "--sizes=100", "--threads=1000", "--heaps=8M", "--aligns=64")
     runs = doc["benchmarks"]
     pairs = {"/".join(b["name"].split("/")[:2]) for b in runs}
-    # 8 patterns x 5 heap APIs, per_thread/alloca, and capacity (malloc and bump unless --apis is given)
-    assert len(pairs) == 43, sorted(pairs)
+    # 8 patterns x 5 heap APIs, per_thread/alloca, capacity and capacity_fill (malloc and bump unless
+    # --apis is given)
+    assert len(pairs) == 45, sorted(pairs)
     for b in runs:
         name = b["name"]
         assert not b.get("error_occurred"), f"{name}: {b.get('error_message')}"
@@ -87,6 +88,10 @@ def check_every_pair(heapbench):
                 assert c in b, (c, b)
             assert 0 < b["utilization"] <= 1, b
             assert "fail_rate" not in b and "frees_per_s" not in b, b
+            continue
+        if name.startswith("capacity_fill/"):
+            assert 0 < b["utilization"] <= 1 and b["addr_range_ratio"] >= 1, b
+            assert "ext_frag" not in b and "recovery" not in b, b
             continue
         assert b["fail_rate"] == 0, b
         assert b["allocs_per_s"] > 0, b
