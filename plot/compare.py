@@ -30,7 +30,7 @@ import pandas as pd  # noqa: E402
 from scipy.stats import mannwhitneyu  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from heapbench_results import COUNTERS, Results, SchemaError, load  # noqa: E402
+from heapbench_results import COUNTERS, Results, SchemaError, load, load_selection  # noqa: E402
 
 FIGURES = [c for c in COUNTERS if c != "heap_bytes"] + ["real_time"]
 ALPHA = 0.05
@@ -156,7 +156,7 @@ def ratio_figure(table: pd.DataFrame, base: Results, other: Results, path: Path)
 
 
 def compare(paths: list[str | Path], out: str | Path) -> tuple[list[Path], list[str]]:
-    files = [load(p) for p in paths]
+    files = [load_selection(p) for p in paths]
     warnings = check_compatible(files)
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -195,7 +195,9 @@ def compare(paths: list[str | Path], out: str | Path) -> tuple[list[Path], list[
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("results", nargs="+", help="results files; the first is the baseline")
+    ap.add_argument("results", nargs="+",
+                    help="results files; the first is the baseline. FILE@gpuN takes device N's cases of a file "
+                         "written by heapbench --devices, so its devices compare like files")
     ap.add_argument("-o", "--out", required=True, help="folder for comparison.md, CSV tables and figures")
     args = ap.parse_args(argv)
     if len(args.results) < 2:

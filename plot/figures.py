@@ -176,10 +176,12 @@ def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylab
     fig, axes = plt.subplots(1, len(present), figsize=(4.5 * len(present) + 2, 3.8), squeeze=False, layout="constrained")
     for ax, c in zip(axes[0], present):
         sub = cases[cases[c].notna()]
+        heaps = sorted(set(sub["heap_mib"]))
         for (pattern, api, align, heap), s in sub.groupby(["pattern", "api", "align", "heap_mib"]):
             s = s.groupby("size")[c].mean().sort_index()
-            ax.plot(s.index, s.values, ms=3, label=f"{pattern}/{_series_label(api, align)} {heap} MiB",
-                    **{"marker": "o", **_style(api, align)})
+            marker = "os^Dv"[heaps.index(heap) % 5]  # one marker per heap size, colours per API
+            ax.plot(s.index, s.values, ms=4, label=f"{pattern}/{_series_label(api, align)} {heap} MiB",
+                    **{**_style(api, align), "marker": marker})
         ax.set_xscale("log", base=2)
         ax.set_xlabel("bytes per allocation")
         ax.set_ylabel(c if len(present) > 1 else ylabel)

@@ -42,6 +42,7 @@ class Results:
     path: Path
     context: dict
     frame: pd.DataFrame = field(repr=False)
+    selection: str = ""  # "GPU 1" when one device of a --devices file was selected
 
     @property
     def schema_version(self) -> int:
@@ -55,7 +56,7 @@ class Results:
     def label(self) -> str:
         """Short name for a file in tables and legends: GPU and date."""
         date = str(self.context.get("date", ""))[:10]
-        return f"{self.gpu} {date}".strip()
+        return " ".join(s for s in (self.gpu, date, self.selection) if s)
 
     def title_suffix(self) -> str:
         return (f"{self.gpu}, CUDA {cuda_version(self.context.get('cuda_runtime_version'))}, "
@@ -106,6 +107,30 @@ def parse_name(name: str) -> dict | None:
         "threads": int(d["threads"]),
         "heap_mib": int(d["heap_mib"]),
     }
+
+
+_DEVICE_SELECTION = re.compile(r"^(?P<path>.+)@gpu(?P<index>\d+)$")
+
+
+def load_selection(spec: str | Path) -> Results:
+    """`FILE` as load(); `FILE@gpuN` keeps only device N's cases of a file that
+    `heapbench --devices` merged, renumbered as device 0, so two devices of one
+    run compare like two files."""
+    m = _DEVICE_SELECTION.match(str(spec))
+    if not m or Path(spec).exists():
+        return load(spec)
+    res = load(m["path"])
+    index = int(m["index"])
+    frame = res.frame[res.frame["gpu_index"] == index].copy()
+    if frame.empty:
+        present = sorted(set(res.frame["gpu_index"]))
+        raise SchemaError(f"{m['path']}: no cases of GPU {index} (the file has GPU {present})")
+    frame["gpu_index"] = 0
+    context = res.context
+    for d in context.get("devices", []) if isinstance(context.get("devices"), list) else []:
+        if str(d.get("gpu_index")) == str(index):
+            context = {**context, **d}
+    return Results(res.path, context, frame, selection=f"GPU {index}")
 
 
 def load(path: str | Path) -> Results:

@@ -85,3 +85,18 @@ def test_google_benchmarks_own_compare_py_reads_heapbench_results(tmp_path):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "per_thread/malloc/size:16/threads:32/heap:8/manual_time" in r.stdout
+
+
+def test_two_devices_of_one_run_compare_like_two_files(write_results, tmp_path):
+    def on(device, allocs):
+        b = bench(NAME, allocs)
+        b["name"] = b["run_name"] = f"{NAME}/manual_time/device:{device}"
+        b["gpu_index"] = device
+        return b
+    merged = write_results([on(0, 1e6), on(1, 1.5e6)], "two.json")
+    compare([f"{merged}@gpu0", f"{merged}@gpu1"], tmp_path / "out")
+    row = pd.read_csv(tmp_path / "out" / "compare_1.csv").iloc[0]
+    assert row["case"] == NAME
+    assert row["allocs_per_s_ratio"] == pytest.approx(1.5)
+    assert "GPU 1" in (tmp_path / "out" / "comparison.md").read_text()
+    assert main([f"{merged}@gpu0", f"{merged}@gpu7", "-o", str(tmp_path / "bad")]) == 2

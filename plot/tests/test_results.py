@@ -11,9 +11,9 @@ def test_committed_h200_results_load_with_every_case_parsed():
     assert r.schema_version == 1
     assert r.gpu == "NVIDIA H200"
     cases = r.cases()
-    assert len(cases) == 261
-    assert set(cases["pattern"]) == {"per_thread", "per_warp", "per_block", "cross_kernel",
-                                     "cross_kernel_remote_free", "churn"}
+    assert len(cases) == 345
+    assert set(cases["pattern"]) == {"per_thread", "per_thread_mixed", "per_thread_latency", "per_warp", "per_block",
+                                     "cross_kernel", "cross_kernel_remote_free", "churn", "capacity"}
     assert {"malloc", "aligned", "cuda_std_aligned", "new", "bump", "alloca"} <= set(cases["api"])
     errors = cases[cases["error"]]
     assert list(errors["case"]) == ["per_thread/malloc/size:16/threads:1048576/heap:64",
