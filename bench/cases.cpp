@@ -69,6 +69,48 @@ struct CapacitySums {
   }
 };
 
+// printf figures over the rounds of a case: rates over the summed counts and
+// times, per-round counts as means, bytes_per_line over the rounds that lost lines.
+struct PrintfSums {
+  int rounds = 0;
+  PrintfRaw sum;
+  double bytes_per_line = 0;
+  int full_rounds = 0;
+  std::uint64_t garbled = 0;
+  void add(const PrintfRaw& r) {
+    ++rounds;
+    sum.calls += r.calls;
+    sum.args = r.args;
+    sum.ret_documented += r.ret_documented;
+    sum.ret_negative += r.ret_negative;
+    if (r.ret_other != 0) sum.ret_other = r.ret_other;
+    sum.lines.delivered += r.lines.delivered;
+    garbled += r.lines.garbled;
+    sum.fifo_bytes = r.fifo_bytes;
+    sum.kernel_seconds += r.kernel_seconds;
+    sum.flush_seconds += r.flush_seconds;
+    const PrintfFigures f = printf_figures(r);
+    if (f.bytes_per_line > 0) {
+      bytes_per_line += f.bytes_per_line;
+      ++full_rounds;
+    }
+  }
+  void set_counters(benchmark::State& st) const {
+    const PrintfFigures f = printf_figures(sum);
+    const double n = rounds;
+    st.counters["printf_per_s"] = f.printf_per_s;
+    st.counters["lines_delivered"] = f.lines_delivered / n;
+    st.counters["lines_lost"] = f.lines_lost / n;
+    st.counters["lines_garbled"] = static_cast<double>(garbled) / n;
+    st.counters["loss_rate"] = f.loss_rate;
+    if (full_rounds > 0) st.counters["bytes_per_line"] = bytes_per_line / full_rounds;
+    st.counters["ret_documented"] = f.ret_documented;
+    if (sum.ret_other != 0) st.counters["ret_other_value"] = static_cast<double>(sum.ret_other);
+    st.counters["flush_lines_per_s"] = f.flush_lines_per_s;
+    st.counters["fifo_bytes"] = static_cast<double>(sum.fifo_bytes);
+  }
+};
+
 void set_latency_counters(benchmark::State& st, const char* prefix, std::vector<double>& samples) {
   const Percentiles p = percentiles(samples);
   st.counters[fmt::format("{}lat_p50_ns", prefix)] = p.p50;
@@ -103,6 +145,7 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     Tally total;
     std::vector<double> alloc_lat, free_lat;
     CapacitySums capacity;
+    PrintfSums printf_sums;
     std::int64_t index = 0;
     for (auto _ : st) {
       const IterationResult r = run_round(*round, index++);
@@ -115,10 +158,15 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
       append(alloc_lat, r.alloc_latency_ns);
       append(free_lat, r.free_latency_ns);
       if (r.capacity) capacity.add(*r.capacity);
+      if (r.printf_raw) printf_sums.add(*r.printf_raw);
     }
     if (st.error_occurred()) return;
     if (const auto why = capacity_problem(capacity_before, probe(backend, heap.reported)); !why.empty()) {
       st.SkipWithError(why.c_str());
+      return;
+    }
+    if (printf_sums.rounds > 0) {  // not the heap: its own vocabulary
+      printf_sums.set_counters(st);
       return;
     }
     const Figures f = compute_figures(total);

@@ -168,6 +168,34 @@ def failure_curves(res: Results, cases: pd.DataFrame, out: Path, written: list[P
     _save(fig, out, "failure_curves", written)
 
 
+def printf_fifo(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
+    """printf: share of lines lost and printf calls per second against the lines asked for, one line per FIFO size
+    and argument count."""
+    if "loss_rate" not in cases.columns:
+        return
+    ok = cases[~cases["error"] & cases["loss_rate"].notna()]
+    if ok.empty:
+        return
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), squeeze=False, layout="constrained")
+    fifos = sorted(set(ok["heap_mib"]))
+    for (size, fifo), s in ok.groupby(["size", "heap_mib"]):
+        s = s.sort_values("threads")
+        lines = s["threads"] * 8  # kPrintfLinesPerThread
+        style = {"marker": "os^Dv"[fifos.index(fifo) % 5], "ms": 4, "label": f"{int(size) // 8} args, FIFO {fifo} MiB"}
+        axes[0][0].plot(lines, s["loss_rate"], **style)
+        axes[0][1].plot(lines, s["printf_per_s"], **style)
+    for ax, label in zip(axes[0], ("loss_rate (lines lost / printf calls)", "printf calls per second of kernel time")):
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("lines printed in one launch")
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+    axes[0][1].set_yscale("log")
+    axes[0][0].set_ylim(-0.02, 1.02)
+    _legend(fig, axes[0])
+    fig.suptitle(f"device printf into its FIFO (cudaLimitPrintfFifoSize)\n{res.title_suffix()}", fontsize=10)
+    _save(fig, out, "printf_fifo", written)
+
+
 def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylabel: str, stem: str, out: Path,
                     written: list[Path]) -> None:
     present = [c for c in counters if c in cases.columns and cases[c].notna().any()]
@@ -270,6 +298,7 @@ def make_figures(results_path: str | Path, out: str | Path) -> list[Path]:
                         "heap utilisation, external fragmentation (2x blocks) and per-block overhead",
                         "utilization_fragmentation", out, written)
         latency(res, cases, out, written)
+        printf_fifo(res, cases, out, written)
     written.append(summary(res, cases, written, out))
     return written
 

@@ -24,13 +24,17 @@ COUNTERS = [
     "recovery", "recovery_allocs_per_s",
     "lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_max_ns",
     "free_lat_p50_ns", "free_lat_p90_ns", "free_lat_p99_ns", "free_lat_max_ns",
+    # printf (its heap_mib column holds the FIFO size, "fifo:<MiB>" in the name)
+    "printf_per_s", "lines_delivered", "lines_lost", "lines_garbled", "loss_rate", "bytes_per_line", "ret_documented",
+    "flush_lines_per_s", "fifo_bytes",
 ]
 # Figures where bigger is better (the rest: smaller is better, or neither).
-HIGHER_IS_BETTER = {"allocs_per_s", "frees_per_s", "bytes_per_s", "use_bytes_per_s", "utilization"}
+HIGHER_IS_BETTER = {"allocs_per_s", "frees_per_s", "bytes_per_s", "use_bytes_per_s", "utilization", "printf_per_s",
+                    "flush_lines_per_s"}
 
 _NAME = re.compile(
     r"^(?P<pattern>[a-z_]+)/(?P<api>[a-z_]+)/size:(?P<size>\d+)(?:/align:(?P<align>\d+))?"
-    r"/threads:(?P<threads>\d+)/heap:(?P<heap_mib>\d+)(?P<rest>(?:/[A-Za-z_:0-9]+)*)$")
+    r"/threads:(?P<threads>\d+)/(?:heap|fifo):(?P<heap_mib>\d+)(?P<rest>(?:/[A-Za-z_:0-9]+)*)$")
 
 
 class SchemaError(ValueError):

@@ -12,6 +12,7 @@
 
 #include "heapbench/case.hpp"
 #include "heapbench/metrics.hpp"
+#include "heapbench/printf_fifo.hpp"
 
 namespace heapbench {
 
@@ -35,6 +36,8 @@ struct IterationResult {
   std::vector<double> free_latency_ns;
   // Capacity family only: the raw observations its figures come from.
   std::optional<CapacityRaw> capacity;
+  // printf family only: calls, return values, lines captured.
+  std::optional<PrintfRaw> printf_raw;
 
   // Empty when the round is a valid measurement; otherwise why it is not.
   std::string problem(double kernel_budget_s) const;

@@ -2,11 +2,12 @@
 // What heapbench can measure: allocation patterns and device allocation APIs,
 // by the names that appear in benchmark names, JSON and plots.
 #include <array>
+#include <cstdint>
 #include <string_view>
 
 namespace heapbench {
 
-inline constexpr std::array<std::string_view, 10> kPatterns = {
+inline constexpr std::array<std::string_view, 11> kPatterns = {
     "per_thread",    // each thread allocates, uses and frees its own block
     "per_thread_mixed",    // per_thread with seeded sizes uniform over [min(16, size), size]
     "per_thread_latency",  // per_thread with clock64 around every call (a separate family: per_thread stays clean)
@@ -17,15 +18,17 @@ inline constexpr std::array<std::string_view, 10> kPatterns = {
     "churn",         // seeded random allocations and frees of mixed sizes in one kernel
     "capacity",      // fill to the first NULL, free every other block, refill larger: utilisation, fragmentation
     "capacity_fill", // capacity's first fill only, then free: utilisation of heaps too large for the refills
+    "printf",        // not the heap: device printf into its FIFO (cudaLimitPrintfFifoSize), lines delivered and lost
 };
 
-inline constexpr std::array<std::string_view, 6> kApis = {
+inline constexpr std::array<std::string_view, 7> kApis = {
     "malloc",            // malloc/free on CUDA's device heap
     "aligned",           // __nv_aligned_device_malloc(size, align) / free
     "cuda_std_aligned",  // cuda::std::aligned_alloc / cuda::std::free
     "new",               // device operator new[] / delete[]
     "bump",              // baseline: warp-aggregated atomic bump over a cudaMalloc arena, free a no-op
     "alloca",            // baseline: the thread's stack (cudaLimitStackSize), per_thread only
+    "printf",            // the printf pattern's only API: device printf
 };
 
 bool is_pattern(std::string_view name);
@@ -35,5 +38,14 @@ bool takes_align(std::string_view api);
 // Whether a pattern x API pair exists: stack memory belongs to one thread and
 // one frame, so alloca is measured per thread only.
 bool supported(std::string_view pattern, std::string_view api);
+
+// Whether `size` means something for the pattern: printf's size is the bytes of
+// arguments per call, whole 8-byte arguments from 8 to 64; any size > 0 elsewhere.
+bool valid_size(std::string_view pattern, std::uint64_t size);
+
+// The device limit a case's last name segment sets: "heap"
+// (cudaLimitMallocHeapSize) for the heap families, "fifo"
+// (cudaLimitPrintfFifoSize) for printf. Either is given in MiB by --heaps.
+std::string_view limit_label(std::string_view pattern);
 
 }  // namespace heapbench

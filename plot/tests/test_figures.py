@@ -51,3 +51,21 @@ def test_a_fixed_demand_over_several_heaps_makes_a_failure_curve(write_results, 
             for h, f in ((4, 0.6), (8, 0.3), (16, 0.0))]
     names = {p.name for p in make_figures(write_results(rows), tmp_path)}
     assert "failure_curves.png" in names and "failure_curves.svg" in names
+
+
+def test_printf_cases_read_with_their_fifo_and_make_their_figure(write_results, tmp_path):
+    def printf_case(size, threads, fifo, loss):
+        b = bench(f"printf/printf/size:{size}/threads:{threads}/fifo:{fifo}", 1.0)
+        for c in ("allocs_per_s", "frees_per_s", "bytes_per_s", "fail_rate", "heap_bytes"):
+            del b[c]  # printf reports none of the heap counters
+        b.update({"printf_per_s": 1e7, "lines_delivered": threads * 8 * (1 - loss), "loss_rate": loss,
+                  "fifo_bytes": fifo * 2**20})
+        return b
+    p = write_results([printf_case(8, t, f, 0.5 if t > 1024 and f == 1 else 0.0)
+                       for t in (1024, 32768) for f in (1, 8)])
+    from heapbench_results import load
+    cases = load(p).cases()
+    assert sorted(set(cases["heap_mib"])) == [1, 8], "fifo:<MiB> is read into the limit column"
+    names = {q.name for q in make_figures(p, tmp_path)}
+    assert "printf_fifo.png" in names
+    assert not any(n.startswith("throughput_vs") and "printf" in n for n in names), "printf has no allocation rate"

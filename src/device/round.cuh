@@ -234,5 +234,6 @@ std::unique_ptr<Round> make_per_block(const Case& c, double budget_s);
 std::unique_ptr<Round> make_cross_kernel(const Case& c, double budget_s);
 std::unique_ptr<Round> make_churn(const Case& c, double budget_s);
 std::unique_ptr<Round> make_capacity(const Case& c, double budget_s);
+std::unique_ptr<Round> make_printf(const Case& c, double budget_s);
 
 }  // namespace heapbench::detail

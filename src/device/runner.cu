@@ -64,6 +64,7 @@ std::unique_ptr<Round> make_cuda_round(const Case& c, double kernel_budget_s) {
   if (c.pattern == "cross_kernel" || c.pattern == "cross_kernel_remote_free") return detail::make_cross_kernel(c, kernel_budget_s);
   if (c.pattern == "churn") return detail::make_churn(c, kernel_budget_s);
   if (c.pattern == "capacity" || c.pattern == "capacity_fill") return detail::make_capacity(c, kernel_budget_s);
+  if (c.pattern == "printf") return detail::make_printf(c, kernel_budget_s);
   throw std::invalid_argument(fmt::format("unknown pattern '{}'", c.pattern));
 }
 

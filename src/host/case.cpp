@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "heapbench/catalog.hpp"
+
 #include <algorithm>
 #include <regex>
 #include <stdexcept>
@@ -11,7 +13,7 @@ namespace heapbench {
 std::string case_name(const Case& c) {
   std::string name = fmt::format("{}/{}/size:{}", c.pattern, c.api, c.size);
   if (c.align != 0) name += fmt::format("/align:{}", c.align);
-  name += fmt::format("/threads:{}/heap:{}", c.threads, c.heap / kMiB);
+  name += fmt::format("/threads:{}/{}:{}", c.threads, limit_label(c.pattern), c.heap / kMiB);
   return name;
 }
 

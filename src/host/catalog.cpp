@@ -9,7 +9,15 @@ bool is_api(std::string_view name) { return std::find(kApis.begin(), kApis.end()
 bool takes_align(std::string_view api) { return api == "aligned" || api == "cuda_std_aligned"; }
 bool supported(std::string_view pattern, std::string_view api) {
   if (!is_pattern(pattern) || !is_api(api)) return false;
+  if ((pattern == "printf") != (api == "printf")) return false;
   return api != "alloca" || pattern == "per_thread";
 }
+
+bool valid_size(std::string_view pattern, std::uint64_t size) {
+  if (pattern == "printf") return size >= 8 && size <= 64 && size % 8 == 0;
+  return size > 0;
+}
+
+std::string_view limit_label(std::string_view pattern) { return pattern == "printf" ? "fifo" : "heap"; }
 
 }  // namespace heapbench

@@ -180,6 +180,19 @@ Options parse_options(int argc, const char* const* argv) {
     }
     apply(&Sweep::aligns, aligns);
   }
+  if (app.count("--sizes") && app.count("--patterns")) {  // asked for by name: refuse what it cannot take
+    for (const auto& s : o.sweeps) {
+      for (const auto& pattern : s.patterns) {
+        for (auto size : s.sizes) {
+          if (!valid_size(pattern, size)) {
+            throw UsageError(fmt::format("--sizes={}: {} takes 8 to 64 bytes of arguments per call, a multiple of 8; "
+                                         "{} is not one",
+                                         p.sizes, pattern, size));
+          }
+        }
+      }
+    }
+  }
   if (axis_given) apply(&Sweep::max_demand_fraction, 0.0);
   if (app.count("--max-demand-fraction")) {
     if (!(p.max_demand_fraction >= 0.0)) {

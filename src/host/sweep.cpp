@@ -23,7 +23,8 @@ std::vector<Sweep> default_sweep() {
 
   Sweep matrix;
   for (auto p : kPatterns) {
-    if (p.rfind("capacity", 0) != 0) matrix.patterns.emplace_back(p);  // capacity families have their own parts
+    // The capacity families and printf have their own parts.
+    if (p.rfind("capacity", 0) != 0 && p != "printf") matrix.patterns.emplace_back(p);
   }
   matrix.apis.assign(kApis.begin(), kApis.end());
   matrix.sizes = {64, 4096};
@@ -65,7 +66,17 @@ std::vector<Sweep> default_sweep() {
   capacity_fill.sizes = {64};
   capacity_fill.threads = {65536};
   capacity_fill.heaps = {64 * kMiB};
-  return {spine, matrix, capacity, capacity_large, failure_curve, capacity_fill};
+  // printf: 8 lines per thread with 1 or 8 arguments, into FIFOs of 1, 8
+  // (CUDA's default) and 64 MiB; the larger thread counts overflow the smaller
+  // FIFOs on purpose.
+  Sweep printf_fifo;
+  printf_fifo.patterns = {"printf"};
+  printf_fifo.apis = {"printf"};
+  printf_fifo.sizes = {8, 64};
+  printf_fifo.aligns = {16};
+  printf_fifo.threads = {1024, 32768, 262144};
+  printf_fifo.heaps = {1 * kMiB, 8 * kMiB, 64 * kMiB};
+  return {spine, matrix, capacity, capacity_large, failure_curve, capacity_fill, printf_fifo};
 }
 
 void sort_run_order(std::vector<Case>& cases) {
@@ -85,6 +96,9 @@ std::vector<Case> plan_cases(const std::vector<Sweep>& sweeps) {
         for (auto align : takes_align(api) ? s.aligns : no_align) {
           for (auto heap : s.heaps) {
             for (auto size : s.sizes) {
+              // Sizes another part's axes bring that this pattern cannot take
+              // (printf: 8 to 64 bytes of arguments); options refuse them when given.
+              if (!valid_size(pattern, size)) continue;
               for (auto threads : s.threads) {
                 Case c{pattern, api, size, align, threads, heap};
                 if (s.max_demand_fraction > 0 &&

@@ -11,6 +11,7 @@
 #include "heapbench/catalog.hpp"
 #include "heapbench/device.hpp"
 #include "heapbench/mixed_sizes.hpp"
+#include "heapbench/printf_fifo.hpp"
 
 namespace heapbench {
 namespace {
@@ -35,7 +36,7 @@ std::vector<Pair> all_pairs() {
   for (auto p : kPatterns) {
     for (auto a : kApis) {
       // capacity is a different measurement: see CapacityGpu below.
-      if (supported(p, a) && std::string_view(p).rfind("capacity", 0) != 0) out.emplace_back(std::string(p), std::string(a));
+      if (supported(p, a) && std::string_view(p).rfind("capacity", 0) != 0 && p != "printf") out.emplace_back(std::string(p), std::string(a));
     }
   }
   return out;
@@ -214,6 +215,44 @@ TEST(CapacityGpu, BumpFillsItsArenaExactlyAndNeverReuses) {
   EXPECT_DOUBLE_EQ(f.ext_frag[0], 1.0) << "a bump allocator gives nothing back";
   EXPECT_DOUBLE_EQ(f.recovery, 0.0);
   EXPECT_DOUBLE_EQ(f.ext_frag_random, 0.0) << "nothing recovered, nothing freed at random";
+}
+
+// printf into a 1 MiB FIFO: a few lines all arrive, intact and in full; many
+// more than fit lose some, and what arrives is still well formed.
+TEST(PrintfGpu, FifoDeliversWhatFitsAndLosesTheRest) {
+  HeapSession s(0);
+  s.invalidate();  // a fresh context: the FIFO cannot be resized after a kernel printed
+  s.ensure_heap(1 * kMiB);
+  {
+    auto r = make_cuda_round(Case{"printf", "printf", 16, 0, 256, 1 * kMiB}, kBudget);
+    const IterationResult res = run_round(*r, 0);
+    ASSERT_EQ(res.problem(kBudget), "");
+    ASSERT_TRUE(res.printf_raw.has_value());
+    const PrintfRaw& p = *res.printf_raw;
+    EXPECT_EQ(p.calls, 256 * kPrintfLinesPerThread);
+    EXPECT_EQ(p.lines.delivered, p.calls);
+    EXPECT_EQ(p.lines.garbled, 0u);
+    EXPECT_EQ(p.ret_documented, p.calls) << "device printf returns the number of arguments";
+    EXPECT_EQ(p.fifo_bytes, 1 * kMiB);
+    std::printf("PRINTF 2048 lines of 2 arguments into 1 MiB: delivered %llu\n",
+                static_cast<unsigned long long>(p.lines.delivered));
+  }
+  {
+    auto r = make_cuda_round(Case{"printf", "printf", 16, 0, 32768, 1 * kMiB}, kBudget);
+    const IterationResult res = run_round(*r, 0);
+    ASSERT_EQ(res.problem(kBudget), "");
+    const PrintfRaw& p = *res.printf_raw;
+    const PrintfFigures f = printf_figures(p);
+    EXPECT_GT(p.lines.delivered, 0u);
+    EXPECT_LT(p.lines.delivered, p.calls) << "262,144 lines cannot all fit in 1 MiB";
+    EXPECT_GT(f.bytes_per_line, 16.0);
+    std::printf("PRINTF %llu lines of 2 arguments into 1 MiB: delivered %llu, garbled %llu, %.1f bytes per line, "
+                "returns as documented %llu, negative %llu, other %lld\n",
+                static_cast<unsigned long long>(p.calls), static_cast<unsigned long long>(p.lines.delivered),
+                static_cast<unsigned long long>(p.lines.garbled), f.bytes_per_line,
+                static_cast<unsigned long long>(p.ret_documented), static_cast<unsigned long long>(p.ret_negative),
+                static_cast<long long>(p.ret_other));
+  }
 }
 
 // malloc(0), free(NULL), a request larger than the heap, alignment past a page:

@@ -36,6 +36,7 @@ def run(heapbench, *flags):
         if r.returncode == EXIT_NO_DEVICE:
             raise NoDevice(r.stderr.strip())
         print(r.stdout)
+        assert "\nhb " not in r.stdout, "device printf output leaked past the capture"
         print(r.stderr, file=sys.stderr)
         assert r.returncode == 0, f"heapbench exited {r.returncode}"
         with open(out) as f:
@@ -107,11 +108,32 @@ def check_every_pair(heapbench):
     print(f"{len(runs)} pattern x API cases checked")
 
 
+def check_printf(heapbench):
+    doc = run(heapbench, "--patterns=printf", "--sizes=8,64", "--threads=256,32768", "--heaps=1M")
+    runs = {b["name"].split("/manual_time")[0]: b for b in doc["benchmarks"]}
+    assert sorted(runs) == sorted(f"printf/printf/size:{s}/threads:{t}/fifo:1" for s in (8, 64) for t in (256, 32768)), \
+        sorted(runs)
+    for name, b in runs.items():
+        assert not b.get("error_occurred"), f"{name}: {b.get('error_message')}"
+        assert "allocs_per_s" not in b and "fail_rate" not in b, b
+        assert b["fifo_bytes"] == 2**20, b
+        assert b["printf_per_s"] > 0 and b["ret_documented"] > 0, b
+        assert b["lines_garbled"] == 0, b
+    for size in (8, 64):
+        few = runs[f"printf/printf/size:{size}/threads:256/fifo:1"]
+        assert few["lines_delivered"] == 256 * 8 and few["loss_rate"] == 0, few
+        assert few["ret_documented"] == 1, few
+    many = runs["printf/printf/size:64/threads:32768/fifo:1"]
+    assert 0 < many["loss_rate"] < 1 and many["bytes_per_line"] > 64, many
+    print(f"{len(runs)} printf cases checked")
+
+
 def main():
     heapbench = sys.argv[1]
     try:
         check_heap_sweep(heapbench)
         check_every_pair(heapbench)
+        check_printf(heapbench)
     except NoDevice as e:
         print(f"SKIPPED: {e}")
         return SKIP

@@ -10,6 +10,8 @@ TEST(CaseName, FollowsTheAxisScheme) {
             "per_thread/malloc/size:64/threads:1024/heap:8");
   EXPECT_EQ(case_name(Case{"per_block", "aligned", 100, 4096, 32, 1024 * kMiB}),
             "per_block/aligned/size:100/align:4096/threads:32/heap:1024");
+  EXPECT_EQ(case_name(Case{"printf", "printf", 16, 0, 1024, 8 * kMiB}), "printf/printf/size:16/threads:1024/fifo:8")
+      << "printf's limit is the FIFO";
 }
 
 TEST(CountMatching, UsesGoogleBenchmarkFilterRules) {

@@ -79,6 +79,13 @@ TEST(Options, BadValuesAreRefusedNamingTheFlagAndValue) {
       {"--apis=malloc,calloc", "calloc"}, {"--apis=", "--apis"},
       {"--devices=0,0", "twice"},         {"--devices=x", "'x'"},        {"--devices=-1", "'-1'"},
   };
+  try {
+    parse({"--patterns=printf", "--sizes=8,12"});
+    ADD_FAILURE() << "accepted printf with 12 bytes of arguments";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("12 is not one"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(parse({"--sizes=12"})) << "printf's part drops sizes it cannot take when printf was not named";
   for (const auto& [arg, needle] : bad) {
     try {
       parse({arg});

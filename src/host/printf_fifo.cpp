@@ -1,0 +1,65 @@
+#include "heapbench/printf_fifo.hpp"
+
+#include <charconv>
+#include <vector>
+
+namespace heapbench {
+namespace {
+
+// Reads one unsigned decimal number at `p`, then expects `sep`. Advances `p`.
+bool number(std::string_view& p, std::uint64_t& v, char sep) {
+  const char* end = p.data() + p.size();
+  auto [next, ec] = std::from_chars(p.data(), end, v);
+  if (ec != std::errc() || next == end || *next != sep) return false;
+  p.remove_prefix(static_cast<std::size_t>(next - p.data()) + 1);
+  return true;
+}
+
+}  // namespace
+
+PrintfLines parse_printf_lines(std::string_view text, std::uint64_t calls, std::uint64_t args) {
+  PrintfLines out;
+  std::vector<bool> seen(calls, false);
+  while (!text.empty()) {
+    const std::size_t nl = text.find('\n');
+    std::string_view line = text.substr(0, nl == std::string_view::npos ? text.size() : nl + 1);
+    text.remove_prefix(line.size());
+    bool ok = args >= 1 && line.size() > 3 && line.substr(0, 3) == "hb " && line.back() == '\n';
+    std::uint64_t id = 0;
+    if (ok) {
+      line.remove_prefix(3);
+      for (std::uint64_t j = 0; ok && j < args; ++j) {
+        std::uint64_t v = 0;
+        ok = number(line, v, j + 1 == args ? '\n' : ' ');
+        if (ok && j == 0) id = v;
+        ok = ok && v == id + j;
+      }
+      ok = ok && line.empty() && id < calls && !seen[id];
+    }
+    if (ok) {
+      seen[id] = true;
+      ++out.delivered;
+    } else {
+      ++out.garbled;
+    }
+  }
+  return out;
+}
+
+PrintfFigures printf_figures(const PrintfRaw& r) {
+  PrintfFigures f;
+  const double calls = static_cast<double>(r.calls);
+  const double delivered = static_cast<double>(r.lines.delivered);
+  f.lines_delivered = delivered;
+  f.lines_lost = r.calls > r.lines.delivered ? calls - delivered : 0.0;
+  if (r.calls > 0) {
+    f.loss_rate = f.lines_lost / calls;
+    f.ret_documented = static_cast<double>(r.ret_documented) / calls;
+  }
+  if (r.kernel_seconds > 0) f.printf_per_s = calls / r.kernel_seconds;
+  if (r.flush_seconds > 0) f.flush_lines_per_s = delivered / r.flush_seconds;
+  if (f.lines_lost > 0 && delivered > 0) f.bytes_per_line = static_cast<double>(r.fifo_bytes) / delivered;
+  return f;
+}
+
+}  // namespace heapbench
