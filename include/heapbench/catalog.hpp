@@ -21,14 +21,22 @@ inline constexpr std::array<std::string_view, 11> kPatterns = {
     "printf",        // not the heap: device printf into its FIFO (cudaLimitPrintfFifoSize), lines delivered and lost
 };
 
-inline constexpr std::array<std::string_view, 7> kApis = {
-    "malloc",            // malloc/free on CUDA's device heap
-    "aligned",           // __nv_aligned_device_malloc(size, align) / free
-    "cuda_std_aligned",  // cuda::std::aligned_alloc / cuda::std::free
-    "new",               // device operator new[] / delete[]
-    "bump",              // baseline: warp-aggregated atomic bump over a cudaMalloc arena, free a no-op
-    "alloca",            // baseline: the thread's stack (cudaLimitStackSize), per_thread only
-    "printf",            // the printf pattern's only API: device printf
+inline constexpr std::array kApis = {
+    std::string_view{"malloc"},            // malloc/free on CUDA's device heap
+    std::string_view{"aligned"},           // __nv_aligned_device_malloc(size, align) / free
+    std::string_view{"cuda_std_aligned"},  // cuda::std::aligned_alloc / cuda::std::free
+    std::string_view{"new"},               // device operator new[] / delete[]
+    std::string_view{"bump"},              // baseline: warp-aggregated atomic bump over a cudaMalloc arena, free a no-op
+    std::string_view{"alloca"},            // baseline: the thread's stack (cudaLimitStackSize), per_thread only
+    std::string_view{"printf"},            // the printf pattern's only API: device printf
+    // Call paths (per_thread and per_thread_latency only): malloc and bump
+    // reached through a device function pointer, or an nvstd::function.
+    std::string_view{"malloc_fnptr"},
+    std::string_view{"bump_fnptr"},
+#if HEAPBENCH_HAVE_NVFUNCTIONAL
+    std::string_view{"malloc_nvfunction"},
+    std::string_view{"bump_nvfunction"},
+#endif
 };
 
 bool is_pattern(std::string_view name);
@@ -38,6 +46,10 @@ bool takes_align(std::string_view api);
 // Whether a pattern x API pair exists: stack memory belongs to one thread and
 // one frame, so alloca is measured per thread only.
 bool supported(std::string_view pattern, std::string_view api);
+
+// malloc_fnptr, bump_fnptr, malloc_nvfunction, bump_nvfunction: an allocator
+// reached through an indirect call, measured in per_thread and per_thread_latency.
+bool is_call_path(std::string_view api);
 
 // Whether `size` means something for the pattern: printf's size is the bytes of
 // arguments per call, whole 8-byte arguments from 8 to 64; any size > 0 elsewhere.

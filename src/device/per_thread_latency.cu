@@ -8,6 +8,7 @@
 // Counters: those of per_thread, plus lat_p50_ns, lat_p90_ns, lat_p99_ns,
 // lat_max_ns (successful allocations) and free_lat_p50_ns ... free_lat_max_ns,
 // in ns: cycles over the SM clock the driver reports (cudaDevAttrClockRate).
+#include "call_paths.cuh"
 #include "round.cuh"
 
 namespace heapbench::detail {
@@ -57,6 +58,10 @@ struct PerThreadLatency : PatternDefaults {
 };
 
 std::unique_ptr<Round> make_per_thread_latency(const Case& c, double budget_s) {
+  if (alloc::is_call_path_api(c.api)) {
+    return make_for_dispatch<ThreePhase<PerThreadLatency>::template Runner>(
+        c, budget_s, [](const std::string& api, auto&& f) { return alloc::with_call_path_api(api, f); });
+  }
   return make_three_phase<PerThreadLatency>(c, budget_s);
 }
 

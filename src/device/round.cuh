@@ -221,6 +221,15 @@ struct ThreePhase {
   using Runner = ThreePhaseRunner<Pattern, Api>;
 };
 
+// Runner<Api> for a call-path API (call_paths.cuh; only the files that include
+// it instantiate these).
+template <template <class> class Runner, class Dispatch>
+std::unique_ptr<Round> make_for_dispatch(const Case& c, double budget_s, Dispatch dispatch) {
+  return dispatch(c.api, [&](auto api) -> std::unique_ptr<Round> {
+    return std::make_unique<Runner<decltype(api)>>(c, budget_s);
+  });
+}
+
 template <class Pattern>
 std::unique_ptr<Round> make_three_phase(const Case& c, double budget_s) {
   return make_for_api<ThreePhase<Pattern>::template Runner>(c, budget_s);

@@ -10,8 +10,11 @@ bool takes_align(std::string_view api) { return api == "aligned" || api == "cuda
 bool supported(std::string_view pattern, std::string_view api) {
   if (!is_pattern(pattern) || !is_api(api)) return false;
   if ((pattern == "printf") != (api == "printf")) return false;
+  if (is_call_path(api)) return pattern == "per_thread" || pattern == "per_thread_latency";
   return api != "alloca" || pattern == "per_thread";
 }
+
+bool is_call_path(std::string_view api) { return api.find("_fnptr") != api.npos || api.find("_nvfunction") != api.npos; }
 
 bool valid_size(std::string_view pattern, std::uint64_t size) {
   if (pattern == "printf") return size >= 8 && size <= 64 && size % 8 == 0;

@@ -104,6 +104,10 @@ std::vector<std::string> names(const std::string& flag, const std::string& text,
   while (true) {
     const std::size_t comma = text.find(',', start);
     std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (!known(item) && item.size() > 11 && item.compare(item.size() - 11, 11, "_nvfunction") == 0) {
+      throw UsageError(fmt::format("{}={}: '{}' is not built in: <nvfunctional> was not found when heapbench was "
+                                   "configured (HEAPBENCH_NVFUNCTIONAL)", flag, text, item));
+    }
     if (!known(item)) throw UsageError(fmt::format("{}={}: unknown name '{}'", flag, text, item));
     out.push_back(std::move(item));
     if (comma == std::string::npos) break;

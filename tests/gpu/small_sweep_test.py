@@ -78,8 +78,13 @@ def check_every_pair(heapbench):
     runs = doc["benchmarks"]
     pairs = {"/".join(b["name"].split("/")[:2]) for b in runs}
     # 8 patterns x 5 heap APIs, per_thread/alloca, capacity and capacity_fill (malloc and bump unless
-    # --apis is given)
-    assert len(pairs) == 45, sorted(pairs)
+    # --apis is given), and the call-path APIs this build has in per_thread and per_thread_latency.
+    help_text = subprocess.run([heapbench, "--help"], capture_output=True, text=True).stdout
+    call_paths = [a for a in ("malloc_fnptr", "bump_fnptr", "malloc_nvfunction", "bump_nvfunction") if a in help_text]
+    assert "malloc_fnptr" in call_paths, help_text
+    assert len(pairs) == 45 + 2 * len(call_paths), sorted(pairs)
+    for api in call_paths:
+        assert {f"per_thread/{api}", f"per_thread_latency/{api}"} <= pairs, sorted(pairs)
     for b in runs:
         name = b["name"]
         assert not b.get("error_occurred"), f"{name}: {b.get('error_message')}"

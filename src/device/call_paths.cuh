@@ -1,0 +1,151 @@
+#pragma once
+// The same allocators reached through an indirect call: what it costs to hand
+// a kernel its allocation routine as a device function pointer or as an
+// nvstd::function, against the templated call every other API gets (the
+// pattern's extended __device__ lambda calls Api::allocate directly, and the
+// compiler inlines it).
+//
+//   malloc_fnptr, bump_fnptr            a device function pointer, read on the host
+//                                       from a __device__ variable and passed to the
+//                                       kernel, so the compiler cannot see its target
+//   malloc_nvfunction, bump_nvfunction  an nvstd::function (<nvfunctional>) built once
+//                                       on the device by a set-up kernel, called by
+//                                       every thread; only where the header exists
+//                                       (HEAPBENCH_HAVE_NVFUNCTIONAL)
+//
+// Measured in per_thread (throughput) and per_thread_latency (clock64 around
+// each call), where the call itself is all a thread does.
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "allocators.cuh"
+
+#if HEAPBENCH_HAVE_NVFUNCTIONAL
+#include <nvfunctional>
+#endif
+
+namespace heapbench::alloc {
+
+using AllocateFn = void* (*)(const void* inner, std::size_t size, std::size_t align);
+using DeallocateFn = void (*)(const void* inner, void* p);
+
+template <class Inner>
+__device__ void* allocate_through(const void* inner, std::size_t size, std::size_t align) {
+  return static_cast<const Inner*>(inner)->allocate(size, align);
+}
+template <class Inner>
+__device__ void deallocate_through(const void* inner, void* p) {
+  static_cast<const Inner*>(inner)->deallocate(p);
+}
+
+// Device addresses of the two routines per allocator; the host reads them.
+static __device__ AllocateFn g_malloc_allocate = &allocate_through<Malloc>;
+static __device__ DeallocateFn g_malloc_deallocate = &deallocate_through<Malloc>;
+static __device__ AllocateFn g_bump_allocate = &allocate_through<Bump>;
+static __device__ DeallocateFn g_bump_deallocate = &deallocate_through<Bump>;
+
+template <class Inner>
+struct FnPtr {
+  static constexpr const char* name = Inner::name[0] == 'm' ? "malloc_fnptr" : "bump_fnptr";
+  static constexpr std::size_t min_alignment = Inner::min_alignment;
+  Inner inner;
+  AllocateFn allocate_fn = nullptr;
+  DeallocateFn deallocate_fn = nullptr;
+  __device__ void* allocate(std::size_t size, std::size_t align) const { return allocate_fn(&inner, size, align); }
+  __device__ void deallocate(void* p) const { deallocate_fn(&inner, p); }
+};
+
+template <class Inner>
+struct Owner<FnPtr<Inner>> {
+  explicit Owner(const Case& c) : inner(c) {
+    if constexpr (std::is_same_v<Inner, Malloc>) {
+      HB_CUDA_CHECK(cudaMemcpyFromSymbol(&allocate_fn, g_malloc_allocate, sizeof allocate_fn));
+      HB_CUDA_CHECK(cudaMemcpyFromSymbol(&deallocate_fn, g_malloc_deallocate, sizeof deallocate_fn));
+    } else {
+      HB_CUDA_CHECK(cudaMemcpyFromSymbol(&allocate_fn, g_bump_allocate, sizeof allocate_fn));
+      HB_CUDA_CHECK(cudaMemcpyFromSymbol(&deallocate_fn, g_bump_deallocate, sizeof deallocate_fn));
+    }
+  }
+  FnPtr<Inner> handle() const { return FnPtr<Inner>{inner.handle(), allocate_fn, deallocate_fn}; }
+  void reset() { inner.reset(); }
+  Owner<Inner> inner;
+  AllocateFn allocate_fn = nullptr;
+  DeallocateFn deallocate_fn = nullptr;
+};
+
+#if HEAPBENCH_HAVE_NVFUNCTIONAL
+using AllocateFunction = nvstd::function<void*(std::size_t, std::size_t)>;
+using DeallocateFunction = nvstd::function<void(void*)>;
+
+template <class Inner>
+__global__ void construct_functions(AllocateFunction* allocate, DeallocateFunction* deallocate, Inner inner) {
+  new (allocate) AllocateFunction([inner](std::size_t size, std::size_t align) { return inner.allocate(size, align); });
+  new (deallocate) DeallocateFunction([inner](void* p) { inner.deallocate(p); });
+}
+
+__global__ inline void destroy_functions(AllocateFunction* allocate, DeallocateFunction* deallocate) {
+  allocate->~AllocateFunction();
+  deallocate->~DeallocateFunction();
+}
+
+template <class Inner>
+struct NvFunction {
+  static constexpr const char* name = Inner::name[0] == 'm' ? "malloc_nvfunction" : "bump_nvfunction";
+  static constexpr std::size_t min_alignment = Inner::min_alignment;
+  const AllocateFunction* allocate_fn = nullptr;
+  const DeallocateFunction* deallocate_fn = nullptr;
+  __device__ void* allocate(std::size_t size, std::size_t align) const { return (*allocate_fn)(size, align); }
+  __device__ void deallocate(void* p) const { (*deallocate_fn)(p); }
+};
+
+// The functions live in device memory, built by one device thread: an
+// nvstd::function made on the host cannot be called on the device.
+template <class Inner>
+struct Owner<NvFunction<Inner>> {
+  explicit Owner(const Case& c) : inner(c) {
+    HB_CUDA_CHECK(cudaMalloc(&allocate_fn, sizeof(AllocateFunction)));
+    HB_CUDA_CHECK(cudaMalloc(&deallocate_fn, sizeof(DeallocateFunction)));
+    construct_functions<<<1, 1>>>(allocate_fn, deallocate_fn, inner.handle());
+    HB_CUDA_CHECK_LAUNCH();
+    HB_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+  ~Owner() {
+    destroy_functions<<<1, 1>>>(allocate_fn, deallocate_fn);
+    (void)cudaDeviceSynchronize();
+    cudaFree(allocate_fn);
+    cudaFree(deallocate_fn);
+    (void)cudaGetLastError();
+  }
+  Owner(const Owner&) = delete;
+  Owner& operator=(const Owner&) = delete;
+  NvFunction<Inner> handle() const { return NvFunction<Inner>{allocate_fn, deallocate_fn}; }
+  void reset() { inner.reset(); }  // the bump arena's top; the functions hold the same arena
+  Owner<Inner> inner;
+  AllocateFunction* allocate_fn = nullptr;
+  DeallocateFunction* deallocate_fn = nullptr;
+};
+#endif
+
+inline bool is_call_path_api(const std::string& api) {
+  return api == FnPtr<Malloc>::name || api == FnPtr<Bump>::name
+#if HEAPBENCH_HAVE_NVFUNCTIONAL
+         || api == NvFunction<Malloc>::name || api == NvFunction<Bump>::name
+#endif
+      ;
+}
+
+// Calls f(Api{}) for the call-path API named `api`.
+template <class F>
+auto with_call_path_api(const std::string& api, F&& f) {
+  if (api == FnPtr<Malloc>::name) return f(FnPtr<Malloc>{});
+  if (api == FnPtr<Bump>::name) return f(FnPtr<Bump>{});
+#if HEAPBENCH_HAVE_NVFUNCTIONAL
+  if (api == NvFunction<Malloc>::name) return f(NvFunction<Malloc>{});
+  if (api == NvFunction<Bump>::name) return f(NvFunction<Bump>{});
+#endif
+  throw std::invalid_argument("unknown call-path API '" + api + "'");
+}
+
+}  // namespace heapbench::alloc
