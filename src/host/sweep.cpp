@@ -76,7 +76,17 @@ std::vector<Sweep> default_sweep() {
   printf_fifo.aligns = {16};
   printf_fifo.threads = {1024, 32768, 262144};
   printf_fifo.heaps = {1 * kMiB, 8 * kMiB, 64 * kMiB};
-  return {spine, matrix, capacity, capacity_large, failure_curve, capacity_fill, printf_fifo};
+  // The stack against the heap over sizes: alloca raises cudaLimitStackSize to
+  // each size (plus the frame) for its case.
+  Sweep stack;
+  stack.patterns = {"per_thread"};
+  stack.apis = {"malloc", "alloca"};
+  stack.sizes = {16, 256, 1024, 16384};
+  stack.aligns = {16};
+  stack.threads = {1024, 65536};
+  stack.heaps = {1024 * kMiB};
+  stack.max_demand_fraction = 0.5;
+  return {spine, matrix, capacity, capacity_large, failure_curve, capacity_fill, printf_fifo, stack};
 }
 
 void sort_run_order(std::vector<Case>& cases) {
