@@ -42,7 +42,11 @@ struct PrintfFigures {
   double lines_delivered = 0;
   double lines_lost = 0;         // calls - delivered
   double loss_rate = 0;          // lost / calls
-  double bytes_per_line = 0;     // fifo_bytes / delivered, only where lines were lost (the FIFO was full); else 0
+  // fifo_bytes / delivered, only where lines were lost (else 0): the FIFO bytes
+  // one delivered line took. It is the footprint of a line only when the host did
+  // not drain the FIFO while the kernel ran (short kernels); long overflowing
+  // kernels deliver more than one FIFO-full and read lower (docs/METRICS.md).
+  double bytes_per_line = 0;
   double ret_documented = 0;     // fraction of calls returning the number of arguments
   double flush_lines_per_s = 0;  // delivered / flush seconds
 };
