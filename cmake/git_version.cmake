@@ -1,8 +1,12 @@
 # Writes OUT with the heapbench version and the git commit of SRC; rewrites the
 # file only when the text changes so an unchanged tree does not relink.
+# A copy of the tree without .git (a build on another machine) can name its
+# commit through the environment.
 execute_process(COMMAND git -C ${SRC} rev-parse HEAD
   OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0 OR commit STREQUAL "")
+if(NOT "$ENV{HEAPBENCH_GIT_COMMIT}" STREQUAL "")
+  set(commit "$ENV{HEAPBENCH_GIT_COMMIT}")
+elseif(NOT rc EQUAL 0 OR commit STREQUAL "")
   set(commit "unknown")
 else()
   execute_process(COMMAND git -C ${SRC} status --porcelain --untracked-files=no
