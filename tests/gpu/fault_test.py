@@ -1,0 +1,55 @@
+"""A real fault on a GPU: heapbench's program over the CUDA backend where one case
+first stores through an invalid pointer (tests/gpu/faulty_main.cu). That case
+must be an error result naming the illegal address, and every other case must
+still run and carry its figures -- in one process (the device is reset after the
+sticky error) and under isolation (the default with a results file). Exits 77
+(CTest: skipped) when there is no CUDA device.
+
+usage: fault_test.py PATH/TO/heapbench_faulty
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+EXIT_NO_DEVICE = 3
+SKIP = 77
+FAULT = "size:32/threads:1024/heap:8"
+ARGS = ["--patterns=per_thread", "--apis=malloc", "--sizes=16,32,64", "--threads=1024", "--heaps=8M,16M",
+        "--benchmark_min_time=0.01"]
+
+
+def run(binary, *extra):
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "r.json")
+        r = subprocess.run([binary, *ARGS, *extra, f"--benchmark_out={out}"], capture_output=True, text=True,
+                           timeout=300, env=dict(os.environ, HEAPBENCH_FAULT_CASE=FAULT))
+        if r.returncode == EXIT_NO_DEVICE:
+            print(f"SKIPPED: {r.stderr.strip()}")
+            sys.exit(SKIP)
+        assert r.returncode == 0, f"exit {r.returncode}: {r.stderr}"
+        with open(out) as f:
+            return {b["name"].split("/manual_time")[0]: b for b in json.load(f)["benchmarks"]}
+
+
+def main():
+    binary = sys.argv[1]
+    for mode in ("--no-isolate", "--isolate"):
+        runs = run(binary, mode)
+        assert len(runs) == 6, sorted(runs)
+        bad = runs[f"per_thread/malloc/{FAULT}"]
+        assert bad.get("error_occurred"), bad
+        assert "illegal" in bad["error_message"].lower(), bad["error_message"]
+        assert "allocs_per_s" not in bad, bad
+        for name, b in runs.items():
+            if FAULT in name:
+                continue
+            assert not b.get("error_occurred"), f"{mode}: {name} was poisoned: {b.get('error_message')}"
+            assert b["allocs_per_s"] > 0, b
+        print(f"{mode}: the faulting case is an error ({bad['error_message']}); the other 5 ran")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
