@@ -1,4 +1,8 @@
 
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
 #include "cuda_check.cuh"
 #include "heapbench/device.hpp"
 
@@ -9,6 +13,21 @@ namespace {
 void reset_device(int device) {
   HB_CUDA_CHECK(cudaSetDevice(device));
   HB_CUDA_CHECK(cudaDeviceReset());
+  // After a fault the driver can refuse a new context for a while: on the H200,
+  // right after an illegal address, cudaSetDevice returned
+  // cudaErrorDevicesUnavailable. Wait for the device (at most kRecovery).
+  constexpr auto kRecovery = std::chrono::seconds(30);
+  const auto start = std::chrono::steady_clock::now();
+  while (true) {
+    cudaError_t err = cudaSetDevice(device);
+    if (err == cudaSuccess) err = cudaFree(nullptr);  // creates the new context now
+    if (err == cudaSuccess) break;
+    (void)cudaGetLastError();
+    if (err != cudaErrorDevicesUnavailable || std::chrono::steady_clock::now() - start > kRecovery) HB_CUDA_CHECK(err);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (waited > 0.05) std::fprintf(stderr, "heapbench: device %d usable again %.2f s after its reset\n", device, waited);
 }
 
 }  // namespace
