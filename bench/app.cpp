@@ -3,7 +3,8 @@
 // DeviceHooks reach.
 //
 // Exit codes: 0 results written; 1 no case ran; 2 bad command line (before any
-// kernel runs); 3 no usable device.
+// kernel runs); 3 no usable device; 4 (a child of isolation only) stopped after a
+// device error, the rest of its group to run in a new process.
 #include "app.hpp"
 
 #include <benchmark/benchmark.h>
@@ -67,7 +68,8 @@ int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
                 "(alloca is per_thread only), or --max-demand-fraction leaves out every point");
   }
   std::unique_ptr<Backend> backend = hooks.make_backend(o.device);
-  const RunConfig cfg{backend.get(), o.kernel_budget_s, o.profile ? o.profile_iterations : 0};
+  const RunConfig cfg{backend.get(), o.kernel_budget_s, o.profile ? o.profile_iterations : 0,
+                      /*end_on_device_error=*/o.only_heap != 0};
   std::vector<std::string> names;
   for (const auto& c : cases) names.push_back(benchmark_name(c, cfg));
 

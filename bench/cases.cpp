@@ -3,6 +3,8 @@
 // pattern; its manual time is the GPU time of the round's timed launches, from
 // CUDA events. Every phase is an NVTX range inside the case's range.
 #include <benchmark/benchmark.h>
+
+#include <atomic>
 #include <fmt/format.h>
 
 #include "families.hpp"
@@ -185,15 +187,24 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
       set_latency_counters(st, "free_", free_lat);
     }
   } catch (const DeviceError& e) {
-    // The context may hold a sticky error: make the next case start from a reset.
+    // The context may hold a sticky error: make the next case start from a reset,
+    // or, in a child of isolation, from a new process.
     backend.invalidate();
     st.SkipWithError(e.what());
+    if (cfg.end_on_device_error) end_process_after_this_case();
   } catch (const std::exception& e) {
     st.SkipWithError(e.what());
   }
 }
 
 }  // namespace
+
+namespace {
+std::atomic<bool> g_end_after_case{false};
+}  // namespace
+
+bool device_error_ends_process() { return g_end_after_case.load(); }
+void end_process_after_this_case() { g_end_after_case.store(true); }
 
 std::string benchmark_name(const Case& c, const RunConfig& cfg) {
   std::string name = case_name(c);

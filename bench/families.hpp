@@ -16,7 +16,19 @@ struct RunConfig {
   Backend* backend;
   double kernel_budget_s;
   int fixed_iterations = 0;  // --profile: this many timed rounds per case, no calibration
+  // A child of isolation: after a case that ends in a DeviceError, the process
+  // exits (kExitDeviceError, once that case's error result is written) and the
+  // parent runs the group's remaining cases in a new process.
+  bool end_on_device_error = false;
 };
+
+// The exit status of a child that stopped after a device error.
+inline constexpr int kExitDeviceError = 4;
+
+// Set by a case that ended in a DeviceError under end_on_device_error; the
+// results file writer exits the process once it has written that case.
+bool device_error_ends_process();
+void end_process_after_this_case();
 
 // The name Google Benchmark gives a case: case_name(), then "/iterations:N"
 // under --profile, then kManualTimeSuffix. --benchmark_filter matches this.

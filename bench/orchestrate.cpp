@@ -9,13 +9,18 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <mutex>
 #include <thread>
 
 #include "heapbench/case.hpp"
+#include "families.hpp"
 #include "heapbench/merge.hpp"
+
+#include <nlohmann/json.hpp>
 
 extern char** environ;
 
@@ -46,6 +51,8 @@ void install_forwarding() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
 }
 
+constexpr const char* kStoppedAfterDeviceError = "stopped after a device error";
+
 // Runs one child to completion; returns "" if it exited with status 0, else how it ended.
 std::string run_child(const std::vector<std::string>& args, int slot) {
   std::vector<char*> argv;
@@ -67,8 +74,33 @@ std::string run_child(const std::vector<std::string>& args, int slot) {
   if (WIFSIGNALED(status)) {
     return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
   }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kExitDeviceError) return kStoppedAfterDeviceError;
   if (WIFEXITED(status) && WEXITSTATUS(status) != 0) return fmt::format("exited with status {}", WEXITSTATUS(status));
   return {};
+}
+
+// Benchmark names in a child's results file (none if it is missing or unreadable).
+std::set<std::string> names_in(const std::string& path) {
+  std::set<std::string> names;
+  std::ifstream in(path);
+  if (!in) return names;
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (!doc.is_object() || !doc.contains("benchmarks")) return names;
+  for (const auto& b : doc["benchmarks"]) names.insert(b.value("run_name", b.value("name", "")));
+  return names;
+}
+
+// A --benchmark_filter that selects exactly `names`.
+std::string exactly(const std::vector<std::string>& names) {
+  std::string re = "^(";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i) re += '|';
+    for (char ch : names[i]) {
+      if (std::strchr(".^$|()[]{}*+?\\", ch) != nullptr) re += '\\';
+      re += ch;
+    }
+  }
+  return re + ")$";
 }
 
 }  // namespace
@@ -94,21 +126,44 @@ ChildrenOutcome run_children(const std::vector<std::string>& args, const std::ve
     threads.emplace_back([&, device = device, groups = groups, slot = slot++] {
       for (const ChildPlan* g : groups) {
         if (g_stop.load() != 0) break;
-        const fs::path file = work / fmt::format("device{}_heap{}.json", device, g->heap / kMiB);
-        std::vector<std::string> child = {"heapbench"};
-        child.insert(child.end(), args.begin(), args.end());
-        child.push_back(fmt::format("--device={}", device));
-        child.push_back(fmt::format("--only-heap={}", g->heap));
-        child.push_back("--benchmark_out=" + file.string());
-        const std::string death = run_child(child, slot);
-        std::lock_guard<std::mutex> lock(mutex);
-        if (!death.empty()) {
-          ++outcome.deaths;
-          fmt::print(stderr, "heapbench: the child for the {} MiB heap on device {} {}; its unfinished cases are "
-                     "error results\n", g->heap / kMiB, device, death);
+        // A child that stops after a device error (its context may be
+        // unusable) is followed by a new one for the cases it did not reach.
+        std::vector<std::string> remaining = g->expected;
+        for (int attempt = 0; !remaining.empty(); ++attempt) {
+          const fs::path file = work / fmt::format("device{}_heap{}_{}.json", device, g->heap / kMiB, attempt);
+          std::vector<std::string> child = {"heapbench"};
+          child.insert(child.end(), args.begin(), args.end());
+          child.push_back(fmt::format("--device={}", device));
+          child.push_back(fmt::format("--only-heap={}", g->heap));
+          child.push_back("--benchmark_out=" + file.string());
+          if (attempt > 0) child.push_back("--benchmark_filter=" + exactly(remaining));
+          const std::string death = run_child(child, slot);
+          const std::set<std::string> done = names_in(file.string());
+          std::vector<std::string> left;
+          for (const auto& n : remaining) {
+            if (!done.count(n)) left.push_back(n);
+          }
+          const bool resume = death == kStoppedAfterDeviceError && !left.empty() && left.size() < remaining.size() &&
+                              g_stop.load() == 0;
+          // Stopping after a device error in the group's last case is no death: nothing was left undone.
+          const std::string shown = death == kStoppedAfterDeviceError && left.empty() ? "" : death;
+          std::lock_guard<std::mutex> lock(mutex);
+          if (resume) {
+            fmt::print(stderr, "heapbench: the child for the {} MiB heap on device {} stopped after a device error; "
+                       "a new process runs its {} remaining case(s)\n", g->heap / kMiB, device, left.size());
+            merger.add(GroupResult{device, file.string(), {}, ""});
+          } else {
+            if (!shown.empty()) {
+              ++outcome.deaths;
+              fmt::print(stderr, "heapbench: the child for the {} MiB heap on device {} {}; its unfinished cases are "
+                         "error results\n", g->heap / kMiB, device, shown);
+            }
+            merger.add(GroupResult{device, file.string(), remaining, shown});
+            left.clear();
+          }
+          merger.write(out_path);
+          remaining = std::move(left);
         }
-        merger.add(GroupResult{device, file.string(), g->expected, death});
-        merger.write(out_path);
       }
     });
   }

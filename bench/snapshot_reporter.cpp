@@ -1,9 +1,12 @@
 #include "snapshot_reporter.hpp"
 
+#include "families.hpp"
+
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -19,6 +22,12 @@ bool SnapshotReporter::ReportContext(const Context& context) {
 void SnapshotReporter::ReportRuns(const std::vector<Run>& runs) {
   runs_.insert(runs_.end(), runs.begin(), runs.end());
   write();
+  if (device_error_ends_process()) {
+    // A child of isolation after a device error: the case's error result is on
+    // disk; the parent runs the rest of the group in a new process.
+    std::fflush(stdout);
+    std::_Exit(kExitDeviceError);
+  }
 }
 
 void SnapshotReporter::Finalize() {

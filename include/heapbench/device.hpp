@@ -50,8 +50,11 @@ class HeapSession {
 
   // Makes the heap limit `bytes` and returns the limit the device reports.
   std::uint64_t ensure_heap(std::uint64_t bytes);
-  // After a CUDA error: the next ensure_heap() resets even if the size is unchanged,
-  // so a sticky error does not poison later cases.
+  // After a CUDA error: the next ensure_heap() resets even if the size is unchanged.
+  // On the H200 a sticky error (an illegal address) left the process unable to
+  // create a new context at all (cudaErrorDevicesUnavailable for 30 s and more):
+  // ensure_heap() then throws, and keeps throwing at once. Isolation (a new
+  // process) is what recovers from that.
   void invalidate() { dirty_ = true; }
   int device() const { return device_; }
   int resets() const { return resets_; }
@@ -62,6 +65,7 @@ class HeapSession {
   std::uint64_t reported_ = 0;
   bool dirty_ = false;
   int resets_ = 0;
+  std::string lost_;  // why the device could not be brought back after a fault; then every call fails at once
 };
 
 // Largest number of bytes the device heap hands out as 64 KiB blocks right

@@ -1,6 +1,8 @@
 
+#include <fmt/format.h>
+
 #include <chrono>
-#include <cstdio>
+#include <string>
 #include <thread>
 
 #include "cuda_check.cuh"
@@ -10,24 +12,24 @@ namespace heapbench {
 namespace {
 
 // The harness marks resets on the timeline (Backend::Heap::reset).
-void reset_device(int device) {
+// Returns "" or why the device cannot be used again in this process.
+std::string reset_device(int device) {
   HB_CUDA_CHECK(cudaSetDevice(device));
   HB_CUDA_CHECK(cudaDeviceReset());
-  // After a fault the driver can refuse a new context for a while: on the H200,
-  // right after an illegal address, cudaSetDevice returned
-  // cudaErrorDevicesUnavailable. Wait for the device (at most kRecovery).
-  constexpr auto kRecovery = std::chrono::seconds(30);
+  // After an illegal address the H200 refused a new context in the same process
+  // (cudaErrorDevicesUnavailable); give it a moment, then call the device lost.
+  constexpr auto kRecovery = std::chrono::seconds(3);
   const auto start = std::chrono::steady_clock::now();
   while (true) {
     cudaError_t err = cudaSetDevice(device);
     if (err == cudaSuccess) err = cudaFree(nullptr);  // creates the new context now
-    if (err == cudaSuccess) break;
+    if (err == cudaSuccess) return {};
     (void)cudaGetLastError();
-    if (err != cudaErrorDevicesUnavailable || std::chrono::steady_clock::now() - start > kRecovery) HB_CUDA_CHECK(err);
+    if (err != cudaErrorDevicesUnavailable || std::chrono::steady_clock::now() - start > kRecovery) {
+      return std::string(cudaGetErrorName(err)) + " after cudaDeviceReset";
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  const double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (waited > 0.05) std::fprintf(stderr, "heapbench: device %d usable again %.2f s after its reset\n", device, waited);
 }
 
 }  // namespace
@@ -35,13 +37,18 @@ void reset_device(int device) {
 HeapSession::HeapSession(int device) : device_(device) {}
 
 std::uint64_t HeapSession::ensure_heap(std::uint64_t bytes) {
+  if (!lost_.empty()) throw CudaError(lost_);
   if (bytes == current_ && !dirty_) return reported_;
   bool reset = false;
   if (current_ != 0 || dirty_) {
     // A heap already in use cannot be resized, and a sticky error needs a new
     // context: both take a reset.
     current_ = 0;
-    reset_device(device_);
+    if (const std::string why = reset_device(device_); !why.empty()) {
+      lost_ = fmt::format("device {} unusable in this process since a fault ({}); isolation, the default with "
+                          "--benchmark_out, runs the remaining cases in a new process", device_, why);
+      throw CudaError(lost_);
+    }
     reset = true;
   }
   HB_CUDA_CHECK(cudaSetDevice(device_));
@@ -49,7 +56,7 @@ std::uint64_t HeapSession::ensure_heap(std::uint64_t bytes) {
   if (err == cudaErrorInvalidValue && !reset) {
     // Someone else in this process (an earlier session) already ran a malloc kernel.
     (void)cudaGetLastError();
-    reset_device(device_);
+    if (const std::string why = reset_device(device_); !why.empty()) throw CudaError(why);
     reset = true;
     err = cudaDeviceSetLimit(cudaLimitMallocHeapSize, static_cast<size_t>(bytes));
   }

@@ -61,11 +61,20 @@ class Interrupts(unittest.TestCase):
 
 class DeviceErrors(unittest.TestCase):
     def test_an_error_in_one_case_is_an_error_result_and_the_rest_run(self):
+        # In one process (the device is reset after the error) and under isolation
+        # (the child stops after the error; a new one runs the rest of the group).
+        for mode in ("--no-isolate", "--isolate"):
+            with self.subTest(mode=mode):
+                self.error_in_one_case(mode)
+
+    def error_in_one_case(self, mode):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "r.json")
-            r = run(*SMALL, "--sizes=16,32,64", f"--benchmark_out={out}", "--benchmark_min_time=0.01",
+            r = run(*SMALL, "--sizes=16,32,64", mode, f"--benchmark_out={out}", "--benchmark_min_time=0.01",
                     env={"HEAPBENCH_NOGPU_FAIL": "size:32/"})
             self.assertEqual(r.returncode, 0, r.stderr)
+            if mode == "--isolate":
+                self.assertIn("a new process runs its 1 remaining case(s)", r.stderr)
             with open(out) as f:
                 runs = {b["name"].split("/manual_time")[0]: b for b in json.load(f)["benchmarks"]}
             bad = runs["per_thread/malloc/size:32/threads:32/heap:8"]
@@ -111,7 +120,7 @@ class Isolation(unittest.TestCase):
         for sig in (signal.SIGTERM, signal.SIGINT):
             with self.subTest(sig=sig.name), tempfile.TemporaryDirectory() as d:
                 out = os.path.join(d, "r.json")
-                child_file = os.path.join(d, "r.json.groups", "device0_heap8.json")
+                child_file = os.path.join(d, "r.json.groups", "device0_heap8_0.json")
                 sizes = "--sizes=16,32,64,128,256,512,1K,2K"
                 p = subprocess.Popen([BINARY, *SMALL[:3], "--heaps=8M,16M", sizes, f"--benchmark_out={out}",
                                       "--benchmark_min_time=0.01"], stdout=subprocess.DEVNULL,
