@@ -24,6 +24,17 @@ def run(*args, env=None, timeout=120):
                           env=dict(os.environ, **(env or {})))
 
 
+def wait_for_cases(path, n, timeout=60):
+    """Waits until the results file at `path` holds n cases; it must be valid JSON whenever it exists."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        time.sleep(0.05)
+        if os.path.exists(path):
+            with open(path) as f:
+                if len(json.load(f)["benchmarks"]) >= n:
+                    return
+
+
 class Interrupts(unittest.TestCase):
     def interrupt(self, sig):
         with tempfile.TemporaryDirectory() as d:
@@ -32,13 +43,7 @@ class Interrupts(unittest.TestCase):
             p = subprocess.Popen([BINARY, *SMALL, sizes, "--profile", "--profile-iterations=2",
                                   f"--benchmark_out={out}"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                  env=dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS="150"))
-            deadline = time.time() + 60
-            cases = 0
-            while time.time() < deadline and cases < 2:
-                time.sleep(0.05)
-                if os.path.exists(out):
-                    with open(out) as f:
-                        cases = len(json.load(f)["benchmarks"])  # valid JSON at every moment
+            wait_for_cases(out, 2)
             p.send_signal(sig)
             p.wait(timeout=30)
             self.assertNotEqual(p.returncode, 0, "the run was meant to be cut short")
@@ -126,12 +131,7 @@ class Isolation(unittest.TestCase):
                                       "--benchmark_min_time=0.01"], stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True,
                                      env=dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS="200"))
-                deadline = time.time() + 60
-                cases = 0
-                while time.time() < deadline and cases < 2:
-                    time.sleep(0.05)
-                    if os.path.exists(child_file):
-                        cases = len(load(child_file)["benchmarks"])
+                wait_for_cases(child_file, 2)
                 p.send_signal(sig)
                 _, err = p.communicate(timeout=30)
                 self.assertEqual(p.returncode, -sig, err)
