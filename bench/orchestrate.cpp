@@ -9,7 +9,6 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -20,7 +19,6 @@
 #include "families.hpp"
 #include "heapbench/merge.hpp"
 
-#include <nlohmann/json.hpp>
 
 extern char** environ;
 
@@ -79,17 +77,6 @@ std::string run_child(const std::vector<std::string>& args, int slot) {
   return {};
 }
 
-// Benchmark names in a child's results file (none if it is missing or unreadable).
-std::set<std::string> names_in(const std::string& path) {
-  std::set<std::string> names;
-  std::ifstream in(path);
-  if (!in) return names;
-  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  if (!doc.is_object() || !doc.contains("benchmarks")) return names;
-  for (const auto& b : doc["benchmarks"]) names.insert(b.value("run_name", b.value("name", "")));
-  return names;
-}
-
 // A --benchmark_filter that selects exactly `names`.
 std::string exactly(const std::vector<std::string>& names) {
   std::string re = "^(";
@@ -138,7 +125,8 @@ ChildrenOutcome run_children(const std::vector<std::string>& args, const std::ve
           child.push_back("--benchmark_out=" + file.string());
           if (attempt > 0) child.push_back("--benchmark_filter=" + exactly(remaining));
           const std::string death = run_child(child, slot);
-          const std::set<std::string> done = names_in(file.string());
+          std::lock_guard<std::mutex> lock(mutex);
+          const std::set<std::string> done = merger.add_runs(device, file.string());
           std::vector<std::string> left;
           for (const auto& n : remaining) {
             if (!done.count(n)) left.push_back(n);
@@ -147,18 +135,16 @@ ChildrenOutcome run_children(const std::vector<std::string>& args, const std::ve
                               g_stop.load() == 0;
           // Stopping after a device error in the group's last case is no death: nothing was left undone.
           const std::string shown = death == kStoppedAfterDeviceError && left.empty() ? "" : death;
-          std::lock_guard<std::mutex> lock(mutex);
           if (resume) {
             fmt::print(stderr, "heapbench: the child for the {} MiB heap on device {} stopped after a device error; "
                        "a new process runs its {} remaining case(s)\n", g->heap / kMiB, device, left.size());
-            merger.add(GroupResult{device, file.string(), {}, ""});
           } else {
             if (!shown.empty()) {
               ++outcome.deaths;
               fmt::print(stderr, "heapbench: the child for the {} MiB heap on device {} {}; its unfinished cases are "
                          "error results\n", g->heap / kMiB, device, shown);
             }
-            merger.add(GroupResult{device, file.string(), remaining, shown});
+            merger.add_missing(device, left, shown);
             left.clear();
           }
           merger.write(out_path);

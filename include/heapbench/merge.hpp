@@ -4,6 +4,7 @@
 // (it died, or wrote nothing) become error results naming why.
 #include <nlohmann/json.hpp>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,8 +23,15 @@ class ResultsMerger {
   // so the same case on two GPUs stays two cases.
   explicit ResultsMerger(bool tag_devices) : tag_(tag_devices) {}
 
+  // add_runs, then add_missing for the expected names the child did not finish.
   // Throws std::runtime_error if the child's file exists but is not JSON.
   void add(const GroupResult& g);
+  // Appends the runs of a child's results file (none if it is missing) and
+  // returns the names it finished. Throws as add().
+  std::set<std::string> add_runs(int device, const std::string& path);
+  // Appends an error result for each of `names`, saying how the child ended
+  // (`death` empty: it exited by itself without a result for them).
+  void add_missing(int device, const std::vector<std::string>& names, const std::string& death);
   std::size_t entries() const { return doc_.contains("benchmarks") ? doc_["benchmarks"].size() : 0; }
   std::size_t errors_added() const { return errors_added_; }
   const nlohmann::json& document() const { return doc_; }

@@ -28,20 +28,29 @@ std::string with_device(const std::string& name, int device) { return fmt::forma
 }  // namespace
 
 void ResultsMerger::add(const GroupResult& g) {
+  const std::set<std::string> finished = add_runs(g.device, g.path);
+  std::vector<std::string> missing;
+  for (const auto& name : g.expected) {
+    if (!finished.count(name)) missing.push_back(name);
+  }
+  add_missing(g.device, missing, g.death);
+}
+
+std::set<std::string> ResultsMerger::add_runs(int device, const std::string& path) {
   json child;
-  if (std::ifstream in(g.path); in) {
+  if (std::ifstream in(path); in) {
     try {
       child = json::parse(in);
     } catch (const json::parse_error& e) {
-      throw std::runtime_error(fmt::format("'{}' is not a results file: {}", g.path, e.what()));
+      throw std::runtime_error(fmt::format("'{}' is not a results file: {}", path, e.what()));
     }
   }
   if (!doc_.contains("context") && child.contains("context")) doc_["context"] = child["context"];
   if (tag_ && child.contains("context") &&
-      std::find(devices_seen_.begin(), devices_seen_.end(), g.device) == devices_seen_.end()) {
-    devices_seen_.push_back(g.device);
+      std::find(devices_seen_.begin(), devices_seen_.end(), device) == devices_seen_.end()) {
+    devices_seen_.push_back(device);
     json ctx = child["context"];
-    ctx["gpu_index"] = std::to_string(g.device);
+    ctx["gpu_index"] = std::to_string(device);
     doc_["context"]["devices"].push_back(ctx);
   }
   json& out = doc_["benchmarks"];
@@ -52,18 +61,23 @@ void ResultsMerger::add(const GroupResult& g) {
     const std::string run_name = b.value("run_name", b.value("name", ""));
     finished.insert(run_name);
     if (tag_) {
-      b["name"] = with_device(b.value("name", ""), g.device);
-      if (b.contains("run_name")) b["run_name"] = with_device(run_name, g.device);
-      b["gpu_index"] = g.device;
+      b["name"] = with_device(b.value("name", ""), device);
+      if (b.contains("run_name")) b["run_name"] = with_device(run_name, device);
+      b["gpu_index"] = device;
     }
     out.push_back(std::move(b));
   }
-  const std::string why = g.death.empty() ? "the child process exited without a result for this case"
-                                          : fmt::format("the child process running this case's heap group {}", g.death);
-  for (const auto& name : g.expected) {
-    if (finished.count(name)) continue;
-    json e = error_entry(tag_ ? with_device(name, g.device) : name, why);
-    if (tag_) e["gpu_index"] = g.device;
+  return finished;
+}
+
+void ResultsMerger::add_missing(int device, const std::vector<std::string>& names, const std::string& death) {
+  json& out = doc_["benchmarks"];
+  if (out.is_null()) out = json::array();
+  const std::string why = death.empty() ? "the child process exited without a result for this case"
+                                        : fmt::format("the child process running this case's heap group {}", death);
+  for (const auto& name : names) {
+    json e = error_entry(tag_ ? with_device(name, device) : name, why);
+    if (tag_) e["gpu_index"] = device;
     out.push_back(std::move(e));
     ++errors_added_;
   }
