@@ -20,7 +20,7 @@
 #include <string>
 #include <type_traits>
 
-#include "allocators.cuh"
+#include "round.cuh"
 
 #if HEAPBENCH_HAVE_NVFUNCTIONAL
 #include <nvfunctional>
@@ -149,3 +149,14 @@ auto with_call_path_api(const std::string& api, F&& f) {
 }
 
 }  // namespace heapbench::alloc
+
+namespace heapbench::detail {
+
+// Runner<Api> for the call-path API the case names.
+template <template <class> class Runner>
+std::unique_ptr<Round> make_for_call_path(const Case& c, double budget_s) {
+  return make_for_dispatch<Runner>(c, budget_s,
+                                   [](const std::string& api, auto&& f) { return alloc::with_call_path_api(api, f); });
+}
+
+}  // namespace heapbench::detail

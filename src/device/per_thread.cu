@@ -12,7 +12,6 @@
 // time), frees_per_s (per second of freeing-launch time; not for alloca),
 // bytes_per_s, fail_rate (NULL returns / calls), heap_bytes.
 #include "call_paths.cuh"
-#include "round.cuh"
 
 namespace heapbench::detail {
 
@@ -113,8 +112,7 @@ class AllocaRunner final : public Round {
 std::unique_ptr<Round> make_per_thread(const Case& c, double budget_s) {
   if (c.api == "alloca") return std::make_unique<AllocaRunner>(c, budget_s);
   if (alloc::is_call_path_api(c.api)) {
-    return make_for_dispatch<ThreePhase<PerThread>::template Runner>(
-        c, budget_s, [](const std::string& api, auto&& f) { return alloc::with_call_path_api(api, f); });
+    return make_for_call_path<ThreePhase<PerThread>::template Runner>(c, budget_s);
   }
   if (c.pattern == PerThreadMixed::name) return make_three_phase<PerThreadMixed>(c, budget_s);
   return make_three_phase<PerThread>(c, budget_s);

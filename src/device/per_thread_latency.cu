@@ -9,7 +9,6 @@
 // lat_max_ns (successful allocations) and free_lat_p50_ns ... free_lat_max_ns,
 // in ns: cycles over the SM clock the driver reports (cudaDevAttrClockRate).
 #include "call_paths.cuh"
-#include "round.cuh"
 
 namespace heapbench::detail {
 
@@ -59,8 +58,7 @@ struct PerThreadLatency : PatternDefaults {
 
 std::unique_ptr<Round> make_per_thread_latency(const Case& c, double budget_s) {
   if (alloc::is_call_path_api(c.api)) {
-    return make_for_dispatch<ThreePhase<PerThreadLatency>::template Runner>(
-        c, budget_s, [](const std::string& api, auto&& f) { return alloc::with_call_path_api(api, f); });
+    return make_for_call_path<ThreePhase<PerThreadLatency>::template Runner>(c, budget_s);
   }
   return make_three_phase<PerThreadLatency>(c, budget_s);
 }

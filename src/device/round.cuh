@@ -207,12 +207,20 @@ class ThreePhaseRunner final : public Round {
   EventTimer alloc_, use_, free_;
 };
 
+// Runner<Api> for the API the case names, among those `dispatch` knows
+// (dispatch(api, f) calls f with that API's handle type).
+template <template <class> class Runner, class Dispatch>
+std::unique_ptr<Round> make_for_dispatch(const Case& c, double budget_s, Dispatch dispatch) {
+  return dispatch(c.api, [&](auto api) -> std::unique_ptr<Round> {
+    return std::make_unique<Runner<decltype(api)>>(c, budget_s);
+  });
+}
+
 // Runner<Api> for the heap API the case names.
 template <template <class> class Runner>
 std::unique_ptr<Round> make_for_api(const Case& c, double budget_s) {
-  return alloc::with_heap_api(c.api, [&](auto api) -> std::unique_ptr<Round> {
-    return std::make_unique<Runner<decltype(api)>>(c, budget_s);
-  });
+  return make_for_dispatch<Runner>(c, budget_s,
+                                   [](const std::string& api, auto&& f) { return alloc::with_heap_api(api, f); });
 }
 
 template <class Pattern>
@@ -220,15 +228,6 @@ struct ThreePhase {
   template <class Api>
   using Runner = ThreePhaseRunner<Pattern, Api>;
 };
-
-// Runner<Api> for a call-path API (call_paths.cuh; only the files that include
-// it instantiate these).
-template <template <class> class Runner, class Dispatch>
-std::unique_ptr<Round> make_for_dispatch(const Case& c, double budget_s, Dispatch dispatch) {
-  return dispatch(c.api, [&](auto api) -> std::unique_ptr<Round> {
-    return std::make_unique<Runner<decltype(api)>>(c, budget_s);
-  });
-}
 
 template <class Pattern>
 std::unique_ptr<Round> make_three_phase(const Case& c, double budget_s) {
