@@ -180,7 +180,7 @@ def printf_fifo(res: Results, cases: pd.DataFrame, out: Path, written: list[Path
     fifos = sorted(set(ok["heap_mib"]))
     for (size, fifo), s in ok.groupby(["size", "heap_mib"]):
         s = s.sort_values("threads")
-        lines = s["threads"] * 8  # kPrintfLinesPerThread
+        lines = s["lines_delivered"] + s["lines_lost"]  # the printf calls of one launch
         style = {"marker": "os^Dv"[fifos.index(fifo) % 5], "ms": 4, "label": f"{int(size) // 8} args, FIFO {fifo} MiB"}
         axes[0][0].plot(lines, s["loss_rate"], **style)
         axes[0][1].plot(lines, s["printf_per_s"], **style)

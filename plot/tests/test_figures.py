@@ -58,7 +58,8 @@ def test_printf_cases_read_with_their_fifo_and_make_their_figure(write_results, 
         b = bench(f"printf/printf/size:{size}/threads:{threads}/fifo:{fifo}", 1.0)
         for c in ("allocs_per_s", "frees_per_s", "bytes_per_s", "fail_rate", "heap_bytes"):
             del b[c]  # printf reports none of the heap counters
-        b.update({"printf_per_s": 1e7, "lines_delivered": threads * 8 * (1 - loss), "loss_rate": loss,
+        b.update({"printf_per_s": 1e7, "lines_delivered": threads * 8 * (1 - loss), "lines_lost": threads * 8 * loss,
+                  "loss_rate": loss,
                   "fifo_bytes": fifo * 2**20})
         return b
     p = write_results([printf_case(8, t, f, 0.5 if t > 1024 and f == 1 else 0.0)
