@@ -47,6 +47,10 @@ bool takes_align(std::string_view api);
 // one frame, so alloca is measured per thread only.
 bool supported(std::string_view pattern, std::string_view api);
 
+// capacity and capacity_fill: fills to the first NULL, measured against the
+// heap's size rather than per round of allocate/use/free.
+bool is_capacity_family(std::string_view pattern);
+
 // malloc_fnptr, bump_fnptr, malloc_nvfunction, bump_nvfunction: an allocator
 // reached through an indirect call, measured in per_thread and per_thread_latency.
 bool is_call_path(std::string_view api);

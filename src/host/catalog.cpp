@@ -14,6 +14,8 @@ bool supported(std::string_view pattern, std::string_view api) {
   return api != "alloca" || pattern == "per_thread";
 }
 
+bool is_capacity_family(std::string_view pattern) { return pattern.rfind("capacity", 0) == 0; }
+
 bool is_call_path(std::string_view api) { return api.find("_fnptr") != api.npos || api.find("_nvfunction") != api.npos; }
 
 bool valid_size(std::string_view pattern, std::uint64_t size) {

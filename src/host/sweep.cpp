@@ -24,7 +24,7 @@ std::vector<Sweep> default_sweep() {
   Sweep matrix;
   for (auto p : kPatterns) {
     // The capacity families and printf have their own parts.
-    if (p.rfind("capacity", 0) != 0 && p != "printf") matrix.patterns.emplace_back(p);
+    if (!is_capacity_family(p) && p != "printf") matrix.patterns.emplace_back(p);
   }
   matrix.apis.assign(kApis.begin(), kApis.end());
   matrix.sizes = {64, 4096};

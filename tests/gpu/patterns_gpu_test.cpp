@@ -36,7 +36,7 @@ std::vector<Pair> all_pairs() {
   for (auto p : kPatterns) {
     for (auto a : kApis) {
       // capacity is a different measurement: see CapacityGpu below.
-      if (supported(p, a) && std::string_view(p).rfind("capacity", 0) != 0 && p != "printf") out.emplace_back(std::string(p), std::string(a));
+      if (supported(p, a) && !is_capacity_family(p) && p != "printf") out.emplace_back(std::string(p), std::string(a));
     }
   }
   return out;

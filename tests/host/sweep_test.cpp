@@ -73,7 +73,7 @@ TEST(Sweep, RepeatedAxisValuesRunOnce) {
 
 TEST(Sweep, DefaultSweepIsAllWithinHalfTheHeap) {
   for (const auto& c : plan_cases(default_sweep())) {
-    if (c.pattern.rfind("capacity", 0) == 0) continue;  // fills the heap to the first NULL by design
+    if (is_capacity_family(c.pattern)) continue;  // fills the heap to the first NULL by design
     if (c.pattern == "printf") continue;                  // no heap; overflows its FIFO by design
     if (c.size == 256 && c.threads == 32768 && c.api == "malloc" && c.heap <= 16 * kMiB) continue;  // failure curve
     EXPECT_LE(c.demand() * 2, c.heap) << case_name(c);
@@ -88,8 +88,7 @@ TEST(Sweep, DefaultCoversEveryPatternAndApiWithBothBaselines) {
         return c.pattern == pattern && c.api == api;
       });
       // The capacity families run CUDA's heap against the bump ceiling only.
-      const bool capacity = std::string_view(pattern).rfind("capacity", 0) == 0;
-      const bool expected = supported(pattern, api) && (!capacity || api == "malloc" || api == "bump");
+      const bool expected = supported(pattern, api) && (!is_capacity_family(pattern) || api == "malloc" || api == "bump");
       EXPECT_EQ(found, expected) << pattern << "/" << api;
     }
   }
