@@ -69,7 +69,7 @@ int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
   }
   std::unique_ptr<Backend> backend = hooks.make_backend(o.device);
   const RunConfig cfg{backend.get(), o.kernel_budget_s, o.profile ? o.profile_iterations : 0,
-                      /*end_on_device_error=*/o.only_heap != 0};
+                      /*end_on_device_error=*/o.only_heap != 0, o.rule};
   std::vector<std::string> names;
   for (const auto& c : cases) names.push_back(benchmark_name(c, cfg));
 

@@ -4,15 +4,22 @@
 // CUDA events. Every phase is an NVTX range inside the case's range.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <optional>
 #include <fmt/format.h>
 
 #include "families.hpp"
+#include "heapbench/measure.hpp"
 #include "heapbench/nvtx.hpp"
 #include "heapbench/parse.hpp"
 
 namespace heapbench {
 namespace {
+
+// Threads of the small warm-up round before a case's full rounds.
+constexpr std::uint64_t kWarmupThreads = 1024;
 
 // Latency samples kept per case across rounds (8 bytes each).
 constexpr std::size_t kMaxLatencySamples = std::size_t{1} << 24;
@@ -121,6 +128,116 @@ void set_latency_counters(benchmark::State& st, const char* prefix, std::vector<
   st.counters[fmt::format("{}lat_max_ns", prefix)] = p.max;
 }
 
+// The capacity probe after a case is the one before the next case on the same
+// heap: nothing runs on the heap in between. Forgotten on a reset or an error.
+struct CapacityMemo {
+  std::uint64_t heap = 0;
+  std::optional<std::uint64_t> bytes;
+};
+CapacityMemo g_capacity;
+
+// Every round a case measured, and what the GPU said around them.
+struct Measured {
+  RoundSeries series;
+  Tally total;
+  std::vector<double> alloc_lat, free_lat;
+  CapacitySums capacity;
+  PrintfSums printf_sums;
+  int throttled_rounds = 0;  // in batches under kMinClockFraction of the rated SM clock: dropped
+  int unheld_rounds = 0;     // in batches whose hold broke (launch gaps timed): dropped
+  double clock_x_time = 0, clock_time = 0;  // SM clock weighted by the batches' timed seconds
+  double min_clock_mhz = 0;                 // the slowest dropped batch, for the error message
+  Verdict verdict = Verdict::more;
+  bool warmed = false;  // the first full round has been seen (counted or discarded)
+
+  void accept(const IterationResult& r, const std::vector<double>& rounds, double clock_mhz) {
+    for (double t : rounds) series.add(t);
+    total += r.tally;
+    append(alloc_lat, r.alloc_latency_ns);
+    append(free_lat, r.free_latency_ns);
+    if (r.capacity) capacity.add(*r.capacity);
+    if (r.printf_raw) printf_sums.add(*r.printf_raw);
+    if (clock_mhz > 0) {
+      const double t = r.timed_seconds;
+      clock_x_time += clock_mhz * t;
+      clock_time += t;
+    }
+  }
+  double sm_clock_mhz() const { return clock_time > 0 ? clock_x_time / clock_time : 0; }
+};
+
+// Runs batches of rounds until the stopping rule says enough (or, with
+// `fixed_rounds`, exactly that many). Returns "" or why the case is an error.
+std::string measure(Backend& backend, Round& round, const RunConfig& cfg, int fixed_rounds, Measured& m) {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  const auto elapsed = [&] { return std::chrono::duration<double>(clock::now() - t0).count(); };
+  const StoppingRule& rule = cfg.rule;
+  const double rated = backend.rated_sm_mhz();
+  double wall_per_round = 0;
+  int measured = 0;
+  while (true) {
+    const bool warmup = !m.warmed && fixed_rounds == 0;
+    int k = warmup ? 1 : next_batch(m.series, wall_per_round, elapsed(), rule, round.max_batch());
+    if (fixed_rounds > 0) k = std::min(std::max(round.max_batch(), 1), fixed_rounds - measured);
+    const std::int64_t first_index = warmup ? -1 : m.series.rounds();
+    const auto tb = clock::now();
+    backend.begin_batch(round.enqueues_only());
+    round.begin_batch();
+    for (int i = 0; i < k; ++i) enqueue_round(round, warmup ? -1 : first_index + i);
+    BatchTiming timing;
+    IterationResult r;
+    {
+      nvtx::range v{nvtx::phase(nvtx::Phase::verify, first_index)};
+      timing = backend.end_batch();
+      r = round.collect();
+    }
+    wall_per_round = std::chrono::duration<double>(clock::now() - tb).count() / k;
+    if (auto why = r.problem(cfg.kernel_budget_s); !why.empty()) return why;
+    std::vector<double> rounds = r.round_seconds;
+    if (rounds.empty()) rounds.push_back(r.timed_seconds);
+    if (!m.warmed) {
+      m.warmed = true;
+      if (fixed_rounds == 0 && first_round_is_warmup(rounds.front(), rule)) continue;
+    }
+    const bool slow = throttled(timing.sm_clock_mhz, rated);
+    if (slow || timing.hold_broke) {
+      (slow ? m.throttled_rounds : m.unheld_rounds) += k;
+      if (slow && (m.min_clock_mhz == 0 || timing.sm_clock_mhz < m.min_clock_mhz)) m.min_clock_mhz = timing.sm_clock_mhz;
+    } else {
+      m.accept(r, rounds, timing.sm_clock_mhz);
+      measured += static_cast<int>(rounds.size());
+    }
+    if (fixed_rounds > 0) {
+      if (measured >= fixed_rounds) return {};
+      if (elapsed() < 10 * rule.max_time_s) continue;
+    } else {
+      m.verdict = judge(m.series, elapsed(), rule);
+      if (m.verdict != Verdict::more) return {};
+      if (m.series.rounds() > 0 || elapsed() < rule.max_time_s) continue;
+    }
+    // Out of time with no round counted: every batch was dropped.
+    if (m.throttled_rounds > 0) {
+      return fmt::format("the SM clock stayed under {:.0f} % of the rated {:.0f} MHz in every round ({} rounds, slowest "
+                         "{:.0f} MHz): the GPU is throttling; no figure is published",
+                         100 * kMinClockFraction, rated, m.throttled_rounds, m.min_clock_mhz);
+    }
+    return fmt::format("every batch's launch hold timed out before its rounds were enqueued ({} rounds): the "
+                       "host could not keep up, so launch gaps would be timed",
+                       m.unheld_rounds);
+  }
+}
+
+void set_measurement_counters(benchmark::State& st, const Measured& m, bool fixed) {
+  st.counters["rounds"] = m.series.rounds();
+  if (m.series.rounds() >= 2) st.counters["noise"] = m.series.noise();
+  if (!fixed) st.counters["converged"] = m.verdict == Verdict::converged ? 1 : 0;
+  st.counters["timed_s"] = m.series.total();
+  if (m.sm_clock_mhz() > 0) st.counters["sm_clock_mhz"] = m.sm_clock_mhz();
+  if (m.throttled_rounds > 0) st.counters["throttled_rounds"] = m.throttled_rounds;
+  if (m.unheld_rounds > 0) st.counters["unheld_rounds"] = m.unheld_rounds;
+}
+
 void run_case(benchmark::State& st, const Case& c, const std::string& name, const RunConfig& cfg) {
   nvtx::range case_range{nvtx::case_range(name.c_str(), c.threads)};
   Backend& backend = *cfg.backend;
@@ -133,66 +250,74 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
         nvtx::mark(fmt::format("device reset for a {} MiB heap", c.heap / kMiB).c_str(), nvtx::Phase::heap);
       }
     }
+    if (heap.reset || g_capacity.heap != c.heap) g_capacity = CapacityMemo{c.heap, std::nullopt};
     std::unique_ptr<Round> round = backend.make_round(c, cfg.kernel_budget_s);
-    const std::uint64_t capacity_before = probe(backend, heap.reported);
-    {
-      // The first launch after a reset pays for module load and heap set-up.
+    const std::uint64_t capacity_before = g_capacity.bytes ? *g_capacity.bytes : probe(backend, heap.reported);
+    g_capacity.bytes.reset();  // taken: an error before the probe after the case leaves nothing to trust
+    if (round->small_warmup()) {
+      // The first launch of each kernel pays for loading it, and the first calls
+      // after a reset set the heap up: a round of at most kWarmupThreads threads
+      // pays both for little GPU time, whatever the case's size.
       nvtx::range r{nvtx::phase(nvtx::Phase::warmup)};
-      const auto why = run_round(*round, -1).problem(cfg.kernel_budget_s);
+      Case small = c;
+      small.threads = std::min<std::uint64_t>(c.threads, kWarmupThreads);
+      std::unique_ptr<Round> warm = backend.make_round(small, cfg.kernel_budget_s);
+      const auto why = run_round(*warm, -1).problem(cfg.kernel_budget_s);
       if (!why.empty()) {
         st.SkipWithError(("warm-up: " + why).c_str());
         return;
       }
     }
-    Tally total;
-    std::vector<double> alloc_lat, free_lat;
-    CapacitySums capacity;
-    PrintfSums printf_sums;
-    std::int64_t index = 0;
+    Measured m;
+    const bool fixed = cfg.fixed_iterations > 0;
     for (auto _ : st) {
-      const IterationResult r = run_round(*round, index++);
-      if (const auto why = r.problem(cfg.kernel_budget_s); !why.empty()) {
+      // One iteration per case (heapbench passes --benchmark_min_time so), or
+      // --profile's fixed count, one round each.
+      const RoundSeries before = m.series;
+      if (auto why = measure(backend, *round, cfg, fixed ? 1 : 0, m); !why.empty()) {
         st.SkipWithError(why.c_str());
         break;
       }
-      st.SetIterationTime(r.timed_seconds);
-      total += r.tally;
-      append(alloc_lat, r.alloc_latency_ns);
-      append(free_lat, r.free_latency_ns);
-      if (r.capacity) capacity.add(*r.capacity);
-      if (r.printf_raw) printf_sums.add(*r.printf_raw);
+      const double seconds = m.series.total() - before.total();
+      const int rounds = m.series.rounds() - before.rounds();
+      st.SetIterationTime(rounds > 0 ? seconds / rounds : 0.0);
     }
     if (st.error_occurred()) return;
-    if (const auto why = capacity_problem(capacity_before, probe(backend, heap.reported)); !why.empty()) {
+    const std::uint64_t capacity_after = probe(backend, heap.reported);
+    if (const auto why = capacity_problem(capacity_before, capacity_after); !why.empty()) {
       st.SkipWithError(why.c_str());
       return;
     }
-    if (printf_sums.rounds > 0) {  // not the heap: its own vocabulary
-      printf_sums.set_counters(st);
+    g_capacity.bytes = capacity_after;
+    set_measurement_counters(st, m, fixed);
+    if (m.printf_sums.rounds > 0) {  // not the heap: its own vocabulary
+      m.printf_sums.set_counters(st);
       return;
     }
-    const Figures f = compute_figures(total);
+    const Figures f = compute_figures(m.total);
     st.counters["allocs_per_s"] = f.allocs_per_s;
     if (round->reports_frees()) st.counters["frees_per_s"] = f.frees_per_s;
     st.counters["bytes_per_s"] = f.bytes_per_s;
-    if (capacity.rounds > 0) {
-      capacity.set_counters(st);
+    if (m.capacity.rounds > 0) {
+      m.capacity.set_counters(st);
     } else {
       st.counters["fail_rate"] = f.fail_rate;
     }
     st.counters["heap_bytes"] = static_cast<double>(heap.reported);
     if (round->times_use()) st.counters["use_bytes_per_s"] = f.use_bytes_per_s;
     if (round->has_latency()) {
-      set_latency_counters(st, "", alloc_lat);
-      set_latency_counters(st, "free_", free_lat);
+      set_latency_counters(st, "", m.alloc_lat);
+      set_latency_counters(st, "free_", m.free_lat);
     }
   } catch (const DeviceError& e) {
     // The context may hold a sticky error: make the next case start from a reset,
     // or, in a child of isolation, from a new process.
+    g_capacity = CapacityMemo{};
     backend.invalidate();
     st.SkipWithError(e.what());
     if (cfg.end_on_device_error) end_process_after_this_case();
   } catch (const std::exception& e) {
+    g_capacity = CapacityMemo{};
     st.SkipWithError(e.what());
   }
 }

@@ -5,6 +5,7 @@
 
 #include "heapbench/backend.hpp"
 #include "heapbench/case.hpp"
+#include "heapbench/measure.hpp"
 
 namespace heapbench {
 
@@ -15,11 +16,12 @@ inline constexpr const char* kManualTimeSuffix = "/manual_time";
 struct RunConfig {
   Backend* backend;
   double kernel_budget_s;
-  int fixed_iterations = 0;  // --profile: this many timed rounds per case, no calibration
+  int fixed_iterations = 0;  // --profile: this many timed rounds per case, no stopping rule
   // A child of isolation: after a case that ends in a DeviceError, the process
   // exits (kExitDeviceError, once that case's error result is written) and the
   // parent runs the group's remaining cases in a new process.
   bool end_on_device_error = false;
+  StoppingRule rule;  // --max-noise, --min-rounds, --max-time
 };
 
 // The exit status of a child that stopped after a device error.

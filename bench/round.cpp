@@ -3,7 +3,7 @@
 
 namespace heapbench {
 
-IterationResult run_round(Round& round, std::int64_t index) {
+void enqueue_round(Round& round, std::int64_t index) {
   {
     nvtx::range r{nvtx::phase(nvtx::Phase::allocate, index)};
     round.begin();
@@ -17,8 +17,17 @@ IterationResult run_round(Round& round, std::int64_t index) {
     nvtx::range r{nvtx::phase(nvtx::Phase::free_, index)};
     round.release();
   }
+}
+
+IterationResult collect_rounds(Round& round, std::int64_t index) {
   nvtx::range r{nvtx::phase(nvtx::Phase::verify, index)};
   return round.collect();
+}
+
+IterationResult run_round(Round& round, std::int64_t index) {
+  round.begin_batch();
+  enqueue_round(round, index);
+  return collect_rounds(round, index);
 }
 
 }  // namespace heapbench

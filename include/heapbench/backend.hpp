@@ -22,10 +22,14 @@ struct DeviceError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// What one round of a case observed, beyond the tally its figures come from.
+// What one batch of rounds of a case observed (Round::collect), beyond the
+// tally its figures come from; counts are summed over the batch.
 struct IterationResult {
   Tally tally;
-  double timed_seconds = 0.0;     // GPU time of the timed launches: the iteration's manual time
+  double timed_seconds = 0.0;     // GPU time of the timed launches, summed over the batch
+  // GPU time of the timed launches of each round of the batch, in order (empty:
+  // one round of timed_seconds).
+  std::vector<double> round_seconds;
   std::uint64_t not_started = 0;  // calls (or churn threads) that found the kernel budget spent
   std::uint64_t misaligned = 0;   // pointers not aligned as the API promises
   std::uint64_t corrupted = 0;    // blocks that did not read back what was written
@@ -43,20 +47,39 @@ struct IterationResult {
   std::string problem(double kernel_budget_s) const;
 };
 
-// One round of a case, in the phases the harness names on the timeline.
+// One round of a case, in the phases the harness names on the timeline. The
+// harness enqueues up to max_batch() rounds (begin, allocate, use, release
+// each), then collect() waits once and reports them all.
 class Round {
  public:
   virtual ~Round() = default;
-  virtual void begin() = 0;               // reset counters, arena and deadline (untimed)
+  virtual void begin_batch() {}           // zero the counters a batch accumulates (untimed)
+  virtual void begin() = 0;               // per round: reset arena and deadline (untimed)
   virtual void allocate() = 0;            // the timed allocating launch
   virtual void use() {}                   // write and read back every byte
   virtual void release() {}               // the timed freeing launch
-  virtual IterationResult collect() = 0;  // wait for the GPU, read counters and event times
+  virtual IterationResult collect() = 0;  // wait for the GPU, read counters and event times of the batch
   virtual bool has_use_phase() const { return true; }   // alloca and churn use inside allocate()
   virtual bool has_free_phase() const { return true; }  // alloca frees by returning
   virtual bool reports_frees() const { return has_free_phase(); }  // churn frees inside allocate()
   virtual bool times_use() const { return false; }      // cross_kernel times its use launch
   virtual bool has_latency() const { return false; }    // *_latency families
+  // Rounds that can be enqueued before one collect() (per-round buffers, such as
+  // latency samples, limit it to 1).
+  virtual int max_batch() const { return 1; }
+  // The phases only enqueue work (no host synchronisation inside them), so the
+  // backend may hold the stream while a batch is enqueued (Backend::begin_batch).
+  // capacity and printf read results between their launches: false.
+  virtual bool enqueues_only() const { return false; }
+  // The families without a small warm-up round (capacity: a fill with fewer
+  // threads takes longer, not less).
+  virtual bool small_warmup() const { return true; }
+};
+
+// What the backend saw around a batch of rounds.
+struct BatchTiming {
+  double sm_clock_mhz = 0;  // mean SM clock over the batch (0: not measured)
+  bool hold_broke = false;  // the hold timed out before the batch was enqueued: launch gaps are in its times
 };
 
 class Backend {
@@ -73,12 +96,24 @@ class Backend {
   virtual std::uint64_t probe_capacity(std::uint64_t heap_bytes) = 0;
   // Create after ensure_heap(): a reset invalidates a round's device memory.
   virtual std::unique_ptr<Round> make_round(const Case& c, double kernel_budget_s) = 0;
+  // Around a batch of rounds: with `hold`, the stream waits behind a blocking
+  // launch until end_batch(), so the batch's launches run back to back and an
+  // event pair times its kernel, not the host's launch latency (nvbench's
+  // "blocking kernel"). Both stamp the SM clock. end_batch() waits for the GPU.
+  virtual void begin_batch(bool /*hold*/) {}
+  virtual BatchTiming end_batch() { return {}; }
+  // The SM clock the device is rated for (its peak), MHz; 0 unknown.
+  virtual double rated_sm_mhz() const { return 0; }
 };
 
 inline constexpr std::uint64_t kCapacityProbeBlock = 64 * 1024;
 
-// Runs one round, each phase inside its NVTX range with `index` (the round's
-// number, -1 for the warm-up) as payload (bench/round.cpp).
+// Enqueues one round, each phase inside its NVTX range with `index` (the
+// round's number, -1 for warm-up rounds) as payload (bench/round.cpp).
+void enqueue_round(Round& round, std::int64_t index);
+// Collects what was enqueued, inside the `verify` range.
+IterationResult collect_rounds(Round& round, std::int64_t index);
+// One round by itself: enqueue_round then collect_rounds.
 IterationResult run_round(Round& round, std::int64_t index);
 
 }  // namespace heapbench

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "heapbench/measure.hpp"
 #include "heapbench/sweep.hpp"
 
 namespace heapbench {
@@ -19,7 +20,9 @@ struct UsageError : std::runtime_error {
 inline constexpr std::uint64_t kMaxThreads = 1ull << 26;  // pointer table <= 512 MiB
 
 struct Options {
-  std::vector<Sweep> sweeps;         // the default sweep, with any axis flag applied to every part
+  std::vector<Sweep> sweeps;         // the --sweep (default or quick), with any axis flag applied to every part
+  std::string sweep = "default";     // --sweep
+  StoppingRule rule;                 // --max-noise, --min-rounds, --max-time
   int device = 0;                    // --device
   double kernel_budget_s = 5.0;      // --kernel-budget-ms: deadline for one allocating kernel
   std::optional<std::string> out;    // --benchmark_out (heapbench writes it safely, see results_file.hpp)

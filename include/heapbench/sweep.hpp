@@ -30,6 +30,11 @@ struct Sweep {
 //  - a failure curve: a fixed 8 MiB demand against heaps of 4 to 32 MiB.
 std::vector<Sweep> default_sweep();
 
+// A first look (--sweep=quick): every pattern x API once, at 64 B and 65,536
+// threads on a 1 GiB heap (capacity: 64 B blocks, 1024 threads, 8 MiB; printf:
+// one 8-byte argument, 1024 threads, CUDA's 8 MiB FIFO).
+std::vector<Sweep> quick_sweep();
+
 // Cases over one or more sweeps (unsupported pattern x API pairs skipped,
 // duplicates dropped), ordered heap-major so a run resets the device once per
 // distinct heap size whatever a filter selects.

@@ -126,6 +126,7 @@ class CapacityRunner final : public Round {
 
   bool has_use_phase() const override { return false; }
   bool reports_frees() const override { return false; }
+  bool small_warmup() const override { return false; }
 
   // Public only because CUDA requires it: a member function enclosing an
   // extended __device__ lambda must not be private or protected.

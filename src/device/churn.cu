@@ -47,9 +47,14 @@ class ChurnRunner final : public Round {
  public:
   ChurnRunner(const Case& c, double budget_s) : owner_(c), buffers_(c, 1), budget_ns_(budget_ns(budget_s)), c_(c) {}
 
+  void begin_batch() override {
+    buffers_.begin_batch();
+    slot_ = -1;
+  }
   void begin() override {
+    ++slot_;
     owner_.reset();
-    buffers_.begin(budget_ns_);
+    buffers_.begin_round(budget_ns_);
   }
 
   void allocate() override {
@@ -60,7 +65,7 @@ class ChurnRunner final : public Round {
     const std::uint64_t alignment = align > Api::min_alignment ? align : Api::min_alignment;
     DeviceStats* stats = a.stats;
     {
-      timer_.start();
+      timer_.start(slot_);
       launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
         if (!active) return;
         void* slot[kSlots] = {};
@@ -111,7 +116,7 @@ class ChurnRunner final : public Round {
         warp_add(&stats->not_started, stopped);
         atomicAdd(&stats->bytes, bytes);
       });
-      timer_.stop();
+      timer_.stop(slot_);
     }
   }
 
@@ -123,13 +128,18 @@ class ChurnRunner final : public Round {
     }
     out.tally.frees = s.frees;
     out.tally.bytes = s.bytes;
-    const double t = timer_.seconds();
+    for (int i = 0; i <= slot_; ++i) {
+      const double t = timer_.seconds(i);
+      out.round_seconds.push_back(t);
+      out.timed_seconds += t;
+    }
     // Allocations and frees share the one launch: both rates are per second of it.
-    out.tally.alloc_seconds = t;
-    out.tally.free_seconds = t;
-    out.timed_seconds = t;
+    out.tally.alloc_seconds = out.timed_seconds;
+    out.tally.free_seconds = out.timed_seconds;
     return out;
   }
+  int max_batch() const override { return kMaxBatch; }
+  bool enqueues_only() const override { return true; }
 
   // Allocations and frees share the one launch, timed as the allocate phase.
   bool has_use_phase() const override { return false; }
@@ -141,7 +151,8 @@ class ChurnRunner final : public Round {
   RoundBuffers buffers_;
   std::uint64_t budget_ns_;
   Case c_;
-  EventTimer timer_;
+  int slot_ = -1;
+  PhaseTimer timer_;
 };
 
 std::unique_ptr<Round> make_churn(const Case& c, double budget_s) { return make_for_api<ChurnRunner>(c, budget_s); }

@@ -59,12 +59,19 @@ class AllocaRunner final : public Round {
     (void)cudaGetLastError();
   }
 
-  void begin() override { buffers_.begin(budget_ns_); }
+  void begin_batch() override {
+    buffers_.begin_batch();
+    slot_ = -1;
+  }
+  void begin() override {
+    ++slot_;
+    buffers_.begin_round(budget_ns_);
+  }
   void allocate() override {
     const RoundArgs& a = buffers_.args();
     const std::uint64_t size = a.size;
     DeviceStats* stats = a.stats;
-    timer_.start();
+    timer_.start(slot_);
     launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
       if (!active) return;
       if (!before_deadline(stats)) {
@@ -87,16 +94,23 @@ class AllocaRunner final : public Round {
       warp_add(&stats->misaligned, reinterpret_cast<std::uintptr_t>(p) % alloc::kHeapAlignment != 0);
       warp_add(&stats->corrupted, bad);
     });
-    timer_.stop();
+    timer_.stop(slot_);
   }
   IterationResult collect() override {
+    HB_CUDA_CHECK(cudaDeviceSynchronize());
     const DeviceStats s = buffers_.read_stats();
     IterationResult out = RoundBuffers::result_from(s);
     out.tally.bytes = s.successes * c_.size;
-    out.tally.alloc_seconds = timer_.seconds();
-    out.timed_seconds = out.tally.alloc_seconds;
+    for (int i = 0; i <= slot_; ++i) {
+      const double t = timer_.seconds(i);
+      out.round_seconds.push_back(t);
+      out.timed_seconds += t;
+    }
+    out.tally.alloc_seconds = out.timed_seconds;
     return out;
   }
+  int max_batch() const override { return kMaxBatch; }
+  bool enqueues_only() const override { return true; }
   bool has_use_phase() const override { return false; }
   bool has_free_phase() const override { return false; }
 
@@ -106,7 +120,8 @@ class AllocaRunner final : public Round {
   std::uint64_t budget_ns_;
   Case c_;
   size_t saved_stack_ = 0;
-  EventTimer timer_;
+  int slot_ = -1;
+  PhaseTimer timer_;
 };
 
 std::unique_ptr<Round> make_per_thread(const Case& c, double budget_s) {

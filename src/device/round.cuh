@@ -52,6 +52,44 @@ void launch_each(const RoundArgs& a, F f) {
   HB_CUDA_CHECK_LAUNCH();
 }
 
+// A pair of events per round of a batch, around a span of the stream.
+class PhaseTimer {
+ public:
+  PhaseTimer() = default;
+  ~PhaseTimer() {
+    for (auto& p : pairs_) {
+      cudaEventDestroy(p.first);
+      cudaEventDestroy(p.second);
+    }
+  }
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+  void start(int round) {
+    while (static_cast<int>(pairs_.size()) <= round) {
+      cudaEvent_t a{}, b{};
+      HB_CUDA_CHECK(cudaEventCreate(&a));
+      HB_CUDA_CHECK(cudaEventCreate(&b));
+      pairs_.emplace_back(a, b);
+    }
+    HB_CUDA_CHECK(cudaEventRecord(pairs_[round].first));
+  }
+  void stop(int round) { HB_CUDA_CHECK(cudaEventRecord(pairs_[round].second)); }
+  double seconds(int round) const {
+    HB_CUDA_CHECK(cudaEventSynchronize(pairs_[round].second));
+    float ms = 0;
+    HB_CUDA_CHECK(cudaEventElapsedTime(&ms, pairs_[round].first, pairs_[round].second));
+    return ms * 1e-3;
+  }
+
+ private:
+  std::vector<std::pair<cudaEvent_t, cudaEvent_t>> pairs_;
+};
+
+// Rounds per batch for runners that keep per-round events only: with a hold
+// (Backend::begin_batch) each round's launches wait in the stream's queue, and
+// 32 rounds of under ten entries stay well inside it.
+inline constexpr int kMaxBatch = 32;
+
 // A pair of events around a span of the stream.
 class EventTimer {
  public:
@@ -104,10 +142,15 @@ class RoundBuffers {
   RoundBuffers& operator=(const RoundBuffers&) = delete;
 
   const RoundArgs& args() const { return args_; }
-  void begin(std::uint64_t budget_ns) {
-    HB_CUDA_CHECK(cudaMemset(args_.stats, 0, sizeof(DeviceStats)));
+  // Counters accumulate over the rounds of a batch; each round sets its own deadline.
+  void begin_batch() { HB_CUDA_CHECK(cudaMemsetAsync(args_.stats, 0, sizeof(DeviceStats))); }
+  void begin_round(std::uint64_t budget_ns) {
     set_deadline<<<1, 1>>>(args_.stats, budget_ns);
     HB_CUDA_CHECK_LAUNCH();
+  }
+  void begin(std::uint64_t budget_ns) {
+    begin_batch();
+    begin_round(budget_ns);
   }
   DeviceStats read_stats() const {
     DeviceStats s{};
@@ -147,30 +190,35 @@ class ThreePhaseRunner final : public Round {
     if (Pattern::has_latency) cycles_per_ns_ = sm_cycles_per_ns();
   }
 
+  void begin_batch() override {
+    buffers_.begin_batch();
+    slot_ = -1;
+  }
   void begin() override {
+    ++slot_;
     owner_.reset();
-    buffers_.begin(budget_ns_);
+    buffers_.begin_round(budget_ns_);
   }
   void allocate() override {
-    alloc_.start();
+    alloc_.start(slot_);
     Pattern::allocate(owner_.handle(), buffers_.args());
-    alloc_.stop();
+    alloc_.stop(slot_);
   }
   void use() override {
     const RoundArgs& a = buffers_.args();
-    use_.start();
+    use_.start(slot_);
     write_slices<<<a.grid, kBlock>>>(a.table, a.n, a.size, Pattern::call_stride,
                                      c_.align > Api::min_alignment ? c_.align : Api::min_alignment,
                                      Pattern::mixed_sizes, a.stats);
     HB_CUDA_CHECK_LAUNCH();
     check_slices<<<a.grid, kBlock>>>(a.table, a.n, a.size, Pattern::mixed_sizes, a.stats);
     HB_CUDA_CHECK_LAUNCH();
-    use_.stop();
+    use_.stop(slot_);
   }
   void release() override {
-    free_.start();
+    free_.start(slot_);
     Pattern::release(owner_.handle(), buffers_.args());
-    free_.stop();
+    free_.stop(slot_);
   }
   IterationResult collect() override {
     HB_CUDA_CHECK(cudaDeviceSynchronize());
@@ -178,23 +226,32 @@ class ThreePhaseRunner final : public Round {
     IterationResult out = RoundBuffers::result_from(s);
     out.tally.bytes = Pattern::mixed_sizes ? s.bytes : s.successes * c_.size * Pattern::call_stride;
     out.tally.frees = s.successes;
-    out.tally.alloc_seconds = alloc_.seconds();
-    out.tally.free_seconds = free_.seconds();
-    out.timed_seconds = out.tally.alloc_seconds + out.tally.free_seconds;
-    if (Pattern::times_use) {
-      // Every byte of every live slice written once and read once.
-      std::uint64_t live_threads = s.successes * Pattern::call_stride;
-      if (live_threads > c_.threads) live_threads = c_.threads;
-      out.tally.use_bytes = 2 * live_threads * c_.size;
-      out.tally.use_seconds = use_.seconds();
-      out.timed_seconds += out.tally.use_seconds;
+    std::uint64_t live_threads = s.successes * Pattern::call_stride;
+    if (live_threads > c_.threads * (slot_ + 1)) live_threads = c_.threads * (slot_ + 1);
+    for (int i = 0; i <= slot_; ++i) {
+      const double a = alloc_.seconds(i), f = free_.seconds(i);
+      double round = a + f;
+      out.tally.alloc_seconds += a;
+      out.tally.free_seconds += f;
+      if (Pattern::times_use) {
+        const double u = use_.seconds(i);
+        out.tally.use_seconds += u;
+        round += u;
+      }
+      out.round_seconds.push_back(round);
+      out.timed_seconds += round;
     }
+    // Every byte of every live slice written once and read once.
+    if (Pattern::times_use) out.tally.use_bytes = 2 * live_threads * c_.size;
     if (Pattern::has_latency) {
       out.alloc_latency_ns = latencies_ns(buffers_.args().lat_alloc, c_.threads, cycles_per_ns_);
       out.free_latency_ns = latencies_ns(buffers_.args().lat_free, c_.threads, cycles_per_ns_);
     }
     return out;
   }
+  // Latency samples are per thread, overwritten by every round: one round per batch.
+  int max_batch() const override { return Pattern::has_latency ? 1 : kMaxBatch; }
+  bool enqueues_only() const override { return true; }
   bool times_use() const override { return Pattern::times_use; }
   bool has_latency() const override { return Pattern::has_latency; }
 
@@ -204,7 +261,8 @@ class ThreePhaseRunner final : public Round {
   std::uint64_t budget_ns_;
   Case c_;
   double cycles_per_ns_ = 0;
-  EventTimer alloc_, use_, free_;
+  int slot_ = -1;  // this round's place in the batch
+  PhaseTimer alloc_, use_, free_;
 };
 
 // Runner<Api> for the API the case names, among those `dispatch` knows

@@ -2,6 +2,7 @@
 // cuda::std::aligned_alloc argument-order check, latency conversion.
 #include <fmt/format.h>
 
+#include "batch_timing.cuh"
 #include "round.cuh"
 
 namespace heapbench {
@@ -74,18 +75,40 @@ class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(int device) : session_(device) {}
   Heap ensure_heap(std::uint64_t bytes) override {
+    if (batch_) batch_->release();
     const int before = session_.resets();
     const std::uint64_t reported = session_.ensure_heap(bytes);
+    if (session_.resets() != before) batch_.reset();  // its memory went with the old context
     return {reported, session_.resets() != before};
   }
-  void invalidate() override { session_.invalidate(); }
+  void invalidate() override {
+    if (batch_) batch_->release();
+    batch_.reset();
+    session_.invalidate();
+  }
   std::uint64_t probe_capacity(std::uint64_t heap_bytes) override { return probe_heap_capacity(heap_bytes); }
   std::unique_ptr<Round> make_round(const Case& c, double kernel_budget_s) override {
+    if (batch_) batch_->release();
     return make_cuda_round(c, kernel_budget_s);
+  }
+  void begin_batch(bool hold) override {
+    if (!batch_) batch_ = std::make_unique<detail::BatchControl>();
+    batch_->begin(hold);
+  }
+  BatchTiming end_batch() override { return batch_ ? batch_->end() : BatchTiming{}; }
+  double rated_sm_mhz() const override {
+    if (rated_mhz_ == 0) {
+      int khz = 0;
+      if (cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, session_.device()) == cudaSuccess) rated_mhz_ = khz * 1e-3;
+      (void)cudaGetLastError();
+    }
+    return rated_mhz_;
   }
 
  private:
   HeapSession session_;
+  std::unique_ptr<detail::BatchControl> batch_;
+  mutable double rated_mhz_ = 0;
 };
 
 }  // namespace

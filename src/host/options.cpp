@@ -27,6 +27,10 @@ struct Parsed {
   bool no_isolate = false;
   std::string devices;
   std::uint64_t only_heap = 0;
+  std::string sweep = "default";
+  double max_noise_pct = -1, max_time_s = -1;
+  int min_rounds = -1;
+  std::string min_time;
 };
 
 void add_flags(CLI::App& app, Parsed& p) {
@@ -66,6 +70,23 @@ void add_flags(CLI::App& app, Parsed& p) {
                "after its warm-up, with no calibration, so a timeline has a few clean rounds of each case");
   app.add_option("--profile-iterations", p.profile_iterations, "Timed rounds per case under --profile (default 3)");
   app.add_flag("--benchmark_list_tests{true}", p.list_tests, "List the cases and exit (needs no GPU)");
+  app.add_option("--sweep", p.sweep,
+                 "Which built-in sweep the axis flags modify: default (the thorough one) or quick (every "
+                 "pattern x API at one or two points, about a minute on an H200)")
+      ->check(CLI::IsMember({"default", "quick"}));
+  const StoppingRule rule;
+  app.add_option("--max-noise", p.max_noise_pct,
+                 fmt::format("Stop a case once the relative standard error of its mean round time is at most this "
+                             "many percent (default {:g})",
+                             100 * rule.max_noise));
+  app.add_option("--min-rounds", p.min_rounds,
+                 fmt::format("Timed rounds a case runs before its noise is judged (default {})", rule.min_rounds));
+  app.add_option("--max-time", p.max_time_s,
+                 fmt::format("Seconds of wall time after which a case stops measuring, converged or not (default {:g}); "
+                             "a case reports rounds, noise, converged, timed_s and sm_clock_mhz",
+                             rule.max_time_s));
+  // Google Benchmark's own calibration is replaced by the stopping rule above.
+  app.add_option("--benchmark_min_time,--benchmark_min_warmup_time", p.min_time)->group("");
   app.allow_extras();
 }
 
@@ -152,7 +173,31 @@ Options parse_options(int argc, const char* const* argv) {
   }
   o.profile_iterations = p.profile_iterations;
   o.list_tests = p.list_tests;
-  o.sweeps = default_sweep();
+  if (app.count("--benchmark_min_time") || app.count("--benchmark_min_warmup_time")) {
+    throw UsageError(fmt::format("--benchmark_min_time/--benchmark_min_warmup_time={}: heapbench decides how long each "
+                                 "case runs by its noise; use --max-noise, --min-rounds and --max-time",
+                                 p.min_time));
+  }
+  if (app.count("--max-noise")) {
+    if (!(p.max_noise_pct > 0 && p.max_noise_pct < 100)) {
+      throw UsageError(fmt::format("--max-noise={}: a percentage above 0 and below 100", p.max_noise_pct));
+    }
+    o.rule.max_noise = p.max_noise_pct / 100;
+  }
+  if (app.count("--min-rounds")) {
+    if (p.min_rounds < 1 || p.min_rounds > 1000000) {
+      throw UsageError(fmt::format("--min-rounds={}: must be 1 to 1000000", p.min_rounds));
+    }
+    o.rule.min_rounds = p.min_rounds;
+  }
+  if (app.count("--max-time")) {
+    if (!(p.max_time_s > 0 && p.max_time_s <= 86400)) {
+      throw UsageError(fmt::format("--max-time={}: seconds, above 0 and at most 86400", p.max_time_s));
+    }
+    o.rule.max_time_s = p.max_time_s;
+  }
+  o.sweep = p.sweep;
+  o.sweeps = p.sweep == "quick" ? quick_sweep() : default_sweep();
   // Each flag replaces its axis in every part of the default sweep.
   auto apply = [&](auto member, auto value) {
     for (auto& s : o.sweeps) s.*member = value;
@@ -217,10 +262,16 @@ Options parse_options(int argc, const char* const* argv) {
   }
 
   o.benchmark_args.emplace_back(argc > 0 ? argv[0] : "heapbench");
-  // Google Benchmark's default of 0.5 s per case would make a default sweep take
-  // many minutes of wall time (each iteration also launches untimed verification
-  // kernels); a user's own --benchmark_min_time comes later and wins.
-  o.benchmark_args.emplace_back("--benchmark_min_time=0.1");
+  // One Google Benchmark iteration per case: inside it heapbench runs rounds
+  // until the stopping rule is met (bench/cases.cpp). Google Benchmark 1.8 and
+  // later take "1x" (one iteration); 1.7 takes seconds, and any time at all
+  // satisfies it after the first iteration (a bare number makes 1.8 warn at
+  // every case).
+#if HEAPBENCH_BENCHMARK_MIN_TIME_SUFFIX
+  o.benchmark_args.emplace_back("--benchmark_min_time=1x");
+#else
+  o.benchmark_args.emplace_back("--benchmark_min_time=1e-9");
+#endif
   if (o.list_tests) o.benchmark_args.emplace_back("--benchmark_list_tests=true");
   for (const auto& extra : app.remaining()) o.benchmark_args.push_back(extra);
   return o;

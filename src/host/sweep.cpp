@@ -90,6 +90,35 @@ std::vector<Sweep> default_sweep() {
   return {spine, matrix, capacity, capacity_large, failure_curve, capacity_fill, printf_fifo, stack};
 }
 
+std::vector<Sweep> quick_sweep() {
+  Sweep matrix;
+  for (auto p : kPatterns) {
+    if (!is_capacity_family(p) && p != "printf") matrix.patterns.emplace_back(p);
+  }
+  matrix.apis.assign(kApis.begin(), kApis.end());
+  matrix.sizes = {64};
+  matrix.aligns = {16};
+  matrix.threads = {65536};
+  matrix.heaps = {1024 * kMiB};
+
+  Sweep capacity;
+  capacity.patterns = {"capacity", "capacity_fill"};
+  capacity.apis.assign(kApis.begin(), kApis.end());
+  capacity.sizes = {64};
+  capacity.aligns = {16};
+  capacity.threads = {1024};
+  capacity.heaps = {8 * kMiB};
+
+  Sweep printf_fifo;
+  printf_fifo.patterns = {"printf"};
+  printf_fifo.apis = {"printf"};
+  printf_fifo.sizes = {8};
+  printf_fifo.aligns = {16};
+  printf_fifo.threads = {1024};
+  printf_fifo.heaps = {8 * kMiB};
+  return {matrix, capacity, printf_fifo};
+}
+
 void sort_run_order(std::vector<Case>& cases) {
   std::stable_sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) {
     return std::tie(a.heap, a.pattern, a.api, a.size, a.align, a.threads) <

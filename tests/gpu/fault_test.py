@@ -19,7 +19,7 @@ EXIT_NO_DEVICE = 3
 SKIP = 77
 FAULT = "size:32/threads:1024/heap:8"
 ARGS = ["--patterns=per_thread", "--apis=malloc", "--sizes=16,32,64", "--threads=1024", "--heaps=8M,16M",
-        "--benchmark_min_time=0.01"]
+        "--min-rounds=2"]
 
 
 def run(binary, *extra):

@@ -31,7 +31,7 @@ class NoDevice(Exception):
 def run(heapbench, *flags):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "small.json")
-        args = [heapbench, *flags, f"--benchmark_out={out}", "--benchmark_min_time=0.01"]
+        args = [heapbench, *flags, f"--benchmark_out={out}", "--min-rounds=2"]
         r = subprocess.run(args, capture_output=True, text=True, timeout=300)
         if r.returncode == EXIT_NO_DEVICE:
             raise NoDevice(r.stderr.strip())

@@ -1,3 +1,4 @@
+#include "heapbench/catalog.hpp"
 #include "heapbench/options.hpp"
 
 #include <gtest/gtest.h>
@@ -51,12 +52,46 @@ TEST(Options, GoogleBenchmarkFlagsPassThroughInOrder) {
   EXPECT_TRUE(has(o.benchmark_args, "--benchmark_filter=^per_thread/"));
   EXPECT_TRUE(has(o.benchmark_args, "--benchmark_repetitions=3"));
   EXPECT_FALSE(has(o.benchmark_args, "--sizes=64"));
-  // The user's --benchmark_min_time comes after heapbench's default, so it wins.
-  const Options m = parse({"--benchmark_min_time=2"});
-  const auto d = std::find(m.benchmark_args.begin(), m.benchmark_args.end(), "--benchmark_min_time=0.1");
-  const auto u = std::find(m.benchmark_args.begin(), m.benchmark_args.end(), "--benchmark_min_time=2");
-  ASSERT_NE(u, m.benchmark_args.end());
-  EXPECT_LT(d, u);
+}
+
+TEST(Options, OneGoogleBenchmarkIterationPerCase) {
+  // heapbench runs rounds by its own stopping rule inside one iteration, so it
+  // passes exactly one min-time flag and refuses a user's.
+  const Options o = parse({});
+  EXPECT_EQ(std::count_if(o.benchmark_args.begin(), o.benchmark_args.end(),
+                          [](const std::string& a) { return a.rfind("--benchmark_min_time=", 0) == 0; }),
+            1);
+  EXPECT_THROW(parse({"--benchmark_min_time=2"}), UsageError);
+  EXPECT_THROW(parse({"--benchmark_min_time=0.5s"}), UsageError);
+  EXPECT_THROW(parse({"--benchmark_min_warmup_time=1"}), UsageError);
+}
+
+TEST(Options, StoppingRuleFlags) {
+  const Options d = parse({});
+  EXPECT_DOUBLE_EQ(d.rule.max_noise, StoppingRule{}.max_noise);
+  const Options o = parse({"--max-noise=2", "--min-rounds=7", "--max-time=1.5"});
+  EXPECT_DOUBLE_EQ(o.rule.max_noise, 0.02);
+  EXPECT_EQ(o.rule.min_rounds, 7);
+  EXPECT_DOUBLE_EQ(o.rule.max_time_s, 1.5);
+  for (const char* bad : {"--max-noise=0", "--max-noise=-1", "--max-noise=100", "--max-noise=abc", "--min-rounds=0",
+                          "--min-rounds=-3", "--max-time=0", "--max-time=-1", "--max-time=1e9", "--sweep=fast"}) {
+    EXPECT_THROW(parse({bad}), UsageError) << bad;
+  }
+}
+
+TEST(Options, QuickSweepCoversEveryPatternAndApiOnce) {
+  const Options q = parse({"--sweep=quick"});
+  EXPECT_EQ(q.sweep, "quick");
+  const auto cases = plan_cases(q.sweeps);
+  for (auto p : kPatterns) {
+    for (auto a : kApis) {
+      if (!supported(p, a)) continue;
+      const auto n = std::count_if(cases.begin(), cases.end(),
+                                   [&](const Case& c) { return c.pattern == p && c.api == a; });
+      EXPECT_EQ(n, 1) << p << "/" << a;
+    }
+  }
+  EXPECT_LT(cases.size(), plan_cases(default_sweep()).size() / 4);
 }
 
 TEST(Options, OutputAndListingAreHeapbenchs) {

@@ -75,7 +75,7 @@ class DeviceErrors(unittest.TestCase):
     def error_in_one_case(self, mode):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "r.json")
-            r = run(*SMALL, "--sizes=16,32,64", mode, f"--benchmark_out={out}", "--benchmark_min_time=0.01",
+            r = run(*SMALL, "--sizes=16,32,64", mode, f"--benchmark_out={out}", "--min-rounds=2",
                     env={"HEAPBENCH_NOGPU_FAIL": "size:32/"})
             self.assertEqual(r.returncode, 0, r.stderr)
             if mode == "--isolate":
@@ -103,7 +103,7 @@ class Isolation(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "r.json")
             r = run(*SMALL[:3], "--heaps=8M,16M", "--sizes=16,32,64", "--isolate", f"--benchmark_out={out}",
-                    "--benchmark_min_time=0.01", env={"HEAPBENCH_NOGPU_ABORT": "size:32/threads:32/heap:8"})
+                    "--min-rounds=2", env={"HEAPBENCH_NOGPU_ABORT": "size:32/threads:32/heap:8"})
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertIn("killed by signal 6", r.stderr)
             runs = {b["name"].split("/manual_time")[0]: b for b in load(out)["benchmarks"]}
@@ -128,7 +128,7 @@ class Isolation(unittest.TestCase):
                 child_file = os.path.join(d, "r.json.groups", "device0_heap8_0.json")
                 sizes = "--sizes=16,32,64,128,256,512,1K,2K"
                 p = subprocess.Popen([BINARY, *SMALL[:3], "--heaps=8M,16M", sizes, f"--benchmark_out={out}",
-                                      "--benchmark_min_time=0.01"], stdout=subprocess.DEVNULL,
+                                      "--min-rounds=2"], stdout=subprocess.DEVNULL,
                                      stderr=subprocess.PIPE, text=True,
                                      env=dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS="200"))
                 wait_for_cases(child_file, 2)
@@ -159,7 +159,7 @@ class SeveralDevices(unittest.TestCase):
             with self.subTest(devices=devices), tempfile.TemporaryDirectory() as d:
                 out = os.path.join(d, "r.json")
                 r = run(*SMALL, "--sizes=16,64", f"--devices={devices}", f"--benchmark_out={out}",
-                        "--benchmark_min_time=0.01", env={"HEAPBENCH_NOGPU_DEVICES": "2"})
+                        "--min-rounds=2", env={"HEAPBENCH_NOGPU_DEVICES": "2"})
                 self.assertEqual(r.returncode, 0, r.stderr)
                 doc = load(out)
                 names = sorted(b["name"] for b in doc["benchmarks"])
