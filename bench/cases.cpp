@@ -182,8 +182,8 @@ std::string measure(Backend& backend, Round& round, const RunConfig& cfg, int fi
     if (fixed_rounds > 0) k = std::min(std::max(round.max_batch(), 1), fixed_rounds - measured);
     const std::int64_t first_index = warmup ? -1 : m.series.rounds();
     const auto tb = clock::now();
-    backend.begin_batch(round.enqueues_only());
     round.begin_batch();
+    backend.begin_batch(round.enqueues_only());
     for (int i = 0; i < k; ++i) enqueue_round(round, warmup ? -1 : first_index + i);
     BatchTiming timing;
     IterationResult r;

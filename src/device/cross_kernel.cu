@@ -22,7 +22,7 @@ struct CrossKernel : PatternDefaults {
   static constexpr const char* name = kRemoteFree ? "cross_kernel_remote_free" : "cross_kernel";
   static constexpr bool times_use = true;
   static void prepare(const RoundArgs& a) {
-    HB_CUDA_CHECK(cudaMemcpyToSymbol(g_cross_kernel_table, &a.table, sizeof(void**)));
+    HB_CUDA_CHECK(cudaMemcpyToSymbolAsync(g_cross_kernel_table, &a.table, sizeof(void**)));
   }
 
   template <class Api>

@@ -40,7 +40,7 @@ struct PatternDefaults {
   static constexpr bool times_use = false;    // time the use launches as a phase
   static constexpr bool has_latency = false;  // fills RoundArgs::lat_* with clock64 cycles
   static constexpr bool mixed_sizes = false;  // thread tid asks for mixed_size(tid, size) bytes
-  static void prepare(const RoundArgs&) {}    // once per runner
+  static void prepare(const RoundArgs&) {}    // before every batch (enqueued, no host wait)
 };
 
 // clock64 cycles written for a call that was not made or failed.
@@ -186,11 +186,14 @@ class ThreePhaseRunner final : public Round {
  public:
   ThreePhaseRunner(const Case& c, double budget_s)
       : owner_(c), buffers_(c, c.threads, Pattern::has_latency), budget_ns_(budget_ns(budget_s)), c_(c) {
-    Pattern::prepare(buffers_.args());
     if (Pattern::has_latency) cycles_per_ns_ = sm_cycles_per_ns();
   }
 
   void begin_batch() override {
+    // Per batch, not per runner: another runner of the same pattern (the small
+    // warm-up round's) may have pointed a pattern's __device__ state at its own
+    // buffers since this one was made.
+    Pattern::prepare(buffers_.args());
     buffers_.begin_batch();
     slot_ = -1;
   }
