@@ -49,6 +49,7 @@ class ChurnRunner final : public Round {
 
   void begin_batch() override {
     buffers_.begin_batch();
+    spans_.begin_batch();
     slot_ = -1;
   }
   void begin() override {
@@ -58,14 +59,14 @@ class ChurnRunner final : public Round {
   }
 
   void allocate() override {
-    const RoundArgs& a = buffers_.args();
+    RoundArgs a = buffers_.args();
+    a.span = spans_.at(slot_, 0);
     const Api api = owner_.handle();
     const std::uint64_t max_size = a.size, align = a.align;
     const std::uint64_t min_size = max_size < 16 ? max_size : 16;
     const std::uint64_t alignment = align > Api::min_alignment ? align : Api::min_alignment;
     DeviceStats* stats = a.stats;
     {
-      timer_.start(slot_);
       launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
         if (!active) return;
         void* slot[kSlots] = {};
@@ -116,12 +117,12 @@ class ChurnRunner final : public Round {
         warp_add(&stats->not_started, stopped);
         atomicAdd(&stats->bytes, bytes);
       });
-      timer_.stop(slot_);
     }
   }
 
   IterationResult collect() override {
     const DeviceStats s = buffers_.read_stats();
+    spans_.fetch();
     IterationResult out = RoundBuffers::result_from(s);
     if (s.frees != s.successes) {
       out.fault = "churn freed " + std::to_string(s.frees) + " blocks of " + std::to_string(s.successes) + " allocated";
@@ -129,7 +130,7 @@ class ChurnRunner final : public Round {
     out.tally.frees = s.frees;
     out.tally.bytes = s.bytes;
     for (int i = 0; i <= slot_; ++i) {
-      const double t = timer_.seconds(i);
+      const double t = spans_.seconds(i, 0);
       out.round_seconds.push_back(t);
       out.timed_seconds += t;
     }
@@ -152,7 +153,7 @@ class ChurnRunner final : public Round {
   std::uint64_t budget_ns_;
   Case c_;
   int slot_ = -1;
-  PhaseTimer timer_;
+  SpanTimer spans_{kMaxBatch, 1};
 };
 
 std::unique_ptr<Round> make_churn(const Case& c, double budget_s) { return make_for_api<ChurnRunner>(c, budget_s); }

@@ -6,8 +6,10 @@ __global__ void set_deadline(DeviceStats* stats, std::uint64_t budget_ns) {
   stats->deadline_ns = globaltimer_ns() + budget_ns;
 }
 
-__global__ void write_slices(void* const* table, std::uint64_t n, std::uint64_t slice, unsigned call_stride,
-                             std::uint64_t alignment, bool mixed, DeviceStats* stats) {
+namespace {
+
+__device__ void write_slice(void* const* table, std::uint64_t n, std::uint64_t slice, unsigned call_stride,
+                            std::uint64_t alignment, bool mixed, DeviceStats* stats) {
   const std::uint64_t tid = global_thread_id();
   if (tid >= n) return;
   if (mixed) slice = mixed_size(tid, slice);
@@ -29,7 +31,7 @@ __global__ void write_slices(void* const* table, std::uint64_t n, std::uint64_t 
   for (std::uint64_t i = nwords * 4; i < slice; ++i) bytes[i] = static_cast<unsigned char>(pattern_word(tid, i));
 }
 
-__global__ void check_slices(void* const* table, std::uint64_t n, std::uint64_t slice, bool mixed, DeviceStats* stats) {
+__device__ void check_slice(void* const* table, std::uint64_t n, std::uint64_t slice, bool mixed, DeviceStats* stats) {
   const std::uint64_t tid = global_thread_id();
   if (tid >= n) return;
   if (mixed) slice = mixed_size(tid, slice);
@@ -46,6 +48,23 @@ __global__ void check_slices(void* const* table, std::uint64_t n, std::uint64_t 
     }
   }
   warp_add(&stats->corrupted, bad);
+}
+
+}  // namespace
+
+// The bodies return early for threads past n; span_end needs every thread.
+__global__ void write_slices(void* const* table, std::uint64_t n, std::uint64_t slice, unsigned call_stride,
+                             std::uint64_t alignment, bool mixed, DeviceStats* stats, KernelSpan* span) {
+  span_begin(span);
+  write_slice(table, n, slice, call_stride, alignment, mixed, stats);
+  span_end(span);
+}
+
+__global__ void check_slices(void* const* table, std::uint64_t n, std::uint64_t slice, bool mixed, DeviceStats* stats,
+                             KernelSpan* span) {
+  span_begin(span);
+  check_slice(table, n, slice, mixed, stats);
+  span_end(span);
 }
 
 }  // namespace heapbench::detail

@@ -29,6 +29,25 @@ struct DeviceStats {
   std::uint64_t deadline_ns;
 };
 
+// When a timed kernel ran, by %globaltimer, as Nsight Systems times a kernel:
+// from the first block's start to the last block's end. Stored so that one
+// memset of 0xff bytes prepares it and both fields move by atomicMin: `start`
+// is the earliest block start, `not_end` the complement of the latest block end.
+struct KernelSpan {
+  unsigned long long start;
+  unsigned long long not_end;
+};
+
+__device__ __forceinline__ void span_begin(KernelSpan* span) {
+  if (span != nullptr && threadIdx.x == 0) atomicMin(&span->start, static_cast<unsigned long long>(globaltimer_ns()));
+}
+// Every thread of the block must call it (it waits for the whole block).
+__device__ __forceinline__ void span_end(KernelSpan* span) {
+  if (span == nullptr) return;
+  __syncthreads();
+  if (threadIdx.x == 0) atomicMin(&span->not_end, ~static_cast<unsigned long long>(globaltimer_ns()));
+}
+
 // One clock read and one load: the only instrumentation in a timed kernel.
 __device__ __forceinline__ bool before_deadline(const DeviceStats* s) { return globaltimer_ns() <= s->deadline_ns; }
 
@@ -39,10 +58,13 @@ __global__ void set_deadline(DeviceStats* stats, std::uint64_t budget_ns);
 // rules shape every caller: the lambda is defined in a host function (not in a
 // class's private member or an unnamed namespace), captures by value only (no
 // references, no implicit `this`), and its type is deduced here, not spelled.
+// With `span`, the launch stamps its own start and end (KernelSpan).
 template <class F>
-__global__ void for_each_thread(std::uint64_t n, F f) {
+__global__ void for_each_thread(std::uint64_t n, F f, KernelSpan* span) {
+  span_begin(span);
   const std::uint64_t tid = global_thread_id();
   f(tid, tid < n);
+  span_end(span);
 }
 
 // Verification over a per-thread table of slices of `slice` bytes. Threads
@@ -51,7 +73,8 @@ __global__ void for_each_thread(std::uint64_t n, F f) {
 // With `mixed`, thread tid's slice is mixed_size(tid, slice) bytes and callers
 // add their bytes to stats->bytes.
 __global__ void write_slices(void* const* table, std::uint64_t n, std::uint64_t slice, unsigned call_stride,
-                             std::uint64_t alignment, bool mixed, DeviceStats* stats);
-__global__ void check_slices(void* const* table, std::uint64_t n, std::uint64_t slice, bool mixed, DeviceStats* stats);
+                             std::uint64_t alignment, bool mixed, DeviceStats* stats, KernelSpan* span);
+__global__ void check_slices(void* const* table, std::uint64_t n, std::uint64_t slice, bool mixed, DeviceStats* stats,
+                             KernelSpan* span);
 
 }  // namespace heapbench::detail

@@ -61,6 +61,7 @@ class AllocaRunner final : public Round {
 
   void begin_batch() override {
     buffers_.begin_batch();
+    spans_.begin_batch();
     slot_ = -1;
   }
   void begin() override {
@@ -68,11 +69,11 @@ class AllocaRunner final : public Round {
     buffers_.begin_round(budget_ns_);
   }
   void allocate() override {
-    const RoundArgs& a = buffers_.args();
+    RoundArgs a = buffers_.args();
+    a.span = spans_.at(slot_, 0);
     const std::uint64_t size = a.size;
     DeviceStats* stats = a.stats;
-    timer_.start(slot_);
-    launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
+        launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
       if (!active) return;
       if (!before_deadline(stats)) {
         warp_add(&stats->not_started, 1);
@@ -94,15 +95,15 @@ class AllocaRunner final : public Round {
       warp_add(&stats->misaligned, reinterpret_cast<std::uintptr_t>(p) % alloc::kHeapAlignment != 0);
       warp_add(&stats->corrupted, bad);
     });
-    timer_.stop(slot_);
   }
   IterationResult collect() override {
     HB_CUDA_CHECK(cudaDeviceSynchronize());
     const DeviceStats s = buffers_.read_stats();
+    spans_.fetch();
     IterationResult out = RoundBuffers::result_from(s);
     out.tally.bytes = s.successes * c_.size;
     for (int i = 0; i <= slot_; ++i) {
-      const double t = timer_.seconds(i);
+      const double t = spans_.seconds(i, 0);
       out.round_seconds.push_back(t);
       out.timed_seconds += t;
     }
@@ -121,7 +122,7 @@ class AllocaRunner final : public Round {
   Case c_;
   size_t saved_stack_ = 0;
   int slot_ = -1;
-  PhaseTimer timer_;
+  SpanTimer spans_{kMaxBatch, 1};
 };
 
 std::unique_ptr<Round> make_per_thread(const Case& c, double budget_s) {

@@ -23,6 +23,7 @@ __global__ void store_through_invalid_pointer(int* p) { *p = 42; }
 class FaultingRound final : public Round {
  public:
   explicit FaultingRound(std::unique_ptr<Round> inner) : inner_(std::move(inner)) {}
+  void begin_batch() override { inner_->begin_batch(); }
   void begin() override { inner_->begin(); }
   void allocate() override {
     store_through_invalid_pointer<<<1, 1>>>(reinterpret_cast<int*>(0x10));
@@ -50,6 +51,9 @@ class FaultingBackend final : public Backend {
   Heap ensure_heap(std::uint64_t bytes) override { return inner_->ensure_heap(bytes); }
   void invalidate() override { inner_->invalidate(); }
   std::uint64_t probe_capacity(std::uint64_t heap_bytes) override { return inner_->probe_capacity(heap_bytes); }
+  void begin_batch(bool hold) override { inner_->begin_batch(hold); }
+  BatchTiming end_batch() override { return inner_->end_batch(); }
+  double rated_sm_mhz() const override { return inner_->rated_sm_mhz(); }
   std::unique_ptr<Round> make_round(const Case& c, double budget_s) override {
     auto round = inner_->make_round(c, budget_s);
     if (!fault_.empty() && case_name(c).find(fault_) != std::string::npos) {
