@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <cmath>
+#include <iterator>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -20,7 +22,15 @@ bool SnapshotReporter::ReportContext(const Context& context) {
 }
 
 void SnapshotReporter::ReportRuns(const std::vector<Run>& runs) {
-  runs_.insert(runs_.end(), runs.begin(), runs.end());
+  for (Run r : runs) {
+    // Google Benchmark writes a non-finite counter as a bare NaN or inf, which
+    // is not JSON (the coefficient of variation of a counter whose mean is 0,
+    // such as fail_rate over repetitions, is 0/0): such a value is left out.
+    for (auto it = r.counters.begin(); it != r.counters.end();) {
+      it = std::isfinite(it->second.value) ? std::next(it) : r.counters.erase(it);
+    }
+    runs_.push_back(std::move(r));
+  }
   write();
   if (device_error_ends_process()) {
     // A child of isolation after a device error: the case's error result is on

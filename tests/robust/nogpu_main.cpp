@@ -7,6 +7,7 @@
 //   HEAPBENCH_NOGPU_FAIL       cases whose name contains this fail with a DeviceError
 //   HEAPBENCH_NOGPU_ABORT      cases whose name contains this abort() the process
 //   HEAPBENCH_NOGPU_DEVICES    device count (default 1)
+//   HEAPBENCH_NOGPU_ROUND_NOISE  rounds report 2 ms x (1 +- this), alternately (default 0)
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -38,13 +39,16 @@ class SleepingRound final : public Round {
   IterationResult collect() override {
     IterationResult r;
     r.tally.attempts = r.tally.successes = r.tally.frees = c_.threads;
-    r.tally.alloc_seconds = r.tally.free_seconds = 1e-3;
-    r.timed_seconds = 2e-3;
+    const double noise = std::stod(env("HEAPBENCH_NOGPU_ROUND_NOISE", "0"));
+    const double scale = 1 + ((rounds_++ % 2) ? noise : -noise);
+    r.tally.alloc_seconds = r.tally.free_seconds = 1e-3 * scale;
+    r.timed_seconds = 2e-3 * scale;
     return r;
   }
 
  private:
   Case c_;
+  int rounds_ = 0;
 };
 
 class StandInBackend final : public Backend {
