@@ -3,6 +3,7 @@
 // by the names that appear in benchmark names, JSON and plots.
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace heapbench {
@@ -24,7 +25,9 @@ inline constexpr std::array<std::string_view, 11> kPatterns = {
 inline constexpr std::array kApis = {
     std::string_view{"malloc"},            // malloc/free on CUDA's device heap
     std::string_view{"aligned"},           // __nv_aligned_device_malloc(size, align) / free
+#if HEAPBENCH_HAVE_CUDA_STD_ALIGNED  // CCCL 3 and later: see not_built_reason
     std::string_view{"cuda_std_aligned"},  // cuda::std::aligned_alloc / cuda::std::free
+#endif
     std::string_view{"new"},               // device operator new[] / delete[]
     std::string_view{"bump"},              // baseline: warp-aggregated atomic bump over a cudaMalloc arena, free a no-op
     std::string_view{"alloca"},            // baseline: the thread's stack (cudaLimitStackSize), per_thread only
@@ -54,6 +57,11 @@ bool is_capacity_family(std::string_view pattern);
 // malloc_fnptr, bump_fnptr, malloc_nvfunction, bump_nvfunction: an allocator
 // reached through an indirect call, measured in per_thread and per_thread_latency.
 bool is_call_path(std::string_view api);
+
+// Why an API that heapbench knows is missing from this build's kApis (the
+// toolkit it was configured with cannot build it), or "" if it is built or
+// unknown. --help and --apis tell the user this instead of "unknown name".
+std::string not_built_reason(std::string_view api);
 
 // Whether `size` means something for the pattern: printf's size is the bytes of
 // arguments per call, whole 8-byte arguments from 8 to 64; any size > 0 elsewhere.

@@ -48,6 +48,7 @@ struct Aligned {
   __device__ void deallocate(void* p) const { free(p); }
 };
 
+#if HEAPBENCH_HAVE_CUDA_STD_ALIGNED  // a device function from CCCL 3 on: CMakeLists.txt probes for it
 struct CudaStdAligned {
   static constexpr const char* name = "cuda_std_aligned";
   static constexpr std::size_t min_alignment = kHeapAlignment;
@@ -60,6 +61,7 @@ struct CudaStdAligned {
   }
   __device__ void deallocate(void* p) const { cuda::std::free(p); }
 };
+#endif
 
 struct New {
   static constexpr const char* name = "new";
@@ -138,15 +140,19 @@ template <class F>
 auto with_heap_api(const std::string& api, F&& f) {
   if (api == Malloc::name) return f(Malloc{});
   if (api == Aligned::name) return f(Aligned{});
+#if HEAPBENCH_HAVE_CUDA_STD_ALIGNED
   if (api == CudaStdAligned::name) return f(CudaStdAligned{});
+#endif
   if (api == New::name) return f(New{});
   if (api == Bump::name) return f(Bump{});
   throw std::invalid_argument("unknown allocation API '" + api + "'");
 }
 
+#if HEAPBENCH_HAVE_CUDA_STD_ALIGNED
 // Fails (CudaError-free, returns a message) if cuda::std::aligned_alloc's
 // argument order is not the one compiled in: asks for 48 bytes at 4096, which
 // the swapped order reads as alignment 48 (not a power of two: NULL).
 std::string check_cuda_std_aligned_order();
+#endif
 
 }  // namespace heapbench::alloc

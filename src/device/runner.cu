@@ -8,6 +8,7 @@
 namespace heapbench {
 namespace alloc {
 
+#if HEAPBENCH_HAVE_CUDA_STD_ALIGNED
 __global__ void cuda_std_aligned_probe(void** out) {
   void* p = CudaStdAligned{}.allocate(48, 4096);
   *out = p;
@@ -29,6 +30,7 @@ std::string check_cuda_std_aligned_order() {
                      HEAPBENCH_CUDA_STD_ALIGNED_ALLOC_ALIGN_FIRST ? "align, size" : "size, align",
                      HEAPBENCH_CUDA_STD_ALIGNED_ALLOC_ALIGN_FIRST ? 0 : 1);
 }
+#endif
 
 }  // namespace alloc
 
@@ -55,9 +57,11 @@ std::vector<double> latencies_ns(const unsigned long long* device_cycles, std::u
 }  // namespace detail
 
 std::unique_ptr<Round> make_cuda_round(const Case& c, double kernel_budget_s) {
+#if HEAPBENCH_HAVE_CUDA_STD_ALIGNED
   if (c.api == alloc::CudaStdAligned::name) {
     if (auto why = alloc::check_cuda_std_aligned_order(); !why.empty()) throw std::runtime_error(why);
   }
+#endif
   if (c.pattern == "per_thread" || c.pattern == "per_thread_mixed") return detail::make_per_thread(c, kernel_budget_s);
   if (c.pattern == "per_thread_latency") return detail::make_per_thread_latency(c, kernel_budget_s);
   if (c.pattern == "per_warp") return detail::make_per_warp(c, kernel_budget_s);

@@ -18,6 +18,22 @@ bool is_capacity_family(std::string_view pattern) { return pattern.rfind("capaci
 
 bool is_call_path(std::string_view api) { return api.find("_fnptr") != api.npos || api.find("_nvfunction") != api.npos; }
 
+std::string not_built_reason(std::string_view api) {
+  if (is_api(api)) return {};
+  if (api == "cuda_std_aligned") {
+#if HEAPBENCH_CUDA_STD_ALIGNED_ALLOC_ON_DEVICE
+    return "turned off when heapbench was configured (HEAPBENCH_CUDA_STD_ALIGNED=OFF)";
+#else
+    return std::string("the CUDA toolkit's libcu++ (CCCL ") + HEAPBENCH_CCCL_VERSION +
+           ") has no device cuda::std::aligned_alloc: it is glibc's host function before CCCL 3 (CUDA 13)";
+#endif
+  }
+  if (api == "malloc_nvfunction" || api == "bump_nvfunction") {
+    return "<nvfunctional> was not found when heapbench was configured (HEAPBENCH_NVFUNCTIONAL)";
+  }
+  return {};
+}
+
 bool valid_size(std::string_view pattern, std::uint64_t size) {
   if (pattern == "printf") return size >= 8 && size <= 64 && size % 8 == 0;
   return size > 0;

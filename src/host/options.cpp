@@ -37,7 +37,13 @@ void add_flags(CLI::App& app, Parsed& p) {
   app.set_help_flag();  // --help is ours: it prints these flags and then Google Benchmark's.
   app.add_flag("-h,--help", p.help, "Print heapbench's and Google Benchmark's flags and exit");
   app.add_option("--patterns", p.patterns, fmt::format("Patterns, comma-separated ({})", fmt::join(kPatterns, ",")));
-  app.add_option("--apis", p.apis, fmt::format("APIs, comma-separated ({})", fmt::join(kApis, ",")));
+  std::string not_built;  // what this build's toolkit could not build, and why
+  for (const auto& apis : {std::vector<std::string>{"cuda_std_aligned"}, {"malloc_nvfunction", "bump_nvfunction"}}) {
+    if (auto why = not_built_reason(apis[0]); !why.empty()) {
+      not_built += fmt::format("; {} not built: {}", fmt::join(apis, ","), why);
+    }
+  }
+  app.add_option("--apis", p.apis, fmt::format("APIs, comma-separated ({}){}", fmt::join(kApis, ","), not_built));
   app.add_option("--aligns", p.aligns, "Alignments for aligned APIs, powers of two (e.g. 16,256,4096)");
   app.add_option("--sizes", p.sizes, "Bytes per allocation, comma-separated, K/M/G suffixes (e.g. 16,1K,4K)");
   app.add_option("--threads", p.threads, "Concurrently allocating threads (e.g. 32,100000,1M)");
@@ -125,9 +131,8 @@ std::vector<std::string> names(const std::string& flag, const std::string& text,
   while (true) {
     const std::size_t comma = text.find(',', start);
     std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (!known(item) && item.size() > 11 && item.compare(item.size() - 11, 11, "_nvfunction") == 0) {
-      throw UsageError(fmt::format("{}={}: '{}' is not built in: <nvfunctional> was not found when heapbench was "
-                                   "configured (HEAPBENCH_NVFUNCTIONAL)", flag, text, item));
+    if (auto why = known(item) ? std::string() : not_built_reason(item); !why.empty()) {
+      throw UsageError(fmt::format("{}={}: '{}' is not built in: {}", flag, text, item, why));
     }
     if (!known(item)) throw UsageError(fmt::format("{}={}: unknown name '{}'", flag, text, item));
     out.push_back(std::move(item));

@@ -13,7 +13,10 @@ import tempfile
 import unittest
 
 HEAPBENCH = None
+HELP = ""  # heapbench --help, read once in main
 EXIT_USAGE = 2
+# --help's words where the toolkit's CCCL (< 3) has no device cuda::std::aligned_alloc.
+NOT_BUILT_CUDA_STD_ALIGNED = "cuda_std_aligned not built: "
 
 
 def run(*args):
@@ -50,6 +53,9 @@ class CommandLine(unittest.TestCase):
         for pattern in ("per_thread", "per_thread_latency", "per_thread_mixed", "per_warp", "per_block", "cross_kernel",
                         "cross_kernel_remote_free", "churn"):
             for api in ("malloc", "aligned", "cuda_std_aligned", "new", "bump"):
+                if api == "cuda_std_aligned" and NOT_BUILT_CUDA_STD_ALIGNED in HELP:
+                    self.assertNotIn(f"{pattern}/{api}", pairs)
+                    continue
                 self.assertIn(f"{pattern}/{api}", pairs)
         self.assertIn("per_thread/alloca", pairs)
         self.assertNotIn("per_warp/alloca", pairs)
@@ -97,6 +103,20 @@ class CommandLine(unittest.TestCase):
                 self.assertIn(needle, r.stdout + r.stderr)
                 self.assertNotIn("Traceback", r.stderr)
 
+    def test_cuda_std_aligned_is_listed_or_refused_saying_why(self):
+        # Built on CCCL 3+ (CUDA 13); on CCCL 2.x it is refused with the CCCL
+        # version, never as an unknown name. scripts/toolkits runs this on both.
+        r = run("--benchmark_list_tests", "--patterns=per_thread", "--apis=cuda_std_aligned", "--sizes=64",
+                "--aligns=16", "--threads=32", "--heaps=8M")
+        if NOT_BUILT_CUDA_STD_ALIGNED in HELP:
+            self.assertEqual(r.returncode, EXIT_USAGE, (r.stdout, r.stderr))
+            self.assertIn("'cuda_std_aligned' is not built in: ", r.stderr)
+            self.assertRegex(r.stderr, r"CCCL \d+\.\d+\.\d+|HEAPBENCH_CUDA_STD_ALIGNED=OFF")
+            self.assertNotIn("unknown name", r.stderr)
+        else:
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertEqual(r.stdout.split(), ["per_thread/cuda_std_aligned/size:64/align:16/threads:32/heap:8/manual_time"])
+
     def test_a_refused_run_leaves_existing_results_alone(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "results.json")
@@ -111,4 +131,5 @@ class CommandLine(unittest.TestCase):
 
 if __name__ == "__main__":
     HEAPBENCH = os.path.abspath(sys.argv.pop(1))
+    HELP = subprocess.run([HEAPBENCH, "--help"], capture_output=True, text=True, timeout=60).stdout
     unittest.main(verbosity=2)

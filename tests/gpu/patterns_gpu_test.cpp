@@ -131,6 +131,7 @@ INSTANTIATE_TEST_SUITE_P(Sizes, PerThreadSizes, ::testing::Values(1, 3, 16, 100,
 
 TEST(Alignment, EveryAlignedApiHonoursLargeAlignments) {
   for (const char* api : {"aligned", "cuda_std_aligned", "bump"}) {
+    if (!is_api(api)) continue;  // cuda_std_aligned where CCCL < 3: not built (CMakeLists.txt)
     for (std::uint64_t align : {256u, 4096u}) {
       HeapSession s(0);
       const Case c{"per_thread", api, 48, align, 512, 64 * kMiB};

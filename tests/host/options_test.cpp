@@ -1,6 +1,8 @@
 #include "heapbench/catalog.hpp"
 #include "heapbench/options.hpp"
 
+#include "heapbench/catalog.hpp"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -146,6 +148,37 @@ TEST(Options, DevicesAndIsolation) {
   EXPECT_EQ(child.device, 1);
   EXPECT_EQ(*child.out, "b.json");
   EXPECT_EQ(parse({"--sizes=64", "--isolate"}).raw_args, (std::vector<std::string>{"--sizes=64", "--isolate"}));
+}
+
+// An API the configured toolkit cannot build is refused with the reason, and
+// --help says so; where it is built it is accepted and --help is silent. Which
+// branch runs depends on the toolkit (scripts/toolkits builds both).
+TEST(Options, ApisTheToolkitCannotBuildAreRefusedSayingWhy) {
+  const std::string h = options_help();
+  for (const char* api : {"cuda_std_aligned", "malloc_nvfunction"}) {
+    const std::string why = not_built_reason(api);
+    const std::string arg = std::string("--apis=malloc,") + api;
+    if (is_api(api)) {
+      EXPECT_EQ(why, "") << api;
+      EXPECT_NO_THROW(parse({arg.c_str()})) << api;
+      EXPECT_EQ(h.find(std::string(api) + " not built"), std::string::npos) << api;
+      EXPECT_EQ(h.find(std::string(api) + ",bump_nvfunction not built"), std::string::npos) << api;
+      continue;
+    }
+    EXPECT_NE(why, "") << api << " is neither built nor explained";
+    try {
+      parse({arg.c_str()});
+      ADD_FAILURE() << "accepted " << arg;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("not built in: " + why), std::string::npos) << e.what();
+    }
+    EXPECT_NE(h.find(" not built: " + why), std::string::npos) << h;
+    EXPECT_NE(h.find(api), std::string::npos) << h;
+  }
+  EXPECT_EQ(is_api("cuda_std_aligned"), HEAPBENCH_HAVE_CUDA_STD_ALIGNED == 1);
+#if !HEAPBENCH_HAVE_CUDA_STD_ALIGNED
+  EXPECT_NE(not_built_reason("cuda_std_aligned").find("CCCL"), std::string::npos);
+#endif
 }
 
 TEST(Options, HelpNamesEveryHeapbenchFlag) {

@@ -100,14 +100,18 @@ TEST(Sweep, AlignmentIsAnAxisOnlyForAlignedApis) {
   s.aligns = {16, 4096};
   std::vector<std::string> names;
   for (const auto& c : plan_cases({s})) names.push_back(case_name(c));
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "per_thread/aligned/size:64/align:16/threads:32/heap:8",
-                       "per_thread/aligned/size:64/align:4096/threads:32/heap:8",
-                       "per_thread/bump/size:64/threads:32/heap:8",
-                       "per_thread/cuda_std_aligned/size:64/align:16/threads:32/heap:8",
-                       "per_thread/cuda_std_aligned/size:64/align:4096/threads:32/heap:8",
-                       "per_thread/malloc/size:64/threads:32/heap:8",
-                   }));
+  std::vector<std::string> expected = {
+      "per_thread/aligned/size:64/align:16/threads:32/heap:8",
+      "per_thread/aligned/size:64/align:4096/threads:32/heap:8",
+      "per_thread/bump/size:64/threads:32/heap:8",
+      "per_thread/cuda_std_aligned/size:64/align:16/threads:32/heap:8",
+      "per_thread/cuda_std_aligned/size:64/align:4096/threads:32/heap:8",
+      "per_thread/malloc/size:64/threads:32/heap:8",
+  };
+  if (!is_api("cuda_std_aligned")) {  // not built on CCCL 2.x: no cases, rather than cases that cannot run
+    expected.erase(expected.begin() + 3, expected.begin() + 5);
+  }
+  EXPECT_EQ(names, expected);
 }
 
 TEST(Sweep, DefaultHasAFailureCurveAtFixedDemand) {
