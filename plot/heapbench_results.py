@@ -77,7 +77,8 @@ class Results:
         return " ".join(s for s in (self.gpu, self.date, self.selection) if s)
 
     def title_suffix(self) -> str:
-        return (f"{self.gpu}, CUDA {cuda_version(self.context.get('cuda_runtime_version'))}, "
+        device = f" ({self.selection} of a --devices run)" if self.selection else ""
+        return (f"{self.gpu}{device}, CUDA {cuda_version(self.context.get('cuda_runtime_version'))}, "
                 f"heapbench {self.context.get('heapbench_version', '?')}")
 
     def iterations(self) -> pd.DataFrame:
