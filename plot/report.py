@@ -5,7 +5,7 @@ usage: python3 plot/report.py RESULTS.json [FILE@gpuN ...] -o OUTDIR [--baseline
 Files are grouped into GPUs by GPU name, driver, CUDA runtime, heapbench commit and,
 for a file `heapbench --devices` wrote, the device (FILE@gpuN, or the whole file,
 which is split into its devices). A case measured by several files of one group is
-taken from the newest file. OUTDIR gets report.md with, per pattern and API, a
+pooled: each file's runs count as repetitions. OUTDIR gets report.md with, per pattern and API, a
 figure of every GPU side by side (allocs_per_s, frees_per_s, fail_rate,
 utilization, lat_p50_ns, lat_p99_ns against threads, a line per size and heap),
 the geometric mean of the ratios against the baseline GPU per pattern and per
@@ -98,16 +98,13 @@ def group(files: list[Results]) -> list[Gpu]:
         groups.setdefault(_key(r), []).append(r)
     gpus = []
     for key, members in groups.items():
-        # Newest file first, so a case measured twice is taken from the newest run.
         members = sorted(members, key=lambda r: str(r.context.get("date", "")), reverse=True)
-        frames, seen, duplicates = [], set(), 0
-        for r in members:
-            f = r.frame
-            dup = f["case"].isin(seen)
-            duplicates += int(f.loc[dup, "case"].nunique())
-            frames.append(f[~dup])
-            seen |= set(f["case"])
-        frame = pd.concat(frames, ignore_index=True)
+        # A case that several files of one group measured (the tasks of a Slurm array on
+        # GPUs of one kind) is pooled: each run a repetition, so a fleet of N alike GPUs
+        # gives N repetitions and the Mann-Whitney test has something to work with.
+        counts = pd.concat([r.frame.drop_duplicates("case")["case"] for r in members]).value_counts()
+        duplicates = int((counts > 1).sum())
+        frame = pd.concat([r.frame for r in members], ignore_index=True)
         merged = Results(path=members[0].path, context=members[0].context, frame=frame,
                          selection=members[0].selection)
         gpus.append(Gpu(key, members, merged, duplicates=duplicates))
@@ -222,8 +219,8 @@ def report(specs: list[str], out: str | Path, baseline: str | None = None) -> tu
     md = [f"# heapbench report: {len(gpus)} GPU runs from {len(files)} files", "",
           f"Baseline: **{base.label}**. Ratios are other / baseline (>1: the other is faster, or, for "
           "fail_rate and latency, higher). Each row below is one group: a GPU as one driver, CUDA runtime "
-          "and heapbench commit measured it; a case measured by several files of a group is taken from the "
-          "newest.", ""]
+          "and heapbench commit measured it; a case measured by several files of a group is pooled, each "
+          "run a repetition.", ""]
     if warnings:
         md += ["## Warnings", ""] + [f"- {w}" for w in warnings] + [""]
     md += ["## GPUs", "", "| GPU | name | driver | CUDA | commit | schema | cases | errors | files |",
@@ -232,15 +229,17 @@ def report(specs: list[str], out: str | Path, baseline: str | None = None) -> tu
         cases = g.results.cases()
         names = ", ".join(f"`{r.path.name}{'@gpu' + r.selection.split()[-1] if r.selection else ''}`"
                           for r in g.files)
-        dup = f" ({g.duplicates} case(s) in several files: the newest kept)" if g.duplicates else ""
+        dup = f" ({g.duplicates} in several files, pooled)" if g.duplicates else ""
         md.append(f"| {g.label}{' (baseline)' if g is base else ''} | {g.key[0]} | {cuda_version(g.key[1])} | "
                   f"{cuda_version(g.key[2])} | {g.key[3][:7]} | {g.files[0].schema_version} | {len(cases)}{dup} | "
                   f"{int(cases['error'].sum())} | {names} |")
     md.append("")
 
     # Geometric mean per pattern against the baseline, every GPU in one table.
-    patterns = sorted({p for g in gpus for p in g.results.cases()["pattern"]})
-    md += ["## Geometric mean of allocs_per_s ratios per pattern", "",
+    patterns = sorted({p for g in gpus for p in g.results.cases()["pattern"]}) if others else []
+    if not others:
+        md += ["One GPU only: no ratios; its figures are below.", ""]
+    md += [] if not others else ["## Geometric mean of allocs_per_s ratios per pattern", "",
            f"Over the cases each GPU shares with {base.label} (cases in brackets); blank: none in common.", "",
            "| pattern | " + " | ".join(g.label for g in others) + " |", "|" + " --- |" * (len(others) + 1)]
     for p in patterns:
@@ -252,7 +251,7 @@ def report(specs: list[str], out: str | Path, baseline: str | None = None) -> tu
         md.append(f"| {p} | " + " | ".join(cells) + " |")
     md.append("")
 
-    md += ["## Each GPU against the baseline", ""]
+    md += ["## Each GPU against the baseline", ""] if others else []
     for k, g in enumerate(others, start=1):
         t = tables[id(g)]
         stem = f"vs_baseline_{k}"

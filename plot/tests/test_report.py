@@ -102,3 +102,24 @@ def test_a_file_without_cases_is_skipped(write_results, tmp_path):
     e = write_results([], "e.json")
     _, warns = report([a, e], tmp_path / "out")
     assert any("e.json: no cases" in w for w in warns)
+
+
+def test_runs_of_alike_gpus_are_pooled_as_repetitions(write_results, tmp_path):
+    # The tasks of a Slurm array on GPUs of one kind: five files, one case each, one group.
+    same = [write_results([bench(NAME.format(t=1024), 1e6 * (1 + 0.01 * i))], f"a{i}.json") for i in range(5)]
+    other = [write_results([bench(NAME.format(t=1024), 2e6 * (1 + 0.01 * i))], f"b{i}.json", gpu_name="GPU B")
+             for i in range(5)]
+    report(same + other, tmp_path / "out", baseline="Test GPU")
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert "| Test GPU (baseline) |" in md and "1 (1 in several files, pooled)" in md
+    row = pd.read_csv(tmp_path / "out" / "vs_baseline_1.csv").iloc[0]
+    assert row["repetitions_a"] == 5 and row["repetitions_b"] == 5
+    assert row["verdict"].startswith("different")
+
+
+def test_one_gpu_alone_gets_its_figures_and_no_ratio_tables(write_results, tmp_path):
+    a = write_results([bench(NAME.format(t=32), 1e6), bench(NAME.format(t=1024), 2e6)], "a.json")
+    report([a], tmp_path / "out")
+    md = (tmp_path / "out" / "report.md").read_text()
+    assert "One GPU only" in md and "| pattern |  |" not in md
+    assert "![per_thread/malloc](per_thread__malloc.png)" in md
