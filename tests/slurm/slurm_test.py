@@ -48,46 +48,59 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def marked_pids(mark: str) -> list[int]:
-    """Processes whose environment carries this run's mark (daemons, slurmstepd, job steps)."""
+def _holds(p: Path, base: str) -> bool:
+    """Whether process p has a file of the scratch folder open. slurmstepd writes its
+    title over its environment, so the mark cannot find it; its log in the folder can."""
+    try:
+        return any(os.readlink(fd).startswith(base) for fd in (p / "fd").iterdir())
+    except OSError:
+        return False
+
+
+def marked_pids(mark: str, base: Path, test_pid: int | None = None) -> list[int]:
+    """Processes of this run: the mark in their environment (the daemons, job steps) or a
+    file of the scratch folder open (slurmstepd), this one and the test's own left out."""
     pids = []
     for p in Path("/proc").iterdir():
-        if not p.name.isdigit() or int(p.name) == os.getpid():
+        if not p.name.isdigit() or int(p.name) in (os.getpid(), test_pid):
             continue
         try:
-            if f"{MARK}={mark}".encode() in (p / "environ").read_bytes().split(b"\0"):
+            if f"{MARK}={mark}".encode() in (p / "environ").read_bytes().split(b"\0") or _holds(p, str(base)):
                 pids.append(int(p.name))
         except OSError:
             pass
     return pids
 
 
-def stop_marked(mark: str) -> None:
+def stop_marked(mark: str, base: Path, test_pid: int | None = None) -> None:
     for sig in (signal.SIGTERM, signal.SIGKILL):
-        for pid in marked_pids(mark):
+        for pid in marked_pids(mark, base, test_pid):
             try:
                 os.kill(pid, sig)
             except ProcessLookupError:
                 pass
         deadline = time.time() + 10
-        while marked_pids(mark) and time.time() < deadline:
+        while marked_pids(mark, base, test_pid) and time.time() < deadline:
             time.sleep(0.2)
-        if not marked_pids(mark):
+        if not marked_pids(mark, base, test_pid):
             return
 
 
-def watchdog(mark: str) -> int:
+def watchdog(mark: str, base: Path) -> int:
     """Blocks on a pipe only this test's process holds open: its end, however it ends (a
     CTest timeout kills it), is the signal to stop every process of the run."""
     r, w = os.pipe()
+    test_pid = os.getpid()
     pid = os.fork()
     if pid == 0:
         os.close(w)
         os.setsid()
-        os.environ.pop(MARK, None)  # not one of the processes it will kill
         while os.read(r, 1):
             pass
-        stop_marked(mark)
+        # The test may still be finishing (it holds the daemons' logs open): never stop it.
+        stop_marked(mark, base, test_pid)
+        if not marked_pids(mark, base, test_pid) and not os.environ.get("HEAPBENCH_SLURM_TEST_KEEP"):
+            shutil.rmtree(base, ignore_errors=True)
         os._exit(0)
     os.close(r)
     return w
@@ -196,7 +209,7 @@ PartitionName=test Nodes={host} Default=YES MaxTime=10 State=UP
                 except subprocess.TimeoutExpired:
                     p.kill()
                     p.wait()
-        stop_marked(self.mark)  # what the daemons started and left behind (slurmstepd, job steps)
+        stop_marked(self.mark, self.base)  # what the daemons started and left behind (slurmstepd, job steps)
 
 
 def submit(cluster: Cluster, out: Path, nogpu: str, python: str, **env) -> subprocess.CompletedProcess:
@@ -263,9 +276,9 @@ def main() -> int:
 
     mark = uuid.uuid4().hex
     os.environ[MARK] = mark
-    guard = watchdog(mark)
     base = Path(tempfile.mkdtemp(prefix="heapbench-slurm-"))
     base.chmod(0o755)
+    guard = watchdog(mark, base)
     cluster = Cluster(base, mark)
     started = time.time()
     try:
@@ -280,7 +293,7 @@ def main() -> int:
         check_failed_tasks_are_reported(cluster, nogpu, python)
     finally:
         cluster.stop()
-        left = marked_pids(mark)
+        left = marked_pids(mark, base)
         os.close(guard)
         if not left and not os.environ.get("HEAPBENCH_SLURM_TEST_KEEP"):
             shutil.rmtree(base, ignore_errors=True)
