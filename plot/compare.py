@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -30,12 +31,16 @@ import pandas as pd  # noqa: E402
 from scipy.stats import mannwhitneyu  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from heapbench_results import COUNTERS, Results, SchemaError, load, load_selection  # noqa: E402
+from heapbench_results import COUNTERS, Results, SchemaError, distinct_labels, load_selection  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
+from readability import save  # noqa: E402
 
 FIGURES = [c for c in COUNTERS if c != "heap_bytes"] + ["real_time"]
 ALPHA = 0.05
 MIN_REPETITIONS = 2      # below this no test is made
 WEAK_REPETITIONS = 9     # below this the test is reported as weak (as Google Benchmark's compare.py)
+MAX_CASE_BARS = 40       # above this many cases a bar per case cannot carry a readable label
 CONTEXT_TO_MATCH = ["cuda_driver_version", "cuda_runtime_version"]
 
 
@@ -137,47 +142,106 @@ def _md_table(df: pd.DataFrame, cols: list[str]) -> list[str]:
     return lines
 
 
-def ratio_figure(table: pd.DataFrame, base: Results, other: Results, path: Path) -> None:
-    t = table.dropna(subset=["allocs_per_s_ratio"]).sort_values("allocs_per_s_ratio")
-    fig, ax = plt.subplots(figsize=(7, max(3, 0.12 * len(t) + 1.5)), layout="constrained")
-    if not t.empty:
-        colours = ["tab:red" if "different" in v and r < 1 else "tab:green" if "different" in v else "tab:grey"
-                   for v, r in zip(t["verdict"], t["allocs_per_s_ratio"])]
-        ax.barh(range(len(t)), t["allocs_per_s_ratio"], color=colours)
-        ax.set_yticks(range(len(t)), t["case"], fontsize=max(3, min(7, 400 // max(1, len(t)))))
-        ax.set_xscale("log")
+def _ratio_axis(ax, ratios: pd.Series) -> None:
+    """A log axis centred on 1 (a 0.7x slowdown as long as a 1.43x speedup), ticks as plain
+    ratios: log-axis minor labels (9.6x10^-1) overlapped at 47fe9e1."""
+    span = max(abs(math.log(ratios.min())), abs(math.log(ratios.max())), math.log(1.05)) * 1.08
+    lo, hi = math.exp(-span), math.exp(span)
+    ax.set_xscale("log")
+    ax.set_xlim(lo, hi)
+    if hi / lo > 20:
+        ticks = [10.0 ** k * m for k in range(-6, 7) for m in (1, 2, 5)]
+    else:
+        step = next(s for s in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0) if (hi - lo) / s <= 8)
+        ticks = list(np.arange(math.ceil(lo / step) * step, hi, step))
+    ax.xaxis.set_major_locator(FixedLocator(sorted({round(t, 6) for t in ticks if lo <= t <= hi} | {1.0})))
+    ax.xaxis.set_minor_locator(NullLocator())
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.3g}x"))
     ax.axvline(1.0, color="black", lw=0.8)
-    ax.set_xlabel(f"allocs_per_s ratio: {other.label} / {base.label} (>1: faster)")
-    ax.set_title(f"{other.label} vs {base.label}\n(red/green: significant by Mann-Whitney U; grey: not tested or not "
-                 "significant)", fontsize=9)
-    for ext in ("png", "svg"):
-        fig.savefig(path.with_suffix(f".{ext}"), dpi=120)
-    plt.close(fig)
+    ax.grid(True, axis="x", alpha=0.3)
+
+
+def _verdict_colour(verdict: str, ratio: float) -> str:
+    return "tab:red" if "different" in verdict and ratio < 1 else "tab:green" if "different" in verdict else "tab:grey"
+
+
+def ratio_figure(table: pd.DataFrame, base_label: str, other_label: str, stem: Path) -> list[Path]:
+    """allocs_per_s of other / baseline: a bar per case from 1 to its ratio, or, past
+    MAX_CASE_BARS cases, every case as a dot in a row per pattern and API with the
+    geometric mean marked."""
+    t = table[table["allocs_per_s_ratio"] > 0].dropna(subset=["allocs_per_s_ratio"])
+    per_case = len(t) <= MAX_CASE_BARS
+    if per_case:
+        t = t.sort_values("allocs_per_s_ratio")
+        rows = list(t["case"])
+    else:
+        groups = sorted(t.groupby(["pattern", "api"]), key=lambda kv: kv[0])
+        rows = [f"{p}/{a} ({len(g)})" for (p, a), g in groups]
+    fig, ax = plt.subplots(figsize=(8, 0.22 * max(len(rows), 1) + 2.2), layout="constrained")
+    if not t.empty:
+        _ratio_axis(ax, t["allocs_per_s_ratio"])
+        if per_case:
+            colours = [_verdict_colour(v, r) for v, r in zip(t["verdict"], t["allocs_per_s_ratio"])]
+            # Bars grow from 1, not from the axis' left edge: a slowdown points left.
+            ax.barh(range(len(t)), t["allocs_per_s_ratio"] - 1.0, left=1.0, color=colours, height=0.7)
+        else:
+            rng = np.random.default_rng(0)  # fixed jitter: the same figure every run
+            for y, (_, g) in enumerate(groups):
+                ax.scatter(g["allocs_per_s_ratio"], y + rng.uniform(-0.25, 0.25, len(g)), s=9,
+                           c=[_verdict_colour(v, r) for v, r in zip(g["verdict"], g["allocs_per_s_ratio"])])
+                gm = math.exp(np.log(g["allocs_per_s_ratio"]).mean())
+                ax.plot([gm, gm], [y - 0.4, y + 0.4], color="black", lw=2)
+        ax.set_yticks(range(len(rows)), rows, fontsize=7)
+        ax.set_ylim(-0.6, len(rows) - 0.4)
+        if not per_case:
+            ax.invert_yaxis()  # patterns and APIs read in alphabetical order from the top
+    ax.set_xlabel("allocs_per_s ratio (>1: faster than the baseline)")
+    title = f"{other_label} / {base_label}"
+    ax.set_title(textwrap.fill(title, 70), fontsize=9)
+    handles = [Patch(color="tab:green", label="faster (Mann-Whitney U, p < 0.05)"),
+               Patch(color="tab:red", label="slower (Mann-Whitney U, p < 0.05)"),
+               Patch(color="tab:grey", label="not tested or not significant")]
+    if not per_case:
+        handles.append(plt.Line2D([], [], color="black", lw=2, label="geometric mean"))
+    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=7, frameon=False)
+    return save(fig, stem)
 
 
 def compare(paths: list[str | Path], out: str | Path) -> tuple[list[Path], list[str]]:
+    """Writes the comparison into `out`. Every check that can refuse runs before the first
+    file is written, so a refused comparison leaves nothing behind."""
     files = [load_selection(p) for p in paths]
+    for r, spec in zip(files, paths):
+        if r.cases().empty:
+            raise CompareError(f"{spec}: no cases (its benchmarks list is empty): nothing to compare")
     warnings = check_compatible(files)
+    labels = distinct_labels(files)
+    base = files[0]
+    tables = []
+    for spec, other in zip(paths[1:], files[1:]):
+        table = compare_pair(base, other)
+        if table.empty:
+            raise CompareError(f"{paths[0]} and {spec} have no case in common: nothing to compare "
+                               f"(cases are matched by name, e.g. {base.cases()['case'].iloc[0]})")
+        tables.append(table)
+
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    base = files[0]
-    md = [f"# heapbench comparison against {base.label} (`{base.path.name}`)", ""]
+    md = [f"# heapbench comparison against {labels[0]} (`{base.path.name}`)", ""]
     if warnings:
         md += ["## Warnings", ""] + [f"- {w}" for w in warnings] + [""]
-    for k, other in enumerate(files[1:], start=1):
-        table = compare_pair(base, other)
+    for k, (other, label, table) in enumerate(zip(files[1:], labels[1:], tables), start=1):
         stem = f"compare_{k}"
         table.to_csv(out / f"{stem}.csv", index=False)
         written.append(out / f"{stem}.csv")
         gm = geomeans(table)
         gm.to_csv(out / f"{stem}_geomean.csv", index=False)
         written.append(out / f"{stem}_geomean.csv")
-        ratio_figure(table, base, other, out / f"{stem}_ratio")
-        written += [out / f"{stem}_ratio.png", out / f"{stem}_ratio.svg"]
+        written += ratio_figure(table, labels[0], label, out / f"{stem}_ratio")
         only_a = set(base.cases()["case"]) - set(table["case"])
         only_b = set(other.cases()["case"]) - set(table["case"])
-        md += [f"## {other.label} (`{other.path.name}`) / {base.label}", "",
+        md += [f"## {label} (`{other.path.name}`) / {labels[0]}", "",
                f"{len(table)} cases in both files; {len(only_a)} only in the baseline, {len(only_b)} only in "
                f"`{other.path.name}`. Ratios are other / baseline.", "",
                "### Geometric mean of ratios per pattern and API", ""]

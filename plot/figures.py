@@ -23,7 +23,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from heapbench_results import Results, SchemaError, cuda_version, load  # noqa: E402
+from heapbench_results import Results, SchemaError, cuda_version, load, load_selection  # noqa: E402
+from readability import save  # noqa: E402
 
 BASELINES = {"bump", "alloca"}
 
@@ -48,11 +49,11 @@ def _style(api: str, align: int = 0) -> dict:
 
 
 def _save(fig, out: Path, stem: str, written: list[Path]) -> None:
-    for ext in ("png", "svg"):
-        p = out / f"{stem}.{ext}"
-        fig.savefig(p, dpi=120, bbox_inches="tight")
-        written.append(p)
-    plt.close(fig)
+    save(fig, out / stem, written)
+
+
+def _fmt_mib(mib: int) -> str:
+    return f"{mib // 1024} GiB" if mib >= 1024 and mib % 1024 == 0 else f"{mib} MiB"
 
 
 def _fmt_bytes(v: float) -> str:
@@ -74,28 +75,36 @@ def _legend(fig, axes) -> None:
 
 
 def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Path, written: list[Path]) -> None:
-    """Per pattern: allocs_per_s against `x` (size or threads), one panel per value of `panel`."""
+    """Per pattern: allocs_per_s against `x` (size or threads), one panel per value of `panel`,
+    one line per API and heap (at 47fe9e1 the largest heap at each point was drawn, unsaid)."""
     ok = cases[~cases["error"] & cases["allocs_per_s"].notna()]
     for pattern, pdf in ok.groupby("pattern"):
-        # At each point the largest heap measured: the heap axis has its own figure.
-        pdf = pdf[pdf["heap_mib"] == pdf.groupby(["api", "align", "size", "threads"])["heap_mib"].transform("max")]
-        # Panels where some series has more than one point: a line to read.
-        panels = [pv for pv in sorted(pdf[panel].unique())
-                  if (pdf[pdf[panel] == pv].groupby(["api", "align"])[x].nunique() > 1).any()]
+        # A line needs two points: series measured at one value of x are left out and counted.
+        npoints = pdf.groupby([panel, "api", "align", "heap_mib"])[x].transform("nunique")
+        left_out = int((npoints < 2).sum())
+        pdf = pdf[npoints > 1]
+        panels = sorted(pdf[panel].unique())
         if not panels:
             continue
+        heaps = sorted(pdf["heap_mib"].unique())
         cols = min(4, len(panels))
         rows = math.ceil(len(panels) / cols)
-        fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols + 1.8, 3.3 * rows + 0.8), squeeze=False,
+        fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols + 2.4, 3.3 * rows + 1.0), squeeze=False,
                                  sharey=True, layout="constrained")
         flat = axes.ravel()
         for ax in flat[len(panels):]:
             ax.set_visible(False)
         for ax, pv in zip(flat, panels):
             sub = pdf[pdf[panel] == pv]
-            for (api, align), s in sub.groupby(["api", "align"]):
+            for (api, align, heap), s in sub.groupby(["api", "align", "heap_mib"]):
                 s = s.sort_values(x)
-                ax.plot(s[x], s["allocs_per_s"], ms=3, label=_series_label(api, align), **{"marker": "o", **_style(api, align)})
+                style = _style(api, align)
+                if len(heaps) > 1:  # the API by colour and line; the heap by marker, and smaller heaps lighter
+                    k = heaps.index(heap)
+                    style.update(marker="osD^v<>p*h"[k % 10], alpha=0.35 + 0.65 * (k + 1) / len(heaps),
+                                 lw=0.8 + 1.2 * (k + 1) / len(heaps))
+                label = _series_label(api, align) + (f", heap {_fmt_mib(heap)}" if len(heaps) > 1 else "")
+                ax.plot(s[x], s["allocs_per_s"], ms=4, label=label, **{"marker": "o", **style})
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.set_title(f"{panel} {_fmt_bytes(pv) if panel == 'size' else f'{int(pv):,}'}" +
@@ -105,8 +114,11 @@ def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Pa
         for r in range(rows):
             axes[r][0].set_ylabel("successful allocs / s (GPU time)")
         _legend(fig, flat[: len(panels)])
-        fig.suptitle(f"{pattern}: allocation throughput vs {'size' if x == 'size' else 'threads'}\n{res.title_suffix()}",
-                     fontsize=10)
+        heap_note = f"heap {_fmt_mib(heaps[0])}" if len(heaps) == 1 else "marker: heap"
+        if left_out:
+            heap_note += f"; {left_out} case(s) measured at one {x} value only not drawn"
+        fig.suptitle(f"{pattern}: allocation throughput vs {'size' if x == 'size' else 'threads'} ({heap_note})\n"
+                     f"{res.title_suffix()}", fontsize=10)
         _save(fig, out, f"throughput_vs_{x}_{pattern}", written)
 
 
@@ -118,25 +130,35 @@ def fail_rate_heatmaps(res: Results, cases: pd.DataFrame, out: Path, written: li
         threads = sorted(g["threads"].unique())
         sizes = sorted(g["size"].unique())
         heaps = sorted(g["heap_mib"].unique())
-        fig, axes = plt.subplots(1, len(threads), figsize=(3.2 * len(threads) + 1, 0.35 * len(sizes) + 2.2),
+        # Wide enough cells for "0.65" at 8 pt; heap ticks as bare MiB (at 47fe9e1 "8 MiB12 MiB" ran together).
+        panel_w = max(2.6, 0.45 * len(heaps) + 0.9)
+        cols = min(3, len(threads))  # rows of three panels: one long row scaled down to unreadable text
+        nrows = math.ceil(len(threads) / cols)
+        fig, axes = plt.subplots(nrows, cols, figsize=(panel_w * cols + 1.6, (0.3 * len(sizes) + 1.2) * nrows + 1.2),
                                  squeeze=False, layout="constrained")
-        for ax, t in zip(axes[0], threads):
+        for ax in axes.ravel()[len(threads):]:
+            ax.set_visible(False)
+        for ax, t in zip(axes.ravel(), threads):
             grid = np.full((len(sizes), len(heaps)), np.nan)
             for _, r in g[g["threads"] == t].iterrows():
                 i, j = sizes.index(r["size"]), heaps.index(r["heap_mib"])
                 grid[i, j] = r["fail_rate"]
-                text = "err" if r["error"] else f"{r['fail_rate']:.2f}"
-                ax.text(j, i, text, ha="center", va="center", fontsize=6,
-                        color="red" if r["error"] else "black")
+                text = "err" if r["error"] else "0" if r["fail_rate"] == 0 else f"{r['fail_rate']:.2f}"
+                # White on the dark cells, so a high rate stays readable.
+                colour = "blue" if r["error"] else "white" if r["fail_rate"] > 0.6 else "black"
+                ax.text(j, i, text, ha="center", va="center", fontsize=8, color=colour)
             im = ax.imshow(grid, vmin=0, vmax=1, cmap="Reds", aspect="auto")
-            ax.set_xticks(range(len(heaps)), [f"{h} MiB" for h in heaps], fontsize=7)
-            ax.set_yticks(range(len(sizes)), [_fmt_bytes(s) for s in sizes], fontsize=7)
+            ax.set_xticks(range(len(heaps)), [str(h) for h in heaps], fontsize=8,
+                          rotation=90 if len(heaps) * 0.45 > panel_w else 0)
+            ax.set_yticks(range(len(sizes)), [_fmt_bytes(s) for s in sizes], fontsize=8)
             ax.set_title(f"{int(t):,} threads", fontsize=9)
-        fig.supxlabel("heap (cudaLimitMallocHeapSize)", fontsize=9)
-        axes[0][0].set_ylabel("bytes per thread")
-        fig.colorbar(im, ax=axes[0].tolist(), label="fail_rate (NULL / calls)")
+        fig.supxlabel("heap, MiB (cudaLimitMallocHeapSize)", fontsize=9)
+        for r in range(nrows):
+            axes[r][0].set_ylabel("bytes per thread")
+        fig.colorbar(im, ax=axes.ravel().tolist(), label="fail_rate (NULL / calls)", shrink=0.8)
         name = f"{pattern}/{_series_label(api, align)}"
-        fig.suptitle(f"{name}: failure rate (blank: not measured)\n{res.title_suffix()}", fontsize=10)
+        fig.suptitle(f"{name}: failure rate (blank: not measured; err: the case failed)\n{res.title_suffix()}",
+                     fontsize=10)
         _save(fig, out, f"fail_rate_{pattern}_{api}{f'_align{align}' if align else ''}", written)
 
 
@@ -284,8 +306,24 @@ def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -
 
 
 def make_figures(results_path: str | Path, out: str | Path) -> list[Path]:
+    """Figures and summary.md of one file; a file that `heapbench --devices` wrote gets a
+    folder gpuN/ per device (at 47fe9e1 its devices were drawn over each other, unsaid)."""
     res = load(results_path)
-    out = Path(out)
+    devices = sorted(set(res.frame["gpu_index"].dropna().astype(int)))
+    if len(devices) <= 1:
+        return _make_figures(res, Path(out))
+    written: list[Path] = []
+    for d in devices:
+        written += _make_figures(load_selection(f"{results_path}@gpu{d}"), Path(out) / f"gpu{d}")
+    lines = [f"# heapbench results: {res.gpu}, {len(devices)} GPUs of one run", "",
+             f"- file: `{res.path.name}`, written by `heapbench --devices`: each GPU has its figures and summary",
+             ""] + [f"- [GPU {d}](gpu{d}/summary.md)" for d in devices] + [""]
+    path = Path(out) / "summary.md"
+    path.write_text("\n".join(lines))
+    return written + [path]
+
+
+def _make_figures(res: Results, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     cases = res.cases()
     written: list[Path] = []

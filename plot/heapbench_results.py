@@ -32,6 +32,12 @@ COUNTERS = [
 HIGHER_IS_BETTER = {"allocs_per_s", "frees_per_s", "bytes_per_s", "use_bytes_per_s", "utilization", "printf_per_s",
                     "flush_lines_per_s"}
 
+# Every column of Results.frame: the axes, Google Benchmark's fields, the counters. Fields
+# a reader does not know (newer counters, context keys) are ignored, not refused.
+COLUMNS = ["case", "pattern", "api", "size", "align", "threads", "heap_mib", "gpu_index", "name", "run_type",
+           "aggregate_name", "repetition_index", "error", "error_message", "real_time", "time_unit",
+           "iterations"] + COUNTERS
+
 _NAME = re.compile(
     r"^(?P<pattern>[a-z_]+)/(?P<api>[a-z_]+)/size:(?P<size>\d+)(?:/align:(?P<align>\d+))?"
     r"/threads:(?P<threads>\d+)/(?:heap|fifo):(?P<heap_mib>\d+)(?P<rest>(?:/[A-Za-z_:0-9]+)*)$")
@@ -57,13 +63,22 @@ class Results:
         return self.context.get("gpu_name", "unknown GPU")
 
     @property
+    def commit(self) -> str:
+        """heapbench's commit, abbreviated as git does ("unknown" stays as written)."""
+        return str(self.context.get("heapbench_git_commit", "?"))[:7]
+
+    @property
+    def date(self) -> str:
+        return str(self.context.get("date", ""))[:10]
+
+    @property
     def label(self) -> str:
         """Short name for a file in tables and legends: GPU and date."""
-        date = str(self.context.get("date", ""))[:10]
-        return " ".join(s for s in (self.gpu, date, self.selection) if s)
+        return " ".join(s for s in (self.gpu, self.date, self.selection) if s)
 
     def title_suffix(self) -> str:
-        return (f"{self.gpu}, CUDA {cuda_version(self.context.get('cuda_runtime_version'))}, "
+        device = f" ({self.selection} of a --devices run)" if self.selection else ""
+        return (f"{self.gpu}{device}, CUDA {cuda_version(self.context.get('cuda_runtime_version'))}, "
                 f"heapbench {self.context.get('heapbench_version', '?')}")
 
     def iterations(self) -> pd.DataFrame:
@@ -74,15 +89,33 @@ class Results:
         """One row per case: the mean over repetitions of every counter, errors kept
         as rows with error=True."""
         it = self.iterations()
-        if it.empty:
-            return it
         counters = [c for c in COUNTERS + ["real_time"] if c in it.columns]
         keys = ["case", "pattern", "api", "size", "align", "threads", "heap_mib", "gpu_index"]
+        if it.empty:
+            return pd.DataFrame(columns=keys + counters + ["error", "error_message", "repetitions"])
         agg = it.groupby(keys, dropna=False, sort=False).agg(
             {**{c: "mean" for c in counters}, "error": "any", "error_message": "first", "repetition_index": "count"})
         agg = agg.rename(columns={"repetition_index": "repetitions"}).reset_index()
         agg.loc[agg["error"], counters] = math.nan
         return agg
+
+
+def distinct_labels(files: list[Results]) -> list[str]:
+    """Labels that tell every file apart: the GPU (and device of a --devices file),
+    then its commit, date and file name added only where they are needed. Two runs
+    of one GPU on one day were both "NVIDIA H200 2026-11-29" in a comparison."""
+    details = [
+        lambda r: " ".join(s for s in (r.gpu, r.selection) if s),
+        lambda r: f"@{r.commit}",
+        lambda r: r.date,
+        lambda r: r.path.stem,
+    ]
+    labels = [details[0](r) for r in files]
+    for detail in details[1:]:
+        if len(set(labels)) == len(labels):
+            break
+        labels = [f"{lab} {detail(r)}" if labels.count(lab) > 1 else lab for lab, r in zip(labels, files)]
+    return labels
 
 
 def cuda_version(v) -> str:
@@ -156,6 +189,8 @@ def load(path: str | Path) -> Results:
         raise SchemaError(f"{path}: schema version {version}; this reader knows {sorted(KNOWN_SCHEMA_VERSIONS)}")
 
     rows = []
+    if not isinstance(doc["benchmarks"], list):
+        raise SchemaError(f"{path}: 'benchmarks' is not a list")
     for b in doc["benchmarks"]:
         run_name = b.get("run_name", b["name"])
         axes = parse_name(run_name)
@@ -169,6 +204,7 @@ def load(path: str | Path) -> Results:
         for c in COUNTERS:
             row[c] = float(b[c]) if c in b else math.nan
         rows.append(row)
-    frame = pd.DataFrame(rows, columns=None if rows else ["case", "pattern", "api", "size", "align", "threads",
-                                                          "heap_mib", "run_type", "error", "error_message"])
+    # The same columns with or without entries, so an empty file reads as zero cases rather
+    # than as a frame that lacks the columns every caller indexes.
+    frame = pd.DataFrame(rows, columns=COLUMNS)
     return Results(path=path, context=ctx, frame=frame)

@@ -100,3 +100,48 @@ def test_two_devices_of_one_run_compare_like_two_files(write_results, tmp_path):
     assert row["allocs_per_s_ratio"] == pytest.approx(1.5)
     assert "GPU 1" in (tmp_path / "out" / "comparison.md").read_text()
     assert main([f"{merged}@gpu0", f"{merged}@gpu7", "-o", str(tmp_path / "bad")]) == 2
+
+
+def _outputs(folder):
+    return sorted(p.name for p in folder.rglob("*")) if folder.exists() else []
+
+
+def test_files_without_a_case_in_common_are_refused_with_nothing_written(write_results, tmp_path, capsys):
+    # At 47fe9e1: KeyError: 'pattern', and a half-written compare_1.csv left behind.
+    a = write_results([bench(NAME, 1e6)], "a.json")
+    b = write_results([bench(NAME.replace("size:16", "size:32"), 1e6)], "b.json")
+    out = tmp_path / "out"
+    assert main([str(a), str(b), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "no case in common" in err and "Traceback" not in err
+    assert _outputs(out) == []
+
+
+@pytest.mark.parametrize("empty_first", [True, False])
+def test_a_file_with_no_benchmarks_is_refused_with_nothing_written(write_results, tmp_path, capsys, empty_first):
+    # At 47fe9e1: KeyError: "['heap_bytes'] not in index".
+    full = write_results([bench(NAME, 1e6)], "full.json")
+    empty = write_results([], "empty.json")
+    out = tmp_path / "out"
+    files = [empty, full] if empty_first else [full, empty]
+    assert main([str(f) for f in files] + ["-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "empty.json: no cases" in err
+    assert _outputs(out) == []
+
+
+def test_a_refused_third_file_leaves_no_outputs_of_the_first_pair(write_results, tmp_path):
+    a = write_results([bench(NAME, 1e6)], "a.json")
+    b = write_results([bench(NAME, 2e6)], "b.json")
+    c = write_results([bench(NAME.replace("size:16", "size:32"), 1e6)], "c.json")
+    out = tmp_path / "out"
+    assert main([str(a), str(b), str(c), "-o", str(out)]) == 2
+    assert _outputs(out) == []
+
+
+def test_two_runs_of_one_gpu_are_told_apart_by_commit(write_results, tmp_path):
+    a = write_results([bench(NAME, 1e6)], "a.json", heapbench_git_commit="1111111aaaa")
+    b = write_results([bench(NAME, 2e6)], "b.json", heapbench_git_commit="2222222bbbb")
+    compare([a, b], tmp_path / "out")
+    md = (tmp_path / "out" / "comparison.md").read_text()
+    assert "Test GPU @2222222 (`b.json`) / Test GPU @1111111" in md

@@ -70,3 +70,30 @@ def test_printf_cases_read_with_their_fifo_and_make_their_figure(write_results, 
     names = {q.name for q in make_figures(p, tmp_path)}
     assert "printf_fifo.png" in names
     assert not any(n.startswith("throughput_vs") and "printf" in n for n in names), "printf has no allocation rate"
+
+
+def test_a_file_of_two_gpus_gets_figures_per_gpu_not_overprinted(write_results, tmp_path):
+    rows = []
+    for gpu in (0, 1):
+        for t in (32, 1024):
+            b = bench(f"per_thread/malloc/size:64/threads:{t}/heap:8", 1e6 * (gpu + 1))
+            b["name"] = b["run_name"] = b["name"] + f"/device:{gpu}"
+            b["gpu_index"] = gpu
+            rows.append(b)
+    written = make_figures(write_results(rows, devices=[{"gpu_index": "0"}, {"gpu_index": "1"}]), tmp_path)
+    names = {str(p.relative_to(tmp_path)) for p in written}
+    assert {"gpu0/throughput_vs_threads_per_thread.png", "gpu1/throughput_vs_threads_per_thread.png"} <= names
+    assert "[GPU 1](gpu1/summary.md)" in (tmp_path / "summary.md").read_text()
+
+
+def test_throughput_lines_say_which_heap(write_results, tmp_path, monkeypatch):
+    # At 47fe9e1 only the largest heap at each point was drawn, and nothing said so.
+    import figures
+    labels = []
+    monkeypatch.setattr(figures, "_save", lambda fig, out, stem, written: labels.extend(
+        (stem, fig.texts[0].get_text() if fig.texts else "", h.get_label())
+        for ax in fig.axes for h in ax.get_lines()) or figures.plt.close(fig))
+    rows = [bench(f"per_thread/malloc/size:64/threads:{t}/heap:{h}", 1e6 * h) for t in (32, 1024) for h in (8, 64)]
+    make_figures(write_results(rows), tmp_path)
+    series = {lab for stem, _, lab in labels if stem == "throughput_vs_threads_per_thread"}
+    assert series == {"malloc, heap 8 MiB", "malloc, heap 64 MiB"}

@@ -1,0 +1,328 @@
+"""One report across many heapbench results files: GPUs side by side, ratios against a baseline.
+
+usage: python3 plot/report.py RESULTS.json [FILE@gpuN ...] -o OUTDIR [--baseline TEXT]
+
+Files are grouped into GPUs by GPU name, driver, CUDA runtime, heapbench commit and,
+for a file `heapbench --devices` wrote, the device (FILE@gpuN, or the whole file,
+which is split into its devices). A case measured by several files of one group is
+pooled: each file's runs count as repetitions. OUTDIR gets report.md with, per pattern and API, a
+figure of every GPU side by side (allocs_per_s, frees_per_s, fail_rate,
+utilization, lat_p50_ns, lat_p99_ns against threads, a line per size and heap),
+the geometric mean of the ratios against the baseline GPU per pattern and per
+pattern and API, and the cases whose difference is significant where both sides
+hold repetitions (the Mann-Whitney U test of compare.py), plus a CSV of every
+case against the baseline per GPU.
+
+Files of different schema versions are read and warned about: a counter may not
+mean the same in both. Files that are not heapbench results (the host-side lambda
+benchmark, say) are skipped with a warning.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compare import compare_pair, geomeans, ratio_figure  # noqa: E402
+from heapbench_results import Results, SchemaError, cuda_version, load, load_selection  # noqa: E402
+from readability import save  # noqa: E402
+
+# The figures every GPU is drawn with, in this order, where a pattern and API have them.
+SIDE_BY_SIDE = ["allocs_per_s", "frees_per_s", "fail_rate", "utilization", "lat_p50_ns", "lat_p99_ns"]
+YLABELS = {"allocs_per_s": "allocs / s", "frees_per_s": "frees / s", "fail_rate": "fail_rate",
+           "utilization": "utilization", "lat_p50_ns": "alloc latency p50 (ns)",
+           "lat_p99_ns": "alloc latency p99 (ns)"}
+LOG_Y = {"allocs_per_s", "frees_per_s", "lat_p50_ns", "lat_p99_ns"}
+
+
+class ReportError(ValueError):
+    pass
+
+
+@dataclass
+class Gpu:
+    """One group: a GPU as one driver, runtime and heapbench commit measured it."""
+    key: tuple
+    files: list[Results]
+    results: Results  # the group's cases as one Results, for compare.compare_pair
+    label: str = ""
+    duplicates: int = 0
+
+    @property
+    def context(self) -> dict:
+        return self.results.context
+
+
+def _key(r: Results) -> tuple:
+    c = r.context
+    return (r.gpu, str(c.get("cuda_driver_version")), str(c.get("cuda_runtime_version")),
+            str(c.get("heapbench_git_commit", "?")), r.selection)
+
+
+def read(specs: list[str]) -> tuple[list[Results], list[str]]:
+    """Every file and device selection; files that are not heapbench results are skipped
+    with a warning, a whole --devices file is read as one Results per device."""
+    files, warnings = [], []
+    for spec in specs:
+        try:
+            r = load_selection(spec)
+        except SchemaError as e:
+            if "@gpu" in str(spec):
+                raise  # a device that is not in the file is the user's mistake, not a stray file
+            warnings.append(f"skipped {e}")
+            continue
+        devices = sorted(set(r.frame["gpu_index"].dropna().astype(int)))
+        if len(devices) > 1 and not r.selection:
+            files += [load_selection(f"{spec}@gpu{d}") for d in devices]
+        elif r.cases().empty:
+            warnings.append(f"skipped {spec}: no cases")
+        else:
+            files.append(r)
+    return files, warnings
+
+
+def group(files: list[Results]) -> list[Gpu]:
+    groups: dict[tuple, list[Results]] = {}
+    for r in files:
+        groups.setdefault(_key(r), []).append(r)
+    gpus = []
+    for key, members in groups.items():
+        members = sorted(members, key=lambda r: str(r.context.get("date", "")), reverse=True)
+        # A case that several files of one group measured (the tasks of a Slurm array on
+        # GPUs of one kind) is pooled: each run a repetition, so a fleet of N alike GPUs
+        # gives N repetitions and the Mann-Whitney test has something to work with.
+        counts = pd.concat([r.frame.drop_duplicates("case")["case"] for r in members]).value_counts()
+        duplicates = int((counts > 1).sum())
+        frame = pd.concat([r.frame for r in members], ignore_index=True)
+        merged = Results(path=members[0].path, context=members[0].context, frame=frame,
+                         selection=members[0].selection)
+        gpus.append(Gpu(key, members, merged, duplicates=duplicates))
+    gpus.sort(key=lambda g: (g.key[0], str(g.context.get("date", "")), g.key[4]))
+    _label(gpus)
+    return gpus
+
+
+def _label(gpus: list[Gpu]) -> None:
+    """The GPU name, and what tells groups of one GPU apart: device, commit, then versions."""
+    for g in gpus:
+        g.label = " ".join(s for s in (g.key[0], g.key[4]) if s)
+    parts = [lambda g: f"@{g.key[3][:7]}", lambda g: f"driver {cuda_version(g.key[1])}",
+             lambda g: f"CUDA {cuda_version(g.key[2])}"]
+    for part in parts:
+        labels = [g.label for g in gpus]
+        if len(set(labels)) == len(labels):
+            break
+        for g in gpus:
+            if labels.count(g.label) > 1:
+                g.label = f"{g.label} {part(g)}"
+
+
+def pick_baseline(gpus: list[Gpu], text: str | None) -> Gpu:
+    if text is None:
+        return gpus[0]
+    hits = [g for g in gpus if text == g.label] or [g for g in gpus if text.lower() in g.label.lower()]
+    if len(hits) != 1:
+        names = "; ".join(g.label for g in gpus)
+        raise ReportError(f"--baseline {text!r} matches {len(hits)} GPUs; give one of: {names}")
+    return hits[0]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")
+
+
+def side_by_side(pattern: str, api: str, gpus: list[Gpu], stem: Path) -> list[Path] | None:
+    """Rows: the figures this pattern and API have; columns: the GPUs that measured it;
+    each panel the figure against threads, a line per size and heap, y shared per row."""
+    data = []
+    for g in gpus:
+        c = g.results.cases()
+        c = c[(c["pattern"] == pattern) & (c["api"] == api) & ~c["error"].astype(bool)]
+        if not c.empty:
+            data.append((g, c))
+    metrics = [m for m in SIDE_BY_SIDE if any(c[m].notna().any() for _, c in data)]
+    if not data or not metrics:
+        return None
+    sizes = sorted({(s, a) for _, c in data for s, a in zip(c["size"], c["align"])})
+    heaps = sorted({h for _, c in data for h in c["heap_mib"]})
+    cmap = plt.get_cmap("viridis")
+    fig, axes = plt.subplots(len(metrics), len(data), figsize=(3.4 * len(data) + 2.6, 2.6 * len(metrics) + 1.0),
+                             squeeze=False, sharey="row", sharex=True, layout="constrained")
+    for j, (g, c) in enumerate(data):
+        axes[0][j].set_title(g.label, fontsize=9)
+        for i, m in enumerate(metrics):
+            ax = axes[i][j]
+            for (size, align, heap), s in c[c[m].notna()].groupby(["size", "align", "heap_mib"]):
+                s = s.sort_values("threads")
+                k = sizes.index((size, align))
+                label = f"{size} B" + (f" align {align}" if align else "") + (
+                    f", heap {heap} MiB" if len(heaps) > 1 else "")
+                ax.plot(s["threads"], s[m], marker="osD^v<>p*h"[heaps.index(heap) % 10], ms=4,
+                        color=cmap(k / max(1, len(sizes) - 1)), label=label)
+            ax.set_xscale("log", base=2)
+            if m in LOG_Y and (c[m] > 0).any():
+                ax.set_yscale("log")
+            ax.grid(True, alpha=0.3)
+            if j == 0:
+                ax.set_ylabel(YLABELS[m], fontsize=8)
+            if i == len(metrics) - 1:
+                ax.set_xlabel("threads")
+    seen = {}
+    for ax in axes.ravel():
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(lab, h)
+    key = "size (colour)" + (f", heap {heaps[0]} MiB" if len(heaps) == 1 else ", heap (marker)")
+    fig.legend(list(seen.values()), list(seen.keys()), loc="outside right center", fontsize=7, title=key,
+               title_fontsize=7)
+    fig.suptitle(f"{pattern}/{api}", fontsize=10)
+    return save(fig, stem)
+
+
+def _fmt(v, digits: int = 3) -> str:
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}g}"
+
+
+def _geomean(v: pd.Series) -> tuple[float, int]:
+    v = v.dropna()
+    v = v[v > 0]
+    return (math.exp(np.log(v).mean()) if len(v) else math.nan), len(v)
+
+
+def report(specs: list[str], out: str | Path, baseline: str | None = None) -> tuple[list[Path], list[str]]:
+    files, warnings = read([str(s) for s in specs])
+    if not files:
+        raise ReportError("no heapbench results among the files given")
+    gpus = group(files)
+    base = pick_baseline(gpus, baseline)
+    versions = {r.schema_version for r in files}
+    if len(versions) > 1:
+        detail = ", ".join(f"{r.path.name}: {r.schema_version}" for r in files)
+        warnings.append(f"schema versions differ ({detail}): a counter may not be defined the same way in "
+                        "every file; ratios across versions are printed but read them with care")
+    others = [g for g in gpus if g is not base]
+    tables = {id(g): compare_pair(base.results, g.results) for g in others}
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    md = [f"# heapbench report: {len(gpus)} GPU runs from {len(files)} files", "",
+          f"Baseline: **{base.label}**. Ratios are other / baseline (>1: the other is faster, or, for "
+          "fail_rate and latency, higher). Each row below is one group: a GPU as one driver, CUDA runtime "
+          "and heapbench commit measured it; a case measured by several files of a group is pooled, each "
+          "run a repetition.", ""]
+    if warnings:
+        md += ["## Warnings", ""] + [f"- {w}" for w in warnings] + [""]
+    md += ["## GPUs", "", "| GPU | name | driver | CUDA | commit | schema | cases | errors | files |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for g in gpus:
+        cases = g.results.cases()
+        names = ", ".join(f"`{r.path.name}{'@gpu' + r.selection.split()[-1] if r.selection else ''}`"
+                          for r in g.files)
+        dup = f" ({g.duplicates} in several files, pooled)" if g.duplicates else ""
+        md.append(f"| {g.label}{' (baseline)' if g is base else ''} | {g.key[0]} | {cuda_version(g.key[1])} | "
+                  f"{cuda_version(g.key[2])} | {g.key[3][:7]} | {g.files[0].schema_version} | {len(cases)}{dup} | "
+                  f"{int(cases['error'].sum())} | {names} |")
+    md.append("")
+
+    # Geometric mean per pattern against the baseline, every GPU in one table.
+    patterns = sorted({p for g in gpus for p in g.results.cases()["pattern"]}) if others else []
+    if not others:
+        md += ["One GPU only: no ratios; its figures are below.", ""]
+    md += [] if not others else ["## Geometric mean of allocs_per_s ratios per pattern", "",
+           f"Over the cases each GPU shares with {base.label} (cases in brackets); blank: none in common.", "",
+           "| pattern | " + " | ".join(g.label for g in others) + " |", "|" + " --- |" * (len(others) + 1)]
+    for p in patterns:
+        cells = []
+        for g in others:
+            t = tables[id(g)]
+            gm, n = _geomean(t.loc[t["pattern"] == p, "allocs_per_s_ratio"]) if not t.empty else (math.nan, 0)
+            cells.append(f"{_fmt(gm)} ({n})" if n else "")
+        md.append(f"| {p} | " + " | ".join(cells) + " |")
+    md.append("")
+
+    md += ["## Each GPU against the baseline", ""] if others else []
+    for k, g in enumerate(others, start=1):
+        t = tables[id(g)]
+        stem = f"vs_baseline_{k}"
+        md += [f"### {g.label} / {base.label}", ""]
+        if t.empty:
+            md += ["No case in common with the baseline.", ""]
+            continue
+        t.to_csv(out / f"{stem}.csv", index=False)
+        written.append(out / f"{stem}.csv")
+        written += ratio_figure(t, base.label, g.label, out / f"{stem}_ratio")
+        tested = t[t["p_value"].notna()]
+        different = tested[tested["verdict"].str.startswith("different")]
+        md += [f"{len(t)} cases in common ([CSV]({stem}.csv)); {len(tested)} with repetitions on both sides, "
+               f"{len(different)} of them significantly different (Mann-Whitney U, p < 0.05)"
+               + (":" if len(different) else "."), ""]
+        for _, r in different.iterrows():
+            md.append(f"- `{r['case']}`: {_fmt(r['allocs_per_s_ratio'])}x (p = {_fmt(r['p_value'], 2)}, "
+                      f"{r['verdict']})")
+        md += ["", f"![{g.label} / {base.label}]({stem}_ratio.png)", ""]
+
+    md += ["## Per pattern and API", ""]
+    apis = sorted({(p, a) for g in gpus for p, a in zip(g.results.cases()["pattern"], g.results.cases()["api"])})
+    for pattern, api in apis:
+        paths = side_by_side(pattern, api, gpus, out / f"{_slug(pattern)}__{_slug(api)}")
+        if not paths:
+            continue
+        written += paths
+        md += [f"### {pattern} / {api}", "", f"![{pattern}/{api}]({paths[0].name})", ""]
+        rows = []
+        for g in others:
+            t = tables[id(g)]
+            sub = t[(t["pattern"] == pattern) & (t["api"] == api)] if not t.empty else t
+            if sub.empty:
+                continue
+            gm = geomeans(sub).iloc[0]
+            tested = sub[sub["p_value"].notna()]
+            sig = int(tested["verdict"].str.startswith("different").sum())
+            rows.append(f"| {g.label} | {int(gm['allocs_per_s_cases'])} | {_fmt(gm['allocs_per_s_geomean_ratio'])} "
+                        f"| {_fmt(gm['frees_per_s_geomean_ratio'])} | {sig} of {len(tested)} |")
+        if rows:
+            md += [f"| GPU | cases in common with {base.label} | geomean allocs_per_s ratio | "
+                   "geomean frees_per_s ratio | significantly different (of tested) |",
+                   "| --- | --- | --- | --- | --- |"] + rows + [""]
+    (out / "report.md").write_text("\n".join(md))
+    written.append(out / "report.md")
+    return written, warnings
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results", nargs="+", help="results files; FILE@gpuN takes device N of a --devices file "
+                                               "(a whole --devices file counts as one GPU per device)")
+    ap.add_argument("-o", "--out", required=True, help="folder for report.md, its figures and CSV tables")
+    ap.add_argument("--baseline", help="the GPU the others are divided by: its label as the report prints it, "
+                                       "or a part of it matching one GPU (default: the first)")
+    ap.add_argument("--prepend", type=Path, help="markdown put under the report's title (scripts/slurm: the tasks)")
+    args = ap.parse_args(argv)
+    try:
+        written, warnings = report(args.results, args.out, args.baseline)
+        if args.prepend:
+            page = Path(args.out) / "report.md"
+            title, _, rest = page.read_text().partition("\n")
+            page.write_text(f"{title}\n\n{args.prepend.read_text().strip()}\n{rest}")
+    except (SchemaError, ReportError, OSError) as e:
+        print(f"report: {e}", file=sys.stderr)
+        return 2
+    for w in warnings:
+        print(f"report: warning: {w}", file=sys.stderr)
+    print(f"wrote {len(written)} files to {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

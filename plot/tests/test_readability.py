@@ -1,0 +1,54 @@
+"""The figures plot/ writes can be read: no text outside the canvas, no tick labels
+drawn over each other (the faults of the figures at 47fe9e1)."""
+import warnings
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+from conftest import H200, ROOT  # noqa: E402
+
+import compare  # noqa: E402
+import figures  # noqa: E402
+from readability import FigureWarning, problems  # noqa: E402
+
+TWO_GPU = ROOT / "results" / "H200x2_2026-11-29_two-gpu.json"
+RUN_TO_RUN = ROOT / "results" / "H200_2026-11-29_run-to-run" / "default-sweep_9ed69f0.json"
+
+
+def test_the_checks_see_a_cut_title_and_overlapping_ticks():
+    # They must be able to fail: the two faults, made on purpose.
+    fig, ax = plt.subplots(figsize=(3, 2), layout="constrained")
+    ax.set_title("a title far too long for a figure three inches wide, cut on the right")
+    ax.set_xticks(range(4), ["8 MiB", "12 MiB", "16 MiB", "32 MiB"], fontsize=24)
+    found = problems(fig)
+    plt.close(fig)
+    assert any("outside the canvas" in p for p in found)
+    assert any("x tick labels" in p and "overlap" in p for p in found)
+
+
+def test_a_plain_figure_has_no_problems():
+    fig, ax = plt.subplots(figsize=(4, 3), layout="constrained")
+    ax.plot([1, 2, 3], [1, 4, 9])
+    ax.set_title("squares")
+    assert problems(fig) == []
+    plt.close(fig)
+
+
+def _no_figure_warnings(fn):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FigureWarning)
+        fn()
+    return [str(w.message) for w in caught if issubclass(w.category, FigureWarning)]
+
+
+@pytest.mark.parametrize("results", [H200, TWO_GPU], ids=["default-sweep", "two-gpu"])
+def test_every_figure_of_the_committed_results_is_readable(results, tmp_path):
+    assert _no_figure_warnings(lambda: figures.make_figures(results, tmp_path)) == []
+
+
+@pytest.mark.parametrize("pair", [(f"{TWO_GPU}@gpu0", f"{TWO_GPU}@gpu1"), (RUN_TO_RUN, H200)],
+                         ids=["two-gpu", "commit-to-commit"])
+def test_ratio_figures_are_readable(pair, tmp_path):
+    assert _no_figure_warnings(lambda: compare.compare(list(pair), tmp_path)) == []
