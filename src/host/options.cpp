@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "heapbench/benchmark_flags.hpp"
 #include "heapbench/catalog.hpp"
 #include "heapbench/parse.hpp"
 
@@ -116,6 +117,20 @@ std::vector<std::string> names(const std::string& flag, const std::string& text,
   return out;
 }
 
+// The parts of the default sweep that measure at least one of `patterns`. The
+// others' axes belong to patterns not asked for: replacing their patterns would
+// bring those axes along (printf's 8-byte sizes and 1 MiB FIFOs into
+// "--patterns=per_thread"), although each flag replaces only its own axis.
+void keep_parts_with(std::vector<Sweep>& sweeps, const std::vector<std::string>& patterns) {
+  sweeps.erase(std::remove_if(sweeps.begin(), sweeps.end(),
+                              [&](const Sweep& s) {
+                                return std::none_of(s.patterns.begin(), s.patterns.end(), [&](const std::string& p) {
+                                  return std::find(patterns.begin(), patterns.end(), p) != patterns.end();
+                                });
+                              }),
+               sweeps.end());
+}
+
 }  // namespace
 
 Options parse_options(int argc, const char* const* argv) {
@@ -124,6 +139,7 @@ Options parse_options(int argc, const char* const* argv) {
   add_flags(app, p);
   std::vector<std::string> args;
   for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);  // CLI11 takes them reversed
+  refuse_empty_values({args.rbegin(), args.rend()});
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
@@ -145,6 +161,10 @@ Options parse_options(int argc, const char* const* argv) {
     } else {
       for (auto v : axis_or_index("--devices", p.devices)) o.devices.push_back(v);
     }
+    // A child gets --device appended to its parent's --devices; a user who gives both meant one.
+    if (app.count("--device") && p.only_heap == 0) {
+      throw UsageError(fmt::format("--devices={} and --device={}: give one", p.devices, p.device));
+    }
   }
   o.profile = p.profile;
   if (p.profile_iterations < 1) {
@@ -157,7 +177,11 @@ Options parse_options(int argc, const char* const* argv) {
   auto apply = [&](auto member, auto value) {
     for (auto& s : o.sweeps) s.*member = value;
   };
-  if (app.count("--patterns")) apply(&Sweep::patterns, names("--patterns", p.patterns, is_pattern));
+  if (app.count("--patterns")) {
+    const auto patterns = names("--patterns", p.patterns, is_pattern);
+    keep_parts_with(o.sweeps, patterns);
+    apply(&Sweep::patterns, patterns);
+  }
   if (app.count("--apis")) apply(&Sweep::apis, names("--apis", p.apis, is_api));
   bool axis_given = false;
   if (app.count("--sizes")) { apply(&Sweep::sizes, axis("--sizes", p.sizes)); axis_given = true; }
