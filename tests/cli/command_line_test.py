@@ -89,6 +89,16 @@ class CommandLine(unittest.TestCase):
             ("--aligns=48",): "power of two",
             ("--patterns=per_grid",): "per_grid",
             ("--patterns=per_warp", "--apis=alloca"): "no supported pair",
+            # Google Benchmark answers these with its usage text and exit status 0.
+            ("--benchmark_format=xml",): "--benchmark_format: 'xml'",
+            ("--benchmark_time_unit=fortnight",): "--benchmark_time_unit: 'fortnight'",
+            ("--benchmark_repetitions=0",): "--benchmark_repetitions: '0'",
+            # An empty value took the next argument as its value.
+            ("--benchmark_out=", "--sizes=64"): "--benchmark_out=: empty value",
+            ("--patterns=", "--apis=malloc"): "--patterns=: empty value",
+            ("--devices=0,1", "--device=1"): "give one",
+            ("--benchmark_out=/dev/null",): "--benchmark_out=/dev/null: exists and is a character device",
+            ("--benchmark_out=/tmp",): "--benchmark_out=/tmp: exists and is a directory",
         }
         for args, needle in cases.items():
             with self.subTest(args=args):
@@ -96,6 +106,14 @@ class CommandLine(unittest.TestCase):
                 self.assertEqual(r.returncode, EXIT_USAGE, (r.stdout, r.stderr))
                 self.assertIn(needle, r.stdout + r.stderr)
                 self.assertNotIn("Traceback", r.stderr)
+
+    def test_naming_a_pattern_brings_no_axes_of_other_patterns(self):
+        # "--patterns=per_thread" took printf's 8-byte sizes and 1 MiB FIFOs.
+        r = run("--benchmark_list_tests", "--patterns=per_thread", "--apis=malloc")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = r.stdout.split()
+        self.assertTrue(names)
+        self.assertFalse([n for n in names if "/size:8/" in n or "/heap:1/" in n])
 
     def test_a_refused_run_leaves_existing_results_alone(self):
         with tempfile.TemporaryDirectory() as d:
