@@ -97,8 +97,7 @@ class CommandLine(unittest.TestCase):
             ("--benchmark_out=", "--sizes=64"): "--benchmark_out=: empty value",
             ("--patterns=", "--apis=malloc"): "--patterns=: empty value",
             ("--devices=0,1", "--device=1"): "give one",
-            ("--benchmark_out=/dev/null",): "--benchmark_out=/dev/null: exists and is a character device",
-            ("--benchmark_out=/tmp",): "--benchmark_out=/tmp: exists and is a directory",
+            # (Paths that are not files: tests/robust, on private copies of device nodes.)
         }
         for args, needle in cases.items():
             with self.subTest(args=args):

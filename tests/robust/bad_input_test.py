@@ -11,6 +11,7 @@ usage: bad_input_test.py PATH/TO/heapbench_nogpu [--seed N] [--count N]
 """
 import os
 import random
+import stat
 import subprocess
 import sys
 import tempfile
@@ -25,6 +26,19 @@ VALID = ["--patterns=per_thread", "--apis=malloc", "--sizes=64", "--threads=32",
 
 HUGE = ["99999999999999999999", "18446744073709551616", "17179869184G"]
 NON_NUMERIC = ["abc", "1.5K", "0x10", "12Q", "1T", " 64", "64 ", "--", "+-1", "1e3", "NaN"]
+
+
+def private_null(d):
+    """A character device to offer as a results file: as root, a private node
+    like /dev/null in `d`, so that a heapbench which renames over it (as
+    47fe9e1 did) harms only the copy; otherwise /dev/null itself, which an
+    unprivileged rename cannot replace."""
+    path = os.path.join(d, "null")
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        return path
+    except PermissionError:
+        return "/dev/null"
 
 
 def quantity_values(rng):
@@ -85,7 +99,7 @@ def generate(rng):
         ])
         value = rng.choice(values)
         return flag, value, value
-    value = rng.choice(["DIR", "/dev/null", "/dev/zero", "FIFO", "/nonexistent_dir/r.json"])
+    value = rng.choice(["DIR", "NULL", "FIFO", "/nonexistent_dir/r.json"])
     return "--benchmark_out", value, value
 
 
@@ -102,8 +116,9 @@ class BadInput(unittest.TestCase):
                     f.write(earlier)
                 os.mkdir(os.path.join(d, "DIR"))
                 os.mkfifo(os.path.join(d, "FIFO"))
-                value = {"DIR": os.path.join(d, "DIR"), "FIFO": os.path.join(d, "FIFO")}.get(value, value)
-                needle = {"DIR": value, "FIFO": value}.get(needle, needle)
+                null = private_null(d)
+                value = {"DIR": os.path.join(d, "DIR"), "FIFO": os.path.join(d, "FIFO"), "NULL": null}.get(value, value)
+                needle = {"DIR": value, "FIFO": value, "NULL": value}.get(needle, needle)
                 trace = os.path.join(d, "trace")
                 # The bad value replaces the valid one of its flag (given twice, a flag is refused for that).
                 args = [a for a in VALID if not a.startswith(flag + "=")]
@@ -123,9 +138,10 @@ class BadInput(unittest.TestCase):
                 self.assertNotIn("manual_time", r.stdout, f"{args}: a case ran")
                 with open(out, "rb") as f:
                     self.assertEqual(f.read(), earlier, f"{args}: the earlier results file changed")
-                self.assertEqual(sorted(os.listdir(d)), ["DIR", "FIFO", "r.json"], args)
+                expected = ["DIR", "FIFO", "r.json"] + (["null"] if null != "/dev/null" else [])
+                self.assertEqual(sorted(os.listdir(d)), sorted(expected), args)
                 self.assertTrue(os.path.isdir(os.path.join(d, "DIR")))
-        self.assertTrue(os.path.exists("/dev/null") and not os.path.isfile("/dev/null"), "/dev/null was replaced")
+                self.assertTrue(stat.S_ISCHR(os.stat(null).st_mode), f"{args}: the device node was replaced")
         self.assertGreaterEqual(len(seen), 15, f"the generator reached too few flags: {sorted(seen)}")
 
 

@@ -13,6 +13,7 @@ import os
 import resource
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -206,6 +207,19 @@ class BadInputAgainstTheDevice(unittest.TestCase):
         self.refused([*SMALL, "--sizes=64", "--benchmark_out_format=csv"], 2, "json only")
 
 
+def private_null(d):
+    """A character device to offer as a results file: as root, a private node
+    like /dev/null in `d`, so that a heapbench which renames over it (as
+    47fe9e1 did) harms only the copy; otherwise /dev/null itself, which an
+    unprivileged rename cannot replace."""
+    path = os.path.join(d, "null")
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        return path
+    except PermissionError:
+        return "/dev/null"
+
+
 EARLIER = '{"earlier": "results"}'
 
 
@@ -284,15 +298,19 @@ class NothingClobbered(unittest.TestCase):
         os.mkdir(adir)
         fifo = os.path.join(self.dir, "fifo")
         os.mkfifo(fifo)
+        null = private_null(self.dir)
+        stdout = os.path.join(self.dir, "stdout")  # like /dev/stdout: a link to this process's stdout
+        os.symlink("/proc/self/fd/1", stdout)
         for mode in ("--isolate", "--no-isolate"):
-            for path, kind in ((adir, "a directory"), ("/dev/null", "a character device"),
-                               ("/dev/stdout", ""), (fifo, "a pipe")):
+            for path, kind in ((adir, "a directory"), (null, "a character device"), (stdout, ""), (fifo, "a pipe")):
                 with self.subTest(mode=mode, path=path):
                     self.refused(*SMALL, "--sizes=64", mode, f"--benchmark_out={path}",
                                  needle=f"--benchmark_out={path}: exists and is {kind}")
         self.assertTrue(os.path.isdir(adir) and not os.listdir(adir))
-        self.assertTrue(os.path.exists("/dev/null") and not os.path.isfile("/dev/null"))
-        self.assertEqual(sorted(os.listdir(self.dir)), ["adir", "fifo"], "scratch files beside the refused paths")
+        self.assertTrue(stat.S_ISCHR(os.stat(null).st_mode), "the device node was replaced")
+        self.assertTrue(os.path.islink(stdout))
+        self.assertEqual(sorted(os.listdir(self.dir)), sorted(["adir", "fifo", "stdout"] + (["null"] if null != "/dev/null" else [])),
+                         "scratch files beside the refused paths")
 
     def test_an_empty_value_does_not_take_the_next_flag_as_its_value(self):
         # "--benchmark_out= --sizes=64" wrote a file named "--sizes=64" and ran the wrong sweep.
@@ -469,10 +487,11 @@ class OneDocumentOnStdout(unittest.TestCase):
 
     def test_csv_on_stdout_under_isolation_is_refused(self):
         # Each child printed its own header.
-        r = run(*SMALL, "--sizes=64", "--benchmark_format=csv", "--benchmark_out=/tmp/never.json")
-        self.assertEqual(r.returncode, 2, r.stderr)
-        self.assertIn("--benchmark_format=csv", r.stderr)
-        self.assertFalse(os.path.exists("/tmp/never.json"))
+        with tempfile.TemporaryDirectory() as d:
+            r = run(*SMALL, "--sizes=64", "--benchmark_format=csv", f"--benchmark_out={d}/r.json")
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("--benchmark_format=csv", r.stderr)
+            self.assertEqual(os.listdir(d), [])
 
 
 class Progress(unittest.TestCase):
