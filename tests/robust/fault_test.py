@@ -63,6 +63,20 @@ def alive(pid):
         return False
 
 
+def running_copies(binary):
+    """Live processes of `binary` (by /proc/PID/exe): a child started just before
+    the kill, never seen by the test, must be gone too."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.readlink(f"/proc/{entry}/exe") == os.path.realpath(binary) and alive(int(entry)):
+                    pids.append(int(entry))
+            except OSError:
+                pass
+    return pids
+
+
 def names_in(path):
     """Benchmark names in a results file; None if it is missing, raises if it is not JSON."""
     try:
@@ -154,6 +168,10 @@ class Faults(unittest.TestCase):
             while alive(pid) and time.time() < deadline:
                 time.sleep(0.01)
             self.assertFalse(alive(pid), f"{what}: child {pid} still runs")
+        deadline = time.time() + 10
+        while running_copies(BINARY) and time.time() < deadline:
+            time.sleep(0.01)
+        self.assertEqual(running_copies(BINARY), [], f"{what}: copies of heapbench still run")
         self.assertEqual(watcher.invalid, [], what)
         self.assertNotIn(b"terminate called", err, what)
 
