@@ -242,7 +242,8 @@ def full_disk(d, c):
         os.rmdir(mount)
 
 
-def json_stdout(d, c):
+def json_stdout_and_progress(d, c):
+    # One run for both, to keep the whole script near a minute on a GPU.
     out = fresh(d, earlier=False)
     r = run(*TINY, "--benchmark_format=json", f"--benchmark_out={out}")
     try:
@@ -250,16 +251,11 @@ def json_stdout(d, c):
     except ValueError:
         n = -1
     c.expect(r.returncode == 0 and n == 8, f"rc {r.returncode}, {n} entries on stdout")
-    c.saw(f"one JSON document with {n} entries")
-
-
-def progress(d, c):
-    out = fresh(d, earlier=False)
-    r = run(*TINY, f"--benchmark_out={out}")
     summary = [line for line in r.stderr.splitlines() if "of the wall time" in line]
     ctx = json.load(open(out))["context"]
     c.expect(summary and "heapbench_timed_fraction" in ctx, "no summary or no context figures")
-    c.saw(f"{summary[-1] if summary else '-'}; context heapbench_timed_fraction={ctx.get('heapbench_timed_fraction')}")
+    c.saw(f"stdout: one JSON document with {n} entries; {summary[-1] if summary else '-'}; "
+          f"context heapbench_timed_fraction={ctx.get('heapbench_timed_fraction')}")
 
 
 def random_kills(d, c, trials):
@@ -268,7 +264,7 @@ def random_kills(d, c, trials):
     fault_test.HEAPS = ["8M,16M"]
     fault_test.MAX_SIZES = 4
     fault_test.DEVICES = [1]
-    fault_test.DELAY_MAX = 4.0
+    fault_test.DELAY_MAX = 3.0
     fault_test.TRIALS = trials
     fault_test.trial_env = lambda rng: dict(os.environ)
     result = unittest.TextTestRunner(stream=open(os.devnull, "w")).run(
@@ -291,8 +287,7 @@ ROWS = [
     ("SIGKILL of a child", kill_child),
     ("the file while a heap group runs", live_merge),
     ("a full disk (32 KiB tmpfs) under isolation", full_disk),
-    ("--benchmark_format=json under isolation", json_stdout),
-    ("progress and the measurement summary", progress),
+    ("--benchmark_format=json under isolation; the measurement summary", json_stdout_and_progress),
 ]
 
 
@@ -323,7 +318,9 @@ def main():
                 c.expect(False, traceback.format_exc().strip().splitlines()[-1])
                 log(traceback.format_exc())
         results.append((name, not c.problems, "; ".join(c.seen), "; ".join(c.problems), time.time() - t0))
-    commit = ""
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    head = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    commit = f" at commit {head.stdout.strip()}" if head.returncode == 0 else ""
     with open(log_path, "w") as f:
         f.write(f"# h200_faults.py against {BINARY}, {time.strftime('%Y-%m-%d %H:%M:%S')}{commit}\n")
         f.write(subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout
