@@ -1,24 +1,30 @@
 #include "orchestrate.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <set>
 #include <stdexcept>
-#include <mutex>
 #include <thread>
+#include <tuple>
 
-#include "heapbench/case.hpp"
 #include "families.hpp"
+#include "heapbench/case.hpp"
 #include "heapbench/merge.hpp"
-
+#include "heapbench/results_file.hpp"
 
 extern char** environ;
 
@@ -32,7 +38,10 @@ namespace {
 constexpr int kMaxChildren = 256;
 std::atomic<pid_t> g_running[kMaxChildren];
 std::atomic<int> g_stop{0};
+std::atomic<bool> g_abandon{false};  // the results cannot be written: stop everything
 static_assert(std::atomic<pid_t>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
+
+constexpr const char* kParentPidVar = "HEAPBENCH_PARENT_PID";
 
 extern "C" void forward_to_children(int sig) {
   g_stop.store(sig);
@@ -49,23 +58,58 @@ void install_forwarding() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
 }
 
-constexpr const char* kStoppedAfterDeviceError = "stopped after a device error";
+void stop_all_children() {
+  g_abandon.store(true);
+  for (auto& pid : g_running) {
+    const pid_t p = pid.load();
+    if (p > 0) kill(p, SIGTERM);
+  }
+}
 
-// Runs one child to completion; returns "" if it exited with status 0, else how it ended.
-std::string run_child(const std::vector<std::string>& args, int slot) {
+constexpr const char* kStoppedAfterDeviceError = "stopped after a device error";
+constexpr const char* kCouldNotWrite = "could not write its results file";
+
+// How often a running child's results file is looked at: the lag between a
+// case finishing and the merged file showing it.
+constexpr useconds_t kPollMicros = 50 * 1000;
+
+// Runs one child to completion, calling `tick` every kPollMicros while it
+// runs; returns "" if it exited with status 0, else how it ended.
+std::string run_child(const std::vector<std::string>& args, int slot, bool quiet, const std::function<void()>& tick) {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  // The child's environment names its parent, so it can tell whether the
+  // parent died before the child asked to die with it (die_with_parent).
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, kParentPidVar, std::strlen(kParentPidVar)) != 0) env_strings.emplace_back(*e);
+  }
+  env_strings.push_back(fmt::format("{}={}", kParentPidVar, getpid()));
+  std::vector<char*> envp;
+  for (auto& e : env_strings) envp.push_back(e.data());
+  envp.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (quiet) posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ);
+  const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return fmt::format("could not be started: {}", std::strerror(rc));
   g_running[slot].store(pid);
   if (const int sig = g_stop.load()) kill(pid, sig);  // a signal that came while it was being started
+  if (g_abandon.load()) kill(pid, SIGTERM);
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) {
+  while (true) {
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    if (r < 0 && errno != EINTR) {
       g_running[slot].store(0);
       return fmt::format("could not be waited for: {}", std::strerror(errno));
+    }
+    if (r == 0) {
+      tick();
+      usleep(kPollMicros);
     }
   }
   g_running[slot].store(0);
@@ -73,6 +117,7 @@ std::string run_child(const std::vector<std::string>& args, int slot) {
     return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == kExitDeviceError) return kStoppedAfterDeviceError;
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kExitCannotWrite) return kCouldNotWrite;
   if (WIFEXITED(status) && WEXITSTATUS(status) != 0) return fmt::format("exited with status {}", WEXITSTATUS(status));
   return {};
 }
@@ -90,16 +135,55 @@ std::string exactly(const std::vector<std::string>& names) {
   return re + ")$";
 }
 
+// Identifies one version of a file: the child replaces its file by a rename.
+using FileVersion = std::tuple<ino_t, long, long, off_t>;
+FileVersion version_of(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return {st.st_ino, st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_size};
+}
+
 }  // namespace
 
+void die_with_parent() {
+  const char* parent = std::getenv(kParentPidVar);
+  if (parent == nullptr) return;  // not started by run_children
+  // The parent's thread that started this child waits for it, so this fires
+  // exactly when the parent dies, whatever killed it.
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+  // The parent may have died before the line above: then this process already
+  // has another parent.
+  if (std::to_string(getppid()) != parent) std::raise(SIGTERM);
+}
+
 ChildrenOutcome run_children(const std::vector<std::string>& args, const std::vector<ChildPlan>& plan,
-                             const std::string& out_path, bool tag_devices) {
+                             const std::string& out_path, const ChildrenSettings& settings) {
   namespace fs = std::filesystem;
   const fs::path work = out_path + ".groups";
   fs::create_directories(work);
-  ResultsMerger merger(tag_devices);
+  const std::string manifest_path = (work / kManifestName).string();
+  ResultsMerger merger(settings.tag_devices);
+  RunManifest manifest;
+  manifest.tag_devices = settings.tag_devices;
   std::mutex mutex;
   ChildrenOutcome outcome;
+
+  // With the lock held: the merged results changed; write them, unless no
+  // case has finished yet (an earlier file is then left as it was).
+  auto publish = [&] {
+    if (settings.on_change) settings.on_change(merger);
+    if (merger.runs_merged() == 0 || !outcome.write_error.empty()) return;
+    try {
+      merger.write(out_path);
+      if (!manifest.wrote_results) {
+        manifest.wrote_results = true;
+        manifest.write(manifest_path);
+      }
+    } catch (const ResultsWriteError& e) {
+      outcome.write_error = e.what();
+      stop_all_children();
+    }
+  };
 
   std::map<int, std::vector<const ChildPlan*>> by_device;
   for (const auto& p : plan) by_device[p.device].push_back(&p);
@@ -112,7 +196,7 @@ ChildrenOutcome run_children(const std::vector<std::string>& args, const std::ve
   for (const auto& [device, groups] : by_device) {
     threads.emplace_back([&, device = device, groups = groups, slot = slot++] {
       for (const ChildPlan* g : groups) {
-        if (g_stop.load() != 0) break;
+        if (g_stop.load() != 0 || g_abandon.load()) break;
         // A child that stops after a device error (its context may be
         // unusable) is followed by a new one for the cases it did not reach.
         std::vector<std::string> remaining = g->expected;
@@ -124,39 +208,78 @@ ChildrenOutcome run_children(const std::vector<std::string>& args, const std::ve
           child.push_back(fmt::format("--only-heap={}", g->heap));
           child.push_back("--benchmark_out=" + file.string());
           if (attempt > 0) child.push_back("--benchmark_filter=" + exactly(remaining));
-          const std::string death = run_child(child, slot);
+          {
+            std::lock_guard<std::mutex> lock(mutex);
+            manifest.children.emplace_back(device, file.string());
+            try {
+              manifest.write(manifest_path);
+            } catch (const ResultsWriteError& e) {
+              if (outcome.write_error.empty()) outcome.write_error = e.what();
+              stop_all_children();
+              return;
+            }
+          }
+          FileVersion seen{};
+          std::size_t shown = 0;
+          const std::string death = run_child(child, slot, settings.quiet_children, [&] {
+            const FileVersion now = version_of(file.string());
+            if (now == seen) return;
+            seen = now;
+            std::lock_guard<std::mutex> lock(mutex);
+            try {
+              const std::size_t n = merger.peek(device, file.string());
+              if (n == shown) return;
+              shown = n;
+            } catch (const std::exception&) {
+              return;  // read again when the child next replaces it
+            }
+            publish();
+          });
           std::lock_guard<std::mutex> lock(mutex);
-          const std::set<std::string> done = merger.add_runs(device, file.string());
+          std::set<std::string> done;
+          try {
+            done = merger.add_runs(device, file.string());
+          } catch (const std::exception& e) {
+            fmt::print(stderr, "heapbench: {}\n", e.what());
+          }
           std::vector<std::string> left;
           for (const auto& n : remaining) {
             if (!done.count(n)) left.push_back(n);
           }
           const bool resume = death == kStoppedAfterDeviceError && !left.empty() && left.size() < remaining.size() &&
-                              g_stop.load() == 0;
+                              g_stop.load() == 0 && !g_abandon.load();
           // Stopping after a device error in the group's last case is no death: nothing was left undone.
-          const std::string shown = death == kStoppedAfterDeviceError && left.empty() ? "" : death;
+          const std::string how = death == kStoppedAfterDeviceError && left.empty() ? "" : death;
+          if (death == kCouldNotWrite && outcome.write_error.empty()) {
+            outcome.write_error = fmt::format("the child for the {} MiB heap on device {} could not write its "
+                                              "results file (its message is above)", g->heap / kMiB, device);
+            stop_all_children();
+          }
           if (resume) {
             fmt::print(stderr, "heapbench: the child for the {} MiB heap on device {} stopped after a device error; "
                        "a new process runs its {} remaining case(s)\n", g->heap / kMiB, device, left.size());
           } else {
-            if (!shown.empty()) {
+            if (!how.empty() && !g_abandon.load()) {
               ++outcome.deaths;
               fmt::print(stderr, "heapbench: the child for the {} MiB heap on device {} {}; its unfinished cases are "
-                         "error results\n", g->heap / kMiB, device, shown);
+                         "error results\n", g->heap / kMiB, device, how);
             }
-            merger.add_missing(device, left, shown);
+            merger.add_missing(device, left, how);
             left.clear();
           }
-          merger.write(out_path);
+          publish();
           remaining = std::move(left);
         }
       }
     });
   }
   for (auto& t : threads) t.join();
-  fs::remove_all(work);
+  std::error_code ec;
+  fs::remove_all(work, ec);
   outcome.entries = merger.entries();
+  outcome.runs_merged = merger.runs_merged();
   outcome.signal = g_stop.load();
+  outcome.document = merger.document();
   return outcome;
 }
 

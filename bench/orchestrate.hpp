@@ -2,10 +2,15 @@
 // --isolate and --devices: heapbench runs copies of itself, one per heap group
 // and device, and merges what they write.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace heapbench {
+
+class ResultsMerger;
 
 struct ChildPlan {
   int device = 0;
@@ -13,21 +18,46 @@ struct ChildPlan {
   std::vector<std::string> expected;   // benchmark names it is to run (after the filter)
 };
 
+struct ChildrenSettings {
+  bool tag_devices = false;      // --devices: entries get gpu_index and a /device:N suffix
+  bool quiet_children = false;   // children's stdout goes to /dev/null (the parent prints the merged JSON)
+  // Called, with the lock held, whenever the merged results change, before
+  // they are written: progress, and context that the run adds.
+  std::function<void(ResultsMerger&)> on_change;
+};
+
+// The exit status of a child whose results file could not be written (a full
+// disk): the parent stops the run.
+inline constexpr int kExitCannotWrite = 5;
+
 struct ChildrenOutcome {
-  std::size_t entries = 0;   // entries in the merged results
-  std::size_t deaths = 0;    // children that did not exit by themselves with status 0
-  int signal = 0;            // SIGINT/SIGTERM/SIGHUP that stopped the run (passed on to the children), or 0
+  std::size_t entries = 0;      // entries in the merged results
+  std::size_t runs_merged = 0;  // of them, the ones the children finished (not made up for unfinished cases)
+  std::size_t deaths = 0;       // children that did not exit by themselves with status 0
+  int signal = 0;               // SIGINT/SIGTERM/SIGHUP that stopped the run (passed on to the children), or 0
+  std::string write_error;      // why the results could not be written (the run stopped), or ""
+  nlohmann::json document;      // the merged results
 };
 
 // Runs this program (/proc/self/exe) with `args` plus --device, --only-heap and
 // --benchmark_out for each plan entry: the entries of one device one after
-// another, the devices at the same time. After each child its results are
-// merged into `out_path` (rewritten whole each time), where a child's
-// unfinished cases become error results. Children's files live in
-// "<out_path>.groups/" until the end. A SIGINT, SIGTERM or SIGHUP is passed on
-// to the running children; their finished cases are merged, no further group
-// starts, and `signal` says which one came (the caller then dies of it).
+// another, the devices at the same time. Each case a child finishes is merged
+// into `out_path` (rewritten whole, through a rename) as soon as the child's
+// file shows it, so `out_path` holds every finished case while a group runs;
+// a child's unfinished cases become error results when it ends. `out_path` is
+// written only once a child has finished a case: a run that finishes none
+// leaves an earlier file as it was. Children's files and a manifest live in
+// "<out_path>.groups/" until the end (a run killed by SIGKILL leaves them for
+// the next run to recover, ResultsFile::clean_leftovers). A SIGINT, SIGTERM or
+// SIGHUP is passed on to the running children; their finished cases are
+// merged, no further group starts, and `signal` says which one came (the
+// caller then dies of it). A failed write stops the run: the running children
+// are stopped, `out_path` keeps its last complete version, `write_error` says why.
 ChildrenOutcome run_children(const std::vector<std::string>& args, const std::vector<ChildPlan>& plan,
-                             const std::string& out_path, bool tag_devices);
+                             const std::string& out_path, const ChildrenSettings& settings);
+
+// In a child of run_children: die (SIGTERM) when the parent dies, even if it
+// is killed with SIGKILL, so no child keeps a GPU busy for nobody.
+void die_with_parent();
 
 }  // namespace heapbench

@@ -1,20 +1,45 @@
 #include "snapshot_reporter.hpp"
 
 #include "families.hpp"
+#include "heapbench/results_file.hpp"
 
-#include <fmt/format.h>
-
-#include <cerrno>
 #include <cmath>
 #include <iterator>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <fstream>
 #include <sstream>
-#include <stdexcept>
+#include <type_traits>
 
 namespace heapbench {
+namespace {
+
+// Google Benchmark 1.7 marks a failed run with `error_occurred`; 1.8 replaced
+// it with `skipped`. Both are built against (Debian 12 and the GPU machine).
+template <class R, class = void>
+struct HasErrorOccurred : std::false_type {};
+template <class R>
+struct HasErrorOccurred<R, std::void_t<decltype(std::declval<R>().error_occurred)>> : std::true_type {};
+
+template <class R>
+bool failed(const R& run) {
+  if constexpr (HasErrorOccurred<R>::value) {
+    return run.error_occurred;
+  } else {
+    return static_cast<bool>(run.skipped);
+  }
+}
+
+}  // namespace
+
+CaseTiming case_timing(const benchmark::BenchmarkReporter::Run& run) {
+  CaseTiming t;
+  t.counts = !failed(run) && run.run_type != benchmark::BenchmarkReporter::Run::RT_Aggregate;
+  if (const auto c = run.counters.find("timed_s"); c != run.counters.end()) t.timed_s = c->second.value;
+  t.real_time = run.GetAdjustedRealTime();
+  t.iterations = static_cast<double>(run.iterations);
+  t.time_unit = benchmark::GetTimeUnitString(run.time_unit);
+  return t;
+}
 
 bool SnapshotReporter::ReportContext(const Context& context) {
   context_.emplace(context);
@@ -32,6 +57,7 @@ void SnapshotReporter::ReportRuns(const std::vector<Run>& runs) {
     runs_.push_back(std::move(r));
   }
   write();
+  if (on_runs_) on_runs_(runs_);
   if (device_error_ends_process()) {
     // A child of isolation after a device error: the case's error result is on
     // disk; the parent runs the rest of the group in a new process.
@@ -41,7 +67,9 @@ void SnapshotReporter::ReportRuns(const std::vector<Run>& runs) {
 }
 
 void SnapshotReporter::Finalize() {
-  if (!runs_.empty()) write();
+  if (runs_.empty()) return;
+  if (before_last_write_) before_last_write_();
+  write();
 }
 
 void SnapshotReporter::write() {
@@ -52,16 +80,7 @@ void SnapshotReporter::write() {
   if (context_) json.ReportContext(*context_);
   json.ReportRuns(runs_);
   json.Finalize();
-  const std::string tmp = path_ + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << out.str();
-    f.flush();
-    if (!f) throw std::runtime_error(fmt::format("cannot write '{}': {}", tmp, std::strerror(errno)));
-  }
-  if (std::rename(tmp.c_str(), path_.c_str()) != 0) {
-    throw std::runtime_error(fmt::format("cannot move '{}' to '{}': {}", tmp, path_, std::strerror(errno)));
-  }
+  write_atomically(path_, out.str());
 }
 
 }  // namespace heapbench

@@ -4,8 +4,10 @@
 // (it died, or wrote nothing) become error results naming why.
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace heapbench {
@@ -27,22 +29,65 @@ class ResultsMerger {
   // Throws std::runtime_error if the child's file exists but is not JSON.
   void add(const GroupResult& g);
   // Appends the runs of a child's results file (none if it is missing) and
-  // returns the names it finished. Throws as add().
-  std::set<std::string> add_runs(int device, const std::string& path);
+  // returns the names it finished; what peek() showed of that device is
+  // dropped. skip_present: leave out entries the document already has (by
+  // name and repetition), for recovering a run from its files. Throws as add().
+  std::set<std::string> add_runs(int device, const std::string& path, bool skip_present = false);
+  // Shows the runs a still-running child of `device` has written so far after
+  // the merged ones, replacing what the last peek() of that device showed, so
+  // the merged file holds every finished case while a group runs. Returns how
+  // many runs that child has written. Throws as add().
+  std::size_t peek(int device, const std::string& path);
   // Appends an error result for each of `names`, saying how the child ended
   // (`death` empty: it exited by itself without a result for them).
   void add_missing(int device, const std::vector<std::string>& names, const std::string& death);
-  std::size_t entries() const { return doc_.contains("benchmarks") ? doc_["benchmarks"].size() : 0; }
+  // Starts from an earlier merged document (recovery of an interrupted run).
+  void adopt(nlohmann::json doc);
+  // A key of the document's context (wall and timed seconds of the run).
+  void set_context(const std::string& key, const std::string& value) { extra_context_[key] = value; }
+
+  std::size_t entries() const;
+  // Entries that came from the children's files (the cases they finished),
+  // not made up for cases a child did not finish.
+  std::size_t runs_merged() const { return entries() - errors_added_; }
   std::size_t errors_added() const { return errors_added_; }
-  const nlohmann::json& document() const { return doc_; }
-  // Writes the document to `path` through "<path>.tmp" and a rename.
+  // The merged document: every added entry, then what peek() shows. Valid
+  // until the next call on this merger.
+  const nlohmann::json& document() const;
+  // Writes document() to `path` (write_atomically: ResultsWriteError on failure).
   void write(const std::string& path) const;
 
  private:
+  nlohmann::json runs_of(int device, const std::string& path);
+
   bool tag_;
-  nlohmann::json doc_ = nlohmann::json::object();
+  nlohmann::json doc_ = nlohmann::json{{"benchmarks", nlohmann::json::array()}};
+  std::map<int, nlohmann::json> live_;  // device -> runs its running child has written
+  std::map<std::string, std::string> extra_context_;
   std::vector<int> devices_seen_;
   std::size_t errors_added_ = 0;
+  mutable nlohmann::json composed_;
 };
+
+// What an isolated run keeps in "<FILE>.groups/run.json" so that a later run
+// can recover the cases it finished if it is killed by a signal it cannot
+// catch (SIGKILL, the OOM killer), which leaves it no chance to merge them.
+struct RunManifest {
+  bool tag_devices = false;
+  bool wrote_results = false;                        // <FILE> holds this run's merged results
+  std::vector<std::pair<int, std::string>> children;  // (device, results file), in the order they started
+
+  void write(const std::string& path) const;  // write_atomically
+  static RunManifest read(const std::string& path);
+};
+
+inline constexpr const char* kManifestName = "run.json";
+
+// Merges into `out_path` the cases that the killed run whose children's files
+// are in `groups_path` finished (its manifest says which files, and whether
+// `out_path` already holds its merged results, which are kept). Writes
+// `out_path` only if there is at least one such case; returns how many cases
+// were added. Throws std::runtime_error on unreadable files.
+std::size_t recover_interrupted_run(const std::string& out_path, const std::string& groups_path);
 
 }  // namespace heapbench

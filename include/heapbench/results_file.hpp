@@ -4,20 +4,46 @@
 // "<path>.partial", and heapbench's SnapshotReporter writes <path> itself after
 // each finished case. A run refused or failed before any case finished never
 // touches <path>.
+#include <stdexcept>
 #include <string>
 
 namespace heapbench {
 
+// The results could not be written (a full disk, a quota, a file size limit).
+struct ResultsWriteError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Writes `content` to `path` through "<path>.tmp" and a rename, so `path` holds
+// either what it held before or all of `content`. On failure removes the
+// ".tmp" and throws ResultsWriteError naming the file and the reason.
+void write_atomically(const std::string& path, const std::string& content);
+
 class ResultsFile {
  public:
-  // Creates the scratch file, so an unwritable path is refused before any
-  // kernel runs. Throws std::runtime_error naming the path otherwise.
+  // Refuses (std::runtime_error naming the flag and path) a path that exists
+  // and is not a regular file -- a rename over /dev/null would replace the
+  // device node, and one over a directory fails only after the cases ran -- and
+  // a path another heapbench run is writing. A symbolic link to a regular file
+  // is followed, so the link survives. Creates the scratch file, so an
+  // unwritable path is refused before any kernel runs, and holds a lock on it
+  // until the process ends.
   explicit ResultsFile(std::string path);
+  ~ResultsFile();
   ResultsFile(const ResultsFile&) = delete;
   ResultsFile& operator=(const ResultsFile&) = delete;
 
   const std::string& path() const { return path_; }
   const std::string& partial_path() const { return partial_; }
+  // Where --isolate and --devices keep their children's files during a run.
+  std::string groups_path() const { return path_ + ".groups"; }
+
+  // Scratch files a run killed with SIGKILL (or a power cut) leaves behind:
+  // "<path>.tmp" and "<path>.groups/". Since this process holds the lock, no
+  // live run owns them. The cases finished in "<path>.groups/" are merged into
+  // <path> (recover_interrupted_run in merge.hpp) and the leftovers removed.
+  // Returns what was done, in words, or "" if nothing was left behind.
+  std::string clean_leftovers();
 
   // Removes the scratch file; path() is left as it is.
   void discard();
@@ -31,6 +57,7 @@ class ResultsFile {
  private:
   std::string path_;
   std::string partial_;
+  int lock_fd_ = -1;
 };
 
 }  // namespace heapbench

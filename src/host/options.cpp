@@ -3,9 +3,11 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "heapbench/benchmark_flags.hpp"
 #include "heapbench/catalog.hpp"
 #include "heapbench/parse.hpp"
 
@@ -142,6 +144,27 @@ std::vector<std::string> names(const std::string& flag, const std::string& text,
   return out;
 }
 
+// A flag's value as the user typed it (the last one given), for messages:
+// "1e999" rather than the "inf" it converts to.
+std::string typed(const CLI::App& app, const std::string& flag) {
+  const auto& given = app.get_option(flag)->results();
+  return given.empty() ? std::string() : given.back();
+}
+
+// The parts of the default sweep that measure at least one of `patterns`. The
+// others' axes belong to patterns not asked for: replacing their patterns would
+// bring those axes along (printf's 8-byte sizes and 1 MiB FIFOs into
+// "--patterns=per_thread"), although each flag replaces only its own axis.
+void keep_parts_with(std::vector<Sweep>& sweeps, const std::vector<std::string>& patterns) {
+  sweeps.erase(std::remove_if(sweeps.begin(), sweeps.end(),
+                              [&](const Sweep& s) {
+                                return std::none_of(s.patterns.begin(), s.patterns.end(), [&](const std::string& p) {
+                                  return std::find(patterns.begin(), patterns.end(), p) != patterns.end();
+                                });
+                              }),
+               sweeps.end());
+}
+
 }  // namespace
 
 Options parse_options(int argc, const char* const* argv) {
@@ -150,6 +173,7 @@ Options parse_options(int argc, const char* const* argv) {
   add_flags(app, p);
   std::vector<std::string> args;
   for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);  // CLI11 takes them reversed
+  refuse_empty_values({args.rbegin(), args.rend()});
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
@@ -170,6 +194,10 @@ Options parse_options(int argc, const char* const* argv) {
       o.devices = {-1};
     } else {
       for (auto v : axis_or_index("--devices", p.devices)) o.devices.push_back(v);
+    }
+    // A child gets --device appended to its parent's --devices; a user who gives both meant one.
+    if (app.count("--device") && p.only_heap == 0) {
+      throw UsageError(fmt::format("--devices={} and --device={}: give one", p.devices, p.device));
     }
   }
   o.profile = p.profile;
@@ -207,14 +235,20 @@ Options parse_options(int argc, const char* const* argv) {
   auto apply = [&](auto member, auto value) {
     for (auto& s : o.sweeps) s.*member = value;
   };
-  if (app.count("--patterns")) apply(&Sweep::patterns, names("--patterns", p.patterns, is_pattern));
+  if (app.count("--patterns")) {
+    const auto patterns = names("--patterns", p.patterns, is_pattern);
+    keep_parts_with(o.sweeps, patterns);
+    apply(&Sweep::patterns, patterns);
+  }
   if (app.count("--apis")) apply(&Sweep::apis, names("--apis", p.apis, is_api));
   bool axis_given = false;
   if (app.count("--sizes")) { apply(&Sweep::sizes, axis("--sizes", p.sizes)); axis_given = true; }
   if (app.count("--threads")) {
     const auto threads = axis("--threads", p.threads);
     for (auto t : threads) {
-      if (t > kMaxThreads) throw UsageError(fmt::format("--threads: {} is more than the {} heapbench supports", t, kMaxThreads));
+      if (t > kMaxThreads) {
+        throw UsageError(fmt::format("--threads={}: {} is more than the {} heapbench supports", p.threads, t, kMaxThreads));
+      }
     }
     apply(&Sweep::threads, threads);
     axis_given = true;
@@ -222,7 +256,7 @@ Options parse_options(int argc, const char* const* argv) {
   if (app.count("--heaps")) {
     const auto heaps = axis("--heaps", p.heaps);
     for (auto h : heaps) {
-      if (h % kMiB != 0) throw UsageError(fmt::format("--heaps: {} bytes is not a whole number of MiB", h));
+      if (h % kMiB != 0) throw UsageError(fmt::format("--heaps={}: {} bytes is not a whole number of MiB", p.heaps, h));
     }
     apply(&Sweep::heaps, heaps);
     axis_given = true;
@@ -230,7 +264,7 @@ Options parse_options(int argc, const char* const* argv) {
   if (app.count("--aligns")) {
     const auto aligns = axis("--aligns", p.aligns);
     for (auto a : aligns) {
-      if ((a & (a - 1)) != 0) throw UsageError(fmt::format("--aligns: {} is not a power of two", a));
+      if ((a & (a - 1)) != 0) throw UsageError(fmt::format("--aligns={}: {} is not a power of two", p.aligns, a));
     }
     apply(&Sweep::aligns, aligns);
   }
@@ -250,13 +284,15 @@ Options parse_options(int argc, const char* const* argv) {
   if (axis_given) apply(&Sweep::max_demand_fraction, 0.0);
   if (app.count("--max-demand-fraction")) {
     if (!(p.max_demand_fraction >= 0.0)) {
-      throw UsageError(fmt::format("--max-demand-fraction={}: must be >= 0", p.max_demand_fraction));
+      throw UsageError(fmt::format("--max-demand-fraction={}: must be >= 0", typed(app, "--max-demand-fraction")));
     }
     apply(&Sweep::max_demand_fraction, p.max_demand_fraction);
   }
   if (p.device < 0) throw UsageError(fmt::format("--device={}: must be >= 0", p.device));
   o.device = p.device;
-  if (!(p.kernel_budget_ms > 0.0)) throw UsageError(fmt::format("--kernel-budget-ms={}: must be > 0", p.kernel_budget_ms));
+  if (!(p.kernel_budget_ms > 0.0) || !std::isfinite(p.kernel_budget_ms)) {  // inf: a deadline never reached
+    throw UsageError(fmt::format("--kernel-budget-ms={}: must be > 0 and finite", typed(app, "--kernel-budget-ms")));
+  }
   o.kernel_budget_s = p.kernel_budget_ms / 1000.0;
   if (p.out_format != "json") {
     throw UsageError(fmt::format("--benchmark_out_format={}: heapbench writes its results file as json only", p.out_format));

@@ -95,6 +95,15 @@ class CommandLine(unittest.TestCase):
             ("--aligns=48",): "power of two",
             ("--patterns=per_grid",): "per_grid",
             ("--patterns=per_warp", "--apis=alloca"): "no supported pair",
+            # Google Benchmark answers these with its usage text and exit status 0.
+            ("--benchmark_format=xml",): "--benchmark_format: 'xml'",
+            ("--benchmark_time_unit=fortnight",): "--benchmark_time_unit: 'fortnight'",
+            ("--benchmark_repetitions=0",): "--benchmark_repetitions: '0'",
+            # An empty value took the next argument as its value.
+            ("--benchmark_out=", "--sizes=64"): "--benchmark_out=: empty value",
+            ("--patterns=", "--apis=malloc"): "--patterns=: empty value",
+            ("--devices=0,1", "--device=1"): "give one",
+            # (Paths that are not files: tests/robust, on private copies of device nodes.)
         }
         for args, needle in cases.items():
             with self.subTest(args=args):
@@ -116,6 +125,14 @@ class CommandLine(unittest.TestCase):
         else:
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(r.stdout.split(), ["per_thread/cuda_std_aligned/size:64/align:16/threads:32/heap:8/manual_time"])
+
+    def test_naming_a_pattern_brings_no_axes_of_other_patterns(self):
+        # "--patterns=per_thread" took printf's 8-byte sizes and 1 MiB FIFOs.
+        r = run("--benchmark_list_tests", "--patterns=per_thread", "--apis=malloc")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        names = r.stdout.split()
+        self.assertTrue(names)
+        self.assertFalse([n for n in names if "/size:8/" in n or "/heap:1/" in n])
 
     def test_a_refused_run_leaves_existing_results_alone(self):
         with tempfile.TemporaryDirectory() as d:

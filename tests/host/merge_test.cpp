@@ -93,5 +93,52 @@ TEST_F(MergeTest, AChildFileThatIsNotJsonIsAnError) {
   EXPECT_THROW(m.add({0, p, {"a"}, ""}), std::runtime_error);
 }
 
+
+TEST_F(MergeTest, ARunningChildsCasesShowAsTheyLandAndAreTakenOnceWhenItEnds) {
+  ResultsMerger m(false);
+  m.add({0, child("a.json", "GPU A", {"a/heap:8"}), {"a/heap:8"}, ""});
+  const auto running = child("b.json", "GPU A", {"b1/heap:64"});
+  EXPECT_EQ(m.peek(0, running), 1u);
+  EXPECT_EQ(m.entries(), 2u);
+  child("b.json", "GPU A", {"b1/heap:64", "b2/heap:64"});  // the child replaced its file
+  EXPECT_EQ(m.peek(0, running), 2u);
+  EXPECT_EQ(m.entries(), 3u);
+  EXPECT_EQ(m.document()["benchmarks"][2]["name"], "b2/heap:64");
+  m.add({0, running, {"b1/heap:64", "b2/heap:64", "b3/heap:64"}, "was killed by signal 9 (Killed)"});
+  EXPECT_EQ(m.entries(), 4u) << "what peek showed is replaced by the child's final file, not added to it";
+  EXPECT_EQ(m.runs_merged(), 3u);
+}
+
+TEST_F(MergeTest, NothingFinishedMeansNoRunsMerged) {
+  // An interrupt before the first case: only made-up error results, which must not replace an earlier file.
+  ResultsMerger m(false);
+  m.add({0, (dir_ / "never_written.json").string(), {"a", "b"}, "was killed by signal 2 (Interrupt)"});
+  EXPECT_EQ(m.entries(), 2u);
+  EXPECT_EQ(m.runs_merged(), 0u);
+}
+
+TEST_F(MergeTest, RecoveryKeepsTheKilledRunsMergedFileAndAddsWhatItHadNotSeen) {
+  const auto out = (dir_ / "r.json").string();
+  const fs::path groups = dir_ / "r.json.groups";
+  fs::create_directories(groups);
+  const auto f0 = child("r.json.groups/device0_heap8_0.json", "GPU", {"a"});
+  const auto f1 = child("r.json.groups/device1_heap8_0.json", "GPU", {"a", "b"});
+  // The killed run had merged device 0's case and device 1's first one, and an error result.
+  json merged{{"context", {{"gpu_name", "GPU"}}},
+              {"benchmarks", {{{"name", "a/device:0"}}, {{"name", "a/device:1"}}, {{"name", "c/device:0"}}}}};
+  std::ofstream(out) << merged.dump();
+  RunManifest manifest;
+  manifest.tag_devices = true;
+  manifest.wrote_results = true;
+  manifest.children = {{0, f0}, {1, f1}};
+  manifest.write((groups / kManifestName).string());
+  EXPECT_EQ(recover_interrupted_run(out, groups.string()), 1u);
+  std::ifstream in(out);
+  const json doc = json::parse(in);
+  std::vector<std::string> names;
+  for (const auto& b : doc["benchmarks"]) names.push_back(b["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"a/device:0", "a/device:1", "c/device:0", "b/device:1"}));
+}
+
 }  // namespace
 }  // namespace heapbench

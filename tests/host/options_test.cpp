@@ -181,6 +181,48 @@ TEST(Options, ApisTheToolkitCannotBuildAreRefusedSayingWhy) {
 #endif
 }
 
+TEST(Options, AnEmptyValueDoesNotSwallowTheNextArgument) {
+  // "--benchmark_out= --sizes=64" (an unset shell variable) wrote results to a
+  // file named "--sizes=64" and dropped --sizes.
+  for (const std::vector<const char*>& args : {std::vector<const char*>{"--benchmark_out=", "--sizes=64"},
+                                               std::vector<const char*>{"--patterns=", "--apis=malloc"}}) {
+    try {
+      parse(args);
+      ADD_FAILURE() << "accepted " << args[0];
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(std::string(args[0]) + ": empty value"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Options, DevicesAndDeviceTogetherAreRefusedExceptInAChild) {
+  try {
+    parse({"--devices=0,1", "--device=1"});
+    ADD_FAILURE() << "--device was ignored silently";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--device=1"), std::string::npos) << e.what();
+  }
+  // A child of --devices gets its parent's arguments, then --device and --only-heap.
+  EXPECT_EQ(parse({"--devices=0,1", "--device=1", "--only-heap=8388608"}).device, 1);
+}
+
+TEST(Options, NamingPatternsBringsNoAxesOfOtherPatterns) {
+  // printf's part has 8-byte sizes and 1 MiB FIFOs; they must not reach per_thread.
+  const Options o = parse({"--patterns=per_thread", "--apis=malloc"});
+  for (const Case& c : plan_cases(o.sweeps)) {
+    EXPECT_NE(c.size, 8u) << case_name(c);
+    EXPECT_GE(c.heap, 4 * kMiB) << case_name(c);
+  }
+  // The parts that measure per_thread keep their axes.
+  bool failure_curve = false;
+  for (const Case& c : plan_cases(o.sweeps)) failure_curve |= c.heap == 6 * kMiB;
+  EXPECT_TRUE(failure_curve);
+  // And printf by itself keeps its own.
+  const Options p = parse({"--patterns=printf"});
+  EXPECT_FALSE(plan_cases(p.sweeps).empty());
+  for (const Case& c : plan_cases(p.sweeps)) EXPECT_EQ(c.pattern, "printf");
+}
+
 TEST(Options, HelpNamesEveryHeapbenchFlag) {
   const std::string h = options_help();
   for (const char* flag : {"--isolate", "--no-isolate", "--devices", "--profile", "--patterns", "--apis", "--aligns", "--sizes", "--threads", "--heaps", "--device", "--kernel-budget-ms", "--max-demand-fraction"}) {

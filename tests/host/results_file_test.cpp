@@ -1,7 +1,13 @@
 #include "heapbench/results_file.hpp"
+#include "heapbench/merge.hpp"
 
 #include <gtest/gtest.h>
 
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -45,6 +51,99 @@ TEST_F(ResultsFileTest, AnUnwritablePathIsRefusedUpFront) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("no_such_dir"), std::string::npos) << e.what();
   }
+}
+
+
+std::string refusal(const std::string& path) {
+  try {
+    ResultsFile f(path);
+  } catch (const std::runtime_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST_F(ResultsFileTest, WhatIsNotARegularFileIsRefusedAndLeftAlone) {
+  // A rename over /dev/null replaced the device node (as root); one over a
+  // directory failed only after every case had run.
+  const auto dir = dir_ / "adir";
+  fs::create_directories(dir);
+  EXPECT_NE(refusal(dir.string()).find("--benchmark_out=" + dir.string() + ": exists and is a directory"),
+            std::string::npos);
+  // As root, a private node like /dev/null: a wrong build then harms only the copy.
+  std::string null = (dir_ / "null").string();
+  if (mknod(null.c_str(), S_IFCHR | 0666, makedev(1, 3)) != 0) null = "/dev/null";
+  EXPECT_NE(refusal(null).find("--benchmark_out=" + null + ": exists and is a character device"), std::string::npos);
+  const auto fifo = dir_ / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_NE(refusal(fifo.string()).find("a pipe"), std::string::npos);
+  EXPECT_TRUE(fs::is_character_file(null));
+  EXPECT_TRUE(fs::is_directory(dir));
+  EXPECT_FALSE(fs::exists(dir.string() + ".partial"));
+}
+
+TEST_F(ResultsFileTest, ALinkToAResultsFileIsFollowedSoTheLinkSurvives) {
+  const auto target = dir_ / "real.json";
+  const auto link = dir_ / "link.json";
+  std::ofstream(target) << "old";
+  fs::create_symlink(target, link);
+  ResultsFile f(link.string());
+  EXPECT_EQ(f.path(), fs::canonical(target).string());
+  write_atomically(f.path(), "new");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(slurp(link), "new");
+}
+
+TEST_F(ResultsFileTest, TwoRunsCannotWriteOneFile) {
+  const auto path = (dir_ / "r.json").string();
+  ResultsFile first(path);
+  EXPECT_NE(refusal(path).find("another heapbench run is writing it"), std::string::npos);
+}
+
+TEST_F(ResultsFileTest, AFailedWriteKeepsTheLastFileAndLeavesNoScratch) {
+  const auto path = (dir_ / "r.json").string();
+  write_atomically(path, "complete");
+  // A file size limit stands in for a full disk: writes past it fail with EFBIG.
+  auto* old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  rlimit old{};
+  getrlimit(RLIMIT_FSIZE, &old);
+  rlimit small = old;
+  small.rlim_cur = 64;
+  ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &small), 0);
+  std::string why;
+  try {
+    write_atomically(path, std::string(1000, 'x'));
+  } catch (const ResultsWriteError& e) {
+    why = e.what();
+  }
+  setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  EXPECT_NE(why.find("cannot write"), std::string::npos) << why;
+  EXPECT_EQ(slurp(path), "complete");
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+}
+
+TEST_F(ResultsFileTest, LeftoversOfAKilledRunAreRecoveredThenRemoved) {
+  const auto path = (dir_ / "r.json").string();
+  std::ofstream(path) << R"({"benchmarks": [{"name": "old"}]})";
+  const fs::path groups = path + ".groups";
+  fs::create_directories(groups);
+  std::ofstream(groups / "device0_heap8_0.json")
+      << R"({"context": {"gpu_name": "G"}, "benchmarks": [{"name": "a", "run_name": "a", "run_type": "iteration"}]})";
+  RunManifest m;
+  m.children = {{0, (groups / "device0_heap8_0.json").string()}};
+  m.write((groups / kManifestName).string());
+  std::ofstream(path + ".tmp") << "{\"half";
+  ResultsFile f(path);
+  const std::string said = f.clean_leftovers();
+  EXPECT_NE(said.find("recovered 1 finished case"), std::string::npos) << said;
+  EXPECT_FALSE(fs::exists(groups));
+  EXPECT_FALSE(fs::exists(path + ".tmp"));
+  // The killed run had not written the file yet: its one case replaces the older results.
+  const auto doc = nlohmann::json::parse(slurp(path));
+  ASSERT_EQ(doc["benchmarks"].size(), 1u);
+  EXPECT_EQ(doc["benchmarks"][0]["name"], "a");
+  EXPECT_EQ(f.clean_leftovers(), "") << "nothing left the second time";
 }
 
 }  // namespace

@@ -8,8 +8,12 @@
 //   HEAPBENCH_NOGPU_ABORT      cases whose name contains this abort() the process
 //   HEAPBENCH_NOGPU_DEVICES    device count (default 1)
 //   HEAPBENCH_NOGPU_ROUND_NOISE  rounds report 2 ms x (1 +- this), alternately (default 0)
+//   HEAPBENCH_NOGPU_TRACE      a file this appends one line to for each use of the
+//                              device (heap set-up, round), so a test can tell
+//                              that nothing ran
 #include <chrono>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -23,11 +27,16 @@ std::string env(const char* name, const char* fallback) {
   return v ? v : fallback;
 }
 
+void trace(const std::string& what) {
+  if (const char* path = std::getenv("HEAPBENCH_NOGPU_TRACE")) std::ofstream(path, std::ios::app) << what << '\n';
+}
+
 class SleepingRound final : public Round {
  public:
   explicit SleepingRound(const Case& c) : c_(c) {}
   void begin() override {}
   void allocate() override {
+    trace("round " + case_name(c_));
     std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(env("HEAPBENCH_NOGPU_ROUND_MS", "1"))));
     const std::string fail = env("HEAPBENCH_NOGPU_FAIL", "");
     if (!fail.empty() && case_name(c_).find(fail) != std::string::npos) {
@@ -54,6 +63,7 @@ class SleepingRound final : public Round {
 class StandInBackend final : public Backend {
  public:
   Heap ensure_heap(std::uint64_t bytes) override {
+    trace("heap " + std::to_string(bytes));
     const bool reset = (current_ != 0 && current_ != bytes) || dirty_;
     current_ = bytes;
     dirty_ = false;

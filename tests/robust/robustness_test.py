@@ -1,14 +1,19 @@
 """What a user must be able to trust, checked without a GPU on heapbench's own
 program over a stand-in device (tests/robust/nogpu_main.cpp): the results file
 is valid JSON with every finished case after SIGTERM or Ctrl-C, a device error in
-one case is an error result and later cases still run, and bad input judged
-against the device is refused before any case runs, leaving files alone.
+one case is an error result and later cases still run, bad input judged
+against the device is refused before any case runs, leaving files alone, and
+nothing is lost or clobbered (issue 13): paths that are not files, empty values,
+interrupts before the first case, a killed parent, a full disk.
 
 usage: robustness_test.py PATH/TO/heapbench_nogpu
 """
 import json
 import os
+import resource
+import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -200,6 +205,312 @@ class BadInputAgainstTheDevice(unittest.TestCase):
 
     def test_a_results_format_other_than_json_is_refused(self):
         self.refused([*SMALL, "--sizes=64", "--benchmark_out_format=csv"], 2, "json only")
+
+
+def private_null(d):
+    """A character device to offer as a results file: as root, a private node
+    like /dev/null in `d`, so that a heapbench which renames over it (as
+    47fe9e1 did) harms only the copy; otherwise /dev/null itself, which an
+    unprivileged rename cannot replace."""
+    path = os.path.join(d, "null")
+    try:
+        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        return path
+    except PermissionError:
+        return "/dev/null"
+
+
+EARLIER = '{"earlier": "results"}'
+
+
+def children_of(pid):
+    """Pids of the live processes whose parent is `pid` (from /proc)."""
+    kids = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            kids.append(int(entry))
+    return kids
+
+
+def alive(pid):
+    """Running, not a zombie (an orphan's zombie waits for a reaper that may never come in a container)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def wait_until(predicate, timeout=30, step=0.02):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return False
+
+
+def cases_in(path):
+    try:
+        with open(path) as f:
+            return len(json.load(f)["benchmarks"])
+    except (OSError, ValueError, KeyError):
+        return 0
+
+
+class NothingClobbered(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.out = os.path.join(self.dir, "r.json")
+        self.trace = os.path.join(self.dir, "trace")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def earlier_file(self):
+        with open(self.out, "w") as f:
+            f.write(EARLIER)
+
+    def assert_untouched(self, *also):
+        with open(self.out) as f:
+            self.assertEqual(f.read(), EARLIER)
+        self.assertEqual(sorted(os.listdir(self.dir)), sorted(["r.json", *also]), "scratch files left behind")
+
+    def refused(self, *args, needle):
+        r = run(*args, env={"HEAPBENCH_NOGPU_TRACE": self.trace})
+        self.assertEqual(r.returncode, 2, (args, r.stdout, r.stderr))
+        self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+        self.assertIn(needle, r.stderr)
+        self.assertFalse(os.path.exists(self.trace), "the device was used")
+        return r
+
+    def test_a_results_path_that_is_not_a_regular_file_is_refused(self):
+        # As root, a rename over /dev/null replaced the device node; a directory was
+        # accepted, every case ran, and the process aborted at the end (rc 134).
+        adir = os.path.join(self.dir, "adir")
+        os.mkdir(adir)
+        fifo = os.path.join(self.dir, "fifo")
+        os.mkfifo(fifo)
+        null = private_null(self.dir)
+        stdout = os.path.join(self.dir, "stdout")  # like /dev/stdout: a link to this process's stdout
+        os.symlink("/proc/self/fd/1", stdout)
+        for mode in ("--isolate", "--no-isolate"):
+            for path, kind in ((adir, "a directory"), (null, "a character device"), (stdout, ""), (fifo, "a pipe")):
+                with self.subTest(mode=mode, path=path):
+                    self.refused(*SMALL, "--sizes=64", mode, f"--benchmark_out={path}",
+                                 needle=f"--benchmark_out={path}: exists and is {kind}")
+        self.assertTrue(os.path.isdir(adir) and not os.listdir(adir))
+        self.assertTrue(stat.S_ISCHR(os.stat(null).st_mode), "the device node was replaced")
+        self.assertTrue(os.path.islink(stdout))
+        self.assertEqual(sorted(os.listdir(self.dir)), sorted(["adir", "fifo", "stdout"] + (["null"] if null != "/dev/null" else [])),
+                         "scratch files beside the refused paths")
+
+    def test_an_empty_value_does_not_take_the_next_flag_as_its_value(self):
+        # "--benchmark_out= --sizes=64" wrote a file named "--sizes=64" and ran the wrong sweep.
+        r = subprocess.run([BINARY, *SMALL, "--benchmark_out=", "--sizes=64"], capture_output=True, text=True,
+                           timeout=60, cwd=self.dir, env=dict(os.environ, HEAPBENCH_NOGPU_TRACE=self.trace))
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--benchmark_out=: empty value", r.stderr)
+        self.assertEqual(os.listdir(self.dir), [])
+        self.refused("--patterns=", "--apis=malloc", needle="--patterns=: empty value")
+
+    def test_values_google_benchmark_answers_with_its_usage_are_refused(self):
+        # Google Benchmark printed its usage and exited 0, leaving an empty FILE.partial.
+        self.earlier_file()
+        for arg, needle in (("--benchmark_format=xml", "'xml'"), ("--benchmark_time_unit=fortnight", "'fortnight'")):
+            with self.subTest(arg=arg):
+                r = self.refused(*SMALL, "--sizes=64", arg, f"--benchmark_out={self.out}", needle=needle)
+                self.assertIn(arg.split("=")[0], r.stderr)
+                self.assert_untouched()
+
+    def test_no_repetitions_is_refused_and_leaves_an_earlier_file_alone(self):
+        # Under isolation it replaced the file with error-only entries.
+        self.earlier_file()
+        for mode in ("--isolate", "--no-isolate"):
+            with self.subTest(mode=mode):
+                self.refused(*SMALL, "--sizes=64", mode, "--benchmark_repetitions=0", f"--benchmark_out={self.out}",
+                             needle="--benchmark_repetitions")
+                self.assert_untouched()
+
+    def test_an_interrupt_before_the_first_case_leaves_an_earlier_file_alone(self):
+        # Under isolation the parent replaced the file with the running group's
+        # cases as error results; a run that finished no case must not touch it.
+        self.earlier_file()
+        for mode in ("--isolate", "--no-isolate"):
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                with self.subTest(mode=mode, sig=sig.name):
+                    if os.path.exists(self.trace):
+                        os.remove(self.trace)
+                    p = subprocess.Popen([BINARY, *SMALL, "--sizes=16,32", mode, f"--benchmark_out={self.out}",
+                                          "--benchmark_min_time=0.01"], stdout=subprocess.DEVNULL,
+                                         stderr=subprocess.PIPE, text=True,
+                                         env=dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS="5000",
+                                                  HEAPBENCH_NOGPU_TRACE=self.trace))
+                    self.assertTrue(wait_until(lambda: os.path.exists(self.trace)), "no round started")
+                    time.sleep(0.1)
+                    p.send_signal(sig)
+                    _, err = p.communicate(timeout=30)
+                    self.assertEqual(p.returncode, -sig, err)
+                    self.assert_untouched("trace")
+
+
+class KilledParent(unittest.TestCase):
+    def test_children_die_with_their_parent_and_the_next_run_recovers_their_cases(self):
+        # SIGKILL of heapbench under isolation left the child running (re-parented)
+        # and its finished cases in FILE.groups/, never merged.
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            with open(out, "w") as f:
+                f.write(EARLIER)
+            p = subprocess.Popen([BINARY, *SMALL[:3], "--heaps=8M,16M", "--sizes=16,32,64,128,256,512",
+                                  f"--benchmark_out={out}", "--benchmark_min_time=0.01"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 env=dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS="150"))
+            child_file = os.path.join(d, "r.json.groups", "device0_heap8_0.json")
+            self.assertTrue(wait_until(lambda: cases_in(child_file) >= 2))
+            kids = children_of(p.pid)
+            self.assertEqual(len(kids), 1, kids)
+            p.kill()
+            p.wait(timeout=10)
+            self.assertTrue(wait_until(lambda: not alive(kids[0]), timeout=10), "the child outlived its parent")
+            with open(child_file) as f:
+                finished = {b["name"] for b in json.load(f)["benchmarks"]}
+            self.assertGreaterEqual(len(finished), 2)
+            # The next run naming the file (here one refused for its filter) merges
+            # what the killed run finished and removes its leftovers.
+            r = run(*SMALL, "--sizes=64", f"--benchmark_out={out}", "--benchmark_filter=^nothing$")
+            self.assertEqual(r.returncode, 2, r.stderr)
+            # Either it merged cases the killed parent had not yet, or they were all there already.
+            self.assertRegex(r.stderr, r"recovered \d+ finished case|left by an interrupted run")
+            self.assertTrue(finished <= {b["name"] for b in load(out)["benchmarks"]})
+            self.assertEqual(sorted(os.listdir(d)), ["r.json"], "leftovers of the killed run")
+
+
+class LiveMerge(unittest.TestCase):
+    def test_each_finished_case_reaches_the_file_while_its_group_runs(self):
+        # Under isolation the file was updated only when a whole heap group ended.
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            p = subprocess.Popen([BINARY, *SMALL, "--sizes=16,32,64,128,256,512,1K,2K", f"--benchmark_out={out}",
+                                  "--benchmark_min_time=0.01"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                 env=dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS="150"))
+            try:
+                self.assertTrue(wait_until(lambda: cases_in(out) >= 1, timeout=60))
+                seen = cases_in(out)
+                self.assertIsNone(p.poll(), "the run ended before the file showed a case")
+                self.assertLess(seen, 8, "the file appeared only when the group ended")
+                self.assertTrue(wait_until(lambda: cases_in(out) > seen, timeout=60))
+                self.assertIsNone(p.poll())
+            finally:
+                p.wait(timeout=60)
+            self.assertEqual(p.returncode, 0)
+            self.assertEqual(cases_in(out), 8)
+
+
+def limit_file_size(limit):
+    def apply():
+        # A file size limit fails writes with EFBIG as a full disk fails them with
+        # ENOSPC, without root; SIGXFSZ ignored so the write fails instead of killing.
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
+    return apply
+
+
+class FullDisk(unittest.TestCase):
+    SWEEP = [*SMALL[:3], "--heaps=8M,16M", "--sizes=16,32,64,128,256,512,1K,2K", "--benchmark_min_time=0.01"]
+
+    def check_stops_cleanly(self, d, r, mode):
+        out = os.path.join(d, "r.json")
+        self.assertEqual(r.returncode, 5, (mode, r.stderr))
+        self.assertNotIn("terminate called", r.stderr)
+        self.assertRegex(r.stderr, r"(cannot write|could not write)")
+        self.assertIn("keeps its last complete version", r.stderr)
+        with open(out) as f:
+            doc = json.load(f)  # the last complete version: the earlier one, or a whole snapshot
+        if "benchmarks" in doc:
+            self.assertTrue(all(not b.get("error_occurred") for b in doc["benchmarks"]))
+        self.assertEqual(sorted(os.listdir(d)), ["r.json"], f"{mode}: scratch files left behind")
+
+    def test_a_write_that_fails_ends_the_run_with_a_message_and_the_last_file(self):
+        for mode in ("--isolate", "--no-isolate"):
+            with self.subTest(mode=mode), tempfile.TemporaryDirectory() as d:
+                out = os.path.join(d, "r.json")
+                with open(out, "w") as f:
+                    f.write(EARLIER)
+                r = subprocess.run([BINARY, *self.SWEEP, mode, f"--benchmark_out={out}"], capture_output=True,
+                                   text=True, timeout=120, preexec_fn=limit_file_size(4000))
+                self.check_stops_cleanly(d, r, mode)
+
+    def test_a_full_tmpfs(self):
+        d = tempfile.mkdtemp()
+        try:
+            m = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", d], capture_output=True, text=True)
+            if m.returncode != 0:
+                self.skipTest(f"cannot mount a small tmpfs here (needs root): {m.stderr.strip()}")
+            try:
+                for mode in ("--isolate", "--no-isolate"):
+                    with self.subTest(mode=mode):
+                        for name in os.listdir(d):
+                            os.remove(os.path.join(d, name))
+                        out = os.path.join(d, "r.json")
+                        with open(out, "w") as f:
+                            f.write(EARLIER)
+                        # Enough cases to fill 64 KiB with snapshots of a few KiB.
+                        r = run(*self.SWEEP[:3], "--heaps=8M,16M,32M", "--sizes=" + ",".join(
+                            str(16 * (i + 1)) for i in range(24)), "--benchmark_min_time=0.01", mode,
+                            f"--benchmark_out={out}", timeout=300)
+                        self.check_stops_cleanly(d, r, mode)
+            finally:
+                subprocess.run(["umount", d], check=True)
+        finally:
+            os.rmdir(d)
+
+
+class OneDocumentOnStdout(unittest.TestCase):
+    def test_json_on_stdout_under_isolation_is_one_document(self):
+        # Each child printed its own document: not valid JSON together.
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            r = run(*SMALL[:3], "--heaps=8M,16M", "--sizes=16,64", "--benchmark_format=json",
+                    f"--benchmark_out={out}", "--benchmark_min_time=0.01")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            doc = json.loads(r.stdout)
+            self.assertEqual(len(doc["benchmarks"]), 4)
+            self.assertEqual(doc["benchmarks"], load(out)["benchmarks"])
+
+    def test_csv_on_stdout_under_isolation_is_refused(self):
+        # Each child printed its own header.
+        with tempfile.TemporaryDirectory() as d:
+            r = run(*SMALL, "--sizes=64", "--benchmark_format=csv", f"--benchmark_out={d}/r.json")
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("--benchmark_format=csv", r.stderr)
+            self.assertEqual(os.listdir(d), [])
+
+
+class Progress(unittest.TestCase):
+    def test_a_longer_sweep_shows_progress_and_says_how_much_was_measurement(self):
+        for mode in ("--isolate", "--no-isolate"):
+            with self.subTest(mode=mode), tempfile.TemporaryDirectory() as d:
+                out = os.path.join(d, "r.json")
+                r = run(*SMALL, "--sizes=16,32,64,128,256,512,1K,2K", mode, f"--benchmark_out={out}", "--profile",
+                        "--profile-iterations=1", env={"HEAPBENCH_NOGPU_ROUND_MS": "250"})
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertRegex(r.stderr, r"heapbench: \d of 8 cases, [\d.]+ s elapsed, about [\d.:]+ s? ?left")
+                self.assertRegex(r.stderr, r"heapbench: 8 of 8 cases in [\d.]+ s; GPU time inside timed launches "
+                                           r"[\d.]+ s, \d+ % of the wall time")
+                ctx = load(out)["context"]
+                wall, timed = float(ctx["heapbench_wall_s"]), float(ctx["heapbench_timed_s"])
+                # The stand-in reports 2 ms of "GPU time" per round: 8 cases x 1 round.
+                self.assertAlmostEqual(timed, 8 * 2e-3, places=6)
+                self.assertGreater(wall, 8 * 0.25 * 2)  # a warm-up and a timed round of 250 ms per case
+                self.assertAlmostEqual(float(ctx["heapbench_timed_fraction"]), timed / wall, places=3)
 
 
 if __name__ == "__main__":

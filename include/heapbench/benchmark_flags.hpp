@@ -1,0 +1,27 @@
+#pragma once
+// Checks on the command line that CLI11's and Google Benchmark's own parsing
+// let through. Both throw UsageError (options.hpp) naming the flag and value.
+#include <string>
+#include <vector>
+
+namespace heapbench {
+
+// "--flag=" with nothing after "=" (what an unset shell variable gives) is an
+// error: CLI11 would otherwise take the next argument as the value
+// ("--benchmark_out= --sizes=64" wrote a file named "--sizes=64").
+void refuse_empty_values(const std::vector<std::string>& args);
+
+// The Google Benchmark flags heapbench needs to know about after checking them.
+struct BenchmarkFlags {
+  std::string format = "console";  // --benchmark_format: what goes to stdout
+  int repetitions = 1;             // --benchmark_repetitions
+};
+
+// Checks the values of the Google Benchmark flags in `args` (the arguments
+// heapbench passes on to it) that Google Benchmark itself answers with its
+// usage text and exit status 0 (--benchmark_format, --benchmark_time_unit;
+// an empty --benchmark_color is refuse_empty_values's) or accepts although no case could then run
+// (--benchmark_repetitions below 1). Other arguments are left to it.
+BenchmarkFlags check_benchmark_flags(const std::vector<std::string>& args);
+
+}  // namespace heapbench

@@ -1,0 +1,64 @@
+#pragma once
+// Progress of a sweep on stderr, and how much of its wall time was measurement.
+// Pure host logic: the caller passes the times, so tests use hand-made ones.
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace heapbench {
+
+// What the results file says about one entry's timing.
+struct CaseTiming {
+  bool counts = true;            // false for error results and aggregates (mean, median, ...): no measurement
+  std::optional<double> timed_s;  // the entry's `timed_s` counter, where the harness reports one
+  double real_time = 0.0;         // per iteration, in time_unit
+  double iterations = 0.0;
+  std::string time_unit = "ns";   // ns, us, ms or s
+};
+
+// GPU seconds inside timed launches of one entry: its `timed_s` counter when it
+// has one, else real_time x iterations (manual time is the GPU time of each
+// round's timed launches); 0 for errors and aggregates.
+double timed_seconds(const CaseTiming& t);
+// The same, read from one entry of a Google Benchmark JSON "benchmarks" list.
+CaseTiming case_timing(const nlohmann::json& entry);
+
+// Cases done of a planned total, the time left, and the summary at the end.
+class Progress {
+ public:
+  // No line in the first quiet_s seconds (a short sweep says nothing), then at
+  // most one every every_s seconds.
+  explicit Progress(std::size_t total, double quiet_s = 3.0, double every_s = 5.0)
+      : total_(total), quiet_s_(quiet_s), every_s_(every_s) {}
+
+  // `done` cases have finished `elapsed_s` seconds after the sweep began, with
+  // `timed_s` GPU seconds of measurement among them. Returns a line to print
+  // when one is due, else "".
+  std::string update(std::size_t done, double timed_s, double elapsed_s);
+
+  // Seconds the remaining cases will take at the mean pace so far (elapsed
+  // over done: cases of one sweep vary, so a per-case model would claim more
+  // than it knows); nullopt before the first case.
+  std::optional<double> seconds_left(double elapsed_s) const;
+
+  // "N of M cases in T; GPU time inside timed launches: X s, P % of the wall time".
+  std::string summary(double wall_s) const;
+
+  std::size_t done() const { return done_; }
+  std::size_t total() const { return total_; }
+  double timed_s() const { return timed_s_; }
+
+ private:
+  std::size_t total_;
+  double quiet_s_, every_s_;
+  std::size_t done_ = 0;
+  double timed_s_ = 0.0;
+  std::optional<double> last_line_s_;
+};
+
+// 75 -> "1:15", 3725 -> "1:02:05", 42 -> "42 s", 4.25 -> "4.2 s".
+std::string format_duration(double seconds);
+
+}  // namespace heapbench

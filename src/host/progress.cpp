@@ -1,0 +1,61 @@
+#include "heapbench/progress.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace heapbench {
+
+double timed_seconds(const CaseTiming& t) {
+  if (!t.counts) return 0.0;
+  if (t.timed_s) return *t.timed_s;
+  double per_unit = 1e-9;
+  if (t.time_unit == "us") per_unit = 1e-6;
+  if (t.time_unit == "ms") per_unit = 1e-3;
+  if (t.time_unit == "s") per_unit = 1.0;
+  return t.real_time * t.iterations * per_unit;
+}
+
+CaseTiming case_timing(const nlohmann::json& e) {
+  CaseTiming t;
+  t.counts = !e.value("error_occurred", false) && e.value("run_type", "iteration") != "aggregate";
+  if (e.contains("timed_s") && e["timed_s"].is_number()) t.timed_s = e["timed_s"].get<double>();
+  if (e.contains("real_time") && e["real_time"].is_number()) t.real_time = e["real_time"].get<double>();
+  if (e.contains("iterations") && e["iterations"].is_number()) t.iterations = e["iterations"].get<double>();
+  t.time_unit = e.value("time_unit", "ns");
+  return t;
+}
+
+std::string format_duration(double s) {
+  if (!(s >= 0)) s = 0;
+  if (s < 10) return fmt::format("{:.1f} s", s);
+  if (s < 60) return fmt::format("{:.0f} s", s);
+  const auto total = static_cast<long long>(std::llround(s));
+  if (total < 3600) return fmt::format("{}:{:02}", total / 60, total % 60);
+  return fmt::format("{}:{:02}:{:02}", total / 3600, total / 60 % 60, total % 60);
+}
+
+std::optional<double> Progress::seconds_left(double elapsed_s) const {
+  if (done_ == 0) return std::nullopt;
+  if (done_ >= total_) return 0.0;
+  return elapsed_s / static_cast<double>(done_) * static_cast<double>(total_ - done_);
+}
+
+std::string Progress::update(std::size_t done, double timed_s, double elapsed_s) {
+  done_ = done;
+  timed_s_ = timed_s;
+  if (elapsed_s < quiet_s_ || done_ >= total_) return {};
+  if (last_line_s_ && elapsed_s - *last_line_s_ < every_s_) return {};
+  last_line_s_ = elapsed_s;
+  const auto left = seconds_left(elapsed_s);
+  return fmt::format("heapbench: {} of {} cases, {} elapsed, about {} left", done_, total_, format_duration(elapsed_s),
+                     left ? format_duration(*left) : std::string("? s"));
+}
+
+std::string Progress::summary(double wall_s) const {
+  const double share = wall_s > 0 ? 100.0 * timed_s_ / wall_s : 0.0;
+  return fmt::format("heapbench: {} of {} cases in {}; GPU time inside timed launches {:.1f} s, {:.0f} % of the wall time",
+                     done_, total_, format_duration(wall_s), timed_s_, share);
+}
+
+}  // namespace heapbench

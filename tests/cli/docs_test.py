@@ -1,0 +1,53 @@
+"""The documents say what the committed files and the tools show: figures that
+docs/ROBUSTNESS.md quotes from a committed results file, and the README's
+command for Google Benchmark's own compare.py (which needs scipy: the system
+python of Debian 12 has none, the plot/ virtual environment has).
+
+usage: docs_test.py PATH/TO/REPOSITORY
+"""
+import json
+import os
+import re
+import shlex
+import subprocess
+import sys
+import unittest
+
+ROOT = None
+
+
+def read(rel):
+    with open(os.path.join(ROOT, rel)) as f:
+        return f.read()
+
+
+class Docs(unittest.TestCase):
+    def test_robustness_quotes_the_truncation_the_results_file_holds(self):
+        with open(os.path.join(ROOT, "results", "H200_2026-11-29_default-sweep.json")) as f:
+            runs = {b["name"]: b for b in json.load(f)["benchmarks"]}
+        message = runs["per_thread/malloc/size:16/threads:1048576/heap:64/manual_time"]["error_message"]
+        threads = int(re.search(r"truncated: (\d+) thread", message).group(1))
+        doc = read("docs/ROBUSTNESS.md")
+        row = next(line for line in doc.splitlines() if "2^20 threads x 16 B on a 64 MiB heap" in line)
+        self.assertIn(f"{threads:,} of them found the 5 s budget spent", row)
+
+    def test_the_readme_runs_googles_compare_py_with_a_python_that_has_scipy(self):
+        lines = [line for line in read("README.md").splitlines() if "/usr/share/benchmark/compare.py" in line]
+        self.assertTrue(lines)
+        for line in lines:
+            command = re.search(r"`([^`]*/usr/share/benchmark/compare\.py[^`]*)`", line).group(1)
+            words = shlex.split(command)
+            self.assertEqual(words[0], ".venv/bin/python", f"{command}: the system python has no scipy")
+        python = os.path.join(ROOT, ".venv", "bin", "python")
+        if not (os.path.exists(python) and os.path.exists("/usr/share/benchmark/compare.py")):
+            self.skipTest("no .venv (scripts/setup makes it) or no libbenchmark-tools: the command was not run")
+        results = os.path.join(ROOT, "results", "H200_2026-11-29_capacity.json")
+        r = subprocess.run([python, "/usr/share/benchmark/compare.py", "benchmarks", results, results],
+                           capture_output=True, text=True, timeout=300, cwd=ROOT)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("capacity/malloc/size:16", r.stdout)
+
+
+if __name__ == "__main__":
+    ROOT = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)

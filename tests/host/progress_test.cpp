@@ -1,0 +1,78 @@
+#include "heapbench/progress.hpp"
+
+#include <gtest/gtest.h>
+
+namespace heapbench {
+namespace {
+
+using nlohmann::json;
+
+TEST(TimedSeconds, RealTimeTimesIterationsInItsUnit) {
+  EXPECT_DOUBLE_EQ(timed_seconds({true, std::nullopt, 2.5, 40, "ms"}), 0.1);
+  EXPECT_DOUBLE_EQ(timed_seconds({true, std::nullopt, 500, 4, "us"}), 2e-3);
+  EXPECT_DOUBLE_EQ(timed_seconds({true, std::nullopt, 1e6, 3, "ns"}), 3e-3);
+  EXPECT_DOUBLE_EQ(timed_seconds({true, std::nullopt, 1.5, 2, "s"}), 3.0);
+}
+
+TEST(TimedSeconds, ATimedCounterWinsAndErrorsCountNothing) {
+  // With one registered iteration whose real time is the mean round, the
+  // harness's own `timed_s` counter is the truth.
+  EXPECT_DOUBLE_EQ(timed_seconds({true, 0.75, 0.1, 1, "ms"}), 0.75);
+  EXPECT_DOUBLE_EQ(timed_seconds({false, 0.75, 2.0, 10, "ms"}), 0.0);
+}
+
+TEST(TimedSeconds, ReadFromResultsFileEntries) {
+  const json ok = {{"name", "a"}, {"run_type", "iteration"}, {"iterations", 20}, {"real_time", 0.5}, {"time_unit", "ms"}};
+  EXPECT_DOUBLE_EQ(timed_seconds(case_timing(ok)), 0.01);
+  json with_counter = ok;
+  with_counter["timed_s"] = 1.25;
+  EXPECT_DOUBLE_EQ(timed_seconds(case_timing(with_counter)), 1.25);
+  json error = ok;
+  error["error_occurred"] = true;
+  EXPECT_DOUBLE_EQ(timed_seconds(case_timing(error)), 0.0);
+  json mean = ok;
+  mean["run_type"] = "aggregate";
+  EXPECT_DOUBLE_EQ(timed_seconds(case_timing(mean)), 0.0) << "a mean repeats its repetitions' time";
+}
+
+TEST(Progress, EstimatesTheRestAtTheMeanPaceSoFar) {
+  Progress p(10);
+  EXPECT_FALSE(p.seconds_left(1.0).has_value()) << "nothing to go by before the first case";
+  // Cases of 2, 4 and 3 s: 9 s for 3 cases, 7 to go.
+  p.update(1, 0.5, 2.0);
+  p.update(2, 1.0, 6.0);
+  p.update(3, 1.5, 9.0);
+  EXPECT_DOUBLE_EQ(*p.seconds_left(9.0), 21.0);
+  // Time spent in the running case counts too: at 12 s, 4 s per case so far.
+  EXPECT_DOUBLE_EQ(*p.seconds_left(12.0), 28.0);
+  p.update(10, 4.0, 30.0);
+  EXPECT_DOUBLE_EQ(*p.seconds_left(30.0), 0.0);
+}
+
+TEST(Progress, QuietForShortSweepsThenAtMostOneLinePerInterval) {
+  Progress p(100, /*quiet_s=*/3.0, /*every_s=*/5.0);
+  EXPECT_EQ(p.update(1, 0.1, 1.0), "") << "a sweep of a few seconds says nothing";
+  EXPECT_EQ(p.update(2, 0.2, 2.9), "");
+  const std::string first = p.update(3, 0.3, 3.0);
+  EXPECT_EQ(first, "heapbench: 3 of 100 cases, 3.0 s elapsed, about 1:37 left");
+  EXPECT_EQ(p.update(4, 0.4, 7.9), "") << "at most one line per 5 s";
+  EXPECT_NE(p.update(5, 0.5, 8.0), "");
+  EXPECT_EQ(p.update(100, 9.0, 200.0), "") << "the summary, not a progress line, ends the sweep";
+}
+
+TEST(Progress, SummarySaysHowMuchOfTheWallTimeWasMeasurement) {
+  Progress p(391);
+  p.update(391, 121.0, 238.0);
+  EXPECT_EQ(p.summary(238.0),
+            "heapbench: 391 of 391 cases in 3:58; GPU time inside timed launches 121.0 s, 51 % of the wall time");
+}
+
+TEST(Progress, DurationsReadAsAClock) {
+  EXPECT_EQ(format_duration(4.25), "4.2 s");
+  EXPECT_EQ(format_duration(42), "42 s");
+  EXPECT_EQ(format_duration(75), "1:15");
+  EXPECT_EQ(format_duration(3725), "1:02:05");
+}
+
+}  // namespace
+}  // namespace heapbench
