@@ -22,7 +22,7 @@ SEED = 13
 COUNT = 160
 
 VALID = ["--patterns=per_thread", "--apis=malloc", "--sizes=64", "--threads=32", "--heaps=8M",
-         "--benchmark_min_time=0.01"]
+         "--min-rounds=2"]
 
 HUGE = ["99999999999999999999", "18446744073709551616", "17179869184G"]
 NON_NUMERIC = ["abc", "1.5K", "0x10", "12Q", "1T", " 64", "64 ", "--", "+-1", "1e3", "NaN"]
@@ -77,6 +77,10 @@ def generate(rng):
             ("--max-demand-fraction", ["-1", "-0.5", "nan", "x"]),
             ("--device", ["-1", "abc", "99999999999", "1.5"]),
             ("--profile-iterations", ["0", "-3", "x", "99999999999"]),
+            ("--max-noise", ["0", "-1", "100", "abc", "nan", "inf"]),
+            ("--min-rounds", ["0", "-3", "x", "99999999999", "2.5"]),
+            ("--max-time", ["0", "-1", "1e9", "nan", "x"]),
+            ("--sweep", ["fast", "QUICK", "default,quick"]),
         ])
         value = rng.choice(values)
         return flag, value, value
@@ -87,7 +91,8 @@ def generate(rng):
     if kind == "empty":
         flag = rng.choice(["--sizes", "--threads", "--heaps", "--aligns", "--patterns", "--apis", "--device",
                            "--kernel-budget-ms", "--benchmark_out", "--benchmark_filter", "--benchmark_format",
-                           "--benchmark_color", "--benchmark_repetitions", "--max-demand-fraction"])
+                           "--benchmark_color", "--benchmark_repetitions", "--max-demand-fraction",
+                           "--max-noise", "--min-rounds", "--max-time", "--sweep"])
         return flag, "", f"{flag}="
     if kind == "benchmark":
         flag, values = rng.choice([
@@ -96,6 +101,8 @@ def generate(rng):
             ("--benchmark_repetitions", ["0", "-1", "abc", "99999999999"]),
             ("--benchmark_out_format", ["csv", "console", "xml"]),
             ("--benchmark_filter", ["(", "^nothing_matches$", "[z-a]"]),
+            # heapbench's stopping rule replaces Google Benchmark's calibration.
+            ("--benchmark_min_time", ["0.5s", "1x", "2"]),
         ])
         value = rng.choice(values)
         return flag, value, value

@@ -28,7 +28,7 @@ SEED = 13
 TRIALS = 60
 # The sweep each trial runs, beside its random heaps and sizes, and how: the
 # stand-in's rounds take a random 5-40 ms; h200_faults.py sets these for a GPU.
-SWEEP = ["--patterns=per_thread", "--apis=malloc", "--threads=32", "--benchmark_min_time=0.01"]
+SWEEP = ["--patterns=per_thread", "--apis=malloc", "--threads=32", "--min-rounds=2"]
 HEAPS = ["8M,16M", "8M,16M,32M"]
 MAX_SIZES = 5
 DEVICES = [1, 1, 2]

@@ -7,7 +7,7 @@ usage: python3 tests/robust/h200_faults.py [build/heapbench] [--log FILE] [--tri
 
 It also runs against tests/robust's stand-in, which is how it was tested without
 a GPU: HEAPBENCH_NOGPU_ROUND_MS=30 python3 tests/robust/h200_faults.py
-build/tests/heapbench_nogpu --sweep-arg=--benchmark_min_time=0.01 Exit status 0 when every fault behaved as
+build/tests/heapbench_nogpu --sweep-arg=--min-rounds=2 Exit status 0 when every fault behaved as
 the table says, 1 otherwise.
 """
 import argparse
@@ -298,7 +298,7 @@ def main():
     ap.add_argument("--log", default=None)
     ap.add_argument("--trials", type=int, default=6, help="random kill trials (fault_test.py's)")
     ap.add_argument("--sweep-arg", action="append", default=[],
-                    help="appended to the tiny sweep (the stand-in: --benchmark_min_time=0.01, its rounds are slow)")
+                    help="appended to the tiny sweep (the stand-in: --min-rounds=2, its rounds are slow)")
     a = ap.parse_args()
     BINARY = os.path.abspath(a.binary)
     TINY.extend(a.sweep_arg)

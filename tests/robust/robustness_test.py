@@ -349,7 +349,7 @@ class NothingClobbered(unittest.TestCase):
                     if os.path.exists(self.trace):
                         os.remove(self.trace)
                     p = subprocess.Popen([BINARY, *SMALL, "--sizes=16,32", mode, f"--benchmark_out={self.out}",
-                                          "--benchmark_min_time=0.01"], stdout=subprocess.DEVNULL,
+                                          "--min-rounds=2"], stdout=subprocess.DEVNULL,
                                          stderr=subprocess.PIPE, text=True,
                                          env=dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS="5000",
                                                   HEAPBENCH_NOGPU_TRACE=self.trace))
@@ -370,7 +370,7 @@ class KilledParent(unittest.TestCase):
             with open(out, "w") as f:
                 f.write(EARLIER)
             p = subprocess.Popen([BINARY, *SMALL[:3], "--heaps=8M,16M", "--sizes=16,32,64,128,256,512",
-                                  f"--benchmark_out={out}", "--benchmark_min_time=0.01"],
+                                  f"--benchmark_out={out}", "--min-rounds=2"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                  env=dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS="150"))
             child_file = os.path.join(d, "r.json.groups", "device0_heap8_0.json")
@@ -399,7 +399,7 @@ class LiveMerge(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "r.json")
             p = subprocess.Popen([BINARY, *SMALL, "--sizes=16,32,64,128,256,512,1K,2K", f"--benchmark_out={out}",
-                                  "--benchmark_min_time=0.01"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                  "--min-rounds=2"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                  env=dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS="150"))
             try:
                 self.assertTrue(wait_until(lambda: cases_in(out) >= 1, timeout=60))
@@ -424,7 +424,7 @@ def limit_file_size(limit):
 
 
 class FullDisk(unittest.TestCase):
-    SWEEP = [*SMALL[:3], "--heaps=8M,16M", "--sizes=16,32,64,128,256,512,1K,2K", "--benchmark_min_time=0.01"]
+    SWEEP = [*SMALL[:3], "--heaps=8M,16M", "--sizes=16,32,64,128,256,512,1K,2K", "--min-rounds=2"]
 
     def check_stops_cleanly(self, d, r, mode):
         out = os.path.join(d, "r.json")
@@ -464,7 +464,7 @@ class FullDisk(unittest.TestCase):
                             f.write(EARLIER)
                         # Enough cases to fill 64 KiB with snapshots of a few KiB.
                         r = run(*self.SWEEP[:3], "--heaps=8M,16M,32M", "--sizes=" + ",".join(
-                            str(16 * (i + 1)) for i in range(24)), "--benchmark_min_time=0.01", mode,
+                            str(16 * (i + 1)) for i in range(24)), "--min-rounds=2", mode,
                             f"--benchmark_out={out}", timeout=300)
                         self.check_stops_cleanly(d, r, mode)
             finally:
@@ -479,7 +479,7 @@ class OneDocumentOnStdout(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "r.json")
             r = run(*SMALL[:3], "--heaps=8M,16M", "--sizes=16,64", "--benchmark_format=json",
-                    f"--benchmark_out={out}", "--benchmark_min_time=0.01")
+                    f"--benchmark_out={out}", "--min-rounds=2")
             self.assertEqual(r.returncode, 0, r.stderr)
             doc = json.loads(r.stdout)
             self.assertEqual(len(doc["benchmarks"]), 4)
