@@ -8,6 +8,7 @@
 #include "app.hpp"
 
 #include <benchmark/benchmark.h>
+#include <string_view>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <optional>
 
+#include "advise.hpp"
 #include "context.hpp"
 #include "families.hpp"
 #include "orchestrate.hpp"
@@ -40,6 +42,7 @@ int fail(int code, fmt::format_string<Args...> f, Args&&... args) {
 }  // namespace
 
 int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
+  if (argc > 1 && std::string_view(argv[1]) == "advise") return run_advise(argc - 1, argv + 1, hooks);
   Options o;
   try {
     o = parse_options(argc, argv);
