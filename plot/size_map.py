@@ -174,8 +174,10 @@ def figure(df: pd.DataFrame, classes: list[SizeClass], ctx: dict, out: Path) -> 
     bottom.set_ylabel("bytes")
     bottom.legend()
     for k, c in enumerate(classes):
+        # Up to the next class's first size: no unshaded gap between classes.
+        right = classes[k + 1].lo if k + 1 < len(classes) else max(c.hi, c.lo * 1.02)
         for ax in (top, bottom):
-            ax.axvspan(c.lo, c.hi if c.hi > c.lo else c.lo * 1.02, color="C2" if k % 2 else "C1", alpha=0.12, lw=0)
+            ax.axvspan(c.lo, right, color="C2" if k % 2 else "C1", alpha=0.12, lw=0)
     fig.suptitle(f"Size classes of the device heap: {len(classes)} classes\n{_title(ctx)}", fontsize=10)
     fig.tight_layout()
     paths = [out / "size_map.png", out / "size_map.svg"]

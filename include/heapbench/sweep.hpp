@@ -36,7 +36,7 @@ std::vector<Sweep> default_sweep();
 std::vector<Sweep> quick_sweep();
 
 // The size-class map (--sweep=size_map): the size_map pattern with malloc at
-// 1024 threads on a 4 GiB heap, over size_map_sizes(): every 16 B from 16 B to
+// 256 threads on a 1 GiB heap, over size_map_sizes(): every 16 B from 16 B to
 // 8 KiB, then 8 sizes per doubling up to 1 MiB (568 sizes).
 std::vector<std::uint64_t> size_map_sizes();
 std::vector<Sweep> size_map_sweep();

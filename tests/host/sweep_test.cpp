@@ -157,7 +157,7 @@ TEST(Sweep, SizeMapIsEvery16BytesTo8KiBThenCoarserTo1MiB) {
   }
   const auto cases = plan_cases(size_map_sweep());
   ASSERT_EQ(cases.size(), 568u);
-  EXPECT_EQ(case_name(cases.front()), "size_map/malloc/size:16/threads:1024/heap:4096");
+  EXPECT_EQ(case_name(cases.front()), "size_map/malloc/size:16/threads:256/heap:1024");
 }
 
 }  // namespace

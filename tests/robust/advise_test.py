@@ -123,7 +123,7 @@ class SizeMapSweep(unittest.TestCase):
         r = run("--sweep=size_map", "--benchmark_list_tests")
         names = r.stdout.split()
         self.assertEqual(len(names), 568, r.stderr)
-        self.assertEqual(names[0], "size_map/malloc/size:16/threads:1024/heap:4096/manual_time")
+        self.assertEqual(names[0], "size_map/malloc/size:16/threads:256/heap:1024/manual_time")
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "r.json")
             r = run("--sweep=size_map", "--sizes=16,100", "--heaps=64M", "--min-rounds=1", f"--benchmark_out={out}",
