@@ -9,6 +9,7 @@
 #include "app.hpp"
 
 #include <benchmark/benchmark.h>
+#include <string_view>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <optional>
 
+#include "advise.hpp"
 #include "context.hpp"
 #include "families.hpp"
 #include "orchestrate.hpp"
@@ -61,6 +63,7 @@ int fail(int code, fmt::format_string<Args...> f, Args&&... args) {
 }  // namespace
 
 int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
+  if (argc > 1 && std::string_view(argv[1]) == "advise") return run_advise(argc - 1, argv + 1, hooks);
   const Stopwatch clock;  // the run's wall time: what the measurement summary divides by
   Options o;
   BenchmarkFlags bflags;

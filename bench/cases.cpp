@@ -147,6 +147,8 @@ struct Measured {
   int unheld_rounds = 0;     // in batches whose hold broke (launch gaps timed): dropped
   double clock_x_time = 0, clock_time = 0;  // SM clock weighted by the batches' timed seconds
   double min_clock_mhz = 0;                 // the slowest dropped batch, for the error message
+  double stride_sum = 0;                    // size_map: median strides of the batches' last rounds
+  int strides = 0;
   Verdict verdict = Verdict::more;
   bool warmed = false;  // the first full round has been seen (counted or discarded)
 
@@ -157,6 +159,11 @@ struct Measured {
     append(free_lat, r.free_latency_ns);
     if (r.capacity) capacity.add(*r.capacity);
     if (r.printf_raw) printf_sums.add(*r.printf_raw);
+    if (r.block_addresses.size() >= 2) {
+      std::vector<std::uint64_t> a = r.block_addresses;
+      stride_sum += median_stride(a);
+      ++strides;
+    }
     if (clock_mhz > 0) {
       const double t = r.timed_seconds;
       clock_x_time += clock_mhz * t;
@@ -305,6 +312,7 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     }
     st.counters["heap_bytes"] = static_cast<double>(heap.reported);
     if (round->times_use()) st.counters["use_bytes_per_s"] = f.use_bytes_per_s;
+    if (m.strides > 0) st.counters["stride_bytes"] = m.stride_sum / m.strides;
     if (round->has_latency()) {
       set_latency_counters(st, "", m.alloc_lat);
       set_latency_counters(st, "free_", m.free_lat);

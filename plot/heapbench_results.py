@@ -19,7 +19,7 @@ KNOWN_SCHEMA_VERSIONS = {1}
 
 # One vocabulary with the C++ side, the README and docs/METRICS.md.
 COUNTERS = [
-    "allocs_per_s", "frees_per_s", "bytes_per_s", "fail_rate", "heap_bytes", "use_bytes_per_s",
+    "allocs_per_s", "frees_per_s", "bytes_per_s", "fail_rate", "heap_bytes", "use_bytes_per_s", "stride_bytes",
     "utilization", "overhead_bytes", "ext_frag", "ext_frag_4x", "ext_frag_8x", "ext_frag_random", "addr_range_ratio", "addr_range_ratio_rounds",
     "recovery", "recovery_allocs_per_s",
     "lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_max_ns",

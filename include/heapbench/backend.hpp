@@ -42,6 +42,8 @@ struct IterationResult {
   std::optional<CapacityRaw> capacity;
   // printf family only: calls, return values, lines captured.
   std::optional<PrintfRaw> printf_raw;
+  // size_map only: the addresses of the blocks of the batch's last round.
+  std::vector<std::uint64_t> block_addresses;
 
   // Empty when the round is a valid measurement; otherwise why it is not.
   std::string problem(double kernel_budget_s) const;

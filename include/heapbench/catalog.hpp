@@ -8,7 +8,7 @@
 
 namespace heapbench {
 
-inline constexpr std::array<std::string_view, 11> kPatterns = {
+inline constexpr std::array<std::string_view, 12> kPatterns = {
     "per_thread",    // each thread allocates, uses and frees its own block
     "per_thread_mixed",    // per_thread with seeded sizes uniform over [min(16, size), size]
     "per_thread_latency",  // per_thread with clock64 around every call (a separate family: per_thread stays clean)
@@ -19,6 +19,7 @@ inline constexpr std::array<std::string_view, 11> kPatterns = {
     "churn",         // seeded random allocations and frees of mixed sizes in one kernel
     "capacity",      // fill to the first NULL, free every other block, refill larger: utilisation, fragmentation
     "capacity_fill", // capacity's first fill only, then free: utilisation of heaps too large for the refills
+    "size_map",      // per_thread plus the median address stride between blocks: the allocator's size classes (--sweep=size_map)
     "printf",        // not the heap: device printf into its FIFO (cudaLimitPrintfFifoSize), lines delivered and lost
 };
 

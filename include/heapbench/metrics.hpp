@@ -75,6 +75,12 @@ class AddressSpan {
   std::uint64_t size_ = 0;
 };
 
+// The median distance between neighbouring blocks once `addresses` are sorted
+// by address: the bytes one block really takes (request, header, rounding to
+// its size class). The median ignores the gaps between the allocator's
+// regions. 0 for fewer than two blocks. Reorders `addresses`.
+double median_stride(std::vector<std::uint64_t>& addresses);
+
 struct Percentiles {
   double p50 = 0, p90 = 0, p99 = 0, max = 0;
 };

@@ -35,6 +35,12 @@ std::vector<Sweep> default_sweep();
 // one 8-byte argument, 1024 threads, CUDA's 8 MiB FIFO).
 std::vector<Sweep> quick_sweep();
 
+// The size-class map (--sweep=size_map): the size_map pattern with malloc at
+// 256 threads on a 1 GiB heap, over size_map_sizes(): every 16 B from 16 B to
+// 8 KiB, then 8 sizes per doubling up to 1 MiB (568 sizes).
+std::vector<std::uint64_t> size_map_sizes();
+std::vector<Sweep> size_map_sweep();
+
 // Cases over one or more sweeps (unsupported pattern x API pairs skipped,
 // duplicates dropped), ordered heap-major so a run resets the device once per
 // distinct heap size whatever a filter selects.

@@ -10,7 +10,8 @@
 //
 // Counters: allocs_per_s (successful calls per second of allocating-launch
 // time), frees_per_s (per second of freeing-launch time; not for alloca),
-// bytes_per_s, fail_rate (NULL returns / calls), heap_bytes.
+// bytes_per_s, fail_rate (NULL returns / calls), heap_bytes; size_map adds
+// stride_bytes (median distance between neighbouring blocks by address).
 #include "call_paths.cuh"
 
 namespace heapbench::detail {
@@ -45,6 +46,14 @@ struct PerThreadT : PatternDefaults {
 };
 using PerThread = PerThreadT<false>;
 using PerThreadMixed = PerThreadT<true>;
+
+// size_map: per_thread, plus the last round's block addresses of each batch, for
+// the median stride between neighbouring blocks (the bytes a block really
+// takes). A family of its own so per_thread pays no copy.
+struct SizeMap : PerThread {
+  static constexpr const char* name = "size_map";
+  static constexpr bool reports_addresses = true;
+};
 
 // The stack baseline. cudaLimitStackSize is raised to hold `size` bytes plus the
 // frame for the runner's lifetime and put back afterwards.
@@ -135,6 +144,7 @@ std::unique_ptr<Round> make_per_thread(const Case& c, double budget_s) {
     return make_for_call_path<ThreePhase<PerThread>::template Runner>(c, budget_s);
   }
   if (c.pattern == PerThreadMixed::name) return make_three_phase<PerThreadMixed>(c, budget_s);
+  if (c.pattern == SizeMap::name) return make_three_phase<SizeMap>(c, budget_s);
   return make_three_phase<PerThread>(c, budget_s);
 }
 

@@ -41,6 +41,7 @@ struct PatternDefaults {
   static constexpr bool times_use = false;    // time the use launches as a phase
   static constexpr bool has_latency = false;  // fills RoundArgs::lat_* with clock64 cycles
   static constexpr bool mixed_sizes = false;  // thread tid asks for mixed_size(tid, size) bytes
+  static constexpr bool reports_addresses = false;  // collect() copies the last round's table back (size_map)
   static void prepare(const RoundArgs&) {}    // before every batch (enqueued, no host wait)
 };
 
@@ -181,6 +182,11 @@ inline std::uint64_t budget_ns(double seconds) { return static_cast<std::uint64_
 // Peak SM clock of the current device, for clock64 cycles -> ns.
 double sm_cycles_per_ns();
 
+// Copies a round's pointer table back: the blocks it held (NULL and
+// not-started slots left out), in table order. The free launch does not clear
+// the table, so after a round it still names the blocks that round had.
+std::vector<std::uint64_t> block_addresses(void* const* device_table, std::uint64_t n);
+
 // Copies per-thread cycle counts and converts those of calls that were made.
 std::vector<double> latencies_ns(const unsigned long long* device_cycles, std::uint64_t n, double cycles_per_ns);
 
@@ -242,6 +248,7 @@ class ThreePhaseRunner final : public Round {
     }
     // Every byte of every live slice written once and read once.
     if (Pattern::times_use) out.tally.use_bytes = 2 * live_threads * c_.size;
+    if constexpr (Pattern::reports_addresses) out.block_addresses = block_addresses(buffers_.args().table, c_.threads);
     if (Pattern::has_latency) {
       out.alloc_latency_ns = latencies_ns(buffers_.args().lat_alloc, c_.threads, cycles_per_ns_);
       out.free_latency_ns = latencies_ns(buffers_.args().lat_free, c_.threads, cycles_per_ns_);

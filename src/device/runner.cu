@@ -54,6 +54,18 @@ std::vector<double> latencies_ns(const unsigned long long* device_cycles, std::u
   return ns;
 }
 
+std::vector<std::uint64_t> block_addresses(void* const* device_table, std::uint64_t n) {
+  std::vector<void*> table(n);
+  HB_CUDA_CHECK(cudaMemcpy(table.data(), device_table, n * sizeof(void*), cudaMemcpyDeviceToHost));
+  std::vector<std::uint64_t> out;
+  out.reserve(n);
+  for (void* p : table) {
+    const auto a = reinterpret_cast<std::uintptr_t>(p);
+    if (a > 1) out.push_back(a);  // 0: NULL, 1: kNotStarted
+  }
+  return out;
+}
+
 }  // namespace detail
 
 std::unique_ptr<Round> make_cuda_round(const Case& c, double kernel_budget_s) {
@@ -62,7 +74,7 @@ std::unique_ptr<Round> make_cuda_round(const Case& c, double kernel_budget_s) {
     if (auto why = alloc::check_cuda_std_aligned_order(); !why.empty()) throw std::runtime_error(why);
   }
 #endif
-  if (c.pattern == "per_thread" || c.pattern == "per_thread_mixed") return detail::make_per_thread(c, kernel_budget_s);
+  if (c.pattern == "per_thread" || c.pattern == "per_thread_mixed" || c.pattern == "size_map") return detail::make_per_thread(c, kernel_budget_s);
   if (c.pattern == "per_thread_latency") return detail::make_per_thread_latency(c, kernel_budget_s);
   if (c.pattern == "per_warp") return detail::make_per_warp(c, kernel_budget_s);
   if (c.pattern == "per_block") return detail::make_per_block(c, kernel_budget_s);

@@ -101,3 +101,16 @@ double AddressSpan::ratio() const {
 }
 
 }  // namespace heapbench
+
+namespace heapbench {
+
+double median_stride(std::vector<std::uint64_t>& addresses) {
+  if (addresses.size() < 2) return 0;
+  std::sort(addresses.begin(), addresses.end());
+  std::vector<double> strides;
+  strides.reserve(addresses.size() - 1);
+  for (std::size_t i = 1; i < addresses.size(); ++i) strides.push_back(static_cast<double>(addresses[i] - addresses[i - 1]));
+  return percentiles(strides).p50;
+}
+
+}  // namespace heapbench

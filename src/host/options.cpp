@@ -80,8 +80,9 @@ void add_flags(CLI::App& app, Parsed& p) {
   app.add_flag("--benchmark_list_tests{true}", p.list_tests, "List the cases and exit (needs no GPU)");
   app.add_option("--sweep", p.sweep,
                  "Which built-in sweep the axis flags modify: default (the thorough one) or quick (every "
-                 "pattern x API at one or two points, about a minute on an H200)")
-      ->check(CLI::IsMember({"default", "quick"}));
+                 "pattern x API at one or two points, about a minute on an H200) or size_map (the allocator's size "
+                 "classes: every 16 B to 8 KiB, then coarser to 1 MiB; see README)")
+      ->check(CLI::IsMember({"default", "quick", "size_map"}));
   const StoppingRule rule;
   app.add_option("--max-noise", p.max_noise_pct,
                  fmt::format("Stop a case once the relative standard error of its mean round time is at most this "
@@ -230,7 +231,7 @@ Options parse_options(int argc, const char* const* argv) {
     o.rule.max_time_s = p.max_time_s;
   }
   o.sweep = p.sweep;
-  o.sweeps = p.sweep == "quick" ? quick_sweep() : default_sweep();
+  o.sweeps = p.sweep == "quick" ? quick_sweep() : p.sweep == "size_map" ? size_map_sweep() : default_sweep();
   // Each flag replaces its axis in every part of the default sweep.
   auto apply = [&](auto member, auto value) {
     for (auto& s : o.sweeps) s.*member = value;

@@ -1,6 +1,7 @@
 #include "heapbench/sweep.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 #include "heapbench/catalog.hpp"
@@ -24,7 +25,7 @@ std::vector<Sweep> default_sweep() {
   Sweep matrix;
   for (auto p : kPatterns) {
     // The capacity families and printf have their own parts.
-    if (!is_capacity_family(p) && p != "printf") matrix.patterns.emplace_back(p);
+    if (!is_capacity_family(p) && p != "printf" && p != "size_map") matrix.patterns.emplace_back(p);
   }
   matrix.apis.assign(kApis.begin(), kApis.end());
   matrix.sizes = {64, 4096};
@@ -93,7 +94,7 @@ std::vector<Sweep> default_sweep() {
 std::vector<Sweep> quick_sweep() {
   Sweep matrix;
   for (auto p : kPatterns) {
-    if (!is_capacity_family(p) && p != "printf") matrix.patterns.emplace_back(p);
+    if (!is_capacity_family(p) && p != "printf" && p != "size_map") matrix.patterns.emplace_back(p);
   }
   matrix.apis.assign(kApis.begin(), kApis.end());
   matrix.sizes = {64};
@@ -117,6 +118,38 @@ std::vector<Sweep> quick_sweep() {
   printf_fifo.threads = {1024};
   printf_fifo.heaps = {8 * kMiB};
   return {matrix, capacity, printf_fifo};
+}
+
+std::vector<std::uint64_t> size_map_sizes() {
+  std::vector<std::uint64_t> sizes;
+  // Every 16 B (CUDA's heap alignment) up to 8 KiB: fine enough that no class
+  // boundary below 8 KiB falls between two points by more than 16 B.
+  for (std::uint64_t s = 16; s <= 8192; s += 16) sizes.push_back(s);
+  // Then 8 points per doubling up to 1 MiB (each a multiple of 16): past 8 KiB a
+  // class is wider, and a step of 2^(1/8) = 9 % still places a boundary within 9 %.
+  for (int k = 1; k <= 7 * 8; ++k) {
+    const double bytes = 8192.0 * std::exp2(k / 8.0);
+    const auto s = static_cast<std::uint64_t>(std::llround(bytes / 16.0)) * 16;
+    if (s > sizes.back()) sizes.push_back(s);
+  }
+  return sizes;
+}
+
+std::vector<Sweep> size_map_sweep() {
+  Sweep map;
+  map.patterns = {"size_map"};
+  map.apis = {"malloc"};
+  map.sizes = size_map_sizes();
+  map.aligns = {16};
+  // 256 threads: enough blocks for a median stride, few enough that a round of
+  // the slowest class (about 8e4 calls/s for 1 KiB on an H200) lasts ~3 ms and
+  // that 256 x 1 MiB fits a 1 GiB heap at the 61 % utilisation measured for
+  // 64 KiB blocks. The heap stays at 1 GiB because every case ends with a
+  // capacity probe that fills the heap with 64 KiB blocks: a 4 GiB probe would
+  // cost more than the case.
+  map.threads = {256};
+  map.heaps = {1024 * kMiB};
+  return {map};
 }
 
 void sort_run_order(std::vector<Case>& cases) {

@@ -80,6 +80,14 @@ TEST_P(EveryPair, AmpleHeapEveryCallSucceedsAndEveryByteReadsBack) {
       EXPECT_EQ(r->times_use(), pattern.rfind("cross_kernel", 0) == 0);
       EXPECT_EQ(r->reports_frees(), api != "alloca");
       EXPECT_EQ(r->has_latency(), pattern == "per_thread_latency");
+      if (pattern == "size_map") {
+        // Every block of the round, distinct, and at least `size` apart.
+        std::vector<std::uint64_t> a = res.block_addresses;
+        ASSERT_EQ(a.size(), res.tally.successes);
+        EXPECT_GE(median_stride(a), static_cast<double>(c.size));
+      } else {
+        EXPECT_TRUE(res.block_addresses.empty());
+      }
       if (r->has_latency()) {
         EXPECT_EQ(res.alloc_latency_ns.size(), c.threads);
         EXPECT_EQ(res.free_latency_ns.size(), c.threads);

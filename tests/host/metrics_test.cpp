@@ -120,3 +120,19 @@ TEST(Percentiles, NearestRankOnHandComputedSamples) {
 
 }  // namespace
 }  // namespace heapbench
+
+namespace heapbench {
+namespace {
+
+TEST(MedianStride, IsTheBytesABlockReallyTakes) {
+  // 80-byte blocks in two regions far apart, unsorted: the gap between regions is ignored.
+  std::vector<std::uint64_t> a = {1000 + 80 * 3, 1000, 1000 + 80, 1 << 20, (1 << 20) + 80, 1000 + 80 * 2};
+  EXPECT_DOUBLE_EQ(median_stride(a), 80.0);
+  std::vector<std::uint64_t> one = {4096};
+  EXPECT_DOUBLE_EQ(median_stride(one), 0.0);
+  std::vector<std::uint64_t> none;
+  EXPECT_DOUBLE_EQ(median_stride(none), 0.0);
+}
+
+}  // namespace
+}  // namespace heapbench

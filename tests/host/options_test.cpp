@@ -86,6 +86,7 @@ TEST(Options, QuickSweepCoversEveryPatternAndApiOnce) {
   EXPECT_EQ(q.sweep, "quick");
   const auto cases = plan_cases(q.sweeps);
   for (auto p : kPatterns) {
+    if (p == "size_map") continue;  // its own sweep (--sweep=size_map)
     for (auto a : kApis) {
       if (!supported(p, a)) continue;
       const auto n = std::count_if(cases.begin(), cases.end(),
@@ -94,6 +95,15 @@ TEST(Options, QuickSweepCoversEveryPatternAndApiOnce) {
     }
   }
   EXPECT_LT(cases.size(), plan_cases(default_sweep()).size() / 4);
+}
+
+TEST(Options, SizeMapSweepIsTheSizeMapPatternAndTakesAxisFlags) {
+  const Options m = parse({"--sweep=size_map"});
+  EXPECT_EQ(m.sweep, "size_map");
+  for (const Case& c : plan_cases(m.sweeps)) EXPECT_EQ(c.pattern, "size_map");
+  const Options small = parse({"--sweep=size_map", "--sizes=16,32", "--heaps=64M"});
+  EXPECT_EQ(plan_cases(small.sweeps).size(), 2u);
+  EXPECT_THROW(parse({"--sweep=sizemap"}), UsageError);
 }
 
 TEST(Options, OutputAndListingAreHeapbenchs) {

@@ -87,8 +87,10 @@ TEST(Sweep, DefaultCoversEveryPatternAndApiWithBothBaselines) {
       const bool found = std::any_of(cases.begin(), cases.end(), [&](const Case& c) {
         return c.pattern == pattern && c.api == api;
       });
-      // The capacity families run CUDA's heap against the bump ceiling only.
-      const bool expected = supported(pattern, api) && (!is_capacity_family(pattern) || api == "malloc" || api == "bump");
+      // The capacity families run CUDA's heap against the bump ceiling only;
+      // size_map (per_thread plus an address copy) runs in --sweep=size_map.
+      const bool expected = supported(pattern, api) && pattern != "size_map" &&
+                            (!is_capacity_family(pattern) || api == "malloc" || api == "bump");
       EXPECT_EQ(found, expected) << pattern << "/" << api;
     }
   }
@@ -138,6 +140,28 @@ TEST(Catalog, AllocaIsPerThreadOnly) {
   EXPECT_TRUE(takes_align("aligned"));
   EXPECT_TRUE(takes_align("cuda_std_aligned"));
   EXPECT_FALSE(takes_align("malloc"));
+}
+
+}  // namespace
+}  // namespace heapbench
+
+namespace heapbench {
+namespace {
+
+TEST(Sweep, SizeMapIsEvery16BytesTo8KiBThenCoarserTo1MiB) {
+  const auto sizes = size_map_sizes();
+  ASSERT_EQ(sizes.size(), 568u);
+  for (std::size_t i = 0; i < 512; ++i) EXPECT_EQ(sizes[i], 16 * (i + 1));
+  EXPECT_EQ(sizes.back(), 1024u * 1024);
+  for (std::size_t i = 1; i < sizes.size(); ++i) {
+    EXPECT_GT(sizes[i], sizes[i - 1]);
+    EXPECT_EQ(sizes[i] % 16, 0u) << sizes[i];
+    // Past 8 KiB no step is wider than 2^(1/8), so a boundary is placed within 10 %.
+    if (sizes[i - 1] >= 8192) EXPECT_LE(static_cast<double>(sizes[i]) / sizes[i - 1], 1.10) << sizes[i];
+  }
+  const auto cases = plan_cases(size_map_sweep());
+  ASSERT_EQ(cases.size(), 568u);
+  EXPECT_EQ(case_name(cases.front()), "size_map/malloc/size:16/threads:256/heap:1024");
 }
 
 }  // namespace

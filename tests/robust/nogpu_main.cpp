@@ -11,6 +11,11 @@
 //   HEAPBENCH_NOGPU_TRACE      a file this appends one line to for each use of the
 //                              device (heap set-up, round), so a test can tell
 //                              that nothing ran
+//   HEAPBENCH_NOGPU_CAPACITY   a heap model: calls succeed until the bytes they hold
+//                              would pass this fraction of the heap, the rest return
+//                              NULL (unset: every call succeeds), for heapbench advise
+//   size_map cases report block addresses whose stride is the request plus 16 B,
+//   rounded up to a power of two (at least 32 B): size classes a test can find.
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -18,6 +23,7 @@
 #include <thread>
 
 #include "app.hpp"
+#include "heapbench/mixed_sizes.hpp"
 
 namespace heapbench {
 namespace {
@@ -33,7 +39,7 @@ void trace(const std::string& what) {
 
 class SleepingRound final : public Round {
  public:
-  explicit SleepingRound(const Case& c) : c_(c) {}
+  SleepingRound(const Case& c, std::uint64_t heap) : c_(c), heap_(heap) {}
   void begin() override {}
   void allocate() override {
     trace("round " + case_name(c_));
@@ -52,11 +58,36 @@ class SleepingRound final : public Round {
     const double scale = 1 + ((rounds_++ % 2) ? noise : -noise);
     r.tally.alloc_seconds = r.tally.free_seconds = 1e-3 * scale;
     r.timed_seconds = 2e-3 * scale;
+    if (const char* frac = std::getenv("HEAPBENCH_NOGPU_CAPACITY")) fill_model(r, std::stod(frac));
+    if (c_.pattern == "size_map") {
+      std::uint64_t stride = 32;
+      while (stride < c_.size + 16) stride *= 2;
+      for (std::uint64_t i = 0; i < c_.threads; ++i) r.block_addresses.push_back((1ull << 32) + i * stride);
+    }
     return r;
   }
 
  private:
+  // Calls in thread order take bytes until the next would pass `fraction` of
+  // the heap: the fail rate falls as the heap grows, as on a GPU.
+  void fill_model(IterationResult& r, double fraction) {
+    const std::uint64_t per_call = c_.pattern == "per_warp" ? 32 : c_.pattern == "per_block" ? 256 : 1;
+    const std::uint64_t calls = (c_.threads + per_call - 1) / per_call;
+    const double room = fraction * static_cast<double>(heap_);
+    std::uint64_t held = 0, ok = 0;
+    for (std::uint64_t i = 0; i < calls; ++i) {
+      const std::uint64_t bytes = c_.pattern == "per_thread_mixed" ? mixed_size(i, c_.size) : c_.size * per_call;
+      if (static_cast<double>(held + bytes) > room) continue;
+      held += bytes;
+      ++ok;
+    }
+    r.tally.attempts = calls;
+    r.tally.successes = r.tally.frees = ok;
+    r.tally.bytes = held;
+  }
+
   Case c_;
+  std::uint64_t heap_;
   int rounds_ = 0;
 };
 
@@ -72,7 +103,9 @@ class StandInBackend final : public Backend {
   }
   void invalidate() override { dirty_ = true; }
   std::uint64_t probe_capacity(std::uint64_t heap_bytes) override { return heap_bytes / 2; }
-  std::unique_ptr<Round> make_round(const Case& c, double) override { return std::make_unique<SleepingRound>(c); }
+  std::unique_ptr<Round> make_round(const Case& c, double) override {
+    return std::make_unique<SleepingRound>(c, current_);
+  }
   int resets = 0;
 
  private:

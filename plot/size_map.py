@@ -1,0 +1,292 @@
+"""The heap's size-class map and heap-size advice, from the files of
+scripts/answers-h200.sh.
+
+usage: python3 plot/size_map.py RUN -o OUTDIR [--time-threshold 1.5] [--stride-threshold 0.25]
+
+RUN is the directory (or the .tar.gz of it) that the script wrote: size_map.json
+(a heapbench results file of the size_map pattern), advice_<name>.json
+(`heapbench advise --out`) and check_<name>_<label>.json (ordinary runs at
+the advised heap, at the smallest heap found, and 10 % below it). A .tar.gz is
+unpacked into OUTDIR/raw, so the JSON the tables come from sits beside them.
+
+Writes into OUTDIR:
+  size_map_classes.md   the class table and the advice ("requests of A-B bytes
+                        are N times slower than C bytes on this GPU: round up to C")
+  size_map_classes.csv  the same table
+  size_map.png/.svg     time per call and bytes per block against request size, classes shaded
+  advice.md             each workload's advice and the runs that check it
+
+A class boundary lies between two neighbouring sizes where the time per
+allocation call moves away from the current class's median by more than
+--time-threshold (a ratio), confirmed by the next size too (one noisy point
+opens no class), or where the bytes per block (the median address stride)
+jumps by more than --stride-threshold of the stride while the overhead
+(stride - size) jumps as well: a stride that stays put (one block size for
+many requests) or grows with the request (a constant header) is one class.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from heapbench_results import SchemaError, cuda_version, load  # noqa: E402
+
+ADVICE_VERSIONS = {1}
+
+
+def size_map_frame(path: Path) -> tuple[pd.DataFrame, dict]:
+    """One row per size of the size_map cases: alloc_ns and free_ns (GPU time per
+    successful call, 1 / rate), stride_bytes, fail_rate. Errors are left out."""
+    res = load(path)
+    cases = res.cases()
+    cases = cases[(cases["pattern"] == "size_map") & ~cases["error"]]
+    if cases.empty:
+        raise SchemaError(f"{path}: no size_map case without an error")
+    if cases["stride_bytes"].isna().all():
+        raise SchemaError(f"{path}: the size_map cases carry no stride_bytes")
+    df = pd.DataFrame({
+        "size": cases["size"].astype(int),
+        "alloc_ns": 1e9 / cases["allocs_per_s"],
+        "free_ns": 1e9 / cases["frees_per_s"],
+        "stride_bytes": cases["stride_bytes"],
+        "fail_rate": cases["fail_rate"],
+    }).sort_values("size").reset_index(drop=True)
+    return df, res.context
+
+
+def _stride_jump(a: pd.Series, b: pd.Series, threshold: float) -> bool:
+    """A jump in bytes per block that neither a fixed block size nor a fixed
+    header explains."""
+    if math.isnan(a.stride_bytes) or math.isnan(b.stride_bytes):
+        return False
+    limit = threshold * a.stride_bytes
+    stride_moved = abs(b.stride_bytes - a.stride_bytes) > limit
+    overhead_moved = abs((b.stride_bytes - b["size"]) - (a.stride_bytes - a["size"])) > limit
+    return stride_moved and overhead_moved
+
+
+def _time_off(t: float, median: float, threshold: float) -> bool:
+    return max(t / median, median / t) > threshold
+
+
+def class_starts(df: pd.DataFrame, time_threshold: float = 1.5, stride_threshold: float = 0.25) -> list[int]:
+    """Row indices where a class begins (always 0 first); df sorted by size."""
+    starts = [0]
+    for i in range(1, len(df)):
+        times = df["alloc_ns"].iloc[starts[-1]:i]
+        median = float(times.median())
+        prev, cur = df.iloc[i - 1], df.iloc[i]
+        off = _time_off(cur.alloc_ns, median, time_threshold)
+        if off and i + 1 < len(df):
+            off = _time_off(df.iloc[i + 1].alloc_ns, median, time_threshold)  # confirmed by the next size
+        if off or _stride_jump(prev, cur, stride_threshold):
+            starts.append(i)
+    return starts
+
+
+@dataclass
+class SizeClass:
+    lo: int
+    hi: int
+    sizes: int
+    alloc_ns: float
+    free_ns: float
+    stride_lo: float
+    stride_hi: float
+    waste: float  # median over the class of (stride - size) / stride
+
+    def stride_text(self) -> str:
+        if math.isnan(self.stride_lo):
+            return "?"
+        if self.stride_lo == self.stride_hi:
+            return f"{self.stride_lo:.0f}"
+        return f"{self.stride_lo:.0f}-{self.stride_hi:.0f}"
+
+
+def find_classes(df: pd.DataFrame, time_threshold: float = 1.5, stride_threshold: float = 0.25) -> list[SizeClass]:
+    starts = class_starts(df, time_threshold, stride_threshold) + [len(df)]
+    out = []
+    for a, b in zip(starts, starts[1:]):
+        part = df.iloc[a:b]
+        waste = ((part["stride_bytes"] - part["size"]) / part["stride_bytes"]).median()
+        out.append(SizeClass(lo=int(part["size"].iloc[0]), hi=int(part["size"].iloc[-1]), sizes=len(part),
+                             alloc_ns=float(part["alloc_ns"].median()), free_ns=float(part["free_ns"].median()),
+                             stride_lo=float(part["stride_bytes"].min()), stride_hi=float(part["stride_bytes"].max()),
+                             waste=float(waste)))
+    return out
+
+
+def advice(classes: list[SizeClass], factor: float = 2.0) -> list[str]:
+    """For each class, the smallest larger size whose calls are at least `factor`
+    times faster: requests of A-B bytes are N times slower than C bytes."""
+    lines = []
+    for k, c in enumerate(classes):
+        faster = [d for d in classes[k + 1:] if d.alloc_ns * factor <= c.alloc_ns]
+        if not faster:
+            continue
+        d = faster[0]
+        lines.append(f"requests of {c.lo}-{c.hi} bytes are {c.alloc_ns / d.alloc_ns:.1f} times slower than {d.lo} "
+                     f"bytes on this GPU: round up to {d.lo} (a block of {d.lo} B takes {d.stride_lo:.0f} bytes, "
+                     f"one of {c.hi} B {c.stride_hi:.0f})")
+    return lines
+
+
+def class_table(classes: list[SizeClass]) -> pd.DataFrame:
+    return pd.DataFrame([{
+        "size range (B)": f"{c.lo}-{c.hi}" if c.lo != c.hi else f"{c.lo}",
+        "sizes measured": c.sizes,
+        "ns per malloc": round(c.alloc_ns, 1),
+        "ns per free": round(c.free_ns, 1),
+        "bytes per block": c.stride_text(),
+        "waste": f"{100 * c.waste:.0f} %" if not math.isnan(c.waste) else "?",
+    } for c in classes])
+
+
+def _title(ctx: dict) -> str:
+    return (f"{ctx.get('gpu_name', 'unknown GPU')}, CUDA {cuda_version(ctx.get('cuda_runtime_version', '0'))}, "
+            f"heapbench {ctx.get('heapbench_version', '?')} ({str(ctx.get('heapbench_git_commit', '?'))[:7]})")
+
+
+def figure(df: pd.DataFrame, classes: list[SizeClass], ctx: dict, out: Path) -> list[Path]:
+    fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(11, 8))
+    top.plot(df["size"], df["alloc_ns"], "o-", ms=2, lw=0.8, label="malloc")
+    top.plot(df["size"], df["free_ns"], "s-", ms=2, lw=0.8, label="free")
+    top.set_yscale("log")
+    top.set_ylabel("GPU ns per call (1 / calls per second)")
+    top.legend()
+    bottom.plot(df["size"], df["stride_bytes"], "o-", ms=2, lw=0.8, label="bytes per block (median address stride)")
+    bottom.plot(df["size"], df["size"], "k--", lw=0.8, label="bytes asked")
+    bottom.set_xscale("log", base=2)
+    bottom.set_yscale("log", base=2)
+    bottom.set_xlabel("request size (bytes)")
+    bottom.set_ylabel("bytes")
+    bottom.legend()
+    for k, c in enumerate(classes):
+        # Up to the next class's first size: no unshaded gap between classes.
+        right = classes[k + 1].lo if k + 1 < len(classes) else max(c.hi, c.lo * 1.02)
+        for ax in (top, bottom):
+            ax.axvspan(c.lo, right, color="C2" if k % 2 else "C1", alpha=0.12, lw=0)
+    fig.suptitle(f"Size classes of the device heap: {len(classes)} classes\n{_title(ctx)}", fontsize=10)
+    fig.tight_layout()
+    paths = [out / "size_map.png", out / "size_map.svg"]
+    for p in paths:
+        fig.savefig(p, dpi=130)
+    plt.close(fig)
+    return paths
+
+
+def _markdown(df: pd.DataFrame) -> str:
+    cols = list(df.columns)
+    rows = ["| " + " | ".join(cols) + " |", "| " + " | ".join("---" for _ in cols) + " |"]
+    rows += ["| " + " | ".join(str(v) for v in r) + " |" for r in df.itertuples(index=False)]
+    return "\n".join(rows)
+
+
+def load_advice(path: Path) -> dict:
+    doc = json.loads(path.read_text())
+    if doc.get("heapbench_advice_version") not in ADVICE_VERSIONS:
+        raise SchemaError(f"{path}: not a heapbench advice file this reader knows")
+    return doc
+
+
+def check_rows(run: Path, name: str) -> list[dict]:
+    rows = []
+    for p in sorted(run.glob(f"check_{name}_*.json")):
+        label = p.stem[len(f"check_{name}_"):]
+        cases = load(p).cases()
+        for r in cases.itertuples():
+            rows.append({"run": label, "heap (MiB)": int(r.heap_mib),
+                         "fail_rate": "error: " + r.error_message if r.error else f"{r.fail_rate:.4g}"})
+    return rows
+
+
+def advice_markdown(run: Path) -> str:
+    parts = []
+    for p in sorted(run.glob("advice_*.json")):
+        name = p.stem[len("advice_"):]
+        doc = load_advice(p)
+        w = doc["workload"]
+        parts.append(f"### {w['threads']} threads x {w['size']} B, {w['pattern']}, {w['api']} (`{p.name}`)\n")
+        if doc.get("min_heap_mib") is None:
+            parts.append("No heap up to the search's limit held every allocation.\n")
+        else:
+            parts.append(
+                f"- asked per round: {w['demand_bytes'] / 2**20:.1f} MiB; smallest heap that held every allocation: "
+                f"**{doc['min_heap_mib']} MiB** (largest that did not: {doc.get('max_failing_heap_mib')} MiB), "
+                f"utilisation there {100 * doc['utilization']:.1f} %\n"
+                f"- advice with a {100 * doc['margin']:g} % margin: **{doc['advised_heap_mib']} MiB**: "
+                f"`{doc['code']}`\n"
+                f"- at CUDA's default 8 MiB: {100 * doc['default_heap']['fail_rate']:.1f} % of calls return NULL\n"
+                f"- {len(doc['probes'])} heap sizes tried in {doc['seconds']:.1f} s\n")
+        rows = check_rows(run, name)
+        if rows:
+            parts.append("Separate runs (`heapbench --patterns=... --heaps=...`):\n\n" + _markdown(pd.DataFrame(rows))
+                         + "\n")
+    return "\n".join(parts)
+
+
+def unpack(run: Path, out: Path) -> Path:
+    if run.is_dir():
+        return run
+    raw = out / "raw"
+    raw.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(run) as t:
+        t.extractall(raw, filter="data")
+    inner = [p for p in raw.iterdir() if p.is_dir()]
+    return inner[0] if len(inner) == 1 and not any(raw.glob("*.json")) else raw
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("run", type=Path, help="directory or .tar.gz written by scripts/answers-h200.sh")
+    ap.add_argument("-o", "--out", type=Path, required=True)
+    ap.add_argument("--time-threshold", type=float, default=1.5,
+                    help="ratio of time per call that opens a class (default 1.5)")
+    ap.add_argument("--stride-threshold", type=float, default=0.25,
+                    help="fraction of the stride by which bytes per block must jump to open a class (default 0.25)")
+    ap.add_argument("--advice-factor", type=float, default=2.0,
+                    help="how many times faster a larger size must be to advise rounding up to it (default 2)")
+    a = ap.parse_args(argv)
+    if a.time_threshold <= 1 or a.stride_threshold <= 0 or a.advice_factor <= 1:
+        ap.error("--time-threshold and --advice-factor must be above 1, --stride-threshold above 0")
+    a.out.mkdir(parents=True, exist_ok=True)
+    try:
+        run = unpack(a.run, a.out)
+        df, ctx = size_map_frame(run / "size_map.json")
+        classes = find_classes(df, a.time_threshold, a.stride_threshold)
+        table = class_table(classes)
+        lines = advice(classes, a.advice_factor)
+        table.to_csv(a.out / "size_map_classes.csv", index=False)
+        text = (f"# Size classes: {_title(ctx)}\n\n{len(df)} sizes from {df['size'].min()} to {df['size'].max()} B; "
+                f"boundaries where time per call moves by more than {a.time_threshold:g}x or bytes per block jump by "
+                f"more than {100 * a.stride_threshold:g} %.\n\n{_markdown(table)}\n\n## Advice\n\n"
+                + ("\n".join(f"- {s}" for s in lines) if lines else "- no class is slower than a larger one by "
+                   f"{a.advice_factor:g}x") + "\n")
+        (a.out / "size_map_classes.md").write_text(text)
+        figure(df, classes, ctx, a.out)
+        adv = advice_markdown(run)
+        if adv:
+            (a.out / "advice.md").write_text(f"# Heap-size advice: {_title(ctx)}\n\n{adv}")
+    except (SchemaError, FileNotFoundError, KeyError) as e:
+        print(f"size_map.py: {e}", file=sys.stderr)
+        return 2
+    print(text)
+    if adv:
+        print(adv)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

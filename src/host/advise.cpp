@@ -1,0 +1,305 @@
+#include "heapbench/advise.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <stdexcept>
+
+#include "heapbench/catalog.hpp"
+#include "heapbench/mixed_sizes.hpp"
+#include "heapbench/options.hpp"
+#include "heapbench/parse.hpp"
+
+namespace heapbench {
+
+double SizeDistribution::mean_bytes() const {
+  if (kind != Kind::weighted) return (static_cast<double>(lo) + static_cast<double>(hi)) / 2;
+  double sum = 0, weights = 0;
+  for (const auto& [size, w] : weighted) {
+    sum += static_cast<double>(size) * w;
+    weights += w;
+  }
+  return sum / weights;
+}
+
+std::string SizeDistribution::text() const {
+  switch (kind) {
+    case Kind::fixed: return std::to_string(lo);
+    case Kind::uniform: return fmt::format("{}-{}", lo, hi);
+    case Kind::weighted: break;
+  }
+  std::string out;
+  for (const auto& [size, w] : weighted) out += fmt::format("{}{}:{:g}", out.empty() ? "" : ",", size, w);
+  return out;
+}
+
+namespace {
+
+std::uint64_t quantity(const std::string& whole, const std::string& part) {
+  try {
+    return parse_quantity(part);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("'{}': {}", whole, e.what()));
+  }
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t at = text.find(sep, start);
+    out.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
+    if (at == std::string::npos) return out;
+    start = at + 1;
+  }
+}
+
+}  // namespace
+
+SizeDistribution parse_size_distribution(const std::string& text) {
+  SizeDistribution d;
+  if (text.empty()) throw std::invalid_argument("empty size");
+  if (text.find(':') != std::string::npos) {
+    d.kind = SizeDistribution::Kind::weighted;
+    for (const std::string& item : split(text, ',')) {
+      const auto parts = split(item, ':');
+      if (parts.size() != 2) {
+        throw std::invalid_argument(fmt::format("'{}': '{}' is not <size>:<weight>", text, item));
+      }
+      const std::uint64_t size = quantity(text, parts[0]);
+      double w = 0;
+      std::size_t used = 0;
+      try {
+        w = std::stod(parts[1], &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != parts[1].size() || !(w > 0) || !std::isfinite(w)) {
+        throw std::invalid_argument(fmt::format("'{}': weight '{}' is not a positive number", text, parts[1]));
+      }
+      d.weighted.emplace_back(size, w);
+    }
+    return d;
+  }
+  if (const auto dash = text.find('-'); dash != std::string::npos) {
+    d.kind = SizeDistribution::Kind::uniform;
+    d.lo = quantity(text, text.substr(0, dash));
+    d.hi = quantity(text, text.substr(dash + 1));
+    if (d.lo >= d.hi) throw std::invalid_argument(fmt::format("'{}': a range goes from the smaller size to the larger", text));
+    return d;
+  }
+  d.lo = d.hi = quantity(text, text);
+  return d;
+}
+
+namespace {
+
+std::uint64_t threads_per_call(const std::string& pattern) {
+  if (pattern == "per_warp") return 32;
+  if (pattern == "per_block") return 256;
+  return 1;
+}
+
+}  // namespace
+
+Case workload_case(const Workload& w, std::uint64_t heap) {
+  if (w.threads == 0) throw std::invalid_argument("--threads: at least one allocating thread");
+  if (w.pattern != "per_thread" && w.pattern != "per_warp" && w.pattern != "per_block") {
+    throw std::invalid_argument(fmt::format("--pattern={}: advice knows per_thread, per_warp and per_block", w.pattern));
+  }
+  if (!supported(w.pattern, w.api) || is_call_path(w.api) || w.api == "bump" || w.api == "alloca" ||
+      w.api == "printf") {
+    throw std::invalid_argument(fmt::format(
+        "--api={}: advice is for the device heap's APIs (malloc, aligned, cuda_std_aligned, new) with {}", w.api,
+        w.pattern));
+  }
+  Case c{w.pattern, w.api, w.size.lo, takes_align(w.api) ? w.align : 0, w.threads, heap};
+  switch (w.size.kind) {
+    case SizeDistribution::Kind::fixed:
+      return c;
+    case SizeDistribution::Kind::uniform:
+      // per_thread_mixed's seeded sizes are uniform over [min(16, hi), hi]: the
+      // only range a kernel of heapbench asks for.
+      if (w.pattern != "per_thread" || w.size.lo != std::min<std::uint64_t>(16, w.size.hi)) {
+        throw std::invalid_argument(fmt::format(
+            "--size={}: heapbench runs uniform ranges from 16 B (or from hi, below 16) with per_thread only "
+            "(per_thread_mixed); give 16-{} or a fixed size",
+            w.size.text(), w.size.hi));
+      }
+      c.pattern = "per_thread_mixed";
+      c.size = w.size.hi;
+      return c;
+    case SizeDistribution::Kind::weighted:
+      break;
+  }
+  throw std::invalid_argument(fmt::format(
+      "--size={}: a list with weights parses, but no heapbench kernel asks for such sizes yet; give a fixed size or "
+      "a range 16-<max>",
+      w.size.text()));
+}
+
+std::uint64_t workload_demand(const Workload& w) {
+  const Case c = workload_case(w, 0);
+  if (c.pattern == "per_thread_mixed") {
+    std::uint64_t sum = 0;
+    for (std::uint64_t tid = 0; tid < c.threads; ++tid) sum += mixed_size(tid, c.size);
+    return sum;
+  }
+  const std::uint64_t stride = threads_per_call(c.pattern);
+  return (c.threads + stride - 1) / stride * stride * c.size;  // a partial warp or block still asks for all of it
+}
+
+HeapSearch find_min_heap(std::uint64_t demand_bytes, std::uint64_t max_mib, double tolerance,
+                         const std::function<HeapProbe(std::uint64_t heap_mib)>& run) {
+  HeapSearch s;
+  std::map<std::uint64_t, bool> seen;
+  auto ok = [&](std::uint64_t mib) {
+    if (auto it = seen.find(mib); it != seen.end()) return it->second;
+    HeapProbe p = run(mib);
+    p.heap_mib = mib;
+    s.probes.push_back(p);
+    return seen[mib] = p.all_succeeded();
+  };
+  if (max_mib == 0) return s;
+  // A heap smaller than the bytes asked for cannot hold them: the largest whole
+  // MiB below the demand fails without a run.
+  std::uint64_t lo = (demand_bytes + kMiB - 1) / kMiB - 1;
+  if (lo >= max_mib) {
+    s.max_failing_mib = lo;
+    return s;
+  }
+  std::uint64_t hi = std::clamp<std::uint64_t>((2 * demand_bytes + kMiB - 1) / kMiB, lo + 1, max_mib);
+  while (!ok(hi)) {
+    lo = hi;
+    if (hi == max_mib) {
+      s.max_failing_mib = lo;
+      return s;
+    }
+    hi = std::min(2 * hi, max_mib);
+  }
+  auto width = [&] {
+    return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(tolerance * static_cast<double>(hi)));
+  };
+  while (hi - lo > width()) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    (ok(mid) ? hi : lo) = mid;
+  }
+  s.min_mib = hi;
+  if (lo > 0) s.max_failing_mib = lo;
+  return s;
+}
+
+std::uint64_t advised_mib(std::uint64_t min_mib, double margin) {
+  return static_cast<std::uint64_t>(std::ceil(static_cast<double>(min_mib) * (1 + margin) - 1e-9));
+}
+
+std::string set_limit_code(std::uint64_t mib) {
+  return fmt::format("cudaDeviceSetLimit(cudaLimitMallocHeapSize, size_t{{{}}} << 20);  // {} MiB, before the first "
+                     "kernel that calls malloc",
+                     mib, mib);
+}
+
+namespace {
+
+struct AdviseParsed {
+  std::string threads, size, max_heap;
+  double margin_pct = 10, tolerance_pct = 2, budget_ms = 20000;
+};
+
+void add_advise_flags(CLI::App& app, AdviseOptions& o, AdviseParsed& p) {
+  app.set_help_flag();
+  app.add_flag("-h,--help", o.help, "Print these flags and exit");
+  app.add_option("--threads", p.threads, "Allocating threads of the kernel (K/M suffixes; per_block: blocks x 256)");
+  app.add_option("--size", p.size,
+                 "Bytes each thread asks for: fixed (1000, 4K), a uniform range (16-256) or a list with weights "
+                 "(64:3,1K:1; parsed, not yet run). per_warp: lane 0 asks 32x this for its warp; per_block: thread 0 "
+                 "asks 256x for its block, as in the sweep's --sizes");
+  app.add_option("--pattern", o.workload.pattern, "per_thread (default), per_warp or per_block");
+  app.add_option("--api", o.workload.api, "malloc (default), aligned, cuda_std_aligned or new");
+  app.add_option("--align", o.workload.align, "Alignment for aligned APIs (default 16)");
+  app.add_option("--device", o.device, "CUDA device index (default 0)");
+  app.add_option("--margin", p.margin_pct,
+                 "Safety margin added to the smallest heap that held everything, percent (default 10): the allocator "
+                 "places blocks differently from run to run, so the boundary moves a little");
+  app.add_option("--tolerance", p.tolerance_pct,
+                 "Bisection stops when the bracket is this many percent of the heap (default 2; never under 1 MiB)");
+  app.add_option("--rounds", o.rounds, "Rounds of the workload per heap size; all must succeed (default 1)");
+  app.add_option("--kernel-budget-ms", p.budget_ms,
+                 "Deadline for one allocating kernel (default 20000: failing calls on a full heap are slow)");
+  app.add_option("--max-heap", p.max_heap, "Largest heap to try (default: 3/4 of the device's memory)");
+  app.add_option("--out", o.out, "Also write the advice as JSON to this file");
+}
+
+}  // namespace
+
+AdviseOptions parse_advise_options(int argc, const char* const* argv) {
+  CLI::App app{"heapbench advise: the smallest cudaLimitMallocHeapSize for a workload, by bisection over real runs",
+               "heapbench advise"};
+  AdviseOptions o;
+  AdviseParsed p;
+  add_advise_flags(app, o, p);
+  std::vector<std::string> args;
+  for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  if (o.help) return o;
+  if (p.threads.empty()) throw UsageError("advise: --threads is required (how many threads allocate)");
+  if (p.size.empty()) throw UsageError("advise: --size is required (bytes per thread: 1000, 16-256 or 64:3,1K:1)");
+  try {
+    o.workload.threads = parse_quantity(p.threads);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--threads={}: {}", p.threads, e.what()));
+  }
+  if (o.workload.threads > kMaxThreads) {
+    throw UsageError(fmt::format("--threads={}: more than the {} heapbench supports", p.threads, kMaxThreads));
+  }
+  try {
+    o.workload.size = parse_size_distribution(p.size);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--size={}: {}", p.size, e.what()));
+  }
+  if ((o.workload.align & (o.workload.align - 1)) != 0 || o.workload.align == 0) {
+    throw UsageError(fmt::format("--align={}: not a power of two", o.workload.align));
+  }
+  try {
+    (void)workload_case(o.workload, 0);  // refuses what no pattern runs, before any device is touched
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (!(p.margin_pct >= 0 && p.margin_pct <= 100)) throw UsageError(fmt::format("--margin={}: percent, 0 to 100", p.margin_pct));
+  if (!(p.tolerance_pct > 0 && p.tolerance_pct <= 50)) {
+    throw UsageError(fmt::format("--tolerance={}: percent, above 0 and at most 50", p.tolerance_pct));
+  }
+  if (o.rounds < 1 || o.rounds > 100) throw UsageError(fmt::format("--rounds={}: 1 to 100", o.rounds));
+  if (!(p.budget_ms > 0)) throw UsageError(fmt::format("--kernel-budget-ms={}: must be > 0", p.budget_ms));
+  if (o.device < 0) throw UsageError(fmt::format("--device={}: must be >= 0", o.device));
+  if (!p.max_heap.empty()) {
+    try {
+      o.max_heap = parse_quantity(p.max_heap);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(fmt::format("--max-heap={}: {}", p.max_heap, e.what()));
+    }
+    if (o.max_heap < kMiB) throw UsageError(fmt::format("--max-heap={}: at least 1M", p.max_heap));
+  }
+  o.margin = p.margin_pct / 100;
+  o.tolerance = p.tolerance_pct / 100;
+  o.kernel_budget_s = p.budget_ms / 1000;
+  return o;
+}
+
+std::string advise_help() {
+  CLI::App app{"heapbench advise: the smallest cudaLimitMallocHeapSize for a workload, by bisection over real runs",
+               "heapbench advise"};
+  AdviseOptions o;
+  AdviseParsed p;
+  add_advise_flags(app, o, p);
+  return app.help();
+}
+
+}  // namespace heapbench
