@@ -27,6 +27,8 @@ COUNTERS = [
     # printf (its heap_mib column holds the FIFO size, "fifo:<MiB>" in the name)
     "printf_per_s", "lines_delivered", "lines_lost", "lines_garbled", "loss_rate", "bytes_per_line", "ret_documented",
     "flush_lines_per_s", "fifo_bytes",
+    # how long each case ran and how well its mean is known (docs/METRICS.md, "How long a case runs")
+    "rounds", "noise", "converged", "timed_s", "sm_clock_mhz", "throttled_rounds", "unheld_rounds",
 ]
 # Figures where bigger is better (the rest: smaller is better, or neither).
 HIGHER_IS_BETTER = {"allocs_per_s", "frees_per_s", "bytes_per_s", "use_bytes_per_s", "utilization", "printf_per_s",
