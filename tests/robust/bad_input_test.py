@@ -17,6 +17,8 @@ import sys
 import tempfile
 import unittest
 
+from processes import private_null
+
 BINARY = None
 SEED = 13
 COUNT = 160
@@ -26,19 +28,6 @@ VALID = ["--patterns=per_thread", "--apis=malloc", "--sizes=64", "--threads=32",
 
 HUGE = ["99999999999999999999", "18446744073709551616", "17179869184G"]
 NON_NUMERIC = ["abc", "1.5K", "0x10", "12Q", "1T", " 64", "64 ", "--", "+-1", "1e3", "NaN"]
-
-
-def private_null(d):
-    """A character device to offer as a results file: as root, a private node
-    like /dev/null in `d`, so that a heapbench which renames over it (as
-    47fe9e1 did) harms only the copy; otherwise /dev/null itself, which an
-    unprivileged rename cannot replace."""
-    path = os.path.join(d, "null")
-    try:
-        os.mknod(path, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
-        return path
-    except PermissionError:
-        return "/dev/null"
 
 
 def quantity_values(rng):

@@ -23,6 +23,8 @@ import threading
 import time
 import unittest
 
+from processes import alive, children_of  # noqa: F401 (h200_faults imports them from here too)
+
 BINARY = None
 SEED = 13
 TRIALS = 60
@@ -38,29 +40,6 @@ DELAY_MAX = 1.2
 def trial_env(rng):
     return dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS=str(rng.randint(5, 40)), HEAPBENCH_NOGPU_DEVICES="2")
 EARLIER = b'{"context": {}, "benchmarks": [{"name": "earlier/run"}]}'
-
-
-def children_of(pid):
-    kids = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as f:
-                fields = f.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            kids.append(int(entry))
-    return kids
-
-
-def alive(pid):
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 def running_copies(binary):

@@ -26,8 +26,8 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fault_test  # noqa: E402  (the random-kill trials, shared)
-from fault_test import alive, children_of, names_in  # noqa: E402
-from robustness_test import private_null  # noqa: E402
+from fault_test import names_in  # noqa: E402
+from processes import alive, children_of, private_null, wait_until  # noqa: E402
 
 # Two heap groups of four cases: long enough to kill in the middle, short on an H200.
 TINY = ["--patterns=per_thread", "--apis=malloc", "--threads=1024", "--sizes=64,128,256,512", "--heaps=8M,16M"]
@@ -45,15 +45,6 @@ def run(*args, timeout=120, **kw):
     r = subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=timeout, **kw)
     log(f"$ heapbench {' '.join(args)}\n  rc={r.returncode}\n  stderr: {r.stderr.strip()[-1500:]}")
     return r
-
-
-def wait_until(predicate, timeout=60, step=0.01):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return False
 
 
 def count(path):
@@ -151,7 +142,7 @@ def sigterm_mid_run(d, c):
     out = fresh(d, earlier=False)
     p = subprocess.Popen([BINARY, *TINY, f"--benchmark_out={out}"], stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True)
-    ok = wait_until(lambda: count(out) >= 2)
+    ok = wait_until(lambda: count(out) >= 2, timeout=60, step=0.01)
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=60)
     log(f"SIGTERM after 2 cases: rc={p.returncode}\n  stderr: {err.strip()[-800:]}")
@@ -168,7 +159,7 @@ def kill_parent(d, c):
     p = subprocess.Popen([BINARY, *TINY, f"--benchmark_out={out}"], stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
     child_file = os.path.join(out + ".groups", "device0_heap8_0.json")
-    c.expect(wait_until(lambda: count(child_file) >= 1), "no case finished")
+    c.expect(wait_until(lambda: count(child_file) >= 1, timeout=60, step=0.01), "no case finished")
     kids = children_of(p.pid)
     p.kill()
     p.wait()
@@ -189,7 +180,7 @@ def kill_child(d, c):
     p = subprocess.Popen([BINARY, *TINY, f"--benchmark_out={out}"], stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True)
     child_file = os.path.join(out + ".groups", "device0_heap8_0.json")
-    c.expect(wait_until(lambda: count(child_file) >= 1), "no case finished")
+    c.expect(wait_until(lambda: count(child_file) >= 1, timeout=60, step=0.01), "no case finished")
     kids = children_of(p.pid)
     for k in kids:
         os.kill(k, signal.SIGKILL)
@@ -208,7 +199,7 @@ def live_merge(d, c):
     out = fresh(d, earlier=False)
     p = subprocess.Popen([BINARY, *TINY, f"--benchmark_out={out}"], stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
-    c.expect(wait_until(lambda: count(out) >= 1), "the file never showed a case")
+    c.expect(wait_until(lambda: count(out) >= 1, timeout=60, step=0.01), "the file never showed a case")
     shown, running = count(out), p.poll() is None
     groups = os.listdir(out + ".groups") if os.path.isdir(out + ".groups") else []
     p.wait(timeout=120)
