@@ -118,7 +118,8 @@ class CapacityRunner final : public Round {
     out.tally.alloc_seconds = timer_.seconds();
     out.timed_seconds = out.tally.alloc_seconds;
     size_t limit = c_.heap;
-    if (Api::name != std::string("bump")) HB_CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize));
+    // An arena is exactly the case's heap; the device heap is what the device reports.
+    if constexpr (!Api::traits.owns_arena()) HB_CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize));
     raw_.heap_bytes = limit;
     out.capacity = std::move(raw_);
     return out;
