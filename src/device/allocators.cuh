@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "cuda_check.cuh"
+#include "device_buffer.cuh"
 #include "heapbench/api_traits.hpp"
 #include "heapbench/case.hpp"
 
@@ -131,20 +132,15 @@ struct Owner<Api, std::void_t<typename Api::Owner>> : Api::Owner {
 
 template <>
 struct Owner<Bump> {
-  explicit Owner(const Case& c) {
+  explicit Owner(const Case& c) : arena(c.heap), top(1) {
     h.capacity = c.heap;
-    HB_CUDA_CHECK(cudaMalloc(&h.arena, c.heap));
-    HB_CUDA_CHECK(cudaMalloc(&h.top, sizeof(unsigned long long)));
+    h.arena = arena.get();
+    h.top = top.get();
   }
-  ~Owner() {
-    cudaFree(h.arena);
-    cudaFree(h.top);
-    (void)cudaGetLastError();
-  }
-  Owner(const Owner&) = delete;
-  Owner& operator=(const Owner&) = delete;
   Bump handle() const { return h; }
   void reset() { HB_CUDA_CHECK(cudaMemset(h.top, 0, sizeof(unsigned long long))); }
+  detail::DeviceBuffer<unsigned char> arena;
+  detail::DeviceBuffer<unsigned long long> top;
   Bump h;
 };
 

@@ -113,27 +113,23 @@ struct NvFunction {
 // nvstd::function made on the host cannot be called on the device.
 template <class Inner>
 struct Owner<NvFunction<Inner>> {
-  explicit Owner(const Case& c) : inner(c) {
-    HB_CUDA_CHECK(cudaMalloc(&allocate_fn, sizeof(AllocateFunction)));
-    HB_CUDA_CHECK(cudaMalloc(&deallocate_fn, sizeof(DeallocateFunction)));
-    construct_functions<<<1, 1>>>(allocate_fn, deallocate_fn, inner.handle());
+  explicit Owner(const Case& c) : inner(c), allocate_fn(1), deallocate_fn(1) {
+    construct_functions<<<1, 1>>>(allocate_fn.get(), deallocate_fn.get(), inner.handle());
     HB_CUDA_CHECK_LAUNCH();
     HB_CUDA_CHECK(cudaDeviceSynchronize());
   }
   ~Owner() {
-    destroy_functions<<<1, 1>>>(allocate_fn, deallocate_fn);
-    (void)cudaDeviceSynchronize();
-    cudaFree(allocate_fn);
-    cudaFree(deallocate_fn);
+    destroy_functions<<<1, 1>>>(allocate_fn.get(), deallocate_fn.get());
+    (void)cudaDeviceSynchronize();  // then the buffers free themselves
     (void)cudaGetLastError();
   }
   Owner(const Owner&) = delete;
   Owner& operator=(const Owner&) = delete;
-  NvFunction<Inner> handle() const { return NvFunction<Inner>{allocate_fn, deallocate_fn}; }
+  NvFunction<Inner> handle() const { return NvFunction<Inner>{allocate_fn.get(), deallocate_fn.get()}; }
   void reset() { inner.reset(); }  // the bump arena's top; the functions hold the same arena
   Owner<Inner> inner;
-  AllocateFunction* allocate_fn = nullptr;
-  DeallocateFunction* deallocate_fn = nullptr;
+  detail::DeviceBuffer<AllocateFunction> allocate_fn;
+  detail::DeviceBuffer<DeallocateFunction> deallocate_fn;
 };
 #endif
 
