@@ -1,10 +1,13 @@
 #pragma once
 // What heapbench can measure: allocation patterns and device allocation APIs,
-// by the names that appear in benchmark names, JSON and plots.
+// by the names that appear in benchmark names, JSON and plots. The APIs and
+// their traits are listed once, in heapbench/api_traits.hpp (kApiTraits, kApis).
 #include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "heapbench/api_traits.hpp"
 
 namespace heapbench {
 
@@ -23,25 +26,6 @@ inline constexpr std::array<std::string_view, 12> kPatterns = {
     "printf",        // not the heap: device printf into its FIFO (cudaLimitPrintfFifoSize), lines delivered and lost
 };
 
-inline constexpr std::array kApis = {
-    std::string_view{"malloc"},            // malloc/free on CUDA's device heap
-    std::string_view{"aligned"},           // __nv_aligned_device_malloc(size, align) / free
-#if HEAPBENCH_HAVE_CUDA_STD_ALIGNED  // CCCL 3 and later: see not_built_reason
-    std::string_view{"cuda_std_aligned"},  // cuda::std::aligned_alloc / cuda::std::free
-#endif
-    std::string_view{"new"},               // device operator new[] / delete[]
-    std::string_view{"bump"},              // baseline: warp-aggregated atomic bump over a cudaMalloc arena, free a no-op
-    std::string_view{"alloca"},            // baseline: the thread's stack (cudaLimitStackSize), per_thread only
-    std::string_view{"printf"},            // the printf pattern's only API: device printf
-    // Call paths (per_thread and per_thread_latency only): malloc and bump
-    // reached through a device function pointer, or an nvstd::function.
-    std::string_view{"malloc_fnptr"},
-    std::string_view{"bump_fnptr"},
-#if HEAPBENCH_HAVE_NVFUNCTIONAL
-    std::string_view{"malloc_nvfunction"},
-    std::string_view{"bump_nvfunction"},
-#endif
-};
 
 bool is_pattern(std::string_view name);
 bool is_api(std::string_view name);

@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "heapbench/backend.hpp"
 #include "heapbench/case.hpp"
@@ -90,6 +91,12 @@ EdgeCaseReport probe_edge_cases(std::uint64_t heap_bytes);
 // std::invalid_argument for an unsupported pair, std::runtime_error when an
 // API misbehaves before measuring, CudaError for a failed CUDA call.
 std::unique_ptr<Round> make_cuda_round(const Case& c, double kernel_budget_s);
+
+// The APIs this device library has a handle type for (heap patterns, then call
+// paths), in dispatch order. src/device/api_registry.cu checks at compile time
+// that each matches its entry in heapbench/api_traits.hpp; the api_registry
+// test checks the names against the host list at run time (no GPU needed).
+std::vector<std::string> device_api_names();
 
 // HeapSession + probe_heap_capacity + make_cuda_round behind the Backend seam.
 std::unique_ptr<Backend> make_cuda_backend(int device);

@@ -1,8 +1,10 @@
 #pragma once
 // Device allocation APIs as types. Each is a trivially copyable device handle
-// with a static constexpr name, the alignment it promises, and __device__
+// with its traits (a reference to its entry in heapbench/api_traits.hpp: name,
+// source, takes_align, call path), the alignment it promises, and __device__
 // allocate/deallocate; Owner<Api> is its host side (sets up and resets what the
-// handle points at, not copyable). Patterns are templates over these handles,
+// handle points at, not copyable), or Api::Owner where the handle names one (the
+// adapters of docs/ALLOCATORS.md). Patterns are templates over these handles,
 // so every pattern x API is compiled into the one binary: no #ifdef per
 // allocator, no virtual __device__ calls.
 #include <cuda/std/cstdlib>
@@ -10,8 +12,14 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <type_traits>
 
 #include "cuda_check.cuh"
+#include "device_buffer.cuh"
+#include "heapbench/api_traits.hpp"
 #include "heapbench/case.hpp"
 
 // cuda::std::aligned_alloc took (size, align) -- the reverse of C's
@@ -35,14 +43,14 @@ inline constexpr std::size_t kHeapAlignment = 16;  // what CUDA's malloc promise
 __host__ __device__ constexpr std::uint64_t round_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 
 struct Malloc {
-  static constexpr const char* name = "malloc";
+  static constexpr const ApiTraits& traits = api::kMalloc;
   static constexpr std::size_t min_alignment = kHeapAlignment;
   __device__ void* allocate(std::size_t size, std::size_t) const { return malloc(size); }
   __device__ void deallocate(void* p) const { free(p); }
 };
 
 struct Aligned {
-  static constexpr const char* name = "aligned";
+  static constexpr const ApiTraits& traits = api::kAligned;
   static constexpr std::size_t min_alignment = kHeapAlignment;
   __device__ void* allocate(std::size_t size, std::size_t align) const { return __nv_aligned_device_malloc(size, align); }
   __device__ void deallocate(void* p) const { free(p); }
@@ -50,7 +58,7 @@ struct Aligned {
 
 #if HEAPBENCH_HAVE_CUDA_STD_ALIGNED  // a device function from CCCL 3 on: CMakeLists.txt probes for it
 struct CudaStdAligned {
-  static constexpr const char* name = "cuda_std_aligned";
+  static constexpr const ApiTraits& traits = api::kCudaStdAligned;
   static constexpr std::size_t min_alignment = kHeapAlignment;
   __device__ void* allocate(std::size_t size, std::size_t align) const {
 #if HEAPBENCH_CUDA_STD_ALIGNED_ALLOC_ALIGN_FIRST
@@ -64,7 +72,7 @@ struct CudaStdAligned {
 #endif
 
 struct New {
-  static constexpr const char* name = "new";
+  static constexpr const ApiTraits& traits = api::kNew;
   static constexpr std::size_t min_alignment = kHeapAlignment;
   __device__ void* allocate(std::size_t size, std::size_t) const { return new unsigned char[size]; }
   __device__ void deallocate(void* p) const { delete[] static_cast<unsigned char*>(p); }
@@ -72,7 +80,7 @@ struct New {
 
 // The ceiling: one atomicAdd per warp on an arena's top, free a no-op.
 struct Bump {
-  static constexpr const char* name = "bump";
+  static constexpr const ApiTraits& traits = api::kBump;
   static constexpr std::size_t min_alignment = kHeapAlignment;
   unsigned char* arena = nullptr;
   unsigned long long* top = nullptr;
@@ -108,44 +116,61 @@ struct Bump {
   __device__ void deallocate(void*) const {}
 };
 
-// Host sides. Heap APIs own nothing; the bump arena is as large as the case's heap.
-template <class Api>
+// Host sides. Heap APIs own nothing; the bump arena is as large as the case's
+// heap; a handle that names its own Owner type (an adapter) gets that.
+template <class Api, class = void>
 struct Owner {
   explicit Owner(const Case&) {}
   Api handle() const { return Api{}; }
   void reset() {}
 };
 
+template <class Api>
+struct Owner<Api, std::void_t<typename Api::Owner>> : Api::Owner {
+  using Api::Owner::Owner;
+};
+
 template <>
 struct Owner<Bump> {
-  explicit Owner(const Case& c) {
+  explicit Owner(const Case& c) : arena(c.heap), top(1) {
     h.capacity = c.heap;
-    HB_CUDA_CHECK(cudaMalloc(&h.arena, c.heap));
-    HB_CUDA_CHECK(cudaMalloc(&h.top, sizeof(unsigned long long)));
+    h.arena = arena.get();
+    h.top = top.get();
   }
-  ~Owner() {
-    cudaFree(h.arena);
-    cudaFree(h.top);
-    (void)cudaGetLastError();
-  }
-  Owner(const Owner&) = delete;
-  Owner& operator=(const Owner&) = delete;
   Bump handle() const { return h; }
   void reset() { HB_CUDA_CHECK(cudaMemset(h.top, 0, sizeof(unsigned long long))); }
+  detail::DeviceBuffer<unsigned char> arena;
+  detail::DeviceBuffer<unsigned long long> top;
   Bump h;
 };
 
-// Calls f(Api{}) for the API named `api` (not alloca, which is no handle).
+// A compile-time list of handle types, dispatched on by name once per case.
+template <class... Apis>
+struct ApiList {};
+
+// The APIs with a handle that every heap pattern is built for: the built-in
+// ones, then the adapters of -DHEAPBENCH_ALLOCATORS (heapbench/user_apis.hpp).
+using HeapApis = ApiList<Malloc, Aligned,
+#if HEAPBENCH_HAVE_CUDA_STD_ALIGNED
+                         CudaStdAligned,
+#endif
+                         New, Bump HEAPBENCH_USER_API_HANDLES>;
+
+// Calls f(Api{}) for the API of `List` named `api`: where a name becomes a type.
+template <class First, class... Rest, class F>
+auto with_api(ApiList<First, Rest...>, std::string_view api, F&& f) {
+  if (api == First::traits.name) return f(First{});
+  if constexpr (sizeof...(Rest) == 0) {
+    throw std::invalid_argument("no device handle for allocation API '" + std::string(api) + "'");
+  } else {
+    return with_api(ApiList<Rest...>{}, api, std::forward<F>(f));
+  }
+}
+
+// Calls f(Api{}) for the heap API named `api` (not alloca, which is no handle).
 template <class F>
 auto with_heap_api(const std::string& api, F&& f) {
-  if (api == Malloc::name) return f(Malloc{});
-  if (api == Aligned::name) return f(Aligned{});
-#if HEAPBENCH_HAVE_CUDA_STD_ALIGNED
-  if (api == CudaStdAligned::name) return f(CudaStdAligned{});
-#endif
-  if (api == New::name) return f(New{});
-  if (api == Bump::name) return f(Bump{});
-  throw std::invalid_argument("unknown allocation API '" + api + "'");
+  return with_api(HeapApis{}, api, std::forward<F>(f));
 }
 
 #if HEAPBENCH_HAVE_CUDA_STD_ALIGNED

@@ -49,16 +49,14 @@ BatchControl::BatchControl() {
   flag_ = flag;
   *flag_ = 1;
   HB_CUDA_CHECK(cudaHostGetDevicePointer(&flag_device_, flag, 0));
-  HB_CUDA_CHECK(cudaMalloc(&hold_timed_out_, sizeof(int)));
-  HB_CUDA_CHECK(cudaMalloc(&stamps_, 2 * kMaxSms * sizeof(SmStamp)));
+  hold_timed_out_ = DeviceBuffer<int>(1);
+  stamps_ = DeviceBuffer<SmStamp>(2 * kMaxSms);
 }
 
 BatchControl::~BatchControl() {
   release();
   cudaFreeHost(const_cast<int*>(flag_));
-  cudaFree(hold_timed_out_);
-  cudaFree(stamps_);
-  (void)cudaGetLastError();  // after a reset these are gone already
+  (void)cudaGetLastError();  // after a reset it is gone already; the device buffers free themselves
 }
 
 void BatchControl::release() {
@@ -70,31 +68,31 @@ void BatchControl::release() {
 
 void BatchControl::begin(bool hold) {
   if (open_) release();
-  HB_CUDA_CHECK(cudaMemsetAsync(stamps_, 0, 2 * kMaxSms * sizeof(SmStamp)));
-  HB_CUDA_CHECK(cudaMemsetAsync(hold_timed_out_, 0, sizeof(int)));
+  HB_CUDA_CHECK(cudaMemsetAsync(stamps_.get(), 0, 2 * kMaxSms * sizeof(SmStamp)));
+  HB_CUDA_CHECK(cudaMemsetAsync(hold_timed_out_.get(), 0, sizeof(int)));
   if (hold) {
     *flag_ = 0;
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    hold_until_released<<<1, 1>>>(flag_device_, kHoldTimeoutNs, hold_timed_out_);
+    hold_until_released<<<1, 1>>>(flag_device_, kHoldTimeoutNs, hold_timed_out_.get());
     HB_CUDA_CHECK_LAUNCH();
   }
   held_ = hold;
   open_ = true;
   // Two blocks per SM, so that every SM almost surely runs one.
-  stamp_sm_clocks<<<2 * sm_count_, 32>>>(stamps_, kMaxSms);
+  stamp_sm_clocks<<<2 * sm_count_, 32>>>(stamps_.get(), kMaxSms);
   HB_CUDA_CHECK_LAUNCH();
 }
 
 BatchTiming BatchControl::end() {
-  stamp_sm_clocks<<<2 * sm_count_, 32>>>(stamps_ + kMaxSms, kMaxSms);
+  stamp_sm_clocks<<<2 * sm_count_, 32>>>(stamps_.get() + kMaxSms, kMaxSms);
   HB_CUDA_CHECK_LAUNCH();
   const bool held = held_;
   release();
   HB_CUDA_CHECK(cudaDeviceSynchronize());
   std::vector<SmStamp> raw(2 * kMaxSms);
-  HB_CUDA_CHECK(cudaMemcpy(raw.data(), stamps_, raw.size() * sizeof(SmStamp), cudaMemcpyDeviceToHost));
+  HB_CUDA_CHECK(cudaMemcpy(raw.data(), stamps_.get(), raw.size() * sizeof(SmStamp), cudaMemcpyDeviceToHost));
   int timed_out = 0;
-  HB_CUDA_CHECK(cudaMemcpy(&timed_out, hold_timed_out_, sizeof timed_out, cudaMemcpyDeviceToHost));
+  HB_CUDA_CHECK(cudaMemcpy(&timed_out, hold_timed_out_.get(), sizeof timed_out, cudaMemcpyDeviceToHost));
   std::vector<ClockStamp> before(kMaxSms), after(kMaxSms);
   for (int i = 0; i < kMaxSms; ++i) {
     before[i] = {raw[i].cycles, raw[i].ns};

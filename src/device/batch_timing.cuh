@@ -3,6 +3,7 @@
 // back, and the SM clock over the batch (Backend::begin_batch / end_batch).
 #include <cstdint>
 
+#include "device_buffer.cuh"
 #include "heapbench/backend.hpp"
 
 namespace heapbench::detail {
@@ -32,8 +33,8 @@ class BatchControl {
   static constexpr int kMaxSms = 1024;
   volatile int* flag_ = nullptr;   // pinned, mapped: the host writes, the hold kernel reads
   int* flag_device_ = nullptr;     // the same flag as the device sees it
-  int* hold_timed_out_ = nullptr;  // device
-  SmStamp* stamps_ = nullptr;      // device: kMaxSms before, then kMaxSms after
+  DeviceBuffer<int> hold_timed_out_;
+  DeviceBuffer<SmStamp> stamps_;  // kMaxSms before, then kMaxSms after
   int sm_count_ = 0;
   bool held_ = false;
   bool open_ = false;

@@ -20,6 +20,7 @@
 #include <string>
 #include <type_traits>
 
+#include "heapbench/catalog.hpp"
 #include "round.cuh"
 
 #if HEAPBENCH_HAVE_NVFUNCTIONAL
@@ -46,9 +47,17 @@ static __device__ DeallocateFn g_malloc_deallocate = &deallocate_through<Malloc>
 static __device__ AllocateFn g_bump_allocate = &allocate_through<Bump>;
 static __device__ DeallocateFn g_bump_deallocate = &deallocate_through<Bump>;
 
+// The entry of heapbench/api_traits.hpp for `path` over Inner.
+template <class Inner, CallPath path>
+constexpr const ApiTraits& call_path_traits() {
+  static_assert(find_call_path(Inner::traits.name, path) != nullptr,
+                "add this call path over Inner to kApiTraits in heapbench/api_traits.hpp");
+  return *find_call_path(Inner::traits.name, path);
+}
+
 template <class Inner>
 struct FnPtr {
-  static constexpr const char* name = Inner::name[0] == 'm' ? "malloc_fnptr" : "bump_fnptr";
+  static constexpr const ApiTraits& traits = call_path_traits<Inner, CallPath::function_pointer>();
   static constexpr std::size_t min_alignment = Inner::min_alignment;
   Inner inner;
   AllocateFn allocate_fn = nullptr;
@@ -92,7 +101,7 @@ __global__ inline void destroy_functions(AllocateFunction* allocate, DeallocateF
 
 template <class Inner>
 struct NvFunction {
-  static constexpr const char* name = Inner::name[0] == 'm' ? "malloc_nvfunction" : "bump_nvfunction";
+  static constexpr const ApiTraits& traits = call_path_traits<Inner, CallPath::nvfunction>();
   static constexpr std::size_t min_alignment = Inner::min_alignment;
   const AllocateFunction* allocate_fn = nullptr;
   const DeallocateFunction* deallocate_fn = nullptr;
@@ -104,48 +113,37 @@ struct NvFunction {
 // nvstd::function made on the host cannot be called on the device.
 template <class Inner>
 struct Owner<NvFunction<Inner>> {
-  explicit Owner(const Case& c) : inner(c) {
-    HB_CUDA_CHECK(cudaMalloc(&allocate_fn, sizeof(AllocateFunction)));
-    HB_CUDA_CHECK(cudaMalloc(&deallocate_fn, sizeof(DeallocateFunction)));
-    construct_functions<<<1, 1>>>(allocate_fn, deallocate_fn, inner.handle());
+  explicit Owner(const Case& c) : inner(c), allocate_fn(1), deallocate_fn(1) {
+    construct_functions<<<1, 1>>>(allocate_fn.get(), deallocate_fn.get(), inner.handle());
     HB_CUDA_CHECK_LAUNCH();
     HB_CUDA_CHECK(cudaDeviceSynchronize());
   }
   ~Owner() {
-    destroy_functions<<<1, 1>>>(allocate_fn, deallocate_fn);
-    (void)cudaDeviceSynchronize();
-    cudaFree(allocate_fn);
-    cudaFree(deallocate_fn);
+    destroy_functions<<<1, 1>>>(allocate_fn.get(), deallocate_fn.get());
+    (void)cudaDeviceSynchronize();  // then the buffers free themselves
     (void)cudaGetLastError();
   }
   Owner(const Owner&) = delete;
   Owner& operator=(const Owner&) = delete;
-  NvFunction<Inner> handle() const { return NvFunction<Inner>{allocate_fn, deallocate_fn}; }
+  NvFunction<Inner> handle() const { return NvFunction<Inner>{allocate_fn.get(), deallocate_fn.get()}; }
   void reset() { inner.reset(); }  // the bump arena's top; the functions hold the same arena
   Owner<Inner> inner;
-  AllocateFunction* allocate_fn = nullptr;
-  DeallocateFunction* deallocate_fn = nullptr;
+  detail::DeviceBuffer<AllocateFunction> allocate_fn;
+  detail::DeviceBuffer<DeallocateFunction> deallocate_fn;
 };
 #endif
 
-inline bool is_call_path_api(const std::string& api) {
-  return api == FnPtr<Malloc>::name || api == FnPtr<Bump>::name
+// The indirect call paths, measured in per_thread and per_thread_latency.
+using CallPathApis = ApiList<FnPtr<Malloc>, FnPtr<Bump>
 #if HEAPBENCH_HAVE_NVFUNCTIONAL
-         || api == NvFunction<Malloc>::name || api == NvFunction<Bump>::name
+                             , NvFunction<Malloc>, NvFunction<Bump>
 #endif
-      ;
-}
+                             >;
 
 // Calls f(Api{}) for the call-path API named `api`.
 template <class F>
 auto with_call_path_api(const std::string& api, F&& f) {
-  if (api == FnPtr<Malloc>::name) return f(FnPtr<Malloc>{});
-  if (api == FnPtr<Bump>::name) return f(FnPtr<Bump>{});
-#if HEAPBENCH_HAVE_NVFUNCTIONAL
-  if (api == NvFunction<Malloc>::name) return f(NvFunction<Malloc>{});
-  if (api == NvFunction<Bump>::name) return f(NvFunction<Bump>{});
-#endif
-  throw std::invalid_argument("unknown call-path API '" + api + "'");
+  return with_api(CallPathApis{}, api, std::forward<F>(f));
 }
 
 }  // namespace heapbench::alloc

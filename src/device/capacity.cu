@@ -34,19 +34,10 @@ class CapacityRunner final : public Round {
       : owner_(c), buffers_(c, 1), budget_ns_(budget_ns(budget_s)), c_(c),
         // Every block takes at least 16 bytes of the heap (or arena), so this
         // many slots hold any fill; the T extra cover the last round of calls.
-        capacity_(c.heap / 16 + c.threads), fill_only_(c.pattern == "capacity_fill") {
-    HB_CUDA_CHECK(cudaMalloc(&blocks_, capacity_ * sizeof(void*)));
-    HB_CUDA_CHECK(cudaMalloc(&list_, capacity_ * sizeof(void*)));
-    HB_CUDA_CHECK(cudaMalloc(&refill_, capacity_ * sizeof(void*)));
-    HB_CUDA_CHECK(cudaMalloc(&count_, sizeof(unsigned long long)));
-  }
-  ~CapacityRunner() override {
-    cudaFree(blocks_);
-    cudaFree(list_);
-    cudaFree(refill_);
-    cudaFree(count_);
-    (void)cudaGetLastError();
-  }
+        capacity_(c.heap / 16 + c.threads), fill_only_(c.pattern == "capacity_fill"),
+        blocks_buffer_(capacity_), list_buffer_(capacity_), refill_buffer_(capacity_), count_buffer_(1),
+        blocks_(blocks_buffer_.get()), list_(list_buffer_.get()), refill_(refill_buffer_.get()),
+        count_(count_buffer_.get()) {}
 
   void begin() override {
     owner_.reset();
@@ -118,7 +109,8 @@ class CapacityRunner final : public Round {
     out.tally.alloc_seconds = timer_.seconds();
     out.timed_seconds = out.tally.alloc_seconds;
     size_t limit = c_.heap;
-    if (Api::name != std::string("bump")) HB_CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize));
+    // An arena is exactly the case's heap; the device heap is what the device reports.
+    if constexpr (!Api::traits.owns_arena()) HB_CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize));
     raw_.heap_bytes = limit;
     out.capacity = std::move(raw_);
     return out;
@@ -190,6 +182,8 @@ class CapacityRunner final : public Round {
   Case c_;
   std::uint64_t capacity_;
   bool fill_only_;
+  DeviceBuffer<void*> blocks_buffer_, list_buffer_, refill_buffer_;
+  DeviceBuffer<unsigned long long> count_buffer_;
   void** blocks_ = nullptr;
   void** list_ = nullptr;
   void** refill_ = nullptr;

@@ -139,8 +139,10 @@ class AllocaRunner final : public Round {
 };
 
 std::unique_ptr<Round> make_per_thread(const Case& c, double budget_s) {
-  if (c.api == "alloca") return std::make_unique<AllocaRunner>(c, budget_s);
-  if (alloc::is_call_path_api(c.api)) {
+  if (const ApiTraits* api = find_api_traits(c.api); api != nullptr && api->source == Source::stack) {
+    return std::make_unique<AllocaRunner>(c, budget_s);
+  }
+  if (is_call_path(c.api)) {
     return make_for_call_path<ThreePhase<PerThread>::template Runner>(c, budget_s);
   }
   if (c.pattern == PerThreadMixed::name) return make_three_phase<PerThreadMixed>(c, budget_s);

@@ -57,7 +57,7 @@ struct PerThreadLatency : PatternDefaults {
 };
 
 std::unique_ptr<Round> make_per_thread_latency(const Case& c, double budget_s) {
-  if (alloc::is_call_path_api(c.api)) {
+  if (is_call_path(c.api)) {
     return make_for_call_path<ThreePhase<PerThreadLatency>::template Runner>(c, budget_s);
   }
   return make_three_phase<PerThreadLatency>(c, budget_s);

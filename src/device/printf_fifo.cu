@@ -128,11 +128,8 @@ class PrintfRunner final : public Round {
       HB_CUDA_CHECK(cudaDeviceGetLimit(&fifo, cudaLimitPrintfFifoSize));
     }
     fifo_bytes_ = fifo;
-    HB_CUDA_CHECK(cudaMalloc(&ret_, sizeof(ReturnStats)));
-  }
-  ~PrintfRunner() override {
-    cudaFree(ret_);
-    (void)cudaGetLastError();
+    ret_buffer_ = DeviceBuffer<ReturnStats>(1);  // after the FIFO limit, as before
+    ret_ = ret_buffer_.get();
   }
 
   void begin() override {
@@ -204,6 +201,7 @@ class PrintfRunner final : public Round {
   Case c_;
   std::uint64_t args_;
   std::uint64_t fifo_bytes_ = 0;
+  DeviceBuffer<ReturnStats> ret_buffer_;
   ReturnStats* ret_ = nullptr;
   StdoutCapture capture_;
   EventTimer timer_;

@@ -19,6 +19,7 @@
 
 #include "allocators.cuh"
 #include "cuda_check.cuh"
+#include "device_buffer.cuh"
 #include "heapbench/device.hpp"
 #include "kernels.cuh"
 
@@ -61,20 +62,13 @@ void launch_each(const RoundArgs& a, F f) {
 // Nsight Systems' terms; the kernel's own stamps are what the trace reports.
 class SpanTimer {
  public:
-  SpanTimer(int max_rounds, int phases) : phases_(phases), host_(static_cast<std::size_t>(max_rounds) * phases) {
-    HB_CUDA_CHECK(cudaMalloc(&spans_, host_.size() * sizeof(KernelSpan)));
-  }
-  ~SpanTimer() {
-    cudaFree(spans_);
-    (void)cudaGetLastError();
-  }
-  SpanTimer(const SpanTimer&) = delete;
-  SpanTimer& operator=(const SpanTimer&) = delete;
-  void begin_batch() { HB_CUDA_CHECK(cudaMemsetAsync(spans_, 0xff, host_.size() * sizeof(KernelSpan))); }
-  KernelSpan* at(int round, int phase) const { return spans_ + round * phases_ + phase; }
+  SpanTimer(int max_rounds, int phases)
+      : phases_(phases), host_(static_cast<std::size_t>(max_rounds) * phases), spans_(host_.size()) {}
+  void begin_batch() { HB_CUDA_CHECK(cudaMemsetAsync(spans_.get(), 0xff, host_.size() * sizeof(KernelSpan))); }
+  KernelSpan* at(int round, int phase) const { return spans_.get() + round * phases_ + phase; }
   // After the batch: copies every span back (one transfer).
   void fetch() {
-    HB_CUDA_CHECK(cudaMemcpy(host_.data(), spans_, host_.size() * sizeof(KernelSpan), cudaMemcpyDeviceToHost));
+    HB_CUDA_CHECK(cudaMemcpy(host_.data(), spans_.get(), host_.size() * sizeof(KernelSpan), cudaMemcpyDeviceToHost));
   }
   // Seconds from the first block's start to the last block's end; 0 for a launch that never ran.
   double seconds(int round, int phase) const {
@@ -85,8 +79,8 @@ class SpanTimer {
 
  private:
   int phases_;
-  KernelSpan* spans_ = nullptr;
   std::vector<KernelSpan> host_;
+  DeviceBuffer<KernelSpan> spans_;  // host_.size() spans: declared after host_
 };
 
 // Rounds per batch: with a hold (Backend::begin_batch) each round's launches
@@ -123,27 +117,17 @@ class EventTimer {
 // Device memory for one runner's table and counters.
 class RoundBuffers {
  public:
-  RoundBuffers(const Case& c, std::uint64_t table_entries, bool latency = false) {
-    HB_CUDA_CHECK(cudaMalloc(&args_.table, table_entries * sizeof(void*)));
-    HB_CUDA_CHECK(cudaMalloc(&args_.stats, sizeof(DeviceStats)));
-    if (latency) {
-      HB_CUDA_CHECK(cudaMalloc(&args_.lat_alloc, c.threads * sizeof(unsigned long long)));
-      HB_CUDA_CHECK(cudaMalloc(&args_.lat_free, c.threads * sizeof(unsigned long long)));
-    }
+  RoundBuffers(const Case& c, std::uint64_t table_entries, bool latency = false)
+      : table_(table_entries), stats_(1), lat_alloc_(latency ? c.threads : 0), lat_free_(latency ? c.threads : 0) {
+    args_.table = table_.get();
+    args_.stats = stats_.get();
+    args_.lat_alloc = lat_alloc_.get();
+    args_.lat_free = lat_free_.get();
     args_.n = c.threads;
     args_.size = c.size;
     args_.align = c.align;
     args_.grid = static_cast<unsigned>((c.threads + kBlock - 1) / kBlock);
   }
-  ~RoundBuffers() {
-    cudaFree(args_.table);
-    cudaFree(args_.stats);
-    cudaFree(args_.lat_alloc);
-    cudaFree(args_.lat_free);
-    (void)cudaGetLastError();  // a failed free after a reset must not surface at the next launch check
-  }
-  RoundBuffers(const RoundBuffers&) = delete;
-  RoundBuffers& operator=(const RoundBuffers&) = delete;
 
   const RoundArgs& args() const { return args_; }
   // Counters accumulate over the rounds of a batch; each round sets its own deadline.
@@ -174,7 +158,10 @@ class RoundBuffers {
   }
 
  private:
-  RoundArgs args_;
+  DeviceBuffer<void*> table_;
+  DeviceBuffer<DeviceStats> stats_;
+  DeviceBuffer<unsigned long long> lat_alloc_, lat_free_;  // latency families only
+  RoundArgs args_;  // the pointers above, as the kernels take them
 };
 
 inline std::uint64_t budget_ns(double seconds) { return static_cast<std::uint64_t>(seconds * 1e9); }

@@ -70,7 +70,7 @@ std::vector<std::uint64_t> block_addresses(void* const* device_table, std::uint6
 
 std::unique_ptr<Round> make_cuda_round(const Case& c, double kernel_budget_s) {
 #if HEAPBENCH_HAVE_CUDA_STD_ALIGNED
-  if (c.api == alloc::CudaStdAligned::name) {
+  if (c.api == alloc::CudaStdAligned::traits.name) {
     if (auto why = alloc::check_cuda_std_aligned_order(); !why.empty()) throw std::runtime_error(why);
   }
 #endif

@@ -110,8 +110,8 @@ Case workload_case(const Workload& w, std::uint64_t heap) {
   if (w.pattern != "per_thread" && w.pattern != "per_warp" && w.pattern != "per_block") {
     throw std::invalid_argument(fmt::format("--pattern={}: advice knows per_thread, per_warp and per_block", w.pattern));
   }
-  if (!supported(w.pattern, w.api) || is_call_path(w.api) || w.api == "bump" || w.api == "alloca" ||
-      w.api == "printf") {
+  const ApiTraits* api = find_api_traits(w.api);
+  if (!supported(w.pattern, w.api) || !api->heap_backed() || api->is_call_path()) {
     throw std::invalid_argument(fmt::format(
         "--api={}: advice is for the device heap's APIs (malloc, aligned, cuda_std_aligned, new) with {}", w.api,
         w.pattern));

@@ -6,17 +6,32 @@ namespace heapbench {
 
 bool is_pattern(std::string_view name) { return std::find(kPatterns.begin(), kPatterns.end(), name) != kPatterns.end(); }
 bool is_api(std::string_view name) { return std::find(kApis.begin(), kApis.end(), name) != kApis.end(); }
-bool takes_align(std::string_view api) { return api == "aligned" || api == "cuda_std_aligned"; }
+namespace {
+// The built API named `api`, or nullptr.
+const ApiTraits* built_api(std::string_view api) {
+  const ApiTraits* t = find_api_traits(api);
+  return t != nullptr && t->built ? t : nullptr;
+}
+}  // namespace
+
+bool takes_align(std::string_view api) {
+  const ApiTraits* t = find_api_traits(api);
+  return t != nullptr && t->takes_align;
+}
 bool supported(std::string_view pattern, std::string_view api) {
-  if (!is_pattern(pattern) || !is_api(api)) return false;
-  if ((pattern == "printf") != (api == "printf")) return false;
-  if (is_call_path(api)) return pattern == "per_thread" || pattern == "per_thread_latency";
-  return api != "alloca" || pattern == "per_thread";
+  const ApiTraits* t = built_api(api);
+  if (!is_pattern(pattern) || t == nullptr) return false;
+  if ((pattern == "printf") != (t->source == Source::printf_fifo)) return false;
+  if (t->is_call_path()) return pattern == "per_thread" || pattern == "per_thread_latency";
+  return t->source != Source::stack || pattern == "per_thread";
 }
 
 bool is_capacity_family(std::string_view pattern) { return pattern.rfind("capacity", 0) == 0; }
 
-bool is_call_path(std::string_view api) { return api.find("_fnptr") != api.npos || api.find("_nvfunction") != api.npos; }
+bool is_call_path(std::string_view api) {
+  const ApiTraits* t = find_api_traits(api);
+  return t != nullptr && t->is_call_path();
+}
 
 std::string not_built_reason(std::string_view api) {
   if (is_api(api)) return {};
@@ -28,7 +43,7 @@ std::string not_built_reason(std::string_view api) {
            ") has no device cuda::std::aligned_alloc: it is glibc's host function before CCCL 3 (CUDA 13)";
 #endif
   }
-  if (api == "malloc_nvfunction" || api == "bump_nvfunction") {
+  if (const ApiTraits* t = find_api_traits(api); t != nullptr && t->call_path == CallPath::nvfunction) {
     return "<nvfunctional> was not found when heapbench was configured (HEAPBENCH_NVFUNCTIONAL)";
   }
   return {};

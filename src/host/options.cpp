@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string_view>
+#include <utility>
+#include <vector>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -39,12 +42,18 @@ void add_flags(CLI::App& app, Parsed& p) {
   app.set_help_flag();  // --help is ours: it prints these flags and then Google Benchmark's.
   app.add_flag("-h,--help", p.help, "Print heapbench's and Google Benchmark's flags and exit");
   app.add_option("--patterns", p.patterns, fmt::format("Patterns, comma-separated ({})", fmt::join(kPatterns, ",")));
-  std::string not_built;  // what this build's toolkit could not build, and why
-  for (const auto& apis : {std::vector<std::string>{"cuda_std_aligned"}, {"malloc_nvfunction", "bump_nvfunction"}}) {
-    if (auto why = not_built_reason(apis[0]); !why.empty()) {
-      not_built += fmt::format("; {} not built: {}", fmt::join(apis, ","), why);
-    }
+  // What this build's toolkit could not build, and why: the APIs that share a
+  // reason are named together, in kApiTraits' order.
+  std::vector<std::pair<std::string, std::vector<std::string_view>>> unbuilt;
+  for (const auto& t : kApiTraits) {
+    if (t.built) continue;
+    const std::string why = not_built_reason(t.name);
+    auto same = std::find_if(unbuilt.begin(), unbuilt.end(), [&](const auto& u) { return u.first == why; });
+    if (same == unbuilt.end()) same = unbuilt.emplace(unbuilt.end(), why, std::vector<std::string_view>{});
+    same->second.push_back(t.name);
   }
+  std::string not_built;
+  for (const auto& [why, apis] : unbuilt) not_built += fmt::format("; {} not built: {}", fmt::join(apis, ","), why);
   app.add_option("--apis", p.apis, fmt::format("APIs, comma-separated ({}){}", fmt::join(kApis, ","), not_built));
   app.add_option("--aligns", p.aligns, "Alignments for aligned APIs, powers of two (e.g. 16,256,4096)");
   app.add_option("--sizes", p.sizes, "Bytes per allocation, comma-separated, K/M/G suffixes (e.g. 16,1K,4K)");

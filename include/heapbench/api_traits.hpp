@@ -1,0 +1,114 @@
+#pragma once
+// The allocation APIs heapbench knows, by name and traits: the one list the
+// host catalog (--apis, --help, --benchmark_list_tests, the sweep) and the
+// device dispatch read. Plain C++: the host side cannot include CUDA headers,
+// so each device handle (src/device/allocators.cuh, call_paths.cuh, and the
+// adapters of -DHEAPBENCH_ALLOCATORS, docs/ALLOCATORS.md) points at its entry
+// here as `static constexpr const ApiTraits& traits`, and
+// src/device/api_registry.cu checks at compile time that the two lists agree.
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+namespace heapbench {
+
+// Where an API's memory comes from. Decides the patterns it joins and what a
+// capacity case measures it against.
+enum class Source {
+  device_heap,  // CUDA's device heap (cudaLimitMallocHeapSize): heap_bytes is the limit the device reports
+  own_arena,    // memory its owner reserves, as large as the case's heap: heap_bytes is that size
+  stack,        // the thread's stack (alloca): one thread, one frame, so per_thread only
+  printf_fifo,  // not an allocator: the printf pattern's FIFO
+};
+
+// How a pattern reaches allocate(): inlined through the template (direct), or
+// through an indirect call whose cost is what is measured (per_thread and
+// per_thread_latency only).
+enum class CallPath { direct, function_pointer, nvfunction };
+
+struct ApiTraits {
+  std::string_view name;      // as it appears in case names, JSON and plots
+  Source source = Source::device_heap;
+  bool takes_align = false;   // allocate(size, align) honours align; case names carry align:<bytes>
+  CallPath call_path = CallPath::direct;
+  std::string_view inner{};   // for an indirect call path: the direct API it calls
+  bool built = true;          // compiled into this build (see not_built_reason)
+
+  constexpr bool heap_backed() const { return source == Source::device_heap; }
+  constexpr bool owns_arena() const { return source == Source::own_arena; }
+  constexpr bool is_call_path() const { return call_path != CallPath::direct; }
+  // A trivially copyable device handle with allocate/deallocate (alloca and
+  // printf are measured by runners of their own).
+  constexpr bool has_handle() const { return source == Source::device_heap || source == Source::own_arena; }
+};
+
+namespace api {
+inline constexpr ApiTraits kMalloc{"malloc", Source::device_heap};     // malloc/free on CUDA's device heap
+inline constexpr ApiTraits kAligned{"aligned", Source::device_heap, true};  // __nv_aligned_device_malloc(size, align) / free
+// cuda::std::aligned_alloc / cuda::std::free: a device function from CCCL 3 on (see not_built_reason)
+inline constexpr ApiTraits kCudaStdAligned{"cuda_std_aligned", Source::device_heap, true, CallPath::direct, {},
+                                           HEAPBENCH_HAVE_CUDA_STD_ALIGNED != 0};
+inline constexpr ApiTraits kNew{"new", Source::device_heap};           // device operator new[] / delete[]
+// baseline: warp-aggregated atomic bump over a cudaMalloc arena, free a no-op
+inline constexpr ApiTraits kBump{"bump", Source::own_arena};
+inline constexpr ApiTraits kAlloca{"alloca", Source::stack};           // baseline: the thread's stack (cudaLimitStackSize)
+inline constexpr ApiTraits kPrintf{"printf", Source::printf_fifo};     // the printf pattern's only API: device printf
+// Call paths: malloc and bump reached through a device function pointer, or an nvstd::function.
+inline constexpr ApiTraits kMallocFnptr{"malloc_fnptr", Source::device_heap, false, CallPath::function_pointer, "malloc"};
+inline constexpr ApiTraits kBumpFnptr{"bump_fnptr", Source::own_arena, false, CallPath::function_pointer, "bump"};
+inline constexpr ApiTraits kMallocNvfunction{"malloc_nvfunction", Source::device_heap, false, CallPath::nvfunction,
+                                             "malloc", HEAPBENCH_HAVE_NVFUNCTIONAL != 0};
+inline constexpr ApiTraits kBumpNvfunction{"bump_nvfunction", Source::own_arena, false, CallPath::nvfunction, "bump",
+                                           HEAPBENCH_HAVE_NVFUNCTIONAL != 0};
+}  // namespace api
+
+}  // namespace heapbench
+
+// The adapters of -DHEAPBENCH_ALLOCATORS=<folder> (generated at configure time:
+// HEAPBENCH_USER_API_TRAITS is empty or ", heapbench_user::<stem>_traits, ...").
+#include "heapbench/user_apis.hpp"
+
+namespace heapbench {
+
+// Every API heapbench knows, built or not, in the order --help lists them.
+inline constexpr std::array kApiTraits = {
+    api::kMalloc, api::kAligned, api::kCudaStdAligned, api::kNew, api::kBump, api::kAlloca, api::kPrintf,
+    api::kMallocFnptr, api::kBumpFnptr, api::kMallocNvfunction, api::kBumpNvfunction HEAPBENCH_USER_API_TRAITS};
+
+namespace detail {
+constexpr std::size_t count_built() {
+  std::size_t n = 0;
+  for (const auto& t : kApiTraits) n += t.built ? 1 : 0;
+  return n;
+}
+constexpr std::array<std::string_view, count_built()> built_names() {
+  std::array<std::string_view, count_built()> out{};
+  std::size_t i = 0;
+  for (const auto& t : kApiTraits) {
+    if (t.built) out[i++] = t.name;
+  }
+  return out;
+}
+}  // namespace detail
+
+// The names of the APIs built into this binary.
+inline constexpr std::array<std::string_view, detail::count_built()> kApis = detail::built_names();
+
+// The entry named `name` (built or not), or nullptr: the one place a name
+// becomes an API.
+constexpr const ApiTraits* find_api_traits(std::string_view name) {
+  for (const auto& t : kApiTraits) {
+    if (t.name == name) return &t;
+  }
+  return nullptr;
+}
+
+// The indirect call path `path` over the direct API `inner`, or nullptr.
+constexpr const ApiTraits* find_call_path(std::string_view inner, CallPath path) {
+  for (const auto& t : kApiTraits) {
+    if (t.call_path == path && t.inner == inner) return &t;
+  }
+  return nullptr;
+}
+
+}  // namespace heapbench

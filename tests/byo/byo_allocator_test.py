@@ -1,0 +1,78 @@
+"""Bring your own allocator (docs/ALLOCATORS.md): configures and builds heapbench
+with -DHEAPBENCH_ALLOCATORS=examples/allocators in a build folder of its own,
+then checks that the example adapter's API is in --help, in
+--benchmark_list_tests for every heap pattern (and no other), and in the
+results of a run over the stand-in device (tests/robust/nogpu_main.cpp). No GPU
+is needed. Only heapbench and heapbench_nogpu are built (the device library is
+most of the time: 86 s on two cores with ccache, which is passed on where the
+outer build uses it; a few minutes without).
+
+usage: byo_allocator_test.py SOURCE_DIR BUILD_DIR CMAKE [-D...]...
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SOURCE = BUILD = CMAKE = None
+DEFINES = []
+API = "counted_malloc"
+HEAP_PATTERNS = ("per_thread", "per_thread_latency", "per_thread_mixed", "size_map", "per_warp", "per_block",
+                 "cross_kernel", "cross_kernel_remote_free", "churn", "capacity", "capacity_fill")
+
+
+def run(*args, timeout=60):
+    return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout)
+
+
+def binary(name):
+    for path in (os.path.join(BUILD, name), os.path.join(BUILD, "tests", name)):
+        if os.path.exists(path):
+            return path
+    raise AssertionError(f"{name} was not built in {BUILD}")
+
+
+class BringYourOwnAllocator(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        adapters = os.path.join(SOURCE, "examples", "allocators")
+        r = run(CMAKE, "-S", SOURCE, "-B", BUILD, f"-DHEAPBENCH_ALLOCATORS={adapters}", *DEFINES, timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+        assert f"allocator adapters (HEAPBENCH_ALLOCATORS={adapters}): {API}" in r.stdout, r.stdout
+        jobs = os.environ.get("HEAPBENCH_BYO_JOBS", "2")
+        r = run(CMAKE, "--build", BUILD, "--target", "heapbench", "heapbench_nogpu", "-j", jobs, timeout=1500)
+        assert r.returncode == 0, r.stdout[-5000:] + r.stderr[-5000:]
+
+    def test_help_lists_the_adapter(self):
+        r = run(binary("heapbench"), "--help")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        apis_line = next(line for line in r.stdout.splitlines() if "--apis" in line)
+        self.assertIn(API, apis_line)
+
+    def test_every_heap_pattern_lists_the_adapter(self):
+        r = run(binary("heapbench"), "--benchmark_list_tests", f"--apis={API}", "--patterns=" + ",".join(HEAP_PATTERNS),
+                "--sizes=64", "--threads=32", "--heaps=8M")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        patterns = {n.split("/")[0] for n in r.stdout.split() if n.split("/")[1] == API}
+        self.assertEqual(patterns, set(HEAP_PATTERNS))
+        # The default sweep's matrix takes every API, the adapter's included.
+        listed = run(binary("heapbench"), "--benchmark_list_tests").stdout.split()
+        self.assertIn(f"per_thread/{API}", {"/".join(n.split("/")[:2]) for n in listed})
+
+    def test_the_stand_in_run_reports_it(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            r = run(binary("heapbench_nogpu"), "--patterns=per_thread,per_warp", f"--apis={API},malloc", "--sizes=64",
+                    "--threads=32", "--heaps=8M", f"--benchmark_out={out}", timeout=120)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            with open(out) as f:
+                names = [b["name"] for b in json.load(f)["benchmarks"]]
+        for pattern in ("per_thread", "per_warp"):
+            self.assertTrue(any(n.startswith(f"{pattern}/{API}/size:64/") for n in names), names)
+
+
+if __name__ == "__main__":
+    SOURCE, BUILD, CMAKE, *DEFINES = sys.argv[1:]
+    unittest.main(argv=sys.argv[:1])
