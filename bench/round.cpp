@@ -19,15 +19,11 @@ void enqueue_round(Round& round, std::int64_t index) {
   }
 }
 
-IterationResult collect_rounds(Round& round, std::int64_t index) {
-  nvtx::range r{nvtx::phase(nvtx::Phase::verify, index)};
-  return round.collect();
-}
-
 IterationResult run_round(Round& round, std::int64_t index) {
   round.begin_batch();
   enqueue_round(round, index);
-  return collect_rounds(round, index);
+  nvtx::range r{nvtx::phase(nvtx::Phase::verify, index)};
+  return round.collect();
 }
 
 }  // namespace heapbench
