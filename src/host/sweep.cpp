@@ -8,6 +8,20 @@
 
 namespace heapbench {
 
+namespace {
+
+// The patterns measured in rounds of allocate, use and free over the heap: every
+// one but the capacity families, printf and size_map, which have their own parts.
+std::vector<std::string> round_patterns() {
+  std::vector<std::string> out;
+  for (auto p : kPatterns) {
+    if (!is_capacity_family(p) && p != "printf" && p != "size_map") out.emplace_back(p);
+  }
+  return out;
+}
+
+}  // namespace
+
 std::vector<Sweep> default_sweep() {
   Sweep spine;
   spine.patterns = {"per_thread"};
@@ -23,10 +37,7 @@ std::vector<Sweep> default_sweep() {
   spine.max_demand_fraction = 0.5;
 
   Sweep matrix;
-  for (auto p : kPatterns) {
-    // The capacity families and printf have their own parts.
-    if (!is_capacity_family(p) && p != "printf" && p != "size_map") matrix.patterns.emplace_back(p);
-  }
+  matrix.patterns = round_patterns();
   matrix.apis.assign(kApis.begin(), kApis.end());
   matrix.sizes = {64, 4096};
   matrix.aligns = {16, 4096};
@@ -93,9 +104,7 @@ std::vector<Sweep> default_sweep() {
 
 std::vector<Sweep> quick_sweep() {
   Sweep matrix;
-  for (auto p : kPatterns) {
-    if (!is_capacity_family(p) && p != "printf" && p != "size_map") matrix.patterns.emplace_back(p);
-  }
+  matrix.patterns = round_patterns();
   matrix.apis.assign(kApis.begin(), kApis.end());
   matrix.sizes = {64};
   matrix.aligns = {16};
