@@ -13,11 +13,10 @@ import os
 import random
 import stat
 import subprocess
-import sys
 import tempfile
 import unittest
 
-from processes import private_null
+from processes import private_null, script_args
 
 BINARY = None
 SEED = 13
@@ -142,11 +141,6 @@ class BadInput(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    BINARY = os.path.abspath(sys.argv.pop(1))
-    while len(sys.argv) > 2 and sys.argv[1] in ("--seed", "--count"):
-        opt, val = sys.argv.pop(1), sys.argv.pop(1)
-        if opt == "--seed":
-            SEED = int(val)
-        else:
-            COUNT = int(val)
+    a = script_args(seed=SEED, count=COUNT)
+    BINARY, SEED, COUNT = a.binary, a.seed, a.count
     unittest.main(verbosity=1)

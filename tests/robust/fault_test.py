@@ -17,13 +17,12 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 import unittest
 
-from processes import alive, children_of  # noqa: F401 (h200_faults imports them from here too)
+from processes import alive, children_of, script_args  # noqa: F401 (h200_faults imports them from here too)
 
 BINARY = None
 SEED = 13
@@ -194,11 +193,6 @@ class Faults(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    BINARY = os.path.abspath(sys.argv.pop(1))
-    while len(sys.argv) > 2 and sys.argv[1] in ("--seed", "--trials"):
-        opt, val = sys.argv.pop(1), sys.argv.pop(1)
-        if opt == "--seed":
-            SEED = int(val)
-        else:
-            TRIALS = int(val)
+    a = script_args(seed=SEED, trials=TRIALS)
+    BINARY, SEED, TRIALS = a.binary, a.seed, a.trials
     unittest.main(verbosity=1)

@@ -2,8 +2,10 @@
 pid, whether a pid still runs, polling, and a private character device to offer
 as a results file. One copy, imported by robustness_test.py, fault_test.py,
 bad_input_test.py and h200_faults.py (each run as a script from this folder)."""
+import argparse
 import os
 import stat
+import sys
 import time
 
 
@@ -52,3 +54,16 @@ def private_null(d):
         return path
     except PermissionError:
         return "/dev/null"
+
+
+def script_args(**int_options):
+    """The binary under test and integer options (e.g. seed=13 gives --seed, 13 by
+    default) taken off sys.argv; what is left stays for unittest."""
+    ap = argparse.ArgumentParser(add_help=False)
+    ap.add_argument("binary")
+    for name, default in int_options.items():
+        ap.add_argument(f"--{name}", type=int, default=default)
+    args, rest = ap.parse_known_args(sys.argv[1:])
+    sys.argv[1:] = rest
+    args.binary = os.path.abspath(args.binary)
+    return args
