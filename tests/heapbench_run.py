@@ -139,15 +139,22 @@ def alive(pid):
         return False
 
 
-def running_copies(binary):
+def running_copies(binary, mark=None):
     """Live processes of `binary` (by /proc/PID/exe): a child started just before
-    a kill, never seen by the test, must be gone too."""
+    a kill, never seen by the test, must be gone too. With `mark` ("NAME=value",
+    put in the environment of the run, which heapbench passes on to its children)
+    only that run's, not those of another test running the same binary meanwhile
+    (ctest -j)."""
+    exe = os.path.realpath(binary)
     pids = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
-                if os.readlink(f"/proc/{entry}/exe") == os.path.realpath(binary) and alive(int(entry)):
-                    pids.append(int(entry))
+                if os.readlink(f"/proc/{entry}/exe") != exe or not alive(int(entry)):
+                    continue
+                with open(f"/proc/{entry}/environ", "rb") as f:
+                    if mark is None or mark.encode() in f.read().split(b"\0"):
+                        pids.append(int(entry))
             except OSError:
                 pass
     return pids

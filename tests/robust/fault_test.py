@@ -92,6 +92,9 @@ class Faults(unittest.TestCase):
         if devices == 2:
             args.append("--devices=0,1")
         env = trial_env(rng)
+        # Marks this trial's processes, children included, apart from other tests' copies of the binary.
+        env["HEAPBENCH_FAULT_TRIAL"] = f"{os.getpid()}.{index}"
+        mark = f"HEAPBENCH_FAULT_TRIAL={env['HEAPBENCH_FAULT_TRIAL']}"
         kill_parent = index % 2 == 0
         sig = rng.choice([signal.SIGKILL, signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
         delay = rng.uniform(0.0, DELAY_MAX)
@@ -124,9 +127,9 @@ class Faults(unittest.TestCase):
                 time.sleep(0.01)
             self.assertFalse(alive(pid), f"{what}: child {pid} still runs")
         deadline = time.time() + 10
-        while running_copies(BINARY) and time.time() < deadline:
+        while running_copies(BINARY, mark) and time.time() < deadline:
             time.sleep(0.01)
-        self.assertEqual(running_copies(BINARY), [], f"{what}: copies of heapbench still run")
+        self.assertEqual(running_copies(BINARY, mark), [], f"{what}: copies of heapbench still run")
         self.assertEqual(watcher.invalid, [], what)
         self.assertNotIn(b"terminate called", err, what)
 
