@@ -303,9 +303,11 @@ struct slab {
     // page can go back to the pool. Lanes freeing into one word share one atomic.
     const unsigned same_word = __match_any_sync(active, word);
     const std::uint32_t bits = __reduce_or_sync(same_word, 1u << (index % 32));
+    __syncwarp(active);  // the lanes' last reads and writes of their blocks ...
     if (lane == static_cast<unsigned>(__ffs(same_word) - 1)) {
+      __threadfence();  // ... before the bits that give the blocks to another thread
       atomicAnd(bitmap + word, ~bits);
-      __threadfence();
+      __threadfence();  // and the bits before the count that gives the page back
     }
     __syncwarp(active);
     const unsigned same_page = __match_any_sync(active, page);
@@ -447,22 +449,48 @@ struct slab {
     release_pages(page, tag == kLargeTag ? load(run + page) : 1);
   }
 
-  // Claims n contiguous free pages (n = 1: any page) and counts them used; kNone if none.
+  // Claims n contiguous free pages and counts them used; kNone if none.
   __device__ std::uint32_t acquire(std::uint32_t n, std::uint32_t start) const {
     using namespace slab_math;
     if (n == 0 || n > pages) return kNone;
-    // The count first: past it, a free page exists (n = 1), so the search is short.
+    // The count first: past it, a free page exists, so a search for one page
+    // ends soon (each lost race is another caller's page).
     if (atomicAdd(used, n) + n > pages) {
       atomicSub(used, n);
       return kNone;
     }
+    const std::uint32_t p = n == 1 ? find_one(start) : find_and_claim_run(n, start);
+    if (p == kNone) atomicSub(used, n);
+    return p;
+  }
+
+  // One free page, by words from `start`'s: a set bit of the first word with
+  // one, taken by atomicOr; callers that meet in a word pick different bits.
+  __device__ std::uint32_t find_one(std::uint32_t start) const {
+    using namespace slab_math;
+    const auto words = static_cast<std::uint32_t>(page_words(pages));
+    std::uint32_t w = start / 32;
+    const unsigned salt = static_cast<unsigned>(clock()) ^ (lane_id() * 7u);
+    for (std::uint32_t k = 0; k < 4 * words + 64; ++k) {
+      const std::uint32_t free = ~load(page_bits + w) & range_mask(0, pages, w);
+      if (free == 0) {
+        w = w + 1 < words ? w + 1 : 0;
+        continue;
+      }
+      const std::uint32_t bit = 1u << nth_set_bit(free, salt % popcount(free));
+      if ((atomicOr(page_bits + w, bit) & bit) == 0) return w * 32 + (31 - __clz(bit));
+    }
+    return slab_math::kNone;
+  }
+
+  __device__ std::uint32_t find_and_claim_run(std::uint32_t n, std::uint32_t start) const {
+    using namespace slab_math;
     for (int t = 0; t < kMaxRunTries; ++t) {
       const std::uint32_t p = find_run(L2Words{page_bits}, pages, start, n);
-      if (p == kNone) break;
+      if (p == kNone) return kNone;
       if (claim_pages(p, n)) return p;
       start = p + 1 < pages ? p + 1 : 0;
     }
-    atomicSub(used, n);
     return kNone;
   }
 
