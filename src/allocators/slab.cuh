@@ -291,6 +291,7 @@ struct slab {
     const auto page = static_cast<std::uint32_t>(off >> kPageShift);
     const std::uint32_t tag = header_tag(load(header + page));  // fixed while the block lives
     if (tag == kLargeTag) {
+      __threadfence();  // this thread's use of the run before the run is given back
       release_count(page, 1);
       return;
     }
