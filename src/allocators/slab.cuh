@@ -315,7 +315,7 @@ struct slab {
     if (lane == static_cast<unsigned>(__ffs(same_page) - 1)) release_count(page, __popc(same_page));
   }
 
-  // ---- the parts below are the handle's own; public only so the host tests could see them ----
+  // ---- the handle's own parts (public: the handle stays a plain aggregate of pointers) ----
 
   __device__ static unsigned lane_id() {
     unsigned lane;

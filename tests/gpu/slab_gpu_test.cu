@@ -7,6 +7,9 @@
 #include <cstdint>
 #include <vector>
 
+// api_traits.hpp first: it includes every adapter (slab.cuh among them) once it
+// has defined ApiTraits, which an adapter included first would not yet see.
+#include "heapbench/api_traits.hpp"
 #include "../../src/allocators/slab.cuh"
 #include "heapbench/catalog.hpp"
 #include "heapbench/device.hpp"
