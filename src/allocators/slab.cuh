@@ -351,9 +351,11 @@ struct slab {
                                    std::uint32_t& first) const {
     using namespace slab_math;
     const std::uint32_t tag = tag_of_class(cls), cap = blocks_per_page(cls);
+    // A request that fills a page (all of a 64 KiB page, or 16 lanes of 4 KiB)
+    // takes one of its own: queueing for the slot would only serialise it.
+    const bool whole_page = want >= cap;
     if (want > cap) want = cap;
-    // A page that holds one block is never shared: no slot.
-    for (int i = 0; i < kMaxReserveTries && cap > 1; ++i) {
+    for (int i = 0; i < kMaxReserveTries && !whole_page; ++i) {
       std::uint32_t s = load(slot);
       if (s == kSlotLocked) s = wait_unlocked(slot);
       if (s == kSlotLocked) break;  // the slot's refill took too long
@@ -383,8 +385,8 @@ struct slab {
         return want;
       }
     }
-    // A page of this warp's own, in no slot: after losing every race for the
-    // slot (NULL only when no page is free), or for a class of one block a page.
+    // A page of this warp's own, in no slot: for a request that fills it, or
+    // after losing every race for the slot (NULL only when no page is free).
     page = acquire(1, hint(cls, slot));
     if (page == kNone) return 0;
     atomicAdd(header + page, make_header(tag, want));
