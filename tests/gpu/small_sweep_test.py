@@ -61,13 +61,16 @@ def check_every_pair(heapbench):
     doc = sweep(heapbench, "--sizes=100", "--threads=1000", "--heaps=8M", "--aligns=64")
     runs = doc["benchmarks"]
     pairs = {"/".join(b["name"].split("/")[:2]) for b in runs}
-    # 8 patterns x 5 heap APIs, per_thread/alloca, capacity and capacity_fill (malloc and bump unless
+    # 8 patterns x the heap APIs, per_thread/alloca, capacity and capacity_fill (malloc and bump unless
     # --apis is given), and the call-path APIs this build has in per_thread and per_thread_latency.
     # The APIs this build has are the list in --apis' help; what follows it names those not built.
     help_text = run(heapbench, "--help").stdout
     built = re.search(r"APIs, comma-separated \(([^)]*)\)", help_text).group(1).split(",")
     call_paths = [a for a in ("malloc_fnptr", "bump_fnptr", "malloc_nvfunction", "bump_nvfunction") if a in built]
-    heap_apis = [a for a in ("malloc", "aligned", "cuda_std_aligned", "new", "bump") if a in built]
+    # Every other built API but alloca and printf has a heap handle: the built-in ones and the
+    # adapters (bundled, such as slab, or from -DHEAPBENCH_ALLOCATORS).
+    heap_apis = [a for a in built if a not in ("alloca", "printf") and a not in call_paths]
+    assert {"malloc", "bump"} <= set(heap_apis), help_text
     assert "malloc_fnptr" in call_paths, help_text
     assert len(pairs) == 8 * len(heap_apis) + 5 + 2 * len(call_paths), sorted(pairs)
     for api in call_paths:
