@@ -7,12 +7,11 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <optional>
 #include <fmt/format.h>
 
-#include "families.hpp"
+#include "cases.hpp"
 #include "heapbench/measure.hpp"
 #include "heapbench/nvtx.hpp"
 #include "heapbench/parse.hpp"
@@ -143,6 +142,7 @@ void set_measurement_counters(benchmark::State& st, const Measured& m, bool fixe
 }
 
 void run_case(benchmark::State& st, const Case& c, const std::string& name, const RunConfig& cfg) {
+  if (cfg.stop && cfg.stop->due()) throw StoppedAfterDeviceError{};
   nvtx::range case_range{nvtx::case_range(name.c_str(), c.threads)};
   Backend& backend = *cfg.backend;
   try {
@@ -203,7 +203,7 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     g_capacity = CapacityMemo{};
     backend.invalidate();
     st.SkipWithError(e.what());
-    if (cfg.end_on_device_error) end_process_after_this_case();
+    if (cfg.stop) cfg.stop->failed(name);
   } catch (const std::exception& e) {
     g_capacity = CapacityMemo{};
     st.SkipWithError(e.what());
@@ -212,12 +212,13 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
 
 }  // namespace
 
-namespace {
-std::atomic<bool> g_end_after_case{false};
-}  // namespace
+void DeviceErrorStop::failed(const std::string& name) {
+  if (failed_.empty()) failed_ = name;
+}
 
-bool device_error_ends_process() { return g_end_after_case.load(); }
-void end_process_after_this_case() { g_end_after_case.store(true); }
+void DeviceErrorStop::reported(const std::string& name) {
+  if (!failed_.empty() && name == failed_) reported_ = true;
+}
 
 std::string benchmark_name(const Case& c, const RunConfig& cfg) {
   std::string name = case_name(c);
