@@ -145,7 +145,7 @@ class ChurnRunner final : public Round {
   // Allocations and frees share the one launch, timed as the allocate phase.
   bool has_use_phase() const override { return false; }
   bool has_free_phase() const override { return false; }
-  bool reports_frees() const override { return true; }
+  // frees_per_s all the same: the one launch frees too (AllocationReducer's default).
 
  private:
   alloc::Owner<Api> owner_;

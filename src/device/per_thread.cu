@@ -127,6 +127,11 @@ class AllocaRunner final : public Round {
   bool enqueues_only() const override { return true; }
   bool has_use_phase() const override { return false; }
   bool has_free_phase() const override { return false; }
+  std::unique_ptr<Reducer> reducer() const override {
+    AllocationCounters which;
+    which.frees = false;  // a frame frees by returning
+    return std::make_unique<AllocationReducer>(which);
+  }
 
  private:
   static constexpr size_t kFrameSlack = 4096;  // the lambda's own frame and the verification locals
