@@ -11,20 +11,34 @@ and imports what it uses from here.
 import argparse
 import json
 import os
+import pathlib
 import stat
+import re
 import subprocess
 import sys
 import tempfile
 import time
 
-# heapbench's exit status (bench/app.cpp, bench/advise.cpp, bench/families.hpp,
-# bench/orchestrate.hpp; docs/ROBUSTNESS.md lists which input gets which).
-EXIT_OK = 0              # the results were written
-EXIT_NO_RESULTS = 1      # no case ran (heapbench advise: no heap up to --max-heap holds the workload)
-EXIT_USAGE = 2           # a bad command line, refused before any device is touched
-EXIT_NO_DEVICE = 3       # no usable CUDA device (or --device/--devices names one that is not there)
-EXIT_DEVICE_ERROR = 4    # a child of isolation stopped after a device error, that case's result written
-EXIT_CANNOT_WRITE = 5    # the results file could not be written (a full disk); it keeps its last complete version
+# heapbench's exit statuses, read from the one list, bench/exit_codes.hpp
+# (docs/ROBUSTNESS.md lists which input gets which), so the tests cannot drift from it.
+def _exit_codes():
+    header = pathlib.Path(__file__).resolve().parent.parent / "bench" / "exit_codes.hpp"
+    codes = {name: int(value) for name, value in re.findall(r"\bkExit(\w+) = (\d+),", header.read_text())}
+    wanted = ("Ok", "NoResults", "NoAdvice", "Usage", "NoDevice", "DeviceError", "CannotWrite")
+    missing = [w for w in wanted if w not in codes]
+    if missing:
+        raise RuntimeError(f"{header} lacks kExit{', kExit'.join(missing)}")
+    return codes
+
+
+_CODES = _exit_codes()
+EXIT_OK = _CODES["Ok"]                     # the results were written
+EXIT_NO_RESULTS = _CODES["NoResults"]      # no case ran
+EXIT_NO_ADVICE = _CODES["NoAdvice"]        # heapbench advise: no heap up to --max-heap holds the workload
+EXIT_USAGE = _CODES["Usage"]               # a bad command line, refused before any device is touched
+EXIT_NO_DEVICE = _CODES["NoDevice"]        # no usable CUDA device (or --device/--devices names one that is not there)
+EXIT_DEVICE_ERROR = _CODES["DeviceError"]  # a child of isolation stopped after a device error, that case's result written
+EXIT_CANNOT_WRITE = _CODES["CannotWrite"]  # the results file could not be written (a full disk); it keeps its last complete version
 
 # A test that cannot run here exits with this (CTest's SKIP_RETURN_CODE in
 # tests/CMakeLists.txt: reported as skipped, never as passed). The test

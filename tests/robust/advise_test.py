@@ -14,7 +14,7 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from heapbench_run import EXIT_NO_RESULTS, EXIT_USAGE, load, run, run_results, script_args  # noqa: E402
+from heapbench_run import EXIT_NO_ADVICE, EXIT_USAGE, load, run, run_results, script_args  # noqa: E402
 
 BINARY = None
 MODEL = {"HEAPBENCH_NOGPU_CAPACITY": "0.5", "HEAPBENCH_NOGPU_ROUND_MS": "0"}
@@ -72,7 +72,7 @@ class Advice(unittest.TestCase):
 
     def test_no_heap_up_to_the_limit_is_exit_1(self):
         r = run(BINARY, "advise", "--threads=100000", "--size=1000", "--max-heap=64M", env=MODEL)
-        self.assertEqual(r.returncode, EXIT_NO_RESULTS, r.stdout + r.stderr)
+        self.assertEqual(r.returncode, EXIT_NO_ADVICE, r.stdout + r.stderr)
         self.assertIn("no heap up to 64 MiB", r.stdout)
 
 
