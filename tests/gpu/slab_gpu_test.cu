@@ -246,15 +246,16 @@ TEST(SlabGpu, CapacityFiguresAreWhatTheLayoutPredicts) {
     auto r = make_cuda_round(c, kBudget);
     const IterationResult res = run_round(*r, 0);
     ASSERT_EQ(res.problem(kBudget), "") << size;
-    ASSERT_TRUE(res.capacity.has_value());
-    const CapacityFigures f = capacity_figures(*res.capacity);
+    const CapacityRaw* raw = res.observed.find<CapacityRaw>();
+    ASSERT_NE(raw, nullptr);
+    const CapacityFigures f = capacity_figures(*raw);
     const sm::Layout l = sm::layout(c.heap);
     const std::uint64_t blocks = l.pages * sm::blocks_per_page(sm::class_of(size));
-    EXPECT_EQ(res.capacity->heap_bytes, c.heap);
-    EXPECT_EQ(res.capacity->addresses.size(), blocks) << size;
+    EXPECT_EQ(raw->heap_bytes, c.heap);
+    EXPECT_EQ(raw->addresses.size(), blocks) << size;
     EXPECT_DOUBLE_EQ(f.utilization, static_cast<double>(l.pages * sm::kPageBytes) / c.heap) << size;
     EXPECT_DOUBLE_EQ(f.overhead_bytes, 0.0) << size;
-    EXPECT_EQ(res.capacity->recovery_blocks, blocks) << size;
+    EXPECT_EQ(raw->recovery_blocks, blocks) << size;
     EXPECT_DOUBLE_EQ(f.recovery, 1.0) << size;
     // Every other block freed leaves every page half full (or, for one block
     // a page, no two free pages side by side): nothing for 2x blocks.
