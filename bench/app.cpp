@@ -83,7 +83,7 @@ int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
   std::vector<Case> cases = plan_cases(o.sweeps);
   if (o.only_heap != 0) {
     // A child of --isolate/--devices: the parent's plan, one heap size of it.
-    cases.erase(std::remove_if(cases.begin(), cases.end(), [&](const Case& c) { return c.heap != o.only_heap; }),
+    cases.erase(std::remove_if(cases.begin(), cases.end(), [&](const Case& c) { return c.limit_bytes != o.only_heap; }),
                 cases.end());
   }
   const bool orchestrate = o.only_heap == 0 && (o.isolate || !o.devices.empty()) && !o.list_tests;
@@ -185,9 +185,9 @@ int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
       return finish(kExitNoDevice);
     }
     for (const auto& c : cases) {
-      if (c.heap >= device.total_memory) {
+      if (c.limit_bytes >= device.total_memory) {
         fmt::print(stderr, "heapbench: --heaps: {} is not smaller than the {} bytes ({}) of device {} ({})\n",
-                   format_quantity(c.heap), device.total_memory, format_quantity(device.total_memory),
+                   format_quantity(c.limit_bytes), device.total_memory, format_quantity(device.total_memory),
                    device.index, device.name);
         return finish(kExitUsage);
       }
@@ -200,8 +200,8 @@ int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
     for (int d : devices) {
       for (std::size_t i = 0; i < cases.size(); ++i) {
         if (!selected[i]) continue;
-        if (plan.empty() || plan.back().device != d || plan.back().heap != cases[i].heap) {
-          plan.push_back(ChildPlan{d, cases[i].heap, {}});
+        if (plan.empty() || plan.back().device != d || plan.back().heap != cases[i].limit_bytes) {
+          plan.push_back(ChildPlan{d, cases[i].limit_bytes, {}});
         }
         plan.back().expected.push_back(names[i]);
       }

@@ -54,6 +54,6 @@ bool valid_size(std::string_view pattern, std::uint64_t size) {
   return size > 0;
 }
 
-std::string_view limit_label(std::string_view pattern) { return pattern == "printf" ? "fifo" : "heap"; }
+Limit limit_of(std::string_view pattern) { return pattern == "printf" ? Limit::printf_fifo : Limit::malloc_heap; }
 
 }  // namespace heapbench
