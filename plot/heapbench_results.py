@@ -231,7 +231,10 @@ def load(path: str | Path) -> Results:
     if not isinstance(doc["benchmarks"], list):
         raise SchemaError(f"{path}: 'benchmarks' is not a list")
     for b in doc["benchmarks"]:
-        axes = axes_of(b)
+        try:
+            axes = axes_of(b)
+        except SchemaError as e:
+            raise SchemaError(f"{path}: {e}") from e
         if axes is None:
             raise SchemaError(f"{path}: case name {b.get('run_name', b['name'])!r} has no axis_values and does not "
                               "follow heapbench's naming scheme")
