@@ -8,10 +8,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
 #include <optional>
 #include <fmt/format.h>
 
 #include "cases.hpp"
+#include "heapbench/axis_values.hpp"
 #include "heapbench/measure.hpp"
 #include "heapbench/nvtx.hpp"
 #include "heapbench/parse.hpp"
@@ -148,13 +150,15 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
   try {
     Backend::Heap heap;
     {
-      nvtx::range r{nvtx::phase(nvtx::Phase::heap, static_cast<std::int64_t>(c.heap / kMiB))};
-      heap = backend.ensure_heap(c.heap);
+      // By limit_bytes, not malloc_heap(): a printf case's FIFO too can change
+      // only after a device reset, which a new heap size brings.
+      nvtx::range r{nvtx::phase(nvtx::Phase::heap, static_cast<std::int64_t>(c.limit_bytes / kMiB))};
+      heap = backend.ensure_heap(c.limit_bytes);
       if (heap.reset) {
-        nvtx::mark(fmt::format("device reset for a {} MiB heap", c.heap / kMiB).c_str(), nvtx::Phase::heap);
+        nvtx::mark(fmt::format("device reset for a {} MiB heap", c.limit_bytes / kMiB).c_str(), nvtx::Phase::heap);
       }
     }
-    if (heap.reset || g_capacity.heap != c.heap) g_capacity = CapacityMemo{c.heap, std::nullopt};
+    if (heap.reset || g_capacity.heap != c.limit_bytes) g_capacity = CapacityMemo{c.limit_bytes, std::nullopt};
     std::unique_ptr<Round> round = backend.make_round(c, cfg.kernel_budget_s);
     const std::uint64_t capacity_before = g_capacity.bytes ? *g_capacity.bytes : probe(backend, heap.reported);
     g_capacity.bytes.reset();  // taken: an error before the probe after the case leaves nothing to trust
@@ -226,9 +230,24 @@ std::string benchmark_name(const Case& c, const RunConfig& cfg) {
   return name + kManualTimeSuffix;
 }
 
+namespace {
+// The registered cases by benchmark_name(): what the results file writers look
+// a run's axes up in.
+std::map<std::string, Case>& registered() {
+  static std::map<std::string, Case> cases;
+  return cases;
+}
+}  // namespace
+
+nlohmann::ordered_json registered_axis_values(const std::string& name) {
+  const auto it = registered().find(name);
+  return it == registered().end() ? nlohmann::ordered_json() : axis_values(it->second);
+}
+
 void register_cases(const std::vector<Case>& cases, const RunConfig& cfg) {
   for (const Case& c : cases) {
     const std::string name = benchmark_name(c, cfg);
+    registered().emplace(name, c);
     auto* b = benchmark::RegisterBenchmark(case_name(c).c_str(),
                                            [c, name, cfg](benchmark::State& st) { run_case(st, c, name, cfg); });
     b->UseManualTime()->Unit(benchmark::kMillisecond);

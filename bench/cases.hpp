@@ -3,6 +3,7 @@
 // the loop that measures one case through the Backend seam.
 #include <memory>
 #include <string>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "heapbench/backend.hpp"
@@ -54,5 +55,9 @@ std::string benchmark_name(const Case& c, const RunConfig& cfg);
 
 // Registers the cases in the order given (run order).
 void register_cases(const std::vector<Case>& cases, const RunConfig& cfg);
+
+// The axis_values (heapbench/axis_values.hpp) of the registered case whose
+// benchmark_name() is `name` (a results entry's run_name), or null if none is.
+nlohmann::ordered_json registered_axis_values(const std::string& name);
 
 }  // namespace heapbench

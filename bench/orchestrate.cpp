@@ -21,6 +21,7 @@
 #include <thread>
 #include <tuple>
 
+#include "cases.hpp"
 #include "exit_codes.hpp"
 #include "heapbench/case.hpp"
 #include "heapbench/merge.hpp"
@@ -162,7 +163,8 @@ ChildrenOutcome run_children(const std::vector<std::string>& args, const std::ve
   const fs::path work = out_path + ".groups";
   fs::create_directories(work);
   const std::string manifest_path = (work / kManifestName).string();
-  ResultsMerger merger(settings.tag_devices);
+  ResultsMerger merger(settings.tag_devices,
+                       [](const std::string& name) { return nlohmann::json(registered_axis_values(name)); });
   RunManifest manifest;
   manifest.tag_devices = settings.tag_devices;
   std::mutex mutex;

@@ -14,7 +14,7 @@ class ResultsMerger;
 
 struct ChildPlan {
   int device = 0;
-  std::uint64_t heap = 0;              // bytes: the child runs --only-heap=heap
+  std::uint64_t heap = 0;              // bytes: the child runs --only-heap=heap, the cases of that limit_bytes
   std::vector<std::string> expected;   // benchmark names it is to run (after the filter)
 };
 

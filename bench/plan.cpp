@@ -40,7 +40,7 @@ std::variant<Plan, int> plan_run(int argc, char** argv) {
   if (o.only_heap != 0) {
     // A child of --isolate/--devices: the parent's plan, one heap size of it.
     plan.cases.erase(std::remove_if(plan.cases.begin(), plan.cases.end(),
-                                    [&](const Case& c) { return c.heap != o.only_heap; }),
+                                    [&](const Case& c) { return c.limit_bytes != o.only_heap; }),
                      plan.cases.end());
   }
   plan.isolated = o.only_heap == 0 && (o.isolate || !o.devices.empty()) && !o.list_tests;
@@ -104,9 +104,9 @@ std::variant<Devices, int> check_devices(const Plan& plan, const DeviceHooks& ho
       return fail(kExitNoDevice, "cannot query device {}: {}", i, e.what());
     }
     for (const auto& c : plan.cases) {
-      if (c.heap >= d.last.total_memory) {
+      if (c.limit_bytes >= d.last.total_memory) {
         return fail(kExitUsage, "--heaps: {} is not smaller than the {} bytes ({}) of device {} ({})",
-                    format_quantity(c.heap), d.last.total_memory, format_quantity(d.last.total_memory),
+                    format_quantity(c.limit_bytes), d.last.total_memory, format_quantity(d.last.total_memory),
                     d.last.index, d.last.name);
       }
     }

@@ -21,8 +21,8 @@ int run_isolated(const PlannedRun& run, const std::vector<int>& devices, Results
   for (int d : devices) {
     for (std::size_t i = 0; i < plan.cases.size(); ++i) {
       if (!selected[i]) continue;
-      if (children.empty() || children.back().device != d || children.back().heap != plan.cases[i].heap) {
-        children.push_back(ChildPlan{d, plan.cases[i].heap, {}});
+      if (children.empty() || children.back().device != d || children.back().heap != plan.cases[i].limit_bytes) {
+        children.push_back(ChildPlan{d, plan.cases[i].limit_bytes, {}});
       }
       children.back().expected.push_back(run.names[i]);
     }

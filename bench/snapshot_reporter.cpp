@@ -1,6 +1,10 @@
 #include "snapshot_reporter.hpp"
 
+#include "cases.hpp"
+#include "heapbench/axis_values.hpp"
 #include "heapbench/results_file.hpp"
+
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <iterator>
@@ -71,7 +75,14 @@ void SnapshotReporter::write() {
   if (context_) json.ReportContext(*context_);
   json.ReportRuns(runs_);
   json.Finalize();
-  write_atomically(path_, out.str());
+  // Each entry, aggregates too, gets its case's axes (an ordered document keeps
+  // Google Benchmark's field order).
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(out.str());
+  for (auto& entry : doc["benchmarks"]) {
+    auto values = registered_axis_values(entry.value("run_name", entry.value("name", "")));
+    if (!values.is_null()) entry[kAxisValuesKey] = std::move(values);
+  }
+  write_atomically(path_, doc.dump(2) + '\n');
 }
 
 }  // namespace heapbench

@@ -89,7 +89,7 @@ def significance(a: pd.Series, b: pd.Series) -> tuple[float, str]:
 def compare_pair(base: Results, other: Results) -> pd.DataFrame:
     """One row per case present in both files: ratios per figure and the test."""
     bc, oc = base.cases(), other.cases()
-    merged = bc.merge(oc, on=["case", "pattern", "api", "size", "align", "threads", "heap_mib", "gpu_index"],
+    merged = bc.merge(oc, on=["case", "pattern", "api", "size", "align", "threads", "heap_mib", "limit", "gpu_index"],
                       suffixes=("_a", "_b"), how="inner")
     rows = []
     gpus = set(merged["gpu_index"])

@@ -1,8 +1,9 @@
 """The one reader of heapbench results files (Google Benchmark JSON).
 
 Everything in plot/ loads results through `load()`, which checks the schema
-version heapbench writes into the context, parses the axes out of each case's
-name, and returns one pandas DataFrame row per benchmark entry.
+version heapbench writes into the context, takes the axes of each entry from its
+`axis_values` field (from its name in files written before heapbench wrote the
+field), and returns one pandas DataFrame row per benchmark entry.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ COUNTERS = [
     "recovery", "recovery_allocs_per_s",
     "lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_max_ns",
     "free_lat_p50_ns", "free_lat_p90_ns", "free_lat_p99_ns", "free_lat_max_ns",
-    # printf (its heap_mib column holds the FIFO size, "fifo:<MiB>" in the name)
+    # printf
     "printf_per_s", "lines_delivered", "lines_lost", "lines_garbled", "loss_rate", "bytes_per_line", "ret_documented",
     "flush_lines_per_s", "fifo_bytes",
     # how long each case ran and how well its mean is known (docs/METRICS.md, "How long a case runs")
@@ -36,13 +37,21 @@ HIGHER_IS_BETTER = {"allocs_per_s", "frees_per_s", "bytes_per_s", "use_bytes_per
 
 # Every column of Results.frame: the axes, Google Benchmark's fields, the counters. Fields
 # a reader does not know (newer counters, context keys) are ignored, not refused.
-COLUMNS = ["case", "pattern", "api", "size", "align", "threads", "heap_mib", "gpu_index", "name", "run_type",
+# heap_mib is the case's device limit in MiB, and limit says which: "malloc_heap"
+# (cudaLimitMallocHeapSize, "heap:<MiB>" in the name) or, for printf, "printf_fifo"
+# (cudaLimitPrintfFifoSize, "fifo:<MiB>").
+COLUMNS = ["case", "pattern", "api", "size", "align", "threads", "heap_mib", "limit", "gpu_index", "name", "run_type",
            "aggregate_name", "repetition_index", "error", "error_message", "real_time", "time_unit",
            "iterations"] + COUNTERS
 
 _NAME = re.compile(
     r"^(?P<pattern>[a-z_]+)/(?P<api>[a-z_]+)/size:(?P<size>\d+)(?:/align:(?P<align>\d+))?"
-    r"/threads:(?P<threads>\d+)/(?:heap|fifo):(?P<heap_mib>\d+)(?P<rest>(?:/[A-Za-z_:0-9]+)*)$")
+    r"/threads:(?P<threads>\d+)/(?P<label>heap|fifo):(?P<heap_mib>\d+)(?P<rest>(?:/[A-Za-z_:0-9]+)*)$")
+# The limits by their keys in axis_values, and their segments in case names.
+LIMITS = {"malloc_heap": "heap", "printf_fifo": "fifo"}
+# What Google Benchmark and heapbench append to a case's name: the run's name
+# without them is the case.
+_RUN_SUFFIXES = re.compile(r"(?:/(?:manual_time|real_time|iterations:\d+|repeats:\d+|device:\d+))+$")
 
 
 class SchemaError(ValueError):
@@ -92,7 +101,7 @@ class Results:
         as rows with error=True."""
         it = self.iterations()
         counters = [c for c in COUNTERS + ["real_time"] if c in it.columns]
-        keys = ["case", "pattern", "api", "size", "align", "threads", "heap_mib", "gpu_index"]
+        keys = ["case", "pattern", "api", "size", "align", "threads", "heap_mib", "limit", "gpu_index"]
         if it.empty:
             return pd.DataFrame(columns=keys + counters + ["error", "error_message", "repetitions"])
         agg = it.groupby(keys, dropna=False, sort=False).agg(
@@ -145,7 +154,35 @@ def parse_name(name: str) -> dict | None:
         "align": int(d["align"]) if d["align"] else 0,
         "threads": int(d["threads"]),
         "heap_mib": int(d["heap_mib"]),
+        "limit": next(k for k, label in LIMITS.items() if label == d["label"]),
     }
+
+
+def axes_of(entry: dict) -> dict | None:
+    """Axes of a benchmark entry, as parse_name() gives them: from its
+    `axis_values` field where heapbench wrote one (sizes and limits in bytes),
+    else from its name (the one fallback, for files written before the field);
+    None for an entry of neither kind."""
+    run_name = entry.get("run_name", entry["name"])
+    values = entry.get("axis_values")
+    if values is None:
+        return parse_name(run_name)
+    limits = [k for k in LIMITS if k in values]
+    try:
+        if len(limits) != 1:
+            raise KeyError(f"one of {sorted(LIMITS)}")
+        return {
+            "case": _RUN_SUFFIXES.sub("", run_name),
+            "pattern": str(values["pattern"]),
+            "api": str(values["api"]),
+            "size": int(values["size"]),
+            "align": int(values.get("align", 0)),
+            "threads": int(values["threads"]),
+            "heap_mib": int(values[limits[0]]) // 2**20,
+            "limit": limits[0],
+        }
+    except (KeyError, TypeError, ValueError) as e:
+        raise SchemaError(f"{run_name!r}: axis_values {values!r} lack or garble {e}") from e
 
 
 _DEVICE_SELECTION = re.compile(r"^(?P<path>.+)@gpu(?P<index>\d+)$")
@@ -194,10 +231,13 @@ def load(path: str | Path) -> Results:
     if not isinstance(doc["benchmarks"], list):
         raise SchemaError(f"{path}: 'benchmarks' is not a list")
     for b in doc["benchmarks"]:
-        run_name = b.get("run_name", b["name"])
-        axes = parse_name(run_name)
+        try:
+            axes = axes_of(b)
+        except SchemaError as e:
+            raise SchemaError(f"{path}: {e}") from e
         if axes is None:
-            raise SchemaError(f"{path}: case name {run_name!r} does not follow heapbench's naming scheme")
+            raise SchemaError(f"{path}: case name {b.get('run_name', b['name'])!r} has no axis_values and does not "
+                              "follow heapbench's naming scheme")
         row = {**axes, "gpu_index": int(b.get("gpu_index", 0)), "name": b["name"], "run_type": b.get("run_type", "iteration"),
                "aggregate_name": b.get("aggregate_name", ""), "repetition_index": b.get("repetition_index", 0),
                "error": bool(b.get("error_occurred", False)), "error_message": b.get("error_message", ""),

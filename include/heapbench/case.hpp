@@ -2,25 +2,49 @@
 // One benchmark case: a point of the sweep, and the one function that names it.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace heapbench {
 
 inline constexpr std::uint64_t kMiB = 1024ull * 1024ull;
 
+// The device limit a case sets, by the key its value has in a results file's
+// axis_values. Which one a pattern sets: limit_of(pattern) (catalog.hpp).
+enum class Limit {
+  malloc_heap,  // cudaLimitMallocHeapSize: the device heap (and the arena of an own_arena API, as large)
+  printf_fifo,  // cudaLimitPrintfFifoSize: the printf pattern's FIFO
+};
+
+// "malloc_heap" or "printf_fifo": the key of the limit in axis_values.
+std::string_view limit_key(Limit limit);
+// "heap" or "fifo": the limit's segment in case names (`heap:<MiB>`, `fifo:<MiB>`).
+std::string_view limit_label(Limit limit);
+
 struct Case {
   std::string pattern;         // "per_thread", ...
   std::string api;             // "malloc", ...
-  std::uint64_t size = 0;      // bytes per allocation
+  std::uint64_t size = 0;      // bytes per allocation (printf: bytes of arguments per call)
   std::uint64_t align = 0;     // 0: the API takes no alignment
   std::uint64_t threads = 0;   // concurrently allocating threads
-  std::uint64_t heap = 0;      // cudaLimitMallocHeapSize asked for, bytes (a whole number of MiB)
+  // Bytes of the device limit limit() names, a whole number of MiB (the --heaps
+  // axis). Either limit can be set only after a device reset, so cases run
+  // grouped by this value (heap-major), one reset per value.
+  std::uint64_t limit_bytes = 0;
 
   std::uint64_t demand() const { return size * threads; }
+  Limit limit() const;
+  // cudaLimitMallocHeapSize asked for, bytes; 0 for a case that sets the FIFO instead.
+  std::uint64_t malloc_heap() const { return limit() == Limit::malloc_heap ? limit_bytes : 0; }
+  // cudaLimitPrintfFifoSize asked for, bytes; 0 for a case that sets the heap instead.
+  std::uint64_t printf_fifo() const { return limit() == Limit::printf_fifo ? limit_bytes : 0; }
+  // The arena an own_arena API reserves: as large as the heap, so it and the
+  // device heap's APIs are measured on the same amount of memory.
+  std::uint64_t arena_bytes() const { return malloc_heap(); }
 };
 
-// `<pattern>/<api>/size:<bytes>[/align:<bytes>]/threads:<n>/heap:<MiB>`: the
-// benchmark name, so --benchmark_filter reads like the axes.
+// `<pattern>/<api>/size:<bytes>[/align:<bytes>]/threads:<n>/heap:<MiB>` (printf:
+// `fifo:<MiB>`): the benchmark name, so --benchmark_filter reads like the axes.
 std::string case_name(const Case& c);
 
 // Which of `names` Google Benchmark would select with --benchmark_filter=`filter`

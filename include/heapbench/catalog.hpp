@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "heapbench/api_traits.hpp"
+#include "heapbench/case.hpp"
 
 namespace heapbench {
 
@@ -52,9 +53,9 @@ std::string not_built_reason(std::string_view api);
 // arguments per call, whole 8-byte arguments from 8 to 64; any size > 0 elsewhere.
 bool valid_size(std::string_view pattern, std::uint64_t size);
 
-// The device limit a case's last name segment sets: "heap"
-// (cudaLimitMallocHeapSize) for the heap families, "fifo"
-// (cudaLimitPrintfFifoSize) for printf. Either is given in MiB by --heaps.
-std::string_view limit_label(std::string_view pattern);
+// The device limit a pattern's cases set (the one place a pattern maps to it):
+// printf sets its FIFO (cudaLimitPrintfFifoSize), every other pattern the
+// device heap (cudaLimitMallocHeapSize). Either is given in MiB by --heaps.
+Limit limit_of(std::string_view pattern);
 
 }  // namespace heapbench

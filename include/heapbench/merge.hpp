@@ -4,6 +4,7 @@
 // (it died, or wrote nothing) become error results naming why.
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -23,7 +24,12 @@ class ResultsMerger {
  public:
   // tag_devices: give every entry "gpu_index" and a "/device:N" name suffix,
   // so the same case on two GPUs stays two cases.
-  explicit ResultsMerger(bool tag_devices) : tag_(tag_devices) {}
+  // axis_values_of: the axis_values (heapbench/axis_values.hpp) of the case a
+  // child was to run, by its name, given to the error entries of the cases it
+  // did not finish (the children's own entries carry theirs); null: none.
+  using AxisLookup = std::function<nlohmann::json(const std::string& name)>;
+  explicit ResultsMerger(bool tag_devices, AxisLookup axis_values_of = {})
+      : tag_(tag_devices), axis_values_of_(std::move(axis_values_of)) {}
 
   // add_runs, then add_missing for the expected names the child did not finish.
   // Throws std::runtime_error if the child's file exists but is not JSON.
@@ -61,6 +67,7 @@ class ResultsMerger {
   nlohmann::json runs_of(int device, const std::string& path);
 
   bool tag_;
+  AxisLookup axis_values_of_;
   nlohmann::json doc_ = nlohmann::json{{"benchmarks", nlohmann::json::array()}};
   std::map<int, nlohmann::json> live_;  // device -> runs its running child has written
   std::map<std::string, std::string> extra_context_;

@@ -27,9 +27,43 @@ def test_committed_h200_results_load_with_every_case_parsed():
 def test_names_parse_into_axes():
     assert parse_name("per_block/aligned/size:100/align:4096/threads:32/heap:1024/manual_time") == {
         "case": "per_block/aligned/size:100/align:4096/threads:32/heap:1024", "pattern": "per_block",
-        "api": "aligned", "size": 100, "align": 4096, "threads": 32, "heap_mib": 1024}
+        "api": "aligned", "size": 100, "align": 4096, "threads": 32, "heap_mib": 1024, "limit": "malloc_heap"}
     assert parse_name("per_thread/malloc/size:16/threads:32/heap:8")["align"] == 0
+    assert parse_name("printf/printf/size:8/threads:1024/fifo:8")["limit"] == "printf_fifo"
     assert parse_name("BM_something/8") is None
+
+
+def test_axis_values_win_over_the_name(write_results):
+    # A name that would parse to other axes: the field is what the reader believes.
+    b = bench("per_thread/malloc/size:16/threads:32/heap:8", 1e6)
+    b["name"] = b["run_name"] = "per_thread/malloc/size:16/threads:32/heap:8/iterations:3/manual_time"
+    b["axis_values"] = {"pattern": "per_warp", "api": "aligned", "size": 100, "align": 256, "threads": 64,
+                        "malloc_heap": 64 * 2**20}
+    p = bench("printf/printf/size:8/threads:1024/fifo:8", 1e6)
+    p["axis_values"] = {"pattern": "printf", "api": "printf", "size": 8, "threads": 1024, "printf_fifo": 2**20}
+    p.update({"printf_per_s": 1e6, "loss_rate": 0.0})
+    rows = load(write_results([b, p])).frame
+    assert rows.iloc[0][["case", "pattern", "api", "size", "align", "threads", "heap_mib", "limit"]].tolist() == [
+        "per_thread/malloc/size:16/threads:32/heap:8", "per_warp", "aligned", 100, 256, 64, 64, "malloc_heap"]
+    assert rows.iloc[1][["pattern", "size", "align", "heap_mib", "limit"]].tolist() == ["printf", 8, 0, 1, "printf_fifo"]
+
+
+def test_files_without_axis_values_fall_back_to_the_name(write_results):
+    with_field = bench("per_thread/malloc/size:16/threads:32/heap:8", 1e6)
+    with_field["axis_values"] = {"pattern": "per_thread", "api": "malloc", "size": 16, "threads": 32,
+                                 "malloc_heap": 8 * 2**20}
+    old = bench("per_block/aligned/size:100/align:4096/threads:32/heap:1024", 1e6)
+    rows = load(write_results([with_field, old])).frame
+    assert rows[["case", "size", "align", "heap_mib", "limit"]].values.tolist() == [
+        ["per_thread/malloc/size:16/threads:32/heap:8", 16, 0, 8, "malloc_heap"],
+        ["per_block/aligned/size:100/align:4096/threads:32/heap:1024", 100, 4096, 1024, "malloc_heap"]]
+
+
+def test_axis_values_without_a_limit_are_refused(write_results):
+    b = bench("per_thread/malloc/size:16/threads:32/heap:8", 1e6)
+    b["axis_values"] = {"pattern": "per_thread", "api": "malloc", "size": 16, "threads": 32}
+    with pytest.raises(SchemaError, match="axis_values"):
+        load(write_results([b]))
 
 
 @pytest.mark.parametrize("mutate, message", [

@@ -537,8 +537,8 @@ struct slab {
 
   // The host side: the arena, reset to empty (metadata only) before every round.
   struct Owner {
-    explicit Owner(const heapbench::Case& c) : layout_(slab_math::layout(c.heap)) {
-      check(cudaMalloc(&arena_, c.heap), "cudaMalloc");
+    explicit Owner(const heapbench::Case& c) : layout_(slab_math::layout(c.arena_bytes())) {
+      check(cudaMalloc(&arena_, c.arena_bytes()), "cudaMalloc");
       reset();
     }
     ~Owner() {

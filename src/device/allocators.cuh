@@ -132,8 +132,8 @@ struct Owner<Api, std::void_t<typename Api::Owner>> : Api::Owner {
 
 template <>
 struct Owner<Bump> {
-  explicit Owner(const Case& c) : arena(c.heap), top(1) {
-    h.capacity = c.heap;
+  explicit Owner(const Case& c) : arena(c.arena_bytes()), top(1) {
+    h.capacity = c.arena_bytes();
     h.arena = arena.get();
     h.top = top.get();
   }

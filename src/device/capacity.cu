@@ -34,7 +34,7 @@ class CapacityRunner final : public Round {
       : owner_(c), buffers_(c, 1), budget_ns_(budget_ns(budget_s)), c_(c),
         // Every block takes at least 16 bytes of the heap (or arena), so this
         // many slots hold any fill; the T extra cover the last round of calls.
-        capacity_(c.heap / 16 + c.threads), fill_only_(c.pattern == "capacity_fill"),
+        capacity_(c.malloc_heap() / 16 + c.threads), fill_only_(c.pattern == "capacity_fill"),
         blocks_buffer_(capacity_), list_buffer_(capacity_), refill_buffer_(capacity_), count_buffer_(1),
         blocks_(blocks_buffer_.get()), list_(list_buffer_.get()), refill_(refill_buffer_.get()),
         count_(count_buffer_.get()) {}
@@ -108,7 +108,7 @@ class CapacityRunner final : public Round {
     out.tally.bytes = first_fill_ * c_.size;
     out.tally.alloc_seconds = timer_.seconds();
     out.timed_seconds = out.tally.alloc_seconds;
-    size_t limit = c_.heap;
+    size_t limit = c_.arena_bytes();
     // An arena is exactly the case's heap; the device heap is what the device reports.
     if constexpr (!Api::traits.owns_arena()) HB_CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize));
     raw_.heap_bytes = limit;

@@ -118,12 +118,12 @@ class PrintfRunner final : public Round {
     }
     size_t fifo = 0;
     HB_CUDA_CHECK(cudaDeviceGetLimit(&fifo, cudaLimitPrintfFifoSize));
-    if (fifo != c.heap) {
-      const cudaError_t err = cudaDeviceSetLimit(cudaLimitPrintfFifoSize, static_cast<size_t>(c.heap));
+    if (fifo != c.printf_fifo()) {
+      const cudaError_t err = cudaDeviceSetLimit(cudaLimitPrintfFifoSize, static_cast<size_t>(c.printf_fifo()));
       if (err != cudaSuccess) {
         (void)cudaGetLastError();
         throw std::runtime_error(fmt::format("printf: setting the FIFO to {} MiB failed ({}): a kernel has printed since the "
-                                             "last device reset", c.heap / kMiB, cudaGetErrorString(err)));
+                                             "last device reset", c.printf_fifo() / kMiB, cudaGetErrorString(err)));
       }
       HB_CUDA_CHECK(cudaDeviceGetLimit(&fifo, cudaLimitPrintfFifoSize));
     }

@@ -10,10 +10,15 @@
 
 namespace heapbench {
 
+std::string_view limit_key(Limit limit) { return limit == Limit::printf_fifo ? "printf_fifo" : "malloc_heap"; }
+std::string_view limit_label(Limit limit) { return limit == Limit::printf_fifo ? "fifo" : "heap"; }
+
+Limit Case::limit() const { return limit_of(pattern); }
+
 std::string case_name(const Case& c) {
   std::string name = fmt::format("{}/{}/size:{}", c.pattern, c.api, c.size);
   if (c.align != 0) name += fmt::format("/align:{}", c.align);
-  name += fmt::format("/threads:{}/{}:{}", c.threads, limit_label(c.pattern), c.heap / kMiB);
+  name += fmt::format("/threads:{}/{}:{}", c.threads, limit_label(c.limit()), c.limit_bytes / kMiB);
   return name;
 }
 

@@ -21,7 +21,7 @@ bool takes_align(std::string_view api) {
 bool supported(std::string_view pattern, std::string_view api) {
   const ApiTraits* t = built_api(api);
   if (!is_pattern(pattern) || t == nullptr) return false;
-  if ((pattern == "printf") != (t->source == Source::printf_fifo)) return false;
+  if ((limit_of(pattern) == Limit::printf_fifo) != (t->source == Source::printf_fifo)) return false;
   if (t->is_call_path()) return pattern == "per_thread" || pattern == "per_thread_latency";
   return t->source != Source::stack || pattern == "per_thread";
 }
@@ -54,6 +54,6 @@ bool valid_size(std::string_view pattern, std::uint64_t size) {
   return size > 0;
 }
 
-std::string_view limit_label(std::string_view pattern) { return pattern == "printf" ? "fifo" : "heap"; }
+Limit limit_of(std::string_view pattern) { return pattern == "printf" ? Limit::printf_fifo : Limit::malloc_heap; }
 
 }  // namespace heapbench

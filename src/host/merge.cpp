@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "heapbench/axis_values.hpp"
 #include "heapbench/results_file.hpp"
 
 namespace heapbench {
@@ -108,6 +109,9 @@ void ResultsMerger::add_missing(int device, const std::vector<std::string>& name
   for (const auto& name : names) {
     json e = error_entry(tag_ ? with_device(name, device) : name, why);
     if (tag_) e["gpu_index"] = device;
+    if (axis_values_of_) {
+      if (json values = axis_values_of_(name); !values.is_null()) e[kAxisValuesKey] = std::move(values);
+    }
     doc_["benchmarks"].push_back(std::move(e));
     ++errors_added_;
   }

@@ -58,7 +58,7 @@ void add_flags(CLI::App& app, Parsed& p) {
   app.add_option("--aligns", p.aligns, "Alignments for aligned APIs, powers of two (e.g. 16,256,4096)");
   app.add_option("--sizes", p.sizes, "Bytes per allocation, comma-separated, K/M/G suffixes (e.g. 16,1K,4K)");
   app.add_option("--threads", p.threads, "Concurrently allocating threads (e.g. 32,100000,1M)");
-  app.add_option("--heaps", p.heaps, "cudaLimitMallocHeapSize values, whole MiB (e.g. 8M,1G)");
+  app.add_option("--heaps", p.heaps, "cudaLimitMallocHeapSize values (printf: cudaLimitPrintfFifoSize), whole MiB (e.g. 8M,1G)");
   app.add_option("--max-demand-fraction", p.max_demand_fraction,
                  "Skip points whose threads x size exceeds this fraction of the heap "
                  "(default 0.5 for the built-in sweep, 0 = keep all when an axis is given)");

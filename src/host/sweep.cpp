@@ -11,11 +11,12 @@ namespace heapbench {
 namespace {
 
 // The patterns measured in rounds of allocate, use and free over the heap: every
-// one but the capacity families, printf and size_map, which have their own parts.
+// one but the capacity families, printf (its FIFO, not the heap) and size_map,
+// which have their own parts.
 std::vector<std::string> round_patterns() {
   std::vector<std::string> out;
   for (auto p : kPatterns) {
-    if (!is_capacity_family(p) && p != "printf" && p != "size_map") out.emplace_back(p);
+    if (!is_capacity_family(p) && limit_of(p) == Limit::malloc_heap && p != "size_map") out.emplace_back(p);
   }
   return out;
 }
@@ -163,8 +164,8 @@ std::vector<Sweep> size_map_sweep() {
 
 void sort_run_order(std::vector<Case>& cases) {
   std::stable_sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) {
-    return std::tie(a.heap, a.pattern, a.api, a.size, a.align, a.threads) <
-           std::tie(b.heap, b.pattern, b.api, b.size, b.align, b.threads);
+    return std::tie(a.limit_bytes, a.pattern, a.api, a.size, a.align, a.threads) <
+           std::tie(b.limit_bytes, b.pattern, b.api, b.size, b.align, b.threads);
   });
 }
 

@@ -50,7 +50,7 @@ TEST_P(EveryPair, AmpleHeapEveryCallSucceedsAndEveryByteReadsBack) {
   const auto& [pattern, api] = GetParam();
   HeapSession s(0);
   const Case c = make_case(pattern, api, 100, 1000, 256 * kMiB);
-  const std::uint64_t heap = s.ensure_heap(c.heap);
+  const std::uint64_t heap = s.ensure_heap(c.malloc_heap());
   const std::uint64_t before = probe_heap_capacity(heap);
   {
     auto r = make_cuda_round(c, kBudget);
@@ -123,7 +123,7 @@ TEST_P(EveryPair, OversubscribedHeapFailsSomeCallsWithoutError) {
   // 8192 x 4 KiB = 32 MiB asked of an 8 MiB heap (or bump arena). churn holds
   // up to 8 blocks per thread of 16 B..4 KiB: also well past 8 MiB.
   const Case c = make_case(pattern, api, 4096, 8192, 8 * kMiB);
-  s.ensure_heap(c.heap);
+  s.ensure_heap(c.malloc_heap());
   auto r = make_cuda_round(c, kBudget);
   const IterationResult res = run_round(*r, 0);
   EXPECT_EQ(res.problem(kBudget), "");
@@ -142,7 +142,7 @@ class PerThreadSizes : public ::testing::TestWithParam<std::uint64_t> {};
 TEST_P(PerThreadSizes, MallocBlocksAreWritableAndAligned) {
   HeapSession s(0);
   const Case c{"per_thread", "malloc", GetParam(), 0, 1000, 64 * kMiB};
-  s.ensure_heap(c.heap);
+  s.ensure_heap(c.malloc_heap());
   auto r = make_cuda_round(c, kBudget);
   const IterationResult res = run_round(*r, 0);
   EXPECT_EQ(res.problem(kBudget), "");
@@ -157,7 +157,7 @@ TEST(Alignment, EveryAlignedApiHonoursLargeAlignments) {
     for (std::uint64_t align : {256u, 4096u}) {
       HeapSession s(0);
       const Case c{"per_thread", api, 48, align, 512, 64 * kMiB};
-      s.ensure_heap(c.heap);
+      s.ensure_heap(c.malloc_heap());
       auto r = make_cuda_round(c, kBudget);
       const IterationResult res = run_round(*r, 0);
       EXPECT_EQ(res.problem(kBudget), "") << api << " align " << align;
@@ -170,7 +170,7 @@ TEST(Alignment, EveryAlignedApiHonoursLargeAlignments) {
 TEST(CapacityGpu, MallocFillsMostOfTheHeapAndRecoversAfterFreeing) {
   HeapSession s(0);
   const Case c{"capacity", "malloc", 256, 0, 1024, 8 * kMiB};
-  const std::uint64_t heap = s.ensure_heap(c.heap);
+  const std::uint64_t heap = s.ensure_heap(c.malloc_heap());
   const std::uint64_t before = probe_heap_capacity(heap);
   {
     auto r = make_cuda_round(c, kBudget);
@@ -231,7 +231,7 @@ TEST(CapacityGpu, FillOnlyMatchesTheFullFillAndLeavesTheHeapEmpty) {
 TEST(CapacityGpu, BumpFillsItsArenaExactlyAndNeverReuses) {
   HeapSession s(0);
   const Case c{"capacity", "bump", 256, 0, 1024, 8 * kMiB};
-  s.ensure_heap(c.heap);
+  s.ensure_heap(c.malloc_heap());
   auto r = make_cuda_round(c, kBudget);
   const IterationResult res = run_round(*r, 0);
   ASSERT_EQ(res.problem(kBudget), "");
@@ -307,7 +307,7 @@ TEST(Budget, ASpentBudgetIsReportedAsTruncationNotAsAFigure) {
   for (const char* pattern : {"per_thread", "churn"}) {
     HeapSession s(0);
     const Case c{pattern, "malloc", 64, 0, 1u << 16, 64 * kMiB};
-    s.ensure_heap(c.heap);
+    s.ensure_heap(c.malloc_heap());
     auto r = make_cuda_round(c, 1e-9);
     const IterationResult res = run_round(*r, 0);
     EXPECT_GT(res.not_started, 0u) << pattern;

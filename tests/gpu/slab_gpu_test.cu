@@ -227,7 +227,7 @@ TEST(SlabGpu, RemoteFreesInALaterLaunchGiveEveryPageBack) {
   if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
   HeapSession session(0);
   const Case c{"cross_kernel_remote_free", "slab", 64, 0, 65536, 64 * kMiB};
-  session.ensure_heap(c.heap);
+  session.ensure_heap(c.malloc_heap());
   auto r = make_cuda_round(c, kBudget);
   for (int round = 0; round < 3; ++round) {
     const IterationResult res = run_round(*r, round);
@@ -242,18 +242,18 @@ TEST(SlabGpu, CapacityFiguresAreWhatTheLayoutPredicts) {
   for (std::uint64_t size : {16u, 64u, 4096u, 65536u}) {
     HeapSession session(0);
     const Case c{"capacity", "slab", size, 0, 1024, 8 * kMiB};
-    session.ensure_heap(c.heap);
+    session.ensure_heap(c.malloc_heap());
     auto r = make_cuda_round(c, kBudget);
     const IterationResult res = run_round(*r, 0);
     ASSERT_EQ(res.problem(kBudget), "") << size;
     const CapacityRaw* raw = res.observed.find<CapacityRaw>();
     ASSERT_NE(raw, nullptr);
     const CapacityFigures f = capacity_figures(*raw);
-    const sm::Layout l = sm::layout(c.heap);
+    const sm::Layout l = sm::layout(c.arena_bytes());
     const std::uint64_t blocks = l.pages * sm::blocks_per_page(sm::class_of(size));
-    EXPECT_EQ(raw->heap_bytes, c.heap);
+    EXPECT_EQ(raw->heap_bytes, c.arena_bytes());
     EXPECT_EQ(raw->addresses.size(), blocks) << size;
-    EXPECT_DOUBLE_EQ(f.utilization, static_cast<double>(l.pages * sm::kPageBytes) / c.heap) << size;
+    EXPECT_DOUBLE_EQ(f.utilization, static_cast<double>(l.pages * sm::kPageBytes) / c.arena_bytes()) << size;
     EXPECT_DOUBLE_EQ(f.overhead_bytes, 0.0) << size;
     EXPECT_EQ(raw->recovery_blocks, blocks) << size;
     EXPECT_DOUBLE_EQ(f.recovery, 1.0) << size;
@@ -268,7 +268,7 @@ TEST(SlabGpu, ChurnRoundsThroughTheHarnessNeverFail) {
   HeapSession session(0);
   // At most 65,536 x 8 x 64 B = 32 MiB live of 1 GiB.
   const Case c{"churn", "slab", 64, 0, 65536, 1024 * kMiB};
-  session.ensure_heap(c.heap);
+  session.ensure_heap(c.malloc_heap());
   auto r = make_cuda_round(c, kBudget);
   for (int round = 0; round < 5; ++round) {
     const IterationResult res = run_round(*r, round);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "heapbench/axis_values.hpp"
+
 namespace heapbench {
 namespace {
 
@@ -12,6 +14,32 @@ TEST(CaseName, FollowsTheAxisScheme) {
             "per_block/aligned/size:100/align:4096/threads:32/heap:1024");
   EXPECT_EQ(case_name(Case{"printf", "printf", 16, 0, 1024, 8 * kMiB}), "printf/printf/size:16/threads:1024/fifo:8")
       << "printf's limit is the FIFO";
+}
+
+TEST(CaseLimits, SayWhichDeviceLimitTheNumberIs) {
+  const Case heap{"per_thread", "malloc", 64, 0, 1024, 8 * kMiB};
+  EXPECT_EQ(heap.limit(), Limit::malloc_heap);
+  EXPECT_EQ(heap.malloc_heap(), 8 * kMiB);
+  EXPECT_EQ(heap.printf_fifo(), 0u);
+  const Case bump{"capacity", "bump", 64, 0, 1024, 64 * kMiB};
+  EXPECT_EQ(bump.arena_bytes(), 64 * kMiB) << "an own arena is as large as the heap axis";
+  const Case fifo{"printf", "printf", 16, 0, 1024, 1 * kMiB};
+  EXPECT_EQ(fifo.limit(), Limit::printf_fifo);
+  EXPECT_EQ(fifo.printf_fifo(), 1 * kMiB);
+  EXPECT_EQ(fifo.malloc_heap(), 0u) << "printf sets no heap";
+  EXPECT_EQ(fifo.arena_bytes(), 0u);
+  EXPECT_EQ(limit_key(Limit::malloc_heap), "malloc_heap");
+  EXPECT_EQ(limit_key(Limit::printf_fifo), "printf_fifo");
+}
+
+TEST(AxisValues, NameEveryAxisInBytesUnderItsLimit) {
+  EXPECT_EQ(axis_values(Case{"per_block", "aligned", 100, 4096, 32, 1024 * kMiB}).dump(),
+            R"({"pattern":"per_block","api":"aligned","size":100,"align":4096,"threads":32,"malloc_heap":1073741824})");
+  EXPECT_EQ(axis_values(Case{"per_thread", "malloc", 64, 0, 1024, 8 * kMiB}).dump(),
+            R"({"pattern":"per_thread","api":"malloc","size":64,"threads":1024,"malloc_heap":8388608})")
+      << "align only where the API takes one";
+  EXPECT_EQ(axis_values(Case{"printf", "printf", 16, 0, 1024, 8 * kMiB}).dump(),
+            R"({"pattern":"printf","api":"printf","size":16,"threads":1024,"printf_fifo":8388608})");
 }
 
 TEST(CountMatching, UsesGoogleBenchmarkFilterRules) {

@@ -44,6 +44,25 @@ TEST_F(MergeTest, GroupsAppendInOrderAndKeepTheFirstContext) {
   EXPECT_EQ(m.errors_added(), 0u);
 }
 
+TEST_F(MergeTest, EntriesKeepTheirAxisValuesAndMadeUpErrorsGetTheirCases) {
+  const json axes_a = {{"pattern", "per_thread"}, {"api", "malloc"}, {"size", 16}, {"threads", 32},
+                       {"malloc_heap", 8 * 1024 * 1024}};
+  const json axes_b = {{"pattern", "printf"}, {"api", "printf"}, {"size", 8}, {"threads", 32},
+                       {"printf_fifo", 1024 * 1024}};
+  ResultsMerger m(true, [&](const std::string& name) { return name == "b/manual_time" ? axes_b : json(); });
+  const auto path = child("a.json", "GPU A", {"a/manual_time"});
+  json doc = json::parse(std::ifstream(path));
+  doc["benchmarks"][0]["axis_values"] = axes_a;
+  std::ofstream(path) << doc.dump();
+  m.add({1, path, {"a/manual_time", "b/manual_time", "c/manual_time"}, "was killed by signal 9 (Killed)"});
+  const json& d = m.document();
+  ASSERT_EQ(d["benchmarks"].size(), 3u);
+  EXPECT_EQ(d["benchmarks"][0]["name"], "a/manual_time/device:1");
+  EXPECT_EQ(d["benchmarks"][0]["axis_values"], axes_a) << "a device tag leaves the axes alone";
+  EXPECT_EQ(d["benchmarks"][1]["axis_values"], axes_b);
+  EXPECT_FALSE(d["benchmarks"][2].contains("axis_values")) << "a name the lookup does not know gets none";
+}
+
 TEST_F(MergeTest, WhatADeadChildDidNotFinishBecomesErrorResults) {
   ResultsMerger m(false);
   m.add({0, child("a.json", "GPU A", {"a/manual_time"}), {"a/manual_time", "b/manual_time", "c/manual_time"},

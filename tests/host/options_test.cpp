@@ -221,11 +221,11 @@ TEST(Options, NamingPatternsBringsNoAxesOfOtherPatterns) {
   const Options o = parse({"--patterns=per_thread", "--apis=malloc"});
   for (const Case& c : plan_cases(o.sweeps)) {
     EXPECT_NE(c.size, 8u) << case_name(c);
-    EXPECT_GE(c.heap, 4 * kMiB) << case_name(c);
+    EXPECT_GE(c.malloc_heap(), 4 * kMiB) << case_name(c);
   }
   // The parts that measure per_thread keep their axes.
   bool failure_curve = false;
-  for (const Case& c : plan_cases(o.sweeps)) failure_curve |= c.heap == 6 * kMiB;
+  for (const Case& c : plan_cases(o.sweeps)) failure_curve |= c.malloc_heap() == 6 * kMiB;
   EXPECT_TRUE(failure_curve);
   // And printf by itself keeps its own.
   const Options p = parse({"--patterns=printf"});

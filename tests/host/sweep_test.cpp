@@ -13,7 +13,7 @@ namespace {
 // How many times a run of `cases` in order changes the heap (= device resets after the first).
 int heap_changes(const std::vector<Case>& cases) {
   int n = 0;
-  for (std::size_t i = 1; i < cases.size(); ++i) n += cases[i].heap != cases[i - 1].heap;
+  for (std::size_t i = 1; i < cases.size(); ++i) n += cases[i].limit_bytes != cases[i - 1].limit_bytes;
   return n;
 }
 
@@ -44,12 +44,30 @@ TEST(Sweep, CasesRunHeapMajorSoEachHeapSizeResetsOnce) {
   const auto cases = plan_cases({one({4096, 16}, {1024, 32}, {1024 * kMiB, 8 * kMiB, 64 * kMiB})});
   ASSERT_EQ(cases.size(), 12u);
   EXPECT_EQ(heap_changes(cases), 2);
-  EXPECT_EQ(cases.front().heap, 8 * kMiB);
-  EXPECT_EQ(cases.back().heap, 1024 * kMiB);
+  EXPECT_EQ(cases.front().malloc_heap(), 8 * kMiB);
+  EXPECT_EQ(cases.back().malloc_heap(), 1024 * kMiB);
   // Any filtered subsequence of a heap-major order is heap-major too.
   std::vector<Case> only_16;
   for (const auto& c : cases) if (c.size == 16) only_16.push_back(c);
   EXPECT_EQ(heap_changes(only_16), 2);
+}
+
+TEST(Sweep, PrintfFifosShareTheHeapMajorGroupsOfTheirBytes) {
+  Sweep s = one({8, 64}, {1024}, {64 * kMiB, 8 * kMiB});
+  s.patterns = {"printf", "per_thread"};
+  s.apis = {"printf", "malloc"};
+  const auto cases = plan_cases({s});
+  ASSERT_EQ(cases.size(), 8u);
+  EXPECT_EQ(heap_changes(cases), 1) << "one device reset per value, whichever limit it sets";
+  for (const auto& c : cases) {
+    if (c.pattern == "printf") {
+      EXPECT_EQ(c.malloc_heap(), 0u) << case_name(c);
+      EXPECT_EQ(c.printf_fifo(), c.limit_bytes) << case_name(c);
+    } else {
+      EXPECT_EQ(c.malloc_heap(), c.limit_bytes) << case_name(c);
+      EXPECT_EQ(c.printf_fifo(), 0u) << case_name(c);
+    }
+  }
 }
 
 TEST(Sweep, DemandFractionPrunesOversubscribedPointsOnly) {
@@ -74,9 +92,9 @@ TEST(Sweep, RepeatedAxisValuesRunOnce) {
 TEST(Sweep, DefaultSweepIsAllWithinHalfTheHeap) {
   for (const auto& c : plan_cases(default_sweep())) {
     if (is_capacity_family(c.pattern)) continue;  // fills the heap to the first NULL by design
-    if (c.pattern == "printf") continue;                  // no heap; overflows its FIFO by design
-    if (c.size == 256 && c.threads == 32768 && c.api == "malloc" && c.heap <= 16 * kMiB) continue;  // failure curve
-    EXPECT_LE(c.demand() * 2, c.heap) << case_name(c);
+    if (c.limit() != Limit::malloc_heap) continue;        // printf: no heap; overflows its FIFO by design
+    if (c.size == 256 && c.threads == 32768 && c.api == "malloc" && c.malloc_heap() <= 16 * kMiB) continue;  // failure curve
+    EXPECT_LE(c.demand() * 2, c.malloc_heap()) << case_name(c);
   }
 }
 
@@ -119,7 +137,7 @@ TEST(Sweep, AlignmentIsAnAxisOnlyForAlignedApis) {
 TEST(Sweep, DefaultHasAFailureCurveAtFixedDemand) {
   std::vector<std::uint64_t> heaps;
   for (const auto& c : plan_cases(default_sweep())) {
-    if (c.pattern == "per_thread_mixed" && c.size == 256 && c.threads == 32768) heaps.push_back(c.heap / kMiB);
+    if (c.pattern == "per_thread_mixed" && c.size == 256 && c.threads == 32768) heaps.push_back(c.malloc_heap() / kMiB);
   }
   EXPECT_EQ(heaps, (std::vector<std::uint64_t>{4, 6, 8, 12, 16, 32}));
 }

@@ -10,6 +10,7 @@ usage: robustness_test.py PATH/TO/heapbench_nogpu
 """
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -142,6 +143,37 @@ class Isolation(unittest.TestCase):
         r = run(BINARY, *SMALL, "--sizes=64", "--isolate")
         self.assertEqual(r.returncode, EXIT_USAGE)
         self.assertIn("--benchmark_out", r.stderr)
+
+
+def axes_in_name(name):
+    """The axes a case name spells (the test's own reading, to check the field against)."""
+    m = re.match(r"^(\w+)/(\w+)/size:(\d+)(?:/align:(\d+))?/threads:(\d+)/(heap|fifo):(\d+)/", name)
+    pattern, api, size, align, threads, label, mib = m.groups()
+    axes = {"pattern": pattern, "api": api, "size": int(size), "threads": int(threads),
+            {"heap": "malloc_heap", "fifo": "printf_fifo"}[label]: int(mib) * 2**20}
+    if align:
+        axes["align"] = int(align)
+    return axes
+
+
+class AxisValues(unittest.TestCase):
+    def test_every_entry_carries_the_axes_of_its_name(self):
+        # Aggregates of repetitions, a printf FIFO, an alignment, two heap groups,
+        # in one process and merged from children, whose lost cases become errors.
+        args = ["--patterns=per_thread,printf", "--apis=malloc,aligned,printf", "--aligns=64", "--sizes=16,32",
+                "--threads=32", "--heaps=8M,16M", "--min-rounds=2", "--benchmark_repetitions=2"]
+        for mode, env in (("--no-isolate", {}), ("--isolate", {"HEAPBENCH_NOGPU_ABORT": "size:32/threads:32/heap:16"})):
+            with self.subTest(mode=mode):
+                _, doc = run_results(BINARY, *args, mode, env=env)
+                entries = doc["benchmarks"]
+                kinds = {(b.get("run_type"), bool(b.get("error_occurred"))) for b in entries}
+                self.assertIn(("aggregate", False), kinds)
+                self.assertIn("printf", {b["axis_values"]["pattern"] for b in entries if "axis_values" in b})
+                if env:
+                    self.assertIn(("iteration", True), kinds, "the killed child's cases were meant to be errors")
+                for b in entries:
+                    self.assertIn("axis_values", b, b["name"])
+                    self.assertEqual(b["axis_values"], axes_in_name(b["name"]), b["name"])
 
 
 class SeveralDevices(unittest.TestCase):
