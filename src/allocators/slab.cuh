@@ -245,9 +245,9 @@ struct slab {
   static constexpr int kMaxRounds = 40;       // reservations per call; a 64 KiB class page holds one block
   static constexpr int kMaxClaims = 64;       // bitmap atomics per reservation
   static constexpr int kMaxReserveTries = 8;
-  static constexpr int kMaxLockWaits = 2000;  // x 256 ns: a slot locked longer gets a page of its own
+  static constexpr int kMaxLockWaits = 8000;  // x 256 ns: a slot locked longer (2 ms) gets a page of its own
   static constexpr int kMaxRunTries = 8;
-  static constexpr int kMaxRoomTries = 64;    // pages with room tried before a free one (each failure clears a stale bit)
+  static constexpr int kMaxRoomTries = 16;    // pages with room tried before a free one (each failure clears a stale bit)
 
   __device__ void* allocate(std::size_t size, std::size_t) const {
     using namespace slab_math;
@@ -471,6 +471,12 @@ struct slab {
     const std::uint32_t bit = 1u << (page % 32);
     if ((atomicOr(room_of(cls) + page / 32, bit) & bit) == 0) atomicAdd(room_count + cls, 1u);
   }
+  __device__ void unmark_room(unsigned cls, std::uint32_t page) const {
+    const std::uint32_t bit = 1u << (page % 32);
+    if ((load(room_of(cls) + page / 32) & bit) != 0 && (atomicAnd(room_of(cls) + page / 32, ~bit) & bit) != 0) {
+      atomicSub(room_count + cls, 1u);
+    }
+  }
 
   // Reserves up to `want` blocks in a page from the class's room bitmap (its
   // bit taken: the caller puts it in a slot); 0 when none has room. A bit
@@ -513,6 +519,7 @@ struct slab {
   __device__ void retire(std::uint32_t page, std::uint32_t tag) const {
     using namespace slab_math;
     if (atomicCAS(header + page, make_header(tag, 0), 0u) != make_header(tag, 0)) return;
+    if (tag <= kClasses) unmark_room(tag - 1, page);  // an empty page is a free page, not one with room
     release_pages(page, tag == kLargeTag ? load(run + page) : 1);
   }
 
