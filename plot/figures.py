@@ -4,7 +4,8 @@ usage: python3 plot/figures.py RESULTS.json -o OUTDIR
 
 Writes PNG and SVG figures and summary.md into OUTDIR: throughput against
 allocation size and against thread count (per pattern, every API, the bump
-ceiling dashed), failure rate over size x heap, utilisation and fragmentation
+ceiling dashed), every allocator per pattern at one point (CUDA's malloc, the
+allocators that free, the bump ceiling), failure rate over size x heap, utilisation and fragmentation
 against size and latency percentiles where the file has them. Titles carry the
 GPU, the CUDA version and the heapbench version; axes carry units.
 """
@@ -33,7 +34,7 @@ def _series_label(api: str, align: int) -> str:
     return f"{api} align {align}" if align else api
 
 
-_API_ORDER = ["malloc", "aligned", "cuda_std_aligned", "new", "bump", "alloca"]
+_API_ORDER = ["malloc", "aligned", "cuda_std_aligned", "new", "bump", "alloca", "slab"]
 _ALIGN_MARKERS = "osD^v<>p*h"
 
 
@@ -120,6 +121,50 @@ def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Pa
         fig.suptitle(f"{pattern}: allocation throughput vs {'size' if x == 'size' else 'threads'} ({heap_note})\n"
                      f"{res.title_suffix()}", fontsize=10)
         _save(fig, out, f"throughput_vs_{x}_{pattern}", written)
+
+
+def allocators_per_pattern(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
+    """One point (size, threads, heap) measured in the most patterns with malloc and bump: per pattern,
+    the allocation rate of every heap API there, from CUDA's malloc through the allocators that free
+    (slab and any adapter) to the bump ceiling. The README's table "CUDA's malloc against the ceiling"."""
+    ok = cases[~cases["error"] & cases["allocs_per_s"].notna() & (cases["align"] <= 16)]
+    ok = ok[~ok["api"].isin(["alloca"]) & ~ok["api"].str.contains("_fnptr|_nvfunction")]
+    if ok.empty:
+        return
+    point = ["size", "threads", "heap_mib"]
+    has = ok.groupby(point + ["pattern"])["api"].agg(set)
+    both = has[has.map(lambda a: {"malloc", "bump"} <= a and len(a) >= 3)]
+    if both.empty:
+        return
+    per_point = both.reset_index().groupby(point)["pattern"].nunique()
+    # The most patterns; among equals the most threads, then the largest heap, then the smallest size.
+    best = sorted(per_point.items(), key=lambda kv: (-kv[1], -kv[0][1], -kv[0][2], kv[0][0]))[0][0]
+    size, threads, heap = best
+    sel = ok[(ok["size"] == size) & (ok["threads"] == threads) & (ok["heap_mib"] == heap)]
+    patterns = [p for p in sel["pattern"].drop_duplicates() if {"malloc", "bump"} <= set(sel[sel["pattern"] == p]["api"])]
+    apis = sorted(sel["api"].unique(), key=lambda a: (a == "bump", a != "malloc",
+                                                      _API_ORDER.index(a) if a in _API_ORDER else 99, a))
+    fig, ax = plt.subplots(figsize=(1.1 * len(patterns) * max(1, len(apis)) / 3 + 3.5, 4.2), layout="constrained")
+    width = 0.8 / len(apis)
+    for k, api in enumerate(apis):
+        ys = []
+        for p in patterns:
+            v = sel[(sel["pattern"] == p) & (sel["api"] == api)]["allocs_per_s"]
+            ys.append(float(v.iloc[0]) if len(v) else np.nan)
+        style = _style(api)
+        bar_style = {"color": style["color"], "hatch": "//" if api == "bump" else None,
+                     "edgecolor": "black" if api == "bump" else style["color"]}
+        if api == "bump":
+            bar_style["color"] = "white"
+        ax.bar(np.arange(len(patterns)) + (k - (len(apis) - 1) / 2) * width, ys, width, label=api, **bar_style)
+    ax.set_yscale("log")
+    ax.set_xticks(np.arange(len(patterns)), patterns, rotation=25, ha="right", fontsize=8)
+    ax.set_ylabel("successful allocation calls / s (GPU time)")
+    ax.grid(True, axis="y", which="major", alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    fig.suptitle(f"every allocator per pattern: {_fmt_bytes(size)} B x {int(threads):,} threads, heap "
+                 f"{_fmt_mib(int(heap))} (bump: the ceiling, never frees)\n{res.title_suffix()}", fontsize=10)
+    _save(fig, out, "allocators_per_pattern", written)
 
 
 def fail_rate_heatmaps(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
@@ -330,6 +375,7 @@ def _make_figures(res: Results, out: Path) -> list[Path]:
     if not cases.empty:
         throughput_vs(res, cases, "size", "threads", out, written)
         throughput_vs(res, cases, "threads", "size", out, written)
+        allocators_per_pattern(res, cases, out, written)
         fail_rate_heatmaps(res, cases, out, written)
         failure_curves(res, cases, out, written)
         counter_vs_size(res, cases, ["utilization", "ext_frag", "overhead_bytes"],

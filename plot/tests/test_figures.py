@@ -97,3 +97,29 @@ def test_throughput_lines_say_which_heap(write_results, tmp_path, monkeypatch):
     make_figures(write_results(rows), tmp_path)
     series = {lab for stem, _, lab in labels if stem == "throughput_vs_threads_per_thread"}
     assert series == {"malloc, heap 8 MiB", "malloc, heap 64 MiB"}
+
+
+def test_allocators_per_pattern_draws_every_heap_api_at_the_point_most_patterns_share(write_results, tmp_path,
+                                                                                     monkeypatch):
+    import figures
+    drawn = {}
+
+    def grab(fig, out, stem, written):
+        if stem == "allocators_per_pattern":
+            ax = fig.axes[0]
+            drawn["title"] = fig.texts[0].get_text()
+            drawn["ticks"] = [t.get_text() for t in ax.get_xticklabels()]
+            drawn["bars"] = {c.get_label(): [b.get_height() for b in c] for c in ax.containers}
+        figures.plt.close(fig)
+
+    monkeypatch.setattr(figures, "_save", grab)
+    rate = {"malloc": 1e7, "slab": 5e9, "bump": 3e10}
+    rows = [bench(f"{p}/{a}/size:64/threads:65536/heap:1024", rate[a]) for p in ("per_thread", "churn")
+            for a in rate]
+    # Another point with fewer patterns, and one without bump: neither is chosen.
+    rows += [bench(f"per_warp/{a}/size:4096/threads:1024/heap:64", 1e5) for a in ("malloc", "bump", "slab")]
+    rows += [bench(f"per_block/malloc/size:64/threads:65536/heap:1024", 2e5)]
+    make_figures(write_results(rows), tmp_path)
+    assert drawn["ticks"] == ["per_thread", "churn"], drawn
+    assert drawn["bars"] == {"malloc": [1e7, 1e7], "slab": [5e9, 5e9], "bump": [3e10, 3e10]}, drawn
+    assert "64 B x 65,536 threads, heap 1 GiB" in drawn["title"]
