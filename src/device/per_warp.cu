@@ -7,13 +7,31 @@
 //
 // Counters: allocs_per_s and frees_per_s count calls (one per warp),
 // bytes_per_s counts the whole 32 x size block, fail_rate, heap_bytes.
+//
+// Registered by `heapbench_pattern(per_warp)` in CMakeLists.txt: the host side
+// includes the traits section alone (HEAPBENCH_PATTERN_TRAITS_ONLY), the device
+// library compiles the whole file and calls make_per_warp.
+#ifndef HEAPBENCH_PATTERN_PER_WARP_TRAITS
+#define HEAPBENCH_PATTERN_PER_WARP_TRAITS
+#include "heapbench/pattern_traits.hpp"
+
+namespace heapbench::patterns {
+inline constexpr PatternTraits per_warp_traits = [] {
+  PatternTraits t{"per_warp", "lane 0 allocates for the warp, shares by shuffle, frees once"};
+  t.threads_per_call = 32;
+  return t;
+}();
+inline constexpr PatternList<1> per_warp_patterns = {&per_warp_traits};
+}  // namespace heapbench::patterns
+#endif
+
+#ifndef HEAPBENCH_PATTERN_TRAITS_ONLY
 #include "round.cuh"
 
 namespace heapbench::detail {
 
 struct PerWarp : PatternDefaults {
-  static constexpr const char* name = "per_warp";
-  static constexpr unsigned call_stride = 32;
+  static constexpr unsigned call_stride = patterns::per_warp_traits.threads_per_call;
 
   template <class Api>
   static void allocate(Api api, const RoundArgs& a) {
@@ -41,8 +59,9 @@ struct PerWarp : PatternDefaults {
   }
 };
 
-std::unique_ptr<Round> make_per_warp(const Case& c, double budget_s) {
+std::unique_ptr<Round> make_per_warp(const PatternTraits&, const Case& c, double budget_s) {
   return make_three_phase<PerWarp>(c, budget_s);
 }
 
 }  // namespace heapbench::detail
+#endif  // HEAPBENCH_PATTERN_TRAITS_ONLY

@@ -20,6 +20,7 @@
 #include "allocators.cuh"
 #include "cuda_check.cuh"
 #include "device_buffer.cuh"
+#include "heapbench/catalog.hpp"
 #include "heapbench/device.hpp"
 #include "kernels.cuh"
 
@@ -293,10 +294,16 @@ std::unique_ptr<Round> make_three_phase(const Case& c, double budget_s) {
   return make_for_api<ThreePhase<Pattern>::template Runner>(c, budget_s);
 }
 
-// One factory per pattern file.
+// A pattern file's factory: the round of case `c`, one of the file's patterns
+// (`pattern`, from its list), for the API the case names.
+using PatternFactory = std::unique_ptr<Round> (*)(const PatternTraits& pattern, const Case& c, double budget_s);
+
+// The factory of the file that lists `pattern` (src/device/pattern_registry.cu), or nullptr.
+PatternFactory find_pattern_factory(const PatternTraits& pattern);
+
+// Not yet in the registry.
 std::unique_ptr<Round> make_per_thread(const Case& c, double budget_s);
 std::unique_ptr<Round> make_per_thread_latency(const Case& c, double budget_s);
-std::unique_ptr<Round> make_per_warp(const Case& c, double budget_s);
 std::unique_ptr<Round> make_per_block(const Case& c, double budget_s);
 std::unique_ptr<Round> make_cross_kernel(const Case& c, double budget_s);
 std::unique_ptr<Round> make_churn(const Case& c, double budget_s);

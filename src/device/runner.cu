@@ -74,9 +74,11 @@ std::unique_ptr<Round> make_cuda_round(const Case& c, double kernel_budget_s) {
     if (auto why = alloc::check_cuda_std_aligned_order(); !why.empty()) throw std::runtime_error(why);
   }
 #endif
+  const PatternTraits* pattern = find_pattern_traits(c.pattern);
+  if (pattern == nullptr) throw std::invalid_argument(fmt::format("unknown pattern '{}'", c.pattern));
+  if (auto make = detail::find_pattern_factory(*pattern)) return make(*pattern, c, kernel_budget_s);
   if (c.pattern == "per_thread" || c.pattern == "per_thread_mixed" || c.pattern == "size_map") return detail::make_per_thread(c, kernel_budget_s);
   if (c.pattern == "per_thread_latency") return detail::make_per_thread_latency(c, kernel_budget_s);
-  if (c.pattern == "per_warp") return detail::make_per_warp(c, kernel_budget_s);
   if (c.pattern == "per_block") return detail::make_per_block(c, kernel_budget_s);
   if (c.pattern == "cross_kernel" || c.pattern == "cross_kernel_remote_free") return detail::make_cross_kernel(c, kernel_budget_s);
   if (c.pattern == "churn") return detail::make_churn(c, kernel_budget_s);

@@ -14,8 +14,8 @@ namespace {
 // one but the capacity families, printf and size_map, which have their own parts.
 std::vector<std::string> round_patterns() {
   std::vector<std::string> out;
-  for (auto p : kPatterns) {
-    if (!is_capacity_family(p) && p != "printf" && p != "size_map") out.emplace_back(p);
+  for (const PatternTraits* p : kPatternTraits) {
+    if (!p->fills_heap && p->limit == Limit::malloc_heap && !p->own_sweep) out.emplace_back(p->name);
   }
   return out;
 }
