@@ -16,70 +16,6 @@
 
 namespace heapbench {
 
-namespace patterns {
-// Not yet in a pattern file of their own (heapbench_pattern() in CMakeLists.txt).
-inline constexpr PatternTraits per_thread_traits = [] {
-  PatternTraits t{"per_thread", "each thread allocates, uses and frees its own block"};
-  t.sources |= source_bit(Source::stack);
-  t.call_paths = true;
-  return t;
-}();
-inline constexpr PatternTraits per_thread_mixed_traits{
-    "per_thread_mixed", "per_thread with seeded sizes uniform over [min(16, size), size]"};
-inline constexpr PatternTraits per_thread_latency_traits = [] {
-  PatternTraits t{"per_thread_latency",
-                  "per_thread with clock64 around every call (a separate family: per_thread stays clean)"};
-  t.call_paths = true;
-  return t;
-}();
-inline constexpr PatternTraits per_block_traits = [] {
-  PatternTraits t{"per_block", "thread 0 allocates for the block, shares through __shared__"};
-  t.threads_per_call = 256;
-  return t;
-}();
-inline constexpr PatternTraits cross_kernel_traits{"cross_kernel",
-                                                   "allocate, use and free in three launches via a __device__ table"};
-inline constexpr PatternTraits cross_kernel_remote_free_traits{"cross_kernel_remote_free",
-                                                               "the same, each block freed by a different thread"};
-inline constexpr PatternTraits churn_traits{"churn", "seeded random allocations and frees of mixed sizes in one kernel"};
-inline constexpr PatternTraits capacity_traits = [] {
-  PatternTraits t{"capacity",
-                  "fill to the first NULL, free every other block, refill larger: utilisation, fragmentation"};
-  t.fills_heap = true;
-  return t;
-}();
-inline constexpr PatternTraits capacity_fill_traits = [] {
-  PatternTraits t{"capacity_fill",
-                  "capacity's first fill only, then free: utilisation of heaps too large for the refills"};
-  t.fills_heap = true;
-  return t;
-}();
-inline constexpr PatternTraits size_map_traits = [] {
-  PatternTraits t{"size_map",
-                  "per_thread plus the median address stride between blocks: the allocator's size classes "
-                  "(--sweep=size_map)"};
-  t.own_sweep = true;
-  return t;
-}();
-inline constexpr PatternTraits printf_traits = [] {
-  PatternTraits t{"printf",
-                  "not the heap: device printf into its FIFO (cudaLimitPrintfFifoSize), lines delivered and lost"};
-  t.limit = Limit::printf_fifo;
-  t.sources = source_bit(Source::printf_fifo);
-  // the bytes of arguments per call: whole 8-byte arguments from 8 to 64
-  t.min_size = 8;
-  t.max_size = 64;
-  t.size_step = 8;
-  return t;
-}();
-inline constexpr PatternList<3> builtin_head = {&per_thread_traits, &per_thread_mixed_traits,
-                                                &per_thread_latency_traits};
-inline constexpr PatternList<8> builtin_tail = {&per_block_traits, &cross_kernel_traits,
-                                                &cross_kernel_remote_free_traits, &churn_traits,
-                                                &capacity_traits, &capacity_fill_traits,
-                                                &size_map_traits, &printf_traits};
-}  // namespace patterns
-
 namespace detail {
 template <std::size_t... N>
 constexpr auto concat_patterns(const PatternList<N>&... lists) {
@@ -101,7 +37,7 @@ constexpr std::array<std::string_view, N> pattern_names(const PatternList<N>& li
 
 // Every pattern, in the order --help lists them and the sweeps measure them.
 inline constexpr auto kPatternTraits =
-    detail::concat_patterns(patterns::builtin_head, HEAPBENCH_PATTERN_LISTS, patterns::builtin_tail);
+    detail::concat_patterns(HEAPBENCH_PATTERN_LISTS);
 inline constexpr auto kPatterns = detail::pattern_names(kPatternTraits);
 
 // The pattern named `name`, or nullptr: the one place a name becomes a pattern.

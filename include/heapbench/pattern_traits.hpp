@@ -1,12 +1,17 @@
 #pragma once
 // What a pattern is, as the host needs to know it: its name and the facts the
 // sweep, the catalog and the case name read. Plain C++ (the host side builds
-// without CUDA headers). Each pattern file (src/device/<stem>.cu) opens with a
-// section that defines its traits with this type and lists them in
-// `patterns::<stem>_patterns`; the CMake line `heapbench_pattern(<stem>)` adds
-// the file to the device library and to the generated list that
-// heapbench/catalog.hpp reads (kPatternTraits). The device library pairs each
-// list with the file's factory, `detail::make_<stem>` (src/device/pattern_registry.hpp).
+// without CUDA headers).
+//
+// A pattern is one file, src/device/<stem>.cu, and one CMake line,
+// heapbench_pattern(<stem>). The file opens with its traits, inside
+// `#ifdef HEAPBENCH_PATTERN_TRAITS_ONLY`: `patterns::<name>_traits` for each
+// pattern it runs and `patterns::<stem>_patterns`, their list. The rest of the
+// file (`#else`) is its kernels and `detail::make_<stem>(traits, case,
+// budget)`. The CMake line compiles the file into the device library and
+// appends it to the generated heapbench/pattern_list.hpp, which includes the
+// traits part of every file: heapbench/catalog.hpp builds kPatternTraits from
+// the lists, src/device/pattern_registry.cu pairs each list with its factory.
 #include <array>
 #include <cstdint>
 #include <limits>
@@ -42,6 +47,25 @@ struct PatternTraits {
   std::uint64_t size_step = 1;
 
   constexpr bool takes(Source s) const { return (sources & source_bit(s)) != 0; }
+
+  // For the pattern files' definitions: a copy with one fact changed.
+  constexpr PatternTraits with_stack() const { return with(&PatternTraits::sources, sources | source_bit(Source::stack)); }
+  constexpr PatternTraits with_call_paths() const { return with(&PatternTraits::call_paths, true); }
+  constexpr PatternTraits filling_heap() const { return with(&PatternTraits::fills_heap, true); }
+  constexpr PatternTraits in_own_sweep() const { return with(&PatternTraits::own_sweep, true); }
+  constexpr PatternTraits shared_by(std::uint64_t threads) const { return with(&PatternTraits::threads_per_call, threads); }
+  constexpr PatternTraits limited_by(Limit l, unsigned source_bits) const {
+    return with(&PatternTraits::limit, l).with(&PatternTraits::sources, source_bits);
+  }
+  constexpr PatternTraits sizes(std::uint64_t lo, std::uint64_t hi, std::uint64_t step) const {
+    return with(&PatternTraits::min_size, lo).with(&PatternTraits::max_size, hi).with(&PatternTraits::size_step, step);
+  }
+  template <class T>
+  constexpr PatternTraits with(T PatternTraits::*field, T value) const {
+    PatternTraits t = *this;
+    t.*field = value;
+    return t;
+  }
   constexpr bool valid_size(std::uint64_t size) const {
     return size >= min_size && size <= max_size && size % size_step == 0;
   }

@@ -7,25 +7,11 @@
 //
 // Counters: allocs_per_s and frees_per_s count calls (one per warp),
 // bytes_per_s counts the whole 32 x size block, fail_rate, heap_bytes.
-//
-// Registered by `heapbench_pattern(per_warp)` in CMakeLists.txt: the host side
-// includes the traits section alone (HEAPBENCH_PATTERN_TRAITS_ONLY), the device
-// library compiles the whole file and calls make_per_warp.
-#ifndef HEAPBENCH_PATTERN_PER_WARP_TRAITS
-#define HEAPBENCH_PATTERN_PER_WARP_TRAITS
-#include "heapbench/pattern_traits.hpp"
-
-namespace heapbench::patterns {
-inline constexpr PatternTraits per_warp_traits = [] {
-  PatternTraits t{"per_warp", "lane 0 allocates for the warp, shares by shuffle, frees once"};
-  t.threads_per_call = 32;
-  return t;
-}();
+#ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
+inline constexpr PatternTraits per_warp_traits =
+    PatternTraits{"per_warp", "lane 0 allocates for the warp, shares by shuffle, frees once"}.shared_by(32);
 inline constexpr PatternList<1> per_warp_patterns = {&per_warp_traits};
-}  // namespace heapbench::patterns
-#endif
-
-#ifndef HEAPBENCH_PATTERN_TRAITS_ONLY
+#else
 #include "round.cuh"
 
 namespace heapbench::detail {
@@ -35,18 +21,15 @@ struct PerWarp : PatternDefaults {
 
   template <class Api>
   static void allocate(Api api, const RoundArgs& a) {
-    void** table = a.table;
-    const std::uint64_t size = a.size, align = a.align;
-    const DeviceStats* stats = a.stats;
     launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
       const unsigned lane = threadIdx.x & 31u;
       void* base = nullptr;
-      if (lane == 0 && active) base = before_deadline(stats) ? api.allocate(32 * size, align) : kNotStarted;
+      if (lane == 0 && active) base = before_deadline(a.stats) ? api.allocate(32 * a.size, a.align) : kNotStarted;
       // Every lane of the warp is here (kBlock is a multiple of 32 and no lane
       // returned early), so the full mask is exact.
       base = reinterpret_cast<void*>(__shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(base), 0));
       if (!active) return;
-      table[tid] = is_block(base) ? static_cast<unsigned char*>(base) + lane * size : base;
+      a.table[tid] = is_block(base) ? static_cast<unsigned char*>(base) + lane * a.size : base;
     });
   }
 
