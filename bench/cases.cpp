@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "families.hpp"
+#include "round.hpp"
 #include "heapbench/measure.hpp"
 #include "heapbench/nvtx.hpp"
 #include "heapbench/parse.hpp"
