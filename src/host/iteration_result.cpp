@@ -1,6 +1,6 @@
 #include <fmt/format.h>
 
-#include "heapbench/device.hpp"
+#include "heapbench/backend.hpp"
 
 namespace heapbench {
 
