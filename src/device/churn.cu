@@ -130,7 +130,7 @@ class ChurnRunner final : public OneLaunchRound {
     out.tally.free_seconds = out.timed_seconds;
     return out;
   }
-  // Allocations and frees share the one launch, timed as the allocate phase.
+  // The one launch frees too, and counts its frees.
   bool reports_frees() const override { return true; }
 
  private:

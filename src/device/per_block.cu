@@ -9,7 +9,7 @@
 // Counters: allocs_per_s and frees_per_s count calls (one per thread block),
 // bytes_per_s counts whole 256 x size blocks, fail_rate, heap_bytes.
 #ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
-// 256 threads share a call: kBlock (src/device/device_util.cuh), checked below.
+// 256 threads share a call: kBlock (src/device/kernels.cuh), checked below.
 inline constexpr PatternTraits per_block_traits =
     PatternTraits{"per_block", "thread 0 allocates for the block, shares through __shared__"}.shared_by(256);
 inline constexpr PatternList<1> per_block_patterns = {&per_block_traits};

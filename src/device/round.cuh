@@ -320,6 +320,7 @@ class ThreePhaseRunner final : public Round {
 template <template <class> class Runner, class Dispatch, class... Extra>
 std::unique_ptr<Round> make_for_dispatch(const Case& c, double budget_s, Dispatch dispatch, const Extra&... extra) {
   return dispatch(c.api, [&](auto api) -> std::unique_ptr<Round> {
+    alloc::check_usable(api);
     return std::make_unique<Runner<decltype(api)>>(c, budget_s, extra...);
   });
 }

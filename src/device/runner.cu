@@ -67,11 +67,6 @@ std::vector<std::uint64_t> block_addresses(void* const* device_table, std::uint6
 }  // namespace detail
 
 std::unique_ptr<Round> make_cuda_round(const Case& c, double kernel_budget_s) {
-#if HEAPBENCH_HAVE_CUDA_STD_ALIGNED
-  if (c.api == alloc::CudaStdAligned::traits.name) {
-    if (auto why = alloc::check_cuda_std_aligned_order(); !why.empty()) throw std::runtime_error(why);
-  }
-#endif
   const PatternTraits* pattern = find_pattern_traits(c.pattern);
   if (pattern == nullptr) throw std::invalid_argument(fmt::format("unknown pattern '{}'", c.pattern));
   const detail::PatternFactory make = detail::find_pattern_factory(*pattern);
