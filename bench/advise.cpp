@@ -16,6 +16,7 @@
 #include <chrono>
 #include <fstream>
 
+#include "exit_codes.hpp"
 #include "heapbench/advise.hpp"
 #include "heapbench/options.hpp"
 #include "heapbench/parse.hpp"
@@ -23,10 +24,6 @@
 
 namespace heapbench {
 namespace {
-
-constexpr int kExitNoAdvice = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitNoDevice = 3;
 
 // CUDA's heap when nobody calls cudaDeviceSetLimit.
 constexpr std::uint64_t kDefaultHeapMiB = 8;
@@ -84,7 +81,7 @@ int run_advise(int argc, char** argv, const DeviceHooks& hooks) {
   }
   if (o.help) {
     fmt::print("{}", advise_help());
-    return 0;
+    return kExitOk;
   }
   const auto t0 = std::chrono::steady_clock::now();
   const Workload& w = o.workload;
@@ -171,7 +168,7 @@ int run_advise(int argc, char** argv, const DeviceHooks& hooks) {
   }
   doc["probes"] = probes;
 
-  int code = 0;
+  int code = kExitOk;
   const std::string default_line = fmt::format(
       "without the call (CUDA's default {} MiB heap): {:.1f} % of allocation calls return NULL{}", kDefaultHeapMiB,
       100 * at_default.fail_rate(),

@@ -1,16 +1,17 @@
 // Google Benchmark side of every pattern (workloads and counters: the header
 // comment of each src/device/<pattern>.cu). One iteration = one round of the
 // pattern; its manual time is the GPU time of the round's timed launches, from
-// CUDA events. Every phase is an NVTX range inside the case's range.
+// CUDA events. Every phase is an NVTX range inside the case's range. The
+// harness only loops and writes the measurement counters every case has; the
+// pattern's counters are written by the reducer its Round makes (reducer.hpp).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <optional>
 #include <fmt/format.h>
 
-#include "families.hpp"
+#include "cases.hpp"
 #include "round.hpp"
 #include "heapbench/measure.hpp"
 #include "heapbench/nvtx.hpp"
@@ -21,9 +22,6 @@ namespace {
 
 // Threads of the small warm-up round before a case's full rounds.
 constexpr std::uint64_t kWarmupThreads = 1024;
-
-// Latency samples kept per case across rounds (8 bytes each).
-constexpr std::size_t kMaxLatencySamples = std::size_t{1} << 24;
 
 // A case that leaves the heap smaller than it found it would poison every later
 // case on the same heap. The probe fills with 64 KiB blocks; allow two blocks of
@@ -39,96 +37,6 @@ std::uint64_t probe(Backend& backend, std::uint64_t heap_bytes) {
   return backend.probe_capacity(heap_bytes);
 }
 
-void append(std::vector<double>& all, const std::vector<double>& more) {
-  const std::size_t room = kMaxLatencySamples - std::min(kMaxLatencySamples, all.size());
-  all.insert(all.end(), more.begin(), more.begin() + static_cast<std::ptrdiff_t>(std::min(room, more.size())));
-}
-
-// Capacity figures, averaged over the rounds of a case.
-struct CapacitySums {
-  int rounds = 0;
-  bool fill_only = false;
-  CapacityFigures sum;
-  AddressSpan span;
-  void add(const CapacityRaw& raw) {
-    span.add(raw);
-    const CapacityFigures f = capacity_figures(raw);
-    ++rounds;
-    fill_only = raw.fill_only;
-    sum.utilization += f.utilization;
-    sum.overhead_bytes += f.overhead_bytes;
-    sum.addr_range_ratio += f.addr_range_ratio;
-    for (int k = 0; k < 3; ++k) sum.ext_frag[k] += f.ext_frag[k];
-    sum.recovery += f.recovery;
-    sum.recovery_allocs_per_s += f.recovery_allocs_per_s;
-    sum.ext_frag_random += f.ext_frag_random;
-  }
-  void set_counters(benchmark::State& st) const {
-    const double n = rounds;
-    st.counters["utilization"] = sum.utilization / n;
-    st.counters["overhead_bytes"] = sum.overhead_bytes / n;
-    st.counters["addr_range_ratio"] = sum.addr_range_ratio / n;
-    st.counters["addr_range_ratio_rounds"] = span.ratio();
-    if (fill_only) return;  // capacity_fill measured nothing after the first fill
-    st.counters["ext_frag"] = sum.ext_frag[0] / n;
-    st.counters["ext_frag_4x"] = sum.ext_frag[1] / n;
-    st.counters["ext_frag_8x"] = sum.ext_frag[2] / n;
-    st.counters["ext_frag_random"] = sum.ext_frag_random / n;
-    st.counters["recovery"] = sum.recovery / n;
-    st.counters["recovery_allocs_per_s"] = sum.recovery_allocs_per_s / n;
-  }
-};
-
-// printf figures over the rounds of a case: rates over the summed counts and
-// times, per-round counts as means, bytes_per_line over the rounds that lost lines.
-struct PrintfSums {
-  int rounds = 0;
-  PrintfRaw sum;
-  double bytes_per_line = 0;
-  int full_rounds = 0;
-  std::uint64_t garbled = 0;
-  void add(const PrintfRaw& r) {
-    ++rounds;
-    sum.calls += r.calls;
-    sum.args = r.args;
-    sum.ret_documented += r.ret_documented;
-    sum.ret_negative += r.ret_negative;
-    if (r.ret_other != 0) sum.ret_other = r.ret_other;
-    sum.lines.delivered += r.lines.delivered;
-    garbled += r.lines.garbled;
-    sum.fifo_bytes = r.fifo_bytes;
-    sum.kernel_seconds += r.kernel_seconds;
-    sum.flush_seconds += r.flush_seconds;
-    const PrintfFigures f = printf_figures(r);
-    if (f.bytes_per_line > 0) {
-      bytes_per_line += f.bytes_per_line;
-      ++full_rounds;
-    }
-  }
-  void set_counters(benchmark::State& st) const {
-    const PrintfFigures f = printf_figures(sum);
-    const double n = rounds;
-    st.counters["printf_per_s"] = f.printf_per_s;
-    st.counters["lines_delivered"] = f.lines_delivered / n;
-    st.counters["lines_lost"] = f.lines_lost / n;
-    st.counters["lines_garbled"] = static_cast<double>(garbled) / n;
-    st.counters["loss_rate"] = f.loss_rate;
-    if (full_rounds > 0) st.counters["bytes_per_line"] = bytes_per_line / full_rounds;
-    st.counters["ret_documented"] = f.ret_documented;
-    if (sum.ret_other != 0) st.counters["ret_other_value"] = static_cast<double>(sum.ret_other);
-    st.counters["flush_lines_per_s"] = f.flush_lines_per_s;
-    st.counters["fifo_bytes"] = static_cast<double>(sum.fifo_bytes);
-  }
-};
-
-void set_latency_counters(benchmark::State& st, const char* prefix, std::vector<double>& samples) {
-  const Percentiles p = percentiles(samples);
-  st.counters[fmt::format("{}lat_p50_ns", prefix)] = p.p50;
-  st.counters[fmt::format("{}lat_p90_ns", prefix)] = p.p90;
-  st.counters[fmt::format("{}lat_p99_ns", prefix)] = p.p99;
-  st.counters[fmt::format("{}lat_max_ns", prefix)] = p.max;
-}
-
 // The capacity probe after a case is the one before the next case on the same
 // heap: nothing runs on the heap in between. Forgotten on a reset or an error.
 struct CapacityMemo {
@@ -137,34 +45,22 @@ struct CapacityMemo {
 };
 CapacityMemo g_capacity;
 
-// Every round a case measured, and what the GPU said around them.
+// Every round a case measured, and what the GPU said around them. The
+// pattern's own results go to its reducer, batch by accepted batch.
 struct Measured {
+  explicit Measured(std::unique_ptr<Reducer> r) : reducer(std::move(r)) {}
   RoundSeries series;
-  Tally total;
-  std::vector<double> alloc_lat, free_lat;
-  CapacitySums capacity;
-  PrintfSums printf_sums;
+  std::unique_ptr<Reducer> reducer;
   int throttled_rounds = 0;  // in batches under kMinClockFraction of the rated SM clock: dropped
   int unheld_rounds = 0;     // in batches whose hold broke (launch gaps timed): dropped
   double clock_x_time = 0, clock_time = 0;  // SM clock weighted by the batches' timed seconds
   double min_clock_mhz = 0;                 // the slowest dropped batch, for the error message
-  double stride_sum = 0;                    // size_map: median strides of the batches' last rounds
-  int strides = 0;
   Verdict verdict = Verdict::more;
   bool warmed = false;  // the first full round has been seen (counted or discarded)
 
   void accept(const IterationResult& r, const std::vector<double>& rounds, double clock_mhz) {
     for (double t : rounds) series.add(t);
-    total += r.tally;
-    append(alloc_lat, r.alloc_latency_ns);
-    append(free_lat, r.free_latency_ns);
-    if (r.capacity) capacity.add(*r.capacity);
-    if (r.printf_raw) printf_sums.add(*r.printf_raw);
-    if (r.block_addresses.size() >= 2) {
-      std::vector<std::uint64_t> a = r.block_addresses;
-      stride_sum += median_stride(a);
-      ++strides;
-    }
+    reducer->add(r);
     if (clock_mhz > 0) {
       const double t = r.timed_seconds;
       clock_x_time += clock_mhz * t;
@@ -247,6 +143,7 @@ void set_measurement_counters(benchmark::State& st, const Measured& m, bool fixe
 }
 
 void run_case(benchmark::State& st, const Case& c, const std::string& name, const RunConfig& cfg) {
+  if (cfg.stop && cfg.stop->due()) throw StoppedAfterDeviceError{};
   nvtx::range case_range{nvtx::case_range(name.c_str(), c.threads)};
   Backend& backend = *cfg.backend;
   try {
@@ -276,7 +173,7 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
         return;
       }
     }
-    Measured m;
+    Measured m(round->reducer());
     const bool fixed = cfg.fixed_iterations > 0;
     for (auto _ : st) {
       // One iteration per case (heapbench passes --benchmark_min_time so), or
@@ -298,33 +195,16 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     }
     g_capacity.bytes = capacity_after;
     set_measurement_counters(st, m, fixed);
-    if (m.printf_sums.rounds > 0) {  // not the heap: its own vocabulary
-      m.printf_sums.set_counters(st);
-      return;
-    }
-    const Figures f = compute_figures(m.total);
-    st.counters["allocs_per_s"] = f.allocs_per_s;
-    if (round->reports_frees()) st.counters["frees_per_s"] = f.frees_per_s;
-    st.counters["bytes_per_s"] = f.bytes_per_s;
-    if (m.capacity.rounds > 0) {
-      m.capacity.set_counters(st);
-    } else {
-      st.counters["fail_rate"] = f.fail_rate;
-    }
-    st.counters["heap_bytes"] = static_cast<double>(heap.reported);
-    if (round->times_use()) st.counters["use_bytes_per_s"] = f.use_bytes_per_s;
-    if (m.strides > 0) st.counters["stride_bytes"] = m.stride_sum / m.strides;
-    if (round->has_latency()) {
-      set_latency_counters(st, "", m.alloc_lat);
-      set_latency_counters(st, "free_", m.free_lat);
-    }
+    Counters own;
+    m.reducer->write(own, heap.reported);
+    for (const auto& [counter, value] : own) st.counters[counter] = value;
   } catch (const DeviceError& e) {
     // The context may hold a sticky error: make the next case start from a reset,
     // or, in a child of isolation, from a new process.
     g_capacity = CapacityMemo{};
     backend.invalidate();
     st.SkipWithError(e.what());
-    if (cfg.end_on_device_error) end_process_after_this_case();
+    if (cfg.stop) cfg.stop->failed(name);
   } catch (const std::exception& e) {
     g_capacity = CapacityMemo{};
     st.SkipWithError(e.what());
@@ -333,12 +213,13 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
 
 }  // namespace
 
-namespace {
-std::atomic<bool> g_end_after_case{false};
-}  // namespace
+void DeviceErrorStop::failed(const std::string& name) {
+  if (failed_.empty()) failed_ = name;
+}
 
-bool device_error_ends_process() { return g_end_after_case.load(); }
-void end_process_after_this_case() { g_end_after_case.store(true); }
+void DeviceErrorStop::reported(const std::string& name) {
+  if (!failed_.empty() && name == failed_) reported_ = true;
+}
 
 std::string benchmark_name(const Case& c, const RunConfig& cfg) {
   std::string name = case_name(c);

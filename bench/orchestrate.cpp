@@ -21,7 +21,7 @@
 #include <thread>
 #include <tuple>
 
-#include "families.hpp"
+#include "exit_codes.hpp"
 #include "heapbench/case.hpp"
 #include "heapbench/merge.hpp"
 #include "heapbench/results_file.hpp"

@@ -26,10 +26,6 @@ struct ChildrenSettings {
   std::function<void(ResultsMerger&)> on_change;
 };
 
-// The exit status of a child whose results file could not be written (a full
-// disk): the parent stops the run.
-inline constexpr int kExitCannotWrite = 5;
-
 struct ChildrenOutcome {
   std::size_t entries = 0;      // entries in the merged results
   std::size_t runs_merged = 0;  // of them, the ones the children finished (not made up for unfinished cases)

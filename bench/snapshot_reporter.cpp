@@ -1,12 +1,9 @@
 #include "snapshot_reporter.hpp"
 
-#include "families.hpp"
 #include "heapbench/results_file.hpp"
 
 #include <cmath>
 #include <iterator>
-#include <cstdio>
-#include <cstdlib>
 #include <sstream>
 #include <type_traits>
 
@@ -58,12 +55,6 @@ void SnapshotReporter::ReportRuns(const std::vector<Run>& runs) {
   }
   write();
   if (on_runs_) on_runs_(runs_);
-  if (device_error_ends_process()) {
-    // A child of isolation after a device error: the case's error result is on
-    // disk; the parent runs the rest of the group in a new process.
-    std::fflush(stdout);
-    std::_Exit(kExitDeviceError);
-  }
 }
 
 void SnapshotReporter::Finalize() {

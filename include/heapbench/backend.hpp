@@ -5,14 +5,14 @@
 // CUDA header, so a test can drive the harness with a backend of its own.
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "heapbench/case.hpp"
+#include "heapbench/iteration_result.hpp"
 #include "heapbench/metrics.hpp"
-#include "heapbench/printf_fifo.hpp"
+#include "heapbench/reducer.hpp"
 
 namespace heapbench {
 
@@ -22,36 +22,11 @@ struct DeviceError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// What one batch of rounds of a case observed (Round::collect), beyond the
-// tally its figures come from; counts are summed over the batch.
-struct IterationResult {
-  Tally tally;
-  double timed_seconds = 0.0;     // GPU time of the timed launches, summed over the batch
-  // GPU time of the timed launches of each round of the batch, in order (empty:
-  // one round of timed_seconds).
-  std::vector<double> round_seconds;
-  std::uint64_t not_started = 0;  // calls (or churn threads) that found the kernel budget spent
-  std::uint64_t misaligned = 0;   // pointers not aligned as the API promises
-  std::uint64_t corrupted = 0;    // blocks that did not read back what was written
-  std::string fault;              // any other failed check, in words
-  // Latency families only: per-call latency of each successful allocation and of
-  // each free, in ns (clock64 cycles over the SM clock).
-  std::vector<double> alloc_latency_ns;
-  std::vector<double> free_latency_ns;
-  // Capacity family only: the raw observations its figures come from.
-  std::optional<CapacityRaw> capacity;
-  // printf family only: calls, return values, lines captured.
-  std::optional<PrintfRaw> printf_raw;
-  // size_map only: the addresses of the blocks of the batch's last round.
-  std::vector<std::uint64_t> block_addresses;
-
-  // Empty when the round is a valid measurement; otherwise why it is not.
-  std::string problem(double kernel_budget_s) const;
-};
-
 // One round of a case, in the phases the harness names on the timeline. The
 // harness enqueues up to max_batch() rounds (begin, allocate, use, release
-// each), then collect() waits once and reports them all.
+// each), then collect() waits once and reports them all; the batches it keeps
+// as measurements go to the reducer the round made, which writes the pattern's
+// counters (reducer.hpp).
 class Round {
  public:
   virtual ~Round() = default;
@@ -63,9 +38,9 @@ class Round {
   virtual IterationResult collect() = 0;  // wait for the GPU, read counters and event times of the batch
   virtual bool has_use_phase() const { return true; }   // alloca and churn use inside allocate()
   virtual bool has_free_phase() const { return true; }  // alloca frees by returning
-  virtual bool reports_frees() const { return has_free_phase(); }  // churn frees inside allocate()
-  virtual bool times_use() const { return false; }      // cross_kernel times its use launch
-  virtual bool has_latency() const { return false; }    // *_latency families
+  // A new one per case: accumulates the case's accepted batches and writes the
+  // pattern's counters. Default: the allocation counters (AllocationReducer).
+  virtual std::unique_ptr<Reducer> reducer() const { return std::make_unique<AllocationReducer>(); }
   // Rounds that can be enqueued before one collect() (per-round buffers, such as
   // latency samples, limit it to 1).
   virtual int max_batch() const { return 1; }

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "heapbench/reducer.hpp"
+
 namespace heapbench {
 
 // What one timed iteration (or the sum of many) observed.
@@ -31,6 +33,63 @@ struct Figures {
 
 // Rates are 0 where no time was measured; fail_rate is 0 with no attempts.
 Figures compute_figures(const Tally& t);
+
+// Which of the allocation counters a pattern reports.
+struct AllocationCounters {
+  bool frees = true;      // frees_per_s: not where frames free by returning (alloca), nor capacity
+  bool fail_rate = true;  // not capacity, whose fills run to the first NULL by design
+  bool use = false;       // use_bytes_per_s: where the pattern times its use launches (cross_kernel)
+};
+
+// The counters of the heap patterns, from the tally summed over the case's
+// batches: allocs_per_s, frees_per_s, bytes_per_s, fail_rate, use_bytes_per_s
+// (as AllocationCounters says), heap_bytes. Round's default reducer.
+class AllocationReducer final : public Reducer {
+ public:
+  explicit AllocationReducer(AllocationCounters which = {}) : which_(which) {}
+  void add(const IterationResult& batch) override;
+  void write(Counters& out, std::uint64_t heap_bytes) const override;
+
+ private:
+  AllocationCounters which_;
+  Tally total_;
+};
+
+// Latency families: per-call latency of each successful allocation and of
+// each free of a batch, in ns (clock64 cycles over the SM clock).
+struct LatencySamples {
+  std::vector<double> alloc_ns;
+  std::vector<double> free_ns;
+};
+
+// lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_max_ns and free_lat_* over the
+// samples of every batch (at most kMaxLatencySamples of each kind).
+class LatencyReducer final : public Reducer {
+ public:
+  static constexpr std::size_t kMaxLatencySamples = std::size_t{1} << 24;  // 8 bytes each
+  void add(const IterationResult& batch) override;
+  void write(Counters& out, std::uint64_t heap_bytes) const override;
+
+ private:
+  std::vector<double> alloc_, free_;
+};
+
+// size_map: the addresses of the blocks of a batch's last round.
+struct BlockAddresses {
+  std::vector<std::uint64_t> addresses;
+};
+
+// stride_bytes: the median stride (median_stride) of each batch's blocks,
+// averaged over the batches that had two blocks or more.
+class StrideReducer final : public Reducer {
+ public:
+  void add(const IterationResult& batch) override;
+  void write(Counters& out, std::uint64_t heap_bytes) const override;
+
+ private:
+  double sum_ = 0;
+  int batches_ = 0;
+};
 
 // What a capacity round observed, raw: the kernels report counts and
 // addresses, the formulas below turn them into figures (docs/METRICS.md).
@@ -73,6 +132,22 @@ class AddressSpan {
   std::uint64_t max_ = 0;
   std::uint64_t blocks_ = 0;
   std::uint64_t size_ = 0;
+};
+
+// The capacity figures averaged over the rounds of a case: utilization,
+// overhead_bytes, addr_range_ratio, addr_range_ratio_rounds (AddressSpan), and
+// unless the rounds were capacity_fill's: ext_frag, ext_frag_4x, ext_frag_8x,
+// ext_frag_random, recovery, recovery_allocs_per_s.
+class CapacityReducer final : public Reducer {
+ public:
+  void add(const IterationResult& batch) override;
+  void write(Counters& out, std::uint64_t heap_bytes) const override;
+
+ private:
+  int rounds_ = 0;
+  bool fill_only_ = false;
+  CapacityFigures sum_;
+  AddressSpan span_;
 };
 
 // The median distance between neighbouring blocks once `addresses` are sorted

@@ -11,6 +11,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include "heapbench/reducer.hpp"
+
 namespace heapbench {
 
 inline constexpr std::uint64_t kPrintfLinesPerThread = 8;
@@ -52,5 +54,23 @@ struct PrintfFigures {
 };
 
 PrintfFigures printf_figures(const PrintfRaw& raw);
+
+// The printf counters over the rounds of a case (not the heap's vocabulary):
+// printf_per_s, loss_rate, ret_documented and flush_lines_per_s over the summed
+// counts and times; lines_delivered, lines_lost, lines_garbled as means per
+// round; bytes_per_line over the rounds that lost lines; ret_other_value where
+// a call returned neither documented value; fifo_bytes.
+class PrintfReducer final : public Reducer {
+ public:
+  void add(const IterationResult& batch) override;
+  void write(Counters& out, std::uint64_t heap_bytes) const override;
+
+ private:
+  int rounds_ = 0;
+  PrintfRaw sum_;
+  double bytes_per_line_ = 0;
+  int full_rounds_ = 0;
+  std::uint64_t garbled_ = 0;
+};
 
 }  // namespace heapbench

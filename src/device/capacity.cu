@@ -121,12 +121,17 @@ class CapacityRunner final : public Round {
     // An arena is exactly the case's heap; the device heap is what the device reports.
     if constexpr (!Api::traits.owns_arena()) HB_CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize));
     raw_.heap_bytes = limit;
-    out.capacity = std::move(raw_);
+    out.observed.put(std::move(raw_));
     return out;
   }
 
   bool has_use_phase() const override { return false; }
-  bool reports_frees() const override { return false; }
+  std::unique_ptr<Reducer> reducer() const override {
+    AllocationCounters which;
+    which.frees = false;
+    which.fail_rate = false;
+    return combine(std::make_unique<AllocationReducer>(which), std::make_unique<CapacityReducer>());
+  }
   bool small_warmup() const override { return false; }
 
   // Public only because CUDA requires it: a member function enclosing an

@@ -117,6 +117,11 @@ class AllocaRunner final : public OneLaunchRound {
     out.tally.alloc_seconds = out.timed_seconds;
     return out;
   }
+  std::unique_ptr<Reducer> reducer() const override {
+    AllocationCounters which;
+    which.frees = false;  // a frame frees by returning
+    return std::make_unique<AllocationReducer>(which);
+  }
 
  private:
   static constexpr size_t kFrameSlack = 4096;  // the lambda's own frame and the verification locals

@@ -196,12 +196,13 @@ class PrintfRunner final : public Round {
     raw.flush_seconds = flush_s;
     out.timed_seconds = raw.kernel_seconds;
     out.tally.alloc_seconds = raw.kernel_seconds;
-    out.printf_raw = raw;
+    out.observed.put(raw);
     return out;
   }
 
   bool has_use_phase() const override { return false; }
   bool has_free_phase() const override { return false; }
+  std::unique_ptr<Reducer> reducer() const override { return std::make_unique<PrintfReducer>(); }
 
  private:
   RoundBuffers buffers_;

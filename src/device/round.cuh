@@ -11,7 +11,8 @@
 //     template <class Api> static void release(Api, const RoundArgs&);
 //   };
 //
-// and may override what PatternDefaults says (times_use, has_latency, prepare).
+// and may override what PatternDefaults says (times_use, has_latency,
+// reports_addresses, prepare); those also choose the counters its reducer writes.
 //
 // The harness calls the phases (Round) and names them on the timeline.
 #include <memory>
@@ -284,18 +285,27 @@ class ThreePhaseRunner final : public Round {
     }
     // Every byte of every live slice written once and read once.
     if (Pattern::times_use) out.tally.use_bytes = 2 * live_threads * c_.size;
-    if constexpr (Pattern::reports_addresses) out.block_addresses = block_addresses(buffers_.args().table, c_.threads);
-    if (Pattern::has_latency) {
-      out.alloc_latency_ns = latencies_ns(buffers_.args().lat_alloc, c_.threads, cycles_per_ns_);
-      out.free_latency_ns = latencies_ns(buffers_.args().lat_free, c_.threads, cycles_per_ns_);
+    if constexpr (Pattern::reports_addresses) {
+      out.observed.put(BlockAddresses{block_addresses(buffers_.args().table, c_.threads)});
+    }
+    if constexpr (Pattern::has_latency) {
+      out.observed.put(LatencySamples{latencies_ns(buffers_.args().lat_alloc, c_.threads, cycles_per_ns_),
+                                      latencies_ns(buffers_.args().lat_free, c_.threads, cycles_per_ns_)});
     }
     return out;
   }
   // Latency samples are per thread, overwritten by every round: one round per batch.
   int max_batch() const override { return Pattern::has_latency ? 1 : kMaxBatch; }
   bool enqueues_only() const override { return true; }
-  bool times_use() const override { return Pattern::times_use; }
-  bool has_latency() const override { return Pattern::has_latency; }
+  std::unique_ptr<Reducer> reducer() const override {
+    AllocationCounters which;
+    which.use = Pattern::times_use;
+    std::vector<std::unique_ptr<Reducer>> parts;
+    parts.push_back(std::make_unique<AllocationReducer>(which));
+    if (Pattern::has_latency) parts.push_back(std::make_unique<LatencyReducer>());
+    if (Pattern::reports_addresses) parts.push_back(std::make_unique<StrideReducer>());
+    return combine(std::move(parts));
+  }
 
  private:
   alloc::Owner<Api> owner_;

@@ -1,6 +1,6 @@
-#include <fmt/format.h>
+#include "heapbench/iteration_result.hpp"
 
-#include "heapbench/backend.hpp"
+#include <fmt/format.h>
 
 namespace heapbench {
 

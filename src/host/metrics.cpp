@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "heapbench/iteration_result.hpp"
+
 namespace heapbench {
 
 Tally& Tally::operator+=(const Tally& o) {
@@ -111,6 +113,109 @@ double median_stride(std::vector<std::uint64_t>& addresses) {
   strides.reserve(addresses.size() - 1);
   for (std::size_t i = 1; i < addresses.size(); ++i) strides.push_back(static_cast<double>(addresses[i] - addresses[i - 1]));
   return percentiles(strides).p50;
+}
+
+namespace {
+
+class Combined final : public Reducer {
+ public:
+  explicit Combined(std::vector<std::unique_ptr<Reducer>> parts) : parts_(std::move(parts)) {}
+  void add(const IterationResult& batch) override {
+    for (auto& p : parts_) p->add(batch);
+  }
+  void write(Counters& out, std::uint64_t heap_bytes) const override {
+    for (const auto& p : parts_) p->write(out, heap_bytes);
+  }
+
+ private:
+  std::vector<std::unique_ptr<Reducer>> parts_;
+};
+
+void append(std::vector<double>& all, const std::vector<double>& more, std::size_t cap) {
+  const std::size_t room = cap - std::min(cap, all.size());
+  all.insert(all.end(), more.begin(), more.begin() + static_cast<std::ptrdiff_t>(std::min(room, more.size())));
+}
+
+void write_percentiles(Counters& out, const std::string& prefix, std::vector<double> samples) {
+  const Percentiles p = percentiles(samples);
+  out[prefix + "lat_p50_ns"] = p.p50;
+  out[prefix + "lat_p90_ns"] = p.p90;
+  out[prefix + "lat_p99_ns"] = p.p99;
+  out[prefix + "lat_max_ns"] = p.max;
+}
+
+}  // namespace
+
+std::unique_ptr<Reducer> combine(std::vector<std::unique_ptr<Reducer>> parts) {
+  return std::make_unique<Combined>(std::move(parts));
+}
+
+void AllocationReducer::add(const IterationResult& batch) { total_ += batch.tally; }
+
+void AllocationReducer::write(Counters& out, std::uint64_t heap_bytes) const {
+  const Figures f = compute_figures(total_);
+  out["allocs_per_s"] = f.allocs_per_s;
+  if (which_.frees) out["frees_per_s"] = f.frees_per_s;
+  out["bytes_per_s"] = f.bytes_per_s;
+  if (which_.fail_rate) out["fail_rate"] = f.fail_rate;
+  out["heap_bytes"] = static_cast<double>(heap_bytes);
+  if (which_.use) out["use_bytes_per_s"] = f.use_bytes_per_s;
+}
+
+void LatencyReducer::add(const IterationResult& batch) {
+  if (const auto* s = batch.observed.find<LatencySamples>()) {
+    append(alloc_, s->alloc_ns, kMaxLatencySamples);
+    append(free_, s->free_ns, kMaxLatencySamples);
+  }
+}
+
+void LatencyReducer::write(Counters& out, std::uint64_t) const {
+  write_percentiles(out, "", alloc_);
+  write_percentiles(out, "free_", free_);
+}
+
+void StrideReducer::add(const IterationResult& batch) {
+  const auto* b = batch.observed.find<BlockAddresses>();
+  if (b == nullptr || b->addresses.size() < 2) return;
+  std::vector<std::uint64_t> a = b->addresses;
+  sum_ += median_stride(a);
+  ++batches_;
+}
+
+void StrideReducer::write(Counters& out, std::uint64_t) const {
+  if (batches_ > 0) out["stride_bytes"] = sum_ / batches_;
+}
+
+void CapacityReducer::add(const IterationResult& batch) {
+  const auto* raw = batch.observed.find<CapacityRaw>();
+  if (raw == nullptr) return;
+  span_.add(*raw);
+  const CapacityFigures f = capacity_figures(*raw);
+  ++rounds_;
+  fill_only_ = raw->fill_only;
+  sum_.utilization += f.utilization;
+  sum_.overhead_bytes += f.overhead_bytes;
+  sum_.addr_range_ratio += f.addr_range_ratio;
+  for (int k = 0; k < 3; ++k) sum_.ext_frag[k] += f.ext_frag[k];
+  sum_.recovery += f.recovery;
+  sum_.recovery_allocs_per_s += f.recovery_allocs_per_s;
+  sum_.ext_frag_random += f.ext_frag_random;
+}
+
+void CapacityReducer::write(Counters& out, std::uint64_t) const {
+  if (rounds_ == 0) return;
+  const double n = rounds_;
+  out["utilization"] = sum_.utilization / n;
+  out["overhead_bytes"] = sum_.overhead_bytes / n;
+  out["addr_range_ratio"] = sum_.addr_range_ratio / n;
+  out["addr_range_ratio_rounds"] = span_.ratio();
+  if (fill_only_) return;  // capacity_fill measured nothing after the first fill
+  out["ext_frag"] = sum_.ext_frag[0] / n;
+  out["ext_frag_4x"] = sum_.ext_frag[1] / n;
+  out["ext_frag_8x"] = sum_.ext_frag[2] / n;
+  out["ext_frag_random"] = sum_.ext_frag_random / n;
+  out["recovery"] = sum_.recovery / n;
+  out["recovery_allocs_per_s"] = sum_.recovery_allocs_per_s / n;
 }
 
 }  // namespace heapbench

@@ -9,22 +9,18 @@ outer build uses it; a few minutes without).
 
 usage: byo_allocator_test.py SOURCE_DIR BUILD_DIR CMAKE [-D...]...
 """
-import json
 import os
-import subprocess
 import sys
-import tempfile
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from heapbench_run import run, run_results  # noqa: E402
 
 SOURCE = BUILD = CMAKE = None
 DEFINES = []
 API = "counted_malloc"
 HEAP_PATTERNS = ("per_thread", "per_thread_latency", "per_thread_mixed", "size_map", "per_warp", "per_block",
                  "cross_kernel", "cross_kernel_remote_free", "churn", "capacity", "capacity_fill")
-
-
-def run(*args, timeout=60):
-    return subprocess.run(list(args), capture_output=True, text=True, timeout=timeout)
 
 
 def binary(name):
@@ -62,13 +58,9 @@ class BringYourOwnAllocator(unittest.TestCase):
         self.assertIn(f"per_thread/{API}", {"/".join(n.split("/")[:2]) for n in listed})
 
     def test_the_stand_in_run_reports_it(self):
-        with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "r.json")
-            r = run(binary("heapbench_nogpu"), "--patterns=per_thread,per_warp", f"--apis={API},malloc", "--sizes=64",
-                    "--threads=32", "--heaps=8M", f"--benchmark_out={out}", timeout=120)
-            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-            with open(out) as f:
-                names = [b["name"] for b in json.load(f)["benchmarks"]]
+        _, doc = run_results(binary("heapbench_nogpu"), "--patterns=per_thread,per_warp", f"--apis={API},malloc",
+                             "--sizes=64", "--threads=32", "--heaps=8M")
+        names = [b["name"] for b in doc["benchmarks"]]
         for pattern in ("per_thread", "per_warp"):
             self.assertTrue(any(n.startswith(f"{pattern}/{API}/size:64/") for n in names), names)
 

@@ -7,14 +7,15 @@ usage: command_line_test.py PATH/TO/heapbench
 """
 import os
 import re
-import subprocess
 import sys
 import tempfile
 import unittest
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from heapbench_run import EXIT_USAGE, run, script_args  # noqa: E402
+
 HEAPBENCH = None
 HELP = ""  # heapbench --help, read once in main
-EXIT_USAGE = 2
 # --help's words where the toolkit's CCCL (< 3) has no device cuda::std::aligned_alloc.
 NOT_BUILT_CUDA_STD_ALIGNED = "cuda_std_aligned not built: "
 
@@ -26,19 +27,16 @@ def help_patterns():
     return m.group(1).split(",")
 
 
-def run(*args):
-    return subprocess.run([HEAPBENCH, *args], capture_output=True, text=True, timeout=60)
-
-
 class CommandLine(unittest.TestCase):
     def test_help_lists_both_flag_sets(self):
-        r = run("--help")
+        r = run(HEAPBENCH, "--help")
         self.assertEqual(r.returncode, 0, r.stderr)
         for flag in ("--sizes", "--threads", "--heaps", "--kernel-budget-ms", "--benchmark_filter", "--benchmark_out"):
             self.assertIn(flag, r.stdout)
 
     def test_list_tests_needs_no_gpu_and_follows_the_naming_scheme(self):
-        r = run("--benchmark_list_tests", "--patterns=per_thread", "--apis=malloc", "--sizes=16,1K", "--threads=32", "--heaps=8M,64M")
+        r = run(HEAPBENCH, "--benchmark_list_tests", "--patterns=per_thread", "--apis=malloc", "--sizes=16,1K",
+                "--threads=32", "--heaps=8M,64M")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertEqual(r.stdout.split(), [
             # Google Benchmark marks cases timed with UseManualTime() by the suffix.
@@ -49,13 +47,13 @@ class CommandLine(unittest.TestCase):
         ])
 
     def test_every_pattern_and_api_is_listed_with_align_for_aligned_apis(self):
-        r = run("--benchmark_list_tests", "--benchmark_filter=^per_block/aligned/.*align:4096")
+        r = run(HEAPBENCH, "--benchmark_list_tests", "--benchmark_filter=^per_block/aligned/.*align:4096")
         self.assertEqual(r.returncode, 0, r.stderr)
         names = r.stdout.split()
         self.assertTrue(names)
         self.assertTrue(all(re.match(r"^per_block/aligned/size:\d+/align:4096/threads:\d+/heap:\d+/manual_time$", n)
                             for n in names), names)
-        listed = run("--benchmark_list_tests").stdout.split()
+        listed = run(HEAPBENCH, "--benchmark_list_tests").stdout.split()
         pairs = {"/".join(n.split("/")[:2]) for n in listed}
         # The patterns measured in rounds over the heap: those the default sweep
         # runs with `new` (capacity runs malloc and bump only, printf printf).
@@ -73,19 +71,20 @@ class CommandLine(unittest.TestCase):
     def test_every_pattern_of_the_binary_is_in_a_sweep(self):
         patterns = help_patterns()
         self.assertIn("per_thread", patterns)
-        listed = run("--benchmark_list_tests").stdout.split() + run("--benchmark_list_tests", "--sweep=size_map").stdout.split()
+        listed = (run(HEAPBENCH, "--benchmark_list_tests").stdout.split()
+                  + run(HEAPBENCH, "--benchmark_list_tests", "--sweep=size_map").stdout.split())
         in_sweeps = {n.split("/")[0] for n in listed}
         self.assertEqual(sorted(in_sweeps), sorted(patterns))
 
     def test_filter_reads_like_the_axes(self):
-        r = run("--benchmark_list_tests", "--benchmark_filter=^per_thread/malloc/size:64/")
+        r = run(HEAPBENCH, "--benchmark_list_tests", "--benchmark_filter=^per_thread/malloc/size:64/")
         self.assertEqual(r.returncode, 0, r.stderr)
         names = r.stdout.split()
         self.assertTrue(names)
         self.assertTrue(all(n.startswith("per_thread/malloc/size:64/") for n in names), names)
 
     def test_default_sweep_is_heap_major(self):
-        r = run("--benchmark_list_tests")
+        r = run(HEAPBENCH, "--benchmark_list_tests")
         # printf's FIFO ("fifo:<MiB>") is ordered with the heap sizes: both need a device reset to change.
         heaps = [int(re.search(r"/(?:heap|fifo):(\d+)", n).group(1)) for n in r.stdout.split()]
         self.assertEqual(heaps, sorted(heaps))
@@ -93,7 +92,7 @@ class CommandLine(unittest.TestCase):
         self.assertTrue(any(n.startswith("printf/printf/size:8/threads:1024/fifo:1/") for n in r.stdout.split()))
 
     def test_filter_anchored_at_the_end_sees_the_suffix(self):
-        r = run("--benchmark_list_tests", "--benchmark_filter=heap:8/manual_time$")
+        r = run(HEAPBENCH, "--benchmark_list_tests", "--benchmark_filter=heap:8/manual_time$")
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertTrue(r.stdout.split())
 
@@ -124,7 +123,7 @@ class CommandLine(unittest.TestCase):
         }
         for args, needle in cases.items():
             with self.subTest(args=args):
-                r = run(*args)
+                r = run(HEAPBENCH, *args)
                 self.assertEqual(r.returncode, EXIT_USAGE, (r.stdout, r.stderr))
                 self.assertIn(needle, r.stdout + r.stderr)
                 self.assertNotIn("Traceback", r.stderr)
@@ -132,8 +131,8 @@ class CommandLine(unittest.TestCase):
     def test_cuda_std_aligned_is_listed_or_refused_saying_why(self):
         # Built on CCCL 3+ (CUDA 13); on CCCL 2.x it is refused with the CCCL
         # version, never as an unknown name. scripts/toolkits runs this on both.
-        r = run("--benchmark_list_tests", "--patterns=per_thread", "--apis=cuda_std_aligned", "--sizes=64",
-                "--aligns=16", "--threads=32", "--heaps=8M")
+        r = run(HEAPBENCH, "--benchmark_list_tests", "--patterns=per_thread", "--apis=cuda_std_aligned",
+                "--sizes=64", "--aligns=16", "--threads=32", "--heaps=8M")
         if NOT_BUILT_CUDA_STD_ALIGNED in HELP:
             self.assertEqual(r.returncode, EXIT_USAGE, (r.stdout, r.stderr))
             self.assertIn("'cuda_std_aligned' is not built in: ", r.stderr)
@@ -145,7 +144,7 @@ class CommandLine(unittest.TestCase):
 
     def test_naming_a_pattern_brings_no_axes_of_other_patterns(self):
         # "--patterns=per_thread" took printf's 8-byte sizes and 1 MiB FIFOs.
-        r = run("--benchmark_list_tests", "--patterns=per_thread", "--apis=malloc")
+        r = run(HEAPBENCH, "--benchmark_list_tests", "--patterns=per_thread", "--apis=malloc")
         self.assertEqual(r.returncode, 0, r.stderr)
         names = r.stdout.split()
         self.assertTrue(names)
@@ -156,7 +155,7 @@ class CommandLine(unittest.TestCase):
             path = os.path.join(d, "results.json")
             with open(path, "w") as f:
                 f.write('{"old": true}')
-            r = run(f"--benchmark_out={path}", "--benchmark_filter=^nothing_matches$")
+            r = run(HEAPBENCH, f"--benchmark_out={path}", "--benchmark_filter=^nothing_matches$")
             self.assertEqual(r.returncode, EXIT_USAGE)
             with open(path) as f:
                 self.assertEqual(f.read(), '{"old": true}')
@@ -164,6 +163,6 @@ class CommandLine(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    HEAPBENCH = os.path.abspath(sys.argv.pop(1))
-    HELP = subprocess.run([HEAPBENCH, "--help"], capture_output=True, text=True, timeout=60).stdout
+    HEAPBENCH = script_args().binary
+    HELP = run(HEAPBENCH, "--help").stdout
     unittest.main(verbosity=2)

@@ -9,9 +9,11 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import sys
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from heapbench_run import run  # noqa: E402
 
 ROOT = None
 
@@ -42,8 +44,7 @@ class Docs(unittest.TestCase):
         if not (os.path.exists(python) and os.path.exists("/usr/share/benchmark/compare.py")):
             self.skipTest("no .venv (scripts/setup makes it) or no libbenchmark-tools: the command was not run")
         results = os.path.join(ROOT, "results", "H200_2026-11-29_capacity.json")
-        r = subprocess.run([python, "/usr/share/benchmark/compare.py", "benchmarks", results, results],
-                           capture_output=True, text=True, timeout=300, cwd=ROOT)
+        r = run(python, "/usr/share/benchmark/compare.py", "benchmarks", results, results, timeout=300, cwd=ROOT)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("capacity/malloc/size:16", r.stdout)
 

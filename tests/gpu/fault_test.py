@@ -9,36 +9,26 @@ the reset) or say the device is unusable in this process. Exits 77
 
 usage: fault_test.py PATH/TO/heapbench_faulty
 """
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
-EXIT_NO_DEVICE = 3
-SKIP = 77
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from heapbench_run import by_name, run_results, script_args  # noqa: E402
+
 FAULT = "size:32/threads:1024/heap:8"
 ARGS = ["--patterns=per_thread", "--apis=malloc", "--sizes=16,32,64", "--threads=1024", "--heaps=8M,16M",
         "--min-rounds=2"]
 
 
-def run(binary, *extra):
-    with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, "r.json")
-        r = subprocess.run([binary, *ARGS, *extra, f"--benchmark_out={out}"], capture_output=True, text=True,
-                           timeout=300, env=dict(os.environ, HEAPBENCH_FAULT_CASE=FAULT))
-        if r.returncode == EXIT_NO_DEVICE:
-            print(f"SKIPPED: {r.stderr.strip()}")
-            sys.exit(SKIP)
-        assert r.returncode == 0, f"exit {r.returncode}: {r.stderr}"
-        with open(out) as f:
-            return {b["name"].split("/manual_time")[0]: b for b in json.load(f)["benchmarks"]}
+def faulty_sweep(binary, mode):
+    _, doc = run_results(binary, *ARGS, mode, timeout=300, env={"HEAPBENCH_FAULT_CASE": FAULT}, gpu=True)
+    return by_name(doc)
 
 
 def main():
-    binary = sys.argv[1]
+    binary = script_args().binary
     for mode in ("--no-isolate", "--isolate"):
-        runs = run(binary, mode)
+        runs = faulty_sweep(binary, mode)
         assert len(runs) == 6, sorted(runs)
         bad = runs[f"per_thread/malloc/{FAULT}"]
         assert bad.get("error_occurred"), bad

@@ -36,7 +36,7 @@ class FaultingRound final : public Round {
   IterationResult collect() override { return inner_->collect(); }
   bool has_use_phase() const override { return inner_->has_use_phase(); }
   bool has_free_phase() const override { return inner_->has_free_phase(); }
-  bool reports_frees() const override { return inner_->reports_frees(); }
+  std::unique_ptr<Reducer> reducer() const override { return inner_->reducer(); }
 
  private:
   std::unique_ptr<Round> inner_;

@@ -78,23 +78,37 @@ TEST_P(EveryPair, AmpleHeapEveryCallSucceedsAndEveryByteReadsBack) {
         EXPECT_EQ(res.tally.bytes, res.tally.successes * per_call * c.size);
         EXPECT_EQ(res.tally.frees, api == "alloca" ? 0u : res.tally.successes);
       }
-      EXPECT_EQ(r->times_use(), pattern.rfind("cross_kernel", 0) == 0);
-      EXPECT_EQ(r->reports_frees(), api != "alloca");
-      EXPECT_EQ(r->has_latency(), pattern == "per_thread_latency");
+      // The counters the pattern's reducer writes from this round.
+      Counters counters;
+      {
+        auto reducer = r->reducer();
+        reducer->add(res);
+        reducer->write(counters, heap);
+      }
+      const bool times_use = pattern.rfind("cross_kernel", 0) == 0;
+      EXPECT_EQ(counters.count("use_bytes_per_s"), times_use ? 1u : 0u);
+      EXPECT_EQ(counters.count("frees_per_s"), api != "alloca" ? 1u : 0u);
+      EXPECT_EQ(counters.count("lat_p50_ns"), pattern == "per_thread_latency" ? 1u : 0u);
+      EXPECT_EQ(counters.count("stride_bytes"), pattern == "size_map" ? 1u : 0u);
+      EXPECT_EQ(counters.at("heap_bytes"), static_cast<double>(heap));
       if (pattern == "size_map") {
         // Every block of the round, distinct, and at least `size` apart.
-        std::vector<std::uint64_t> a = res.block_addresses;
+        const auto* blocks = res.observed.find<BlockAddresses>();
+        ASSERT_NE(blocks, nullptr);
+        std::vector<std::uint64_t> a = blocks->addresses;
         ASSERT_EQ(a.size(), res.tally.successes);
         EXPECT_GE(median_stride(a), static_cast<double>(c.size));
       } else {
-        EXPECT_TRUE(res.block_addresses.empty());
+        EXPECT_EQ(res.observed.find<BlockAddresses>(), nullptr);
       }
-      if (r->has_latency()) {
-        EXPECT_EQ(res.alloc_latency_ns.size(), c.threads);
-        EXPECT_EQ(res.free_latency_ns.size(), c.threads);
-        for (double ns : res.alloc_latency_ns) EXPECT_GT(ns, 0.0);
+      if (pattern == "per_thread_latency") {
+        const auto* lat = res.observed.find<LatencySamples>();
+        ASSERT_NE(lat, nullptr);
+        EXPECT_EQ(lat->alloc_ns.size(), c.threads);
+        EXPECT_EQ(lat->free_ns.size(), c.threads);
+        for (double ns : lat->alloc_ns) EXPECT_GT(ns, 0.0);
       }
-      if (r->times_use()) {
+      if (times_use) {
         EXPECT_GT(res.tally.use_seconds, 0.0);
         EXPECT_EQ(res.tally.use_bytes, 2 * c.threads * c.size);
       }
@@ -163,9 +177,10 @@ TEST(CapacityGpu, MallocFillsMostOfTheHeapAndRecoversAfterFreeing) {
     auto r = make_cuda_round(c, kBudget);
     const IterationResult res = run_round(*r, 0);
     ASSERT_EQ(res.problem(kBudget), "");
-    ASSERT_TRUE(res.capacity.has_value());
-    const CapacityFigures f = capacity_figures(*res.capacity);
-    EXPECT_EQ(res.capacity->heap_bytes, heap);
+    const CapacityRaw* raw = res.observed.find<CapacityRaw>();
+    ASSERT_NE(raw, nullptr);
+    const CapacityFigures f = capacity_figures(*raw);
+    EXPECT_EQ(raw->heap_bytes, heap);
     EXPECT_GT(f.utilization, 0.3);
     EXPECT_LE(f.utilization, 1.0);
     EXPECT_GE(f.overhead_bytes, 0.0);
@@ -174,9 +189,9 @@ TEST(CapacityGpu, MallocFillsMostOfTheHeapAndRecoversAfterFreeing) {
     EXPECT_GT(f.recovery_allocs_per_s, 0.0);
     for (double e : f.ext_frag) EXPECT_LE(e, 1.0);
     EXPECT_LE(f.ext_frag_random, 1.0);
-    EXPECT_EQ(res.capacity->random_freed_bytes, res.capacity->recovery_blocks / 2 * c.size);
-    EXPECT_EQ(res.capacity->freed_bytes, res.capacity->addresses.size() / 2 * c.size);
-    EXPECT_TRUE(std::is_sorted(res.capacity->addresses.begin(), res.capacity->addresses.end()));
+    EXPECT_EQ(raw->random_freed_bytes, raw->recovery_blocks / 2 * c.size);
+    EXPECT_EQ(raw->freed_bytes, raw->addresses.size() / 2 * c.size);
+    EXPECT_TRUE(std::is_sorted(raw->addresses.begin(), raw->addresses.end()));
   }
   EXPECT_EQ(probe_heap_capacity(heap), before) << "capacity must leave the heap empty";
 }
@@ -192,18 +207,21 @@ TEST(CapacityGpu, FillOnlyMatchesTheFullFillAndLeavesTheHeapEmpty) {
     auto r = make_cuda_round(Case{"capacity", "malloc", 64, 0, 1024, 8 * kMiB}, kBudget);
     const IterationResult res = run_round(*r, 0);
     ASSERT_EQ(res.problem(kBudget), "");
-    EXPECT_FALSE(res.capacity->fill_only);
-    full = capacity_figures(*res.capacity);
+    const CapacityRaw* raw = res.observed.find<CapacityRaw>();
+    ASSERT_NE(raw, nullptr);
+    EXPECT_FALSE(raw->fill_only);
+    full = capacity_figures(*raw);
   }
   {
     auto r = make_cuda_round(Case{"capacity_fill", "malloc", 64, 0, 1024, 8 * kMiB}, kBudget);
     const IterationResult res = run_round(*r, 0);
     ASSERT_EQ(res.problem(kBudget), "");
-    ASSERT_TRUE(res.capacity.has_value());
-    EXPECT_TRUE(res.capacity->fill_only);
-    EXPECT_EQ(res.capacity->freed_bytes, 0u);
-    EXPECT_EQ(res.capacity->recovery_blocks, 0u);
-    fill = capacity_figures(*res.capacity);
+    const CapacityRaw* raw = res.observed.find<CapacityRaw>();
+    ASSERT_NE(raw, nullptr);
+    EXPECT_TRUE(raw->fill_only);
+    EXPECT_EQ(raw->freed_bytes, 0u);
+    EXPECT_EQ(raw->recovery_blocks, 0u);
+    fill = capacity_figures(*raw);
   }
   EXPECT_GT(fill.utilization, 0.3);
   EXPECT_NEAR(fill.utilization, full.utilization, 0.01);
@@ -218,7 +236,9 @@ TEST(CapacityGpu, BumpFillsItsArenaExactlyAndNeverReuses) {
   auto r = make_cuda_round(c, kBudget);
   const IterationResult res = run_round(*r, 0);
   ASSERT_EQ(res.problem(kBudget), "");
-  const CapacityFigures f = capacity_figures(*res.capacity);
+  const CapacityRaw* raw = res.observed.find<CapacityRaw>();
+  ASSERT_NE(raw, nullptr);
+  const CapacityFigures f = capacity_figures(*raw);
   EXPECT_DOUBLE_EQ(f.utilization, 1.0);
   EXPECT_DOUBLE_EQ(f.overhead_bytes, 0.0);
   EXPECT_DOUBLE_EQ(f.addr_range_ratio, 1.0);
@@ -237,8 +257,8 @@ TEST(PrintfGpu, FifoDeliversWhatFitsAndLosesTheRest) {
     auto r = make_cuda_round(Case{"printf", "printf", 16, 0, 256, 1 * kMiB}, kBudget);
     const IterationResult res = run_round(*r, 0);
     ASSERT_EQ(res.problem(kBudget), "");
-    ASSERT_TRUE(res.printf_raw.has_value());
-    const PrintfRaw& p = *res.printf_raw;
+    ASSERT_NE(res.observed.find<PrintfRaw>(), nullptr);
+    const PrintfRaw& p = *res.observed.find<PrintfRaw>();
     EXPECT_EQ(p.calls, 256 * kPrintfLinesPerThread);
     EXPECT_EQ(p.lines.delivered, p.calls);
     EXPECT_EQ(p.lines.garbled, 0u);
@@ -251,7 +271,8 @@ TEST(PrintfGpu, FifoDeliversWhatFitsAndLosesTheRest) {
     auto r = make_cuda_round(Case{"printf", "printf", 16, 0, 32768, 1 * kMiB}, kBudget);
     const IterationResult res = run_round(*r, 0);
     ASSERT_EQ(res.problem(kBudget), "");
-    const PrintfRaw& p = *res.printf_raw;
+    ASSERT_NE(res.observed.find<PrintfRaw>(), nullptr);
+    const PrintfRaw& p = *res.observed.find<PrintfRaw>();
     const PrintfFigures f = printf_figures(p);
     EXPECT_GT(p.lines.delivered, 0u);
     EXPECT_LT(p.lines.delivered, p.calls) << "262,144 lines cannot all fit in 1 MiB";

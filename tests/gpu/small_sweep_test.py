@@ -4,15 +4,12 @@ that no CUDA device is usable.
 
 usage: small_sweep_test.py PATH/TO/heapbench
 """
-import json
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
-EXIT_NO_DEVICE = 3
-SKIP = 77
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from heapbench_run import by_name, run, run_results, script_args  # noqa: E402
 
 CONTEXT_KEYS = ["heapbench_schema_version", "heapbench_version", "heapbench_git_commit", "gpu_name",
                 "gpu_compute_capability", "gpu_sm_count", "gpu_sm_clock_khz", "gpu_mem_clock_khz",
@@ -24,30 +21,17 @@ def heap_mib(name):
     return int(re.search(r"/heap:(\d+)", name).group(1))
 
 
-class NoDevice(Exception):
-    pass
-
-
-def run(heapbench, *flags):
-    with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, "small.json")
-        args = [heapbench, *flags, f"--benchmark_out={out}", "--min-rounds=2"]
-        r = subprocess.run(args, capture_output=True, text=True, timeout=300)
-        if r.returncode == EXIT_NO_DEVICE:
-            raise NoDevice(r.stderr.strip())
-        print(r.stdout)
-        assert "\nhb " not in r.stdout, "device printf output leaked past the capture"
-        print(r.stderr, file=sys.stderr)
-        assert r.returncode == 0, f"heapbench exited {r.returncode}"
-        with open(out) as f:
-            doc = json.load(f)
-        assert not os.path.exists(out + ".partial"), "partial file left behind"
-        return doc
+def sweep(heapbench, *flags):
+    r, doc = run_results(heapbench, *flags, "--min-rounds=2", name="small.json", timeout=300, gpu=True)
+    print(r.stdout)
+    assert "\nhb " not in r.stdout, "device printf output leaked past the capture"
+    print(r.stderr, file=sys.stderr)
+    return doc
 
 
 def check_heap_sweep(heapbench):
-    doc = run(heapbench, "--patterns=per_thread", "--apis=malloc", "--sizes=16,1000,4K", "--threads=32,4096",
-              "--heaps=8M,16M")
+    doc = sweep(heapbench, "--patterns=per_thread", "--apis=malloc", "--sizes=16,1000,4K", "--threads=32,4096",
+                "--heaps=8M,16M")
     ctx = doc["context"]
     missing = [k for k in CONTEXT_KEYS if k not in ctx]
     assert not missing, f"context lacks {missing}"
@@ -74,16 +58,19 @@ def check_heap_sweep(heapbench):
 def check_every_pair(heapbench):
     # 8 MiB: a capacity fill of 100 B blocks by 1000 threads on a 64 MiB heap
     # outlasts the 5 s kernel budget on an H200 (results/H200_2026-11-29_capacity.json).
-    doc = run(heapbench, "--sizes=100", "--threads=1000", "--heaps=8M", "--aligns=64")
+    doc = sweep(heapbench, "--sizes=100", "--threads=1000", "--heaps=8M", "--aligns=64")
     runs = doc["benchmarks"]
     pairs = {"/".join(b["name"].split("/")[:2]) for b in runs}
-    # 8 patterns x 5 heap APIs, per_thread/alloca, capacity and capacity_fill (malloc and bump unless
+    # 8 patterns x the heap APIs, per_thread/alloca, capacity and capacity_fill (malloc and bump unless
     # --apis is given), and the call-path APIs this build has in per_thread and per_thread_latency.
     # The APIs this build has are the list in --apis' help; what follows it names those not built.
-    help_text = subprocess.run([heapbench, "--help"], capture_output=True, text=True).stdout
+    help_text = run(heapbench, "--help").stdout
     built = re.search(r"APIs, comma-separated \(([^)]*)\)", help_text).group(1).split(",")
     call_paths = [a for a in ("malloc_fnptr", "bump_fnptr", "malloc_nvfunction", "bump_nvfunction") if a in built]
-    heap_apis = [a for a in ("malloc", "aligned", "cuda_std_aligned", "new", "bump") if a in built]
+    # Every other built API but alloca and printf has a heap handle: the built-in ones and the
+    # adapters (bundled, such as slab, or from -DHEAPBENCH_ALLOCATORS).
+    heap_apis = [a for a in built if a not in ("alloca", "printf") and a not in call_paths]
+    assert {"malloc", "bump"} <= set(heap_apis), help_text
     assert "malloc_fnptr" in call_paths, help_text
     assert len(pairs) == 8 * len(heap_apis) + 5 + 2 * len(call_paths), sorted(pairs)
     for api in call_paths:
@@ -117,8 +104,8 @@ def check_every_pair(heapbench):
 
 
 def check_printf(heapbench):
-    doc = run(heapbench, "--patterns=printf", "--sizes=8,64", "--threads=256,32768", "--heaps=1M")
-    runs = {b["name"].split("/manual_time")[0]: b for b in doc["benchmarks"]}
+    doc = sweep(heapbench, "--patterns=printf", "--sizes=8,64", "--threads=256,32768", "--heaps=1M")
+    runs = by_name(doc)
     assert sorted(runs) == sorted(f"printf/printf/size:{s}/threads:{t}/fifo:1" for s in (8, 64) for t in (256, 32768)), \
         sorted(runs)
     for name, b in runs.items():
@@ -138,14 +125,10 @@ def check_printf(heapbench):
 
 
 def main():
-    heapbench = sys.argv[1]
-    try:
-        check_heap_sweep(heapbench)
-        check_every_pair(heapbench)
-        check_printf(heapbench)
-    except NoDevice as e:
-        print(f"SKIPPED: {e}")
-        return SKIP
+    heapbench = script_args().binary
+    check_heap_sweep(heapbench)
+    check_every_pair(heapbench)
+    check_printf(heapbench)
     return 0
 
 

@@ -6,11 +6,13 @@ prints is what docs/METRICS.md records. Exits 77 (CTest: skipped) without a devi
 
 usage: stack_limit_test.py PATH/TO/stack_limit_probe
 """
+import os
 import re
-import subprocess
 import sys
 
-SKIP = 77
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from heapbench_run import EXIT_SKIP, run, script_args  # noqa: E402
+
 KIB = 1024
 # (stack limit, alloca bytes, threads): inside the limit, at it, and past it by a little and by far.
 CONFIGS = [(8 * KIB, 1 * KIB, 1024), (8 * KIB, 6 * KIB, 1024), (8 * KIB, 8 * KIB, 1024),
@@ -21,16 +23,16 @@ LINE = re.compile(r"^stack_asked=(\d+) stack_reported=(\d+) alloca=(\d+) threads
 
 
 def probe(binary, *args):
-    r = subprocess.run([binary, *map(str, args)], capture_output=True, text=True, timeout=120)
-    if r.returncode == SKIP:
+    r = run(binary, *args)
+    if r.returncode == EXIT_SKIP:  # the probe's own skip: no device
         print(r.stdout.strip())
-        sys.exit(SKIP)
+        sys.exit(EXIT_SKIP)
     assert r.returncode == 0, f"probe {args} died: rc={r.returncode} {r.stderr}"
     return r.stdout.strip()
 
 
 def main():
-    binary = sys.argv[1]
+    binary = script_args().binary
     print(probe(binary, "--largest"))
     print("| stack limit (reported) | alloca | threads | launch | synchronize | threads reading back wrong data |")
     print("| --- | --- | --- | --- | --- | --- |")

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "heapbench/iteration_result.hpp"
+
 namespace heapbench {
 namespace {
 
@@ -132,6 +134,148 @@ TEST(MedianStride, IsTheBytesABlockReallyTakes) {
   EXPECT_DOUBLE_EQ(median_stride(one), 0.0);
   std::vector<std::uint64_t> none;
   EXPECT_DOUBLE_EQ(median_stride(none), 0.0);
+}
+
+// The reducers: what they write from the batches they were given.
+Counters written(const Reducer& r, std::uint64_t heap_bytes = 1 << 20) {
+  Counters out;
+  r.write(out, heap_bytes);
+  return out;
+}
+
+IterationResult batch_of(Tally t) {
+  IterationResult r;
+  r.tally = t;
+  return r;
+}
+
+TEST(AllocationReducer, RatesOverTheSummedTallyAndTheReportedHeap) {
+  Tally a;
+  a.attempts = 100;
+  a.successes = 50;
+  a.bytes = 50 * 64;
+  a.frees = 50;
+  a.alloc_seconds = 1;
+  a.free_seconds = 0.5;
+  Tally b = a;
+  b.successes = 150;  // a second batch with more successes
+  b.attempts = 300;
+  b.frees = 150;
+  b.bytes = 150 * 64;
+  AllocationReducer r;
+  r.add(batch_of(a));
+  r.add(batch_of(b));
+  const Counters c = written(r, 12345);
+  EXPECT_DOUBLE_EQ(c.at("allocs_per_s"), 100.0);
+  EXPECT_DOUBLE_EQ(c.at("frees_per_s"), 200.0);
+  EXPECT_DOUBLE_EQ(c.at("bytes_per_s"), 6400.0);
+  EXPECT_DOUBLE_EQ(c.at("fail_rate"), 0.5);
+  EXPECT_DOUBLE_EQ(c.at("heap_bytes"), 12345.0);
+  EXPECT_EQ(c.count("use_bytes_per_s"), 0u);
+  EXPECT_EQ(c.size(), 5u);
+}
+
+TEST(AllocationReducer, WritesOnlyTheCountersThePatternReports) {
+  AllocationCounters which;
+  which.frees = false;
+  which.fail_rate = false;
+  which.use = true;
+  Tally t;
+  t.use_bytes = 1000;
+  t.use_seconds = 0.5;
+  AllocationReducer r(which);
+  r.add(batch_of(t));
+  const Counters c = written(r);
+  EXPECT_EQ(c.count("frees_per_s"), 0u);
+  EXPECT_EQ(c.count("fail_rate"), 0u);
+  EXPECT_DOUBLE_EQ(c.at("use_bytes_per_s"), 2000.0);
+}
+
+TEST(LatencyReducer, PercentilesOverEveryBatchsSamples) {
+  LatencyReducer r;
+  IterationResult a, b;
+  a.observed.put(LatencySamples{{1, 2, 3}, {10}});
+  b.observed.put(LatencySamples{{4}, {20, 30}});
+  r.add(a);
+  r.add(b);
+  r.add(IterationResult{});  // a batch without samples adds none
+  const Counters c = written(r);
+  EXPECT_DOUBLE_EQ(c.at("lat_p50_ns"), 2.0);
+  EXPECT_DOUBLE_EQ(c.at("lat_max_ns"), 4.0);
+  EXPECT_DOUBLE_EQ(c.at("free_lat_p50_ns"), 20.0);
+  EXPECT_DOUBLE_EQ(c.at("free_lat_p99_ns"), 30.0);
+  EXPECT_EQ(c.size(), 8u);
+  EXPECT_DOUBLE_EQ(written(LatencyReducer{}).at("lat_p99_ns"), 0.0) << "no samples: zeros, as percentiles() says";
+}
+
+TEST(StrideReducer, MeanOfTheBatchesMedianStrides) {
+  StrideReducer r;
+  EXPECT_EQ(written(r).count("stride_bytes"), 0u) << "no batch with two blocks: no figure";
+  IterationResult a, b, one;
+  a.observed.put(BlockAddresses{{0, 32, 64}});
+  b.observed.put(BlockAddresses{{128, 0, 64}});
+  one.observed.put(BlockAddresses{{4096}});
+  r.add(a);
+  r.add(b);
+  r.add(one);
+  EXPECT_DOUBLE_EQ(written(r).at("stride_bytes"), 48.0);
+}
+
+TEST(CapacityReducer, MeansOverRoundsAndFillOnlyWritesLess) {
+  CapacityRaw raw;
+  raw.heap_bytes = 4096;
+  raw.size = 1024;
+  raw.addresses = {0, 1024, 2048, 3072};
+  raw.recovery_blocks = 4;
+  IterationResult full;
+  full.observed.put(raw);
+  CapacityRaw half = raw;
+  half.addresses = {0, 1024};
+  IterationResult second;
+  second.observed.put(half);
+  CapacityReducer r;
+  r.add(full);
+  r.add(second);
+  const Counters c = written(r);
+  EXPECT_DOUBLE_EQ(c.at("utilization"), 0.75);
+  EXPECT_DOUBLE_EQ(c.at("recovery"), 1.5);
+  EXPECT_DOUBLE_EQ(c.at("addr_range_ratio_rounds"), 1.0);
+  EXPECT_EQ(c.count("ext_frag_8x"), 1u);
+  EXPECT_EQ(c.count("fail_rate"), 0u);
+
+  raw.fill_only = true;
+  IterationResult fill;
+  fill.observed.put(raw);
+  CapacityReducer f;
+  f.add(fill);
+  const Counters k = written(f);
+  EXPECT_EQ(k.size(), 4u) << "capacity_fill: utilization, overhead_bytes, addr_range_ratio(_rounds)";
+  EXPECT_EQ(k.count("ext_frag"), 0u);
+}
+
+TEST(Combine, EveryPartSeesEveryBatchAndWrites) {
+  auto r = combine(std::make_unique<AllocationReducer>(), std::make_unique<StrideReducer>());
+  Tally t;
+  t.successes = 2;
+  t.alloc_seconds = 1;
+  IterationResult b = batch_of(t);
+  b.observed.put(BlockAddresses{{0, 16}});
+  r->add(b);
+  const Counters c = written(*r);
+  EXPECT_DOUBLE_EQ(c.at("allocs_per_s"), 2.0);
+  EXPECT_DOUBLE_EQ(c.at("stride_bytes"), 16.0);
+}
+
+TEST(Observations, OneValuePerTypeTheLastPut) {
+  Observations o;
+  EXPECT_EQ(o.find<BlockAddresses>(), nullptr);
+  o.put(BlockAddresses{{1}});
+  o.put(LatencySamples{{2}, {}});
+  o.put(BlockAddresses{{3, 4}});
+  ASSERT_NE(o.find<BlockAddresses>(), nullptr);
+  EXPECT_EQ(o.find<BlockAddresses>()->addresses, (std::vector<std::uint64_t>{3, 4}));
+  EXPECT_EQ(o.find<LatencySamples>()->alloc_ns, std::vector<double>{2});
+  EXPECT_EQ(o.find<CapacityRaw>(), nullptr);
 }
 
 }  // namespace

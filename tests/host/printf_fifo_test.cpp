@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "heapbench/iteration_result.hpp"
+
 namespace heapbench {
 namespace {
 
@@ -61,6 +63,43 @@ TEST(PrintfFigures, NothingLostSaysNothingAboutLineSize) {
   EXPECT_DOUBLE_EQ(printf_figures(r).bytes_per_line, 0.0);
   EXPECT_DOUBLE_EQ(printf_figures(r).loss_rate, 0.0);
   EXPECT_DOUBLE_EQ(printf_figures(PrintfRaw{}).printf_per_s, 0.0);
+}
+
+TEST(PrintfReducer, RatesOverSumsCountsPerRoundAndNoHeapCounters) {
+  PrintfRaw a;
+  a.calls = 1000;
+  a.args = 2;
+  a.ret_documented = 1000;
+  a.lines.delivered = 800;
+  a.lines.garbled = 3;
+  a.fifo_bytes = 40000;
+  a.kernel_seconds = 0.001;
+  a.flush_seconds = 0.002;
+  PrintfRaw b = a;
+  b.lines.delivered = 1000;  // nothing lost: says nothing about bytes per line
+  b.lines.garbled = 1;
+  b.ret_documented = 999;
+  b.ret_other = 7;
+  IterationResult ra, rb;
+  ra.observed.put(a);
+  rb.observed.put(b);
+  PrintfReducer r;
+  r.add(ra);
+  r.add(rb);
+  Counters c;
+  r.write(c, 1 << 20);
+  EXPECT_DOUBLE_EQ(c.at("printf_per_s"), 1e6);
+  EXPECT_DOUBLE_EQ(c.at("lines_delivered"), 900.0);
+  EXPECT_DOUBLE_EQ(c.at("lines_lost"), 100.0);
+  EXPECT_DOUBLE_EQ(c.at("lines_garbled"), 2.0);
+  EXPECT_DOUBLE_EQ(c.at("loss_rate"), 0.1);
+  EXPECT_DOUBLE_EQ(c.at("bytes_per_line"), 50.0) << "only the round that lost lines";
+  EXPECT_DOUBLE_EQ(c.at("ret_documented"), 0.9995);
+  EXPECT_DOUBLE_EQ(c.at("ret_other_value"), 7.0);
+  EXPECT_DOUBLE_EQ(c.at("flush_lines_per_s"), 450000.0);
+  EXPECT_DOUBLE_EQ(c.at("fifo_bytes"), 40000.0);
+  EXPECT_EQ(c.count("heap_bytes"), 0u);
+  EXPECT_EQ(c.count("allocs_per_s"), 0u);
 }
 
 }  // namespace

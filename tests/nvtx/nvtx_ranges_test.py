@@ -6,10 +6,12 @@ categories, payloads and the device-reset mark. Needs no GPU.
 usage: nvtx_ranges_test.py RECORDER.so HEAPBENCH_NOGPU HEAPBENCH_NOGPU_NVTX_OFF
 """
 import os
-import subprocess
 import sys
 import tempfile
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from heapbench_run import run, script_args  # noqa: E402
 
 RECORDER = HEAPBENCH = HEAPBENCH_OFF = None
 PHASES = ["allocate", "use", "free", "verify"]
@@ -20,8 +22,7 @@ ARGS = ["--patterns=per_thread,per_warp", "--apis=malloc", "--sizes=64", "--thre
 def record(binary):
     with tempfile.TemporaryDirectory() as d:
         log = os.path.join(d, "nvtx.log")
-        env = dict(os.environ, NVTX_INJECTION64_PATH=RECORDER, HEAPBENCH_NVTX_LOG=log)
-        r = subprocess.run([binary, *ARGS], env=env, capture_output=True, text=True, timeout=120)
+        r = run(binary, *ARGS, env={"NVTX_INJECTION64_PATH": RECORDER, "HEAPBENCH_NVTX_LOG": log})
         assert r.returncode == 0, r.stdout + r.stderr
         if not os.path.exists(log):
             return []
@@ -102,6 +103,6 @@ class NvtxRanges(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    RECORDER, HEAPBENCH, HEAPBENCH_OFF = (os.path.abspath(a) for a in sys.argv[1:4])
-    del sys.argv[1:4]
+    a = script_args("recorder", "heapbench", "heapbench_off")
+    RECORDER, HEAPBENCH, HEAPBENCH_OFF = a.recorder, a.heapbench, a.heapbench_off
     unittest.main(verbosity=2)

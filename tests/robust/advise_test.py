@@ -7,40 +7,31 @@ checks on a GPU. Bad input is refused with exit 2 before any device is touched.
 
 usage: advise_test.py PATH/TO/heapbench_nogpu
 """
-import json
 import math
 import os
-import subprocess
 import sys
 import tempfile
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from heapbench_run import EXIT_NO_ADVICE, EXIT_USAGE, load, run, run_results, script_args  # noqa: E402
 
 BINARY = None
 MODEL = {"HEAPBENCH_NOGPU_CAPACITY": "0.5", "HEAPBENCH_NOGPU_ROUND_MS": "0"}
 
 
-def run(*args, env=None):
-    return subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, **(env or {})))
-
-
 def advise(*args):
     with tempfile.TemporaryDirectory() as d:
         out = os.path.join(d, "advice.json")
-        r = run("advise", *args, f"--out={out}", env=MODEL)
+        r = run(BINARY, "advise", *args, f"--out={out}", env=MODEL)
         assert r.returncode == 0, r.stdout + r.stderr
-        with open(out) as f:
-            return json.load(f), r.stdout
+        return load(out), r.stdout
 
 
 def fail_rate(case_args, heap_mib):
-    with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, "r.json")
-        r = run(*case_args, f"--heaps={heap_mib}M", "--min-rounds=1", f"--benchmark_out={out}", env=MODEL)
-        assert r.returncode == 0, r.stdout + r.stderr
-        with open(out) as f:
-            [b] = json.load(f)["benchmarks"]
-        return b["fail_rate"]
+    _, doc = run_results(BINARY, *case_args, f"--heaps={heap_mib}M", "--min-rounds=1", env=MODEL)
+    [b] = doc["benchmarks"]
+    return b["fail_rate"]
 
 
 class Advice(unittest.TestCase):
@@ -80,15 +71,15 @@ class Advice(unittest.TestCase):
                    doc["workload"]["demand_bytes"])
 
     def test_no_heap_up_to_the_limit_is_exit_1(self):
-        r = run("advise", "--threads=100000", "--size=1000", "--max-heap=64M", env=MODEL)
-        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        r = run(BINARY, "advise", "--threads=100000", "--size=1000", "--max-heap=64M", env=MODEL)
+        self.assertEqual(r.returncode, EXIT_NO_ADVICE, r.stdout + r.stderr)
         self.assertIn("no heap up to 64 MiB", r.stdout)
 
 
 class BadInput(unittest.TestCase):
     def refused(self, *args, says):
-        r = run("advise", *args, env={"HEAPBENCH_NOGPU_FAIL": "per_"})  # a device touched would fail loudly
-        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        r = run(BINARY, "advise", *args, env={"HEAPBENCH_NOGPU_FAIL": "per_"})  # a device touched would fail loudly
+        self.assertEqual(r.returncode, EXIT_USAGE, r.stdout + r.stderr)
         self.assertIn(says, r.stderr)
         self.assertEqual(r.stdout, "")
 
@@ -108,32 +99,27 @@ class BadInput(unittest.TestCase):
         self.refused("--threads=1024", "--size=64", "--pattern=churn", says="--pattern=churn")
 
     def test_a_heap_limit_over_the_device(self):
-        r = run("advise", "--threads=8", "--size=64", "--max-heap=2G")
-        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        r = run(BINARY, "advise", "--threads=8", "--size=64", "--max-heap=2G")
+        self.assertEqual(r.returncode, EXIT_USAGE, r.stdout + r.stderr)
         self.assertIn("--max-heap=2G", r.stderr)
 
     def test_help(self):
-        r = run("advise", "--help")
+        r = run(BINARY, "advise", "--help")
         self.assertEqual(r.returncode, 0)
         self.assertIn("--threads", r.stdout)
 
 
 class SizeMapSweep(unittest.TestCase):
     def test_lists_every_size_and_reports_the_stride(self):
-        r = run("--sweep=size_map", "--benchmark_list_tests")
+        r = run(BINARY, "--sweep=size_map", "--benchmark_list_tests")
         names = r.stdout.split()
         self.assertEqual(len(names), 568, r.stderr)
         self.assertEqual(names[0], "size_map/malloc/size:16/threads:256/heap:1024/manual_time")
-        with tempfile.TemporaryDirectory() as d:
-            out = os.path.join(d, "r.json")
-            r = run("--sweep=size_map", "--sizes=16,100", "--heaps=64M", "--min-rounds=1", f"--benchmark_out={out}",
-                    env=MODEL)
-            self.assertEqual(r.returncode, 0, r.stderr)
-            with open(out) as f:
-                strides = {b["name"].split("/")[2]: b["stride_bytes"] for b in json.load(f)["benchmarks"]}
+        _, doc = run_results(BINARY, "--sweep=size_map", "--sizes=16,100", "--heaps=64M", "--min-rounds=1", env=MODEL)
+        strides = {b["name"].split("/")[2]: b["stride_bytes"] for b in doc["benchmarks"]}
         self.assertEqual(strides, {"size:16": 32, "size:100": 128})  # the stand-in's classes
 
 
 if __name__ == "__main__":
-    BINARY = sys.argv.pop(1)
+    BINARY = script_args().binary
     unittest.main()

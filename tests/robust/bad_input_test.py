@@ -12,11 +12,12 @@ usage: bad_input_test.py PATH/TO/heapbench_nogpu [--seed N] [--count N]
 import os
 import random
 import stat
-import subprocess
+import sys
 import tempfile
 import unittest
 
-from processes import private_null, script_args
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from heapbench_run import EXIT_USAGE, private_null, run, script_args  # noqa: E402
 
 BINARY = None
 SEED = 13
@@ -122,9 +123,8 @@ class BadInput(unittest.TestCase):
                     args.append(f"--benchmark_out={out}")
                 args.insert(rng.randrange(len(args) + 1), f"{flag}={value}")
                 seen.add(flag)
-                r = subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=60, cwd=d,
-                                   env=dict(os.environ, HEAPBENCH_NOGPU_TRACE=trace))
-                self.assertEqual(r.returncode, 2, (args, r.stdout, r.stderr))
+                r = run(BINARY, *args, cwd=d, env={"HEAPBENCH_NOGPU_TRACE": trace})
+                self.assertEqual(r.returncode, EXIT_USAGE, (args, r.stdout, r.stderr))
                 lines = r.stderr.strip().splitlines()
                 self.assertEqual(len(lines), 1, (args, r.stderr))
                 self.assertIn(flag, lines[0], args)

@@ -12,17 +12,18 @@ rename, so every read is whole), polled every few ms, or in the results file.
 usage: fault_test.py PATH/TO/heapbench_nogpu [--seed N] [--trials N]
 (tests/robust/h200_faults.py runs the same trials against the real binary.)
 """
-import json
 import os
 import random
 import signal
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 import unittest
 
-from processes import alive, children_of, script_args  # noqa: F401 (h200_faults imports them from here too)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from heapbench_run import EXIT_USAGE, alive, children_of, names_in, run, running_copies, script_args  # noqa: E402
 
 BINARY = None
 SEED = 13
@@ -39,30 +40,6 @@ DELAY_MAX = 1.2
 def trial_env(rng):
     return dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS=str(rng.randint(5, 40)), HEAPBENCH_NOGPU_DEVICES="2")
 EARLIER = b'{"context": {}, "benchmarks": [{"name": "earlier/run"}]}'
-
-
-def running_copies(binary):
-    """Live processes of `binary` (by /proc/PID/exe): a child started just before
-    the kill, never seen by the test, must be gone too."""
-    pids = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if os.readlink(f"/proc/{entry}/exe") == os.path.realpath(binary) and alive(int(entry)):
-                    pids.append(int(entry))
-            except OSError:
-                pass
-    return pids
-
-
-def names_in(path):
-    """Benchmark names in a results file; None if it is missing, raises if it is not JSON."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        return None
-    return [b["name"] for b in json.loads(data).get("benchmarks", [])]
 
 
 class Watcher(threading.Thread):
@@ -115,6 +92,9 @@ class Faults(unittest.TestCase):
         if devices == 2:
             args.append("--devices=0,1")
         env = trial_env(rng)
+        # Marks this trial's processes, children included, apart from other tests' copies of the binary.
+        env["HEAPBENCH_FAULT_TRIAL"] = f"{os.getpid()}.{index}"
+        mark = f"HEAPBENCH_FAULT_TRIAL={env['HEAPBENCH_FAULT_TRIAL']}"
         kill_parent = index % 2 == 0
         sig = rng.choice([signal.SIGKILL, signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
         delay = rng.uniform(0.0, DELAY_MAX)
@@ -147,17 +127,16 @@ class Faults(unittest.TestCase):
                 time.sleep(0.01)
             self.assertFalse(alive(pid), f"{what}: child {pid} still runs")
         deadline = time.time() + 10
-        while running_copies(BINARY) and time.time() < deadline:
+        while running_copies(BINARY, mark) and time.time() < deadline:
             time.sleep(0.01)
-        self.assertEqual(running_copies(BINARY), [], f"{what}: copies of heapbench still run")
+        self.assertEqual(running_copies(BINARY, mark), [], f"{what}: copies of heapbench still run")
         self.assertEqual(watcher.invalid, [], what)
         self.assertNotIn(b"terminate called", err, what)
 
         # The next run naming the file recovers and cleans up.
-        nxt = subprocess.run([BINARY, *SWEEP, "--heaps=8M", "--sizes=64", f"--benchmark_out={out}",
-                              "--benchmark_filter=^nothing$"],
-                             capture_output=True, text=True, timeout=60, env=env)
-        self.assertEqual(nxt.returncode, 2, (what, nxt.stderr))
+        nxt = run(BINARY, *SWEEP, "--heaps=8M", "--sizes=64", f"--benchmark_out={out}", "--benchmark_filter=^nothing$",
+                  env=env)
+        self.assertEqual(nxt.returncode, EXIT_USAGE, (what, nxt.stderr))
         final = names_in(out)
         if not watcher.finished:
             if earlier:

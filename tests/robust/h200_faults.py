@@ -13,7 +13,6 @@ the table says, 1 otherwise.
 import argparse
 import json
 import os
-import random
 import resource
 import signal
 import stat
@@ -24,10 +23,10 @@ import time
 import traceback
 import unittest
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fault_test  # noqa: E402  (the random-kill trials, shared)
-from fault_test import names_in  # noqa: E402
-from processes import alive, children_of, private_null, wait_until  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import fault_test  # noqa: E402  (the random-kill trials, shared; this folder is on sys.path as the script's)
+from heapbench_run import (EXIT_CANNOT_WRITE, EXIT_USAGE, alive, cases_in, children_of, load,  # noqa: E402
+                           names_in, private_null, run, wait_until)
 
 # Two heap groups of four cases: long enough to kill in the middle, short on an H200.
 TINY = ["--patterns=per_thread", "--apis=malloc", "--threads=1024", "--sizes=64,128,256,512", "--heaps=8M,16M"]
@@ -41,17 +40,11 @@ def log(text):
     LOG.append(text)
 
 
-def run(*args, timeout=120, **kw):
-    r = subprocess.run([BINARY, *args], capture_output=True, text=True, timeout=timeout, **kw)
+def heapbench(*args, **kw):
+    """Runs heapbench with these arguments (keywords as for heapbench_run.run) and logs it."""
+    r = run(BINARY, *args, **kw)
     log(f"$ heapbench {' '.join(args)}\n  rc={r.returncode}\n  stderr: {r.stderr.strip()[-1500:]}")
     return r
-
-
-def count(path):
-    try:
-        return len(names_in(path) or [])
-    except ValueError:
-        return -1  # not JSON: a failure the checks report
 
 
 def fresh(d, earlier=True):
@@ -93,18 +86,16 @@ def bad_paths(d, c):
     os.mkdir(adir)
     null = private_null(d)  # never the real /dev/null: a wrong binary would replace it
     for path in (null, adir):
-        r = run(*TINY, f"--benchmark_out={path}")
-        c.expect(r.returncode == 2 and "exists and is" in r.stderr, f"{path}: rc {r.returncode}")
+        r = heapbench(*TINY, f"--benchmark_out={path}")
+        c.expect(r.returncode == EXIT_USAGE and "exists and is" in r.stderr, f"{path}: rc {r.returncode}")
     c.expect(stat.S_ISCHR(os.stat(null).st_mode), "the device node was replaced")
     c.expect(os.path.isdir(adir) and not os.listdir(adir), "the directory changed")
     c.saw("exit 2 for a character device (like /dev/null) and a directory, both left as they were")
 
 
 def empty_value(d, c):
-    r = subprocess.run([BINARY, *TINY, "--benchmark_out=", "--sizes=64"], capture_output=True, text=True, cwd=d,
-                       timeout=60)
-    log(f"$ heapbench ... --benchmark_out= --sizes=64\n  rc={r.returncode}\n  stderr: {r.stderr.strip()}")
-    c.expect(r.returncode == 2 and "empty value" in r.stderr, f"rc {r.returncode}")
+    r = heapbench(*TINY, "--benchmark_out=", "--sizes=64", cwd=d)
+    c.expect(r.returncode == EXIT_USAGE and "empty value" in r.stderr, f"rc {r.returncode}")
     c.expect(os.listdir(d) == [], f"files written: {os.listdir(d)}")
     c.saw(f"exit {r.returncode}, nothing written")
 
@@ -112,8 +103,8 @@ def empty_value(d, c):
 def google_benchmark_values(d, c):
     out = fresh(d)
     for arg in ("--benchmark_format=xml", "--benchmark_time_unit=fortnight", "--benchmark_repetitions=0"):
-        r = run(*TINY, arg, f"--benchmark_out={out}")
-        c.expect(r.returncode == 2 and arg.split("=")[1] in r.stderr, f"{arg}: rc {r.returncode}")
+        r = heapbench(*TINY, arg, f"--benchmark_out={out}")
+        c.expect(r.returncode == EXIT_USAGE and arg.split("=")[1] in r.stderr, f"{arg}: rc {r.returncode}")
     c.expect(untouched(out) and os.listdir(d) == ["r.json"], "the earlier file changed or scratch was left")
     c.saw("exit 2 naming flag and value; the earlier file untouched, no .partial")
 
@@ -132,7 +123,7 @@ def interrupt_before_first_case(d, c):
             c.saw(f"{sig.name}: earlier file untouched")
         else:
             # A case finished before the signal landed: then the file must hold it, as valid JSON.
-            n = count(out)
+            n = cases_in(out)
             c.expect(n > 0, f"{sig.name}: the earlier file was replaced by {n} entries")
             c.saw(f"{sig.name}: a case had finished first ({n} entries)")
         c.expect(os.listdir(d) == ["r.json"], f"{sig.name}: scratch left: {os.listdir(d)}")
@@ -142,11 +133,11 @@ def sigterm_mid_run(d, c):
     out = fresh(d, earlier=False)
     p = subprocess.Popen([BINARY, *TINY, f"--benchmark_out={out}"], stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True)
-    ok = wait_until(lambda: count(out) >= 2, timeout=60, step=0.01)
+    ok = wait_until(lambda: cases_in(out) >= 2, timeout=60, step=0.01)
     p.send_signal(signal.SIGTERM)
     _, err = p.communicate(timeout=60)
     log(f"SIGTERM after 2 cases: rc={p.returncode}\n  stderr: {err.strip()[-800:]}")
-    doc = json.load(open(out))
+    doc = load(out)
     done = [b for b in doc["benchmarks"] if not b.get("error_occurred")]
     c.expect(ok and p.returncode == -signal.SIGTERM, f"rc {p.returncode}")
     c.expect(len(done) >= 2, f"{len(done)} finished cases in the file")
@@ -159,7 +150,7 @@ def kill_parent(d, c):
     p = subprocess.Popen([BINARY, *TINY, f"--benchmark_out={out}"], stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
     child_file = os.path.join(out + ".groups", "device0_heap8_0.json")
-    c.expect(wait_until(lambda: count(child_file) >= 1, timeout=60, step=0.01), "no case finished")
+    c.expect(wait_until(lambda: cases_in(child_file) >= 1, timeout=60, step=0.01), "no case finished")
     kids = children_of(p.pid)
     p.kill()
     p.wait()
@@ -167,7 +158,7 @@ def kill_parent(d, c):
     gone = wait_until(lambda: not any(alive(k) for k in kids), timeout=30)
     c.expect(kids and gone, f"children {kids} outlived the parent")
     finished = set(names_in(child_file) or [])
-    r = run(*TINY, f"--benchmark_out={out}", "--benchmark_filter=^nothing$")
+    r = heapbench(*TINY, f"--benchmark_out={out}", "--benchmark_filter=^nothing$")
     final = set(names_in(out) or [])
     c.expect(finished <= final, f"lost: {finished - final}")
     c.expect(os.listdir(d) == ["r.json"], f"leftovers: {os.listdir(d)}")
@@ -180,13 +171,13 @@ def kill_child(d, c):
     p = subprocess.Popen([BINARY, *TINY, f"--benchmark_out={out}"], stdout=subprocess.DEVNULL,
                          stderr=subprocess.PIPE, text=True)
     child_file = os.path.join(out + ".groups", "device0_heap8_0.json")
-    c.expect(wait_until(lambda: count(child_file) >= 1, timeout=60, step=0.01), "no case finished")
+    c.expect(wait_until(lambda: cases_in(child_file) >= 1, timeout=60, step=0.01), "no case finished")
     kids = children_of(p.pid)
     for k in kids:
         os.kill(k, signal.SIGKILL)
     _, err = p.communicate(timeout=120)
     log(f"SIGKILL of the child: rc={p.returncode}\n  stderr: {err.strip()[-800:]}")
-    doc = json.load(open(out))
+    doc = load(out)
     errors = [b for b in doc["benchmarks"] if b.get("error_occurred")]
     heap16 = [b for b in doc["benchmarks"] if "/heap:16/" in b["name"] and not b.get("error_occurred")]
     c.expect(p.returncode == 0, f"rc {p.returncode}")
@@ -199,12 +190,12 @@ def live_merge(d, c):
     out = fresh(d, earlier=False)
     p = subprocess.Popen([BINARY, *TINY, f"--benchmark_out={out}"], stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
-    c.expect(wait_until(lambda: count(out) >= 1, timeout=60, step=0.01), "the file never showed a case")
-    shown, running = count(out), p.poll() is None
+    c.expect(wait_until(lambda: cases_in(out) >= 1, timeout=60, step=0.01), "the file never showed a case")
+    shown, running = cases_in(out), p.poll() is None
     groups = os.listdir(out + ".groups") if os.path.isdir(out + ".groups") else []
     p.wait(timeout=120)
     c.expect(running and shown < 8, f"first seen with {shown} cases, running={running}")
-    c.expect(p.returncode == 0 and count(out) == 8, f"rc {p.returncode}, {count(out)} cases")
+    c.expect(p.returncode == 0 and cases_in(out) == 8, f"rc {p.returncode}, {cases_in(out)} cases")
     c.saw(f"the file first showed {shown} case(s) while the 8 MiB child ran ({len(groups)} files in .groups)")
 
 
@@ -221,12 +212,12 @@ def full_disk(d, c):
         def limit():
             signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
             resource.setrlimit(resource.RLIMIT_FSIZE, (4000, resource.RLIM_INFINITY))
-        r = run(*args, preexec_fn=None if mounted else limit, timeout=300)
-        c.expect(r.returncode == 5, f"rc {r.returncode}")
-        c.expect(count(out) >= 0, "the file is not valid JSON")
+        r = heapbench(*args, preexec_fn=None if mounted else limit, timeout=300)
+        c.expect(r.returncode == EXIT_CANNOT_WRITE, f"rc {r.returncode}")
+        c.expect(cases_in(out) >= 0, "the file is not valid JSON")
         c.expect(os.listdir(where) == ["r.json"], f"scratch left: {os.listdir(where)}")
         c.saw(f"{'32 KiB tmpfs' if mounted else 'a 4000-byte file size limit (no mount)'}: rc {r.returncode}, "
-              f"file valid with {count(out)} entries, no scratch")
+              f"file valid with {cases_in(out)} entries, no scratch")
     finally:
         if mounted:
             subprocess.run(["umount", mount])
@@ -236,14 +227,14 @@ def full_disk(d, c):
 def json_stdout_and_progress(d, c):
     # One run for both, to keep the whole script near a minute on a GPU.
     out = fresh(d, earlier=False)
-    r = run(*TINY, "--benchmark_format=json", f"--benchmark_out={out}")
+    r = heapbench(*TINY, "--benchmark_format=json", f"--benchmark_out={out}")
     try:
         n = len(json.loads(r.stdout)["benchmarks"])
     except ValueError:
         n = -1
     c.expect(r.returncode == 0 and n == 8, f"rc {r.returncode}, {n} entries on stdout")
     summary = [line for line in r.stderr.splitlines() if "of the wall time" in line]
-    ctx = json.load(open(out))["context"]
+    ctx = load(out)["context"]
     c.expect(summary and "heapbench_timed_fraction" in ctx, "no summary or no context figures")
     c.saw(f"stdout: one JSON document with {n} entries; {summary[-1] if summary else '-'}; "
           f"context heapbench_timed_fraction={ctx.get('heapbench_timed_fraction')}")

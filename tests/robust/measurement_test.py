@@ -4,30 +4,20 @@ report 2 ms each, optionally alternating by +-HEAPBENCH_NOGPU_ROUND_NOISE.
 
 usage: measurement_test.py PATH/TO/heapbench_nogpu
 """
-import json
 import os
-import subprocess
 import sys
-import tempfile
 import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from heapbench_run import run_results, script_args  # noqa: E402
 
 BINARY = None
 ONE = ["--patterns=per_thread", "--apis=malloc", "--sizes=64", "--threads=32"]
 
 
-def run_json(*args, env=None):
-    with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, "r.json")
-        r = subprocess.run([BINARY, *args, f"--benchmark_out={out}"], capture_output=True, text=True, timeout=120,
-                           env=dict(os.environ, **(env or {})))
-        assert r.returncode == 0, r.stdout + r.stderr
-        with open(out) as f:
-            return json.load(f)
-
-
 class StoppingRule(unittest.TestCase):
     def test_quiet_rounds_stop_at_min_rounds_and_say_so(self):
-        doc = run_json(*ONE, "--heaps=8M", "--min-rounds=7")
+        _, doc = run_results(BINARY, *ONE, "--heaps=8M", "--min-rounds=7")
         [b] = doc["benchmarks"]
         self.assertEqual(b["iterations"], 1, "one Google Benchmark iteration per case")
         self.assertEqual(b["rounds"], 7)
@@ -39,14 +29,18 @@ class StoppingRule(unittest.TestCase):
 
     def test_noisy_rounds_run_until_the_mean_is_known(self):
         # +-10 % alternating: noise ~0.1, so noise / sqrt(n) <= 2 % needs about 25 rounds.
-        b = run_json(*ONE, "--heaps=8M", "--max-noise=2", "--max-time=30", env={"HEAPBENCH_NOGPU_ROUND_NOISE": "0.1"})["benchmarks"][0]
+        _, doc = run_results(BINARY, *ONE, "--heaps=8M", "--max-noise=2", "--max-time=30",
+                             env={"HEAPBENCH_NOGPU_ROUND_NOISE": "0.1"})
+        b = doc["benchmarks"][0]
         self.assertEqual(b["converged"], 1)
         self.assertGreaterEqual(b["rounds"], 20)
         self.assertLessEqual(b["rounds"] ** -0.5 * b["noise"], 0.02)
         self.assertAlmostEqual(b["noise"], 0.1, delta=0.01)
 
     def test_the_time_cap_ends_an_unconverged_case(self):
-        b = run_json(*ONE, "--heaps=8M", "--max-noise=0.01", "--max-time=0.2", env={"HEAPBENCH_NOGPU_ROUND_NOISE": "0.3"})["benchmarks"][0]
+        _, doc = run_results(BINARY, *ONE, "--heaps=8M", "--max-noise=0.01", "--max-time=0.2",
+                             env={"HEAPBENCH_NOGPU_ROUND_NOISE": "0.3"})
+        b = doc["benchmarks"][0]
         self.assertEqual(b["converged"], 0)
         self.assertGreaterEqual(b["rounds"], 2)
         self.assertNotIn("error_occurred", b)
@@ -54,7 +48,7 @@ class StoppingRule(unittest.TestCase):
     def test_repetitions_under_isolation_merge_into_valid_json(self):
         # Aggregates of a counter that is 0 in every repetition have a 0/0
         # coefficient of variation: Google Benchmark would write a bare NaN.
-        doc = run_json(*ONE, "--heaps=8M,16M", "--benchmark_repetitions=3", "--isolate")
+        _, doc = run_results(BINARY, *ONE, "--heaps=8M,16M", "--benchmark_repetitions=3", "--isolate")
         kinds = [b.get("aggregate_name", "iteration") for b in doc["benchmarks"]]
         self.assertEqual(kinds.count("iteration"), 6)
         self.assertIn("cv", kinds)
@@ -63,6 +57,5 @@ class StoppingRule(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    BINARY = os.path.abspath(sys.argv[1])
-    del sys.argv[1]
+    BINARY = script_args().binary
     unittest.main(verbosity=2)

@@ -63,9 +63,15 @@ class SleepingRound final : public Round {
     if (c_.pattern == "size_map") {
       std::uint64_t stride = 32;
       while (stride < c_.size + 16) stride *= 2;
-      for (std::uint64_t i = 0; i < c_.threads; ++i) r.block_addresses.push_back((1ull << 32) + i * stride);
+      BlockAddresses blocks;
+      for (std::uint64_t i = 0; i < c_.threads; ++i) blocks.addresses.push_back((1ull << 32) + i * stride);
+      r.observed.put(std::move(blocks));
     }
     return r;
+  }
+  std::unique_ptr<Reducer> reducer() const override {
+    if (c_.pattern != "size_map") return Round::reducer();
+    return combine(std::make_unique<AllocationReducer>(), std::make_unique<StrideReducer>());
   }
 
  private:

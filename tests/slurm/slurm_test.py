@@ -30,16 +30,13 @@ import time
 import uuid
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from heapbench_run import run, skip  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
-SKIP = 77
 MARK = "HEAPBENCH_SLURM_TEST"  # in the environment of every process this test starts, to find them all
 DAEMONS = ["munged", "slurmctld", "slurmd"]
 SWEEP = ["--patterns=per_thread", "--apis=malloc", "--sizes=64", "--threads=1024,2048", "--heaps=8M"]
-
-
-def skip(reason: str) -> None:
-    print(f"SKIPPED: {reason}")
-    sys.exit(SKIP)
 
 
 def free_port() -> int:
@@ -123,7 +120,7 @@ class Cluster:
         key.write_bytes(os.urandom(1024))
         key.chmod(0o400)
         host = socket.gethostname().split(".")[0]
-        node = subprocess.run(["slurmd", "-C"], capture_output=True, text=True, check=True).stdout
+        node = run("slurmd", "-C", check=True).stdout
         # The node as slurmd sees it (CPUs, sockets, cores, memory), so it registers without a mismatch.
         hw = " ".join(w for w in node.split() if w.split("=")[0] in
                       ("CPUs", "Boards", "SocketsPerBoard", "CoresPerSocket", "ThreadsPerCore", "RealMemory"))
@@ -179,7 +176,7 @@ PartitionName=test Nodes={host} Default=YES MaxTime=10 State=UP
         return subprocess.Popen(cmd, env=self.env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
 
     def _ok(self, cmd: list[str], want: str) -> bool:
-        r = subprocess.run(cmd, env=self.env, capture_output=True, text=True)
+        r = run(*cmd, env=self.env)
         return r.returncode == 0 and want in r.stdout
 
     def _wait(self, ready, name: str, timeout: float = 60) -> None:
@@ -213,10 +210,8 @@ PartitionName=test Nodes={host} Default=YES MaxTime=10 State=UP
 
 
 def submit(cluster: Cluster, out: Path, nogpu: str, python: str, **env) -> subprocess.CompletedProcess:
-    cmd = [str(ROOT / "scripts" / "slurm"), "submit", "--tasks=2", f"--out={out}", "--time=5", "--wait", "--",
-           *SWEEP]
-    return subprocess.run(cmd, env={**cluster.env, "HEAPBENCH_BIN": nogpu, "HEAPBENCH_PYTHON": python, **env},
-                          capture_output=True, text=True, timeout=240)
+    return run(ROOT / "scripts" / "slurm", "submit", "--tasks=2", f"--out={out}", "--time=5", "--wait", "--", *SWEEP,
+               env={**cluster.env, "HEAPBENCH_BIN": nogpu, "HEAPBENCH_PYTHON": python, **env}, timeout=240)
 
 
 def check_two_tasks_two_files_one_report(cluster: Cluster, nogpu: str, python: str) -> None:
@@ -271,7 +266,7 @@ def main() -> int:
         skip(f"{', '.join(missing)} not installed (Debian: munge slurmctld slurmd slurm-client; "
              ".ci/run installs them with tests/slurm/install_packages)")
     python = os.environ.get("HEAPBENCH_PYTHON") or str(ROOT / ".venv" / "bin" / "python")
-    if subprocess.run([python, "-c", "import pandas, matplotlib, scipy"], capture_output=True).returncode != 0:
+    if run(python, "-c", "import pandas, matplotlib, scipy").returncode != 0:
         skip(f"{python} lacks plot/'s packages (scripts/setup makes .venv; or set HEAPBENCH_PYTHON)")
 
     mark = uuid.uuid4().hex

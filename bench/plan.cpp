@@ -1,0 +1,123 @@
+#include "plan.hpp"
+
+#include <benchmark/benchmark.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "exit_codes.hpp"
+#include "heapbench/parse.hpp"
+#include "heapbench/sweep.hpp"
+
+namespace heapbench {
+namespace {
+
+template <class... Args>
+int fail(int code, fmt::format_string<Args...> f, Args&&... args) {
+  fmt::print(stderr, "heapbench: {}\n", fmt::format(f, std::forward<Args>(args)...));
+  return code;
+}
+
+}  // namespace
+
+std::variant<Plan, int> plan_run(int argc, char** argv) {
+  Plan plan;
+  Options& o = plan.options;
+  try {
+    o = parse_options(argc, argv);
+    plan.bflags = check_benchmark_flags(o.benchmark_args);
+  } catch (const UsageError& e) {
+    return fail(kExitUsage, "{} (see --help)", e.what());
+  }
+  if (o.help) {
+    fmt::print("{}\nGoogle Benchmark's flags, also accepted:\n", options_help());
+    benchmark::PrintDefaultHelp();
+    return kExitOk;
+  }
+
+  plan.cases = plan_cases(o.sweeps);
+  if (o.only_heap != 0) {
+    // A child of --isolate/--devices: the parent's plan, one heap size of it.
+    plan.cases.erase(std::remove_if(plan.cases.begin(), plan.cases.end(),
+                                    [&](const Case& c) { return c.heap != o.only_heap; }),
+                     plan.cases.end());
+  }
+  plan.isolated = o.only_heap == 0 && (o.isolate || !o.devices.empty()) && !o.list_tests;
+  if (plan.isolated && !o.out) {
+    return fail(kExitUsage, "--isolate and --devices merge their children's results into --benchmark_out: give one");
+  }
+  if (plan.isolated && plan.bflags.format == "csv") {
+    // Each child would print a table with its own header; the merged results are JSON.
+    return fail(kExitUsage, "--benchmark_format=csv: under isolation (the default with --benchmark_out) each heap "
+                "group would print its own table; give --no-isolate, or read the merged --benchmark_out");
+  }
+  if (plan.cases.empty()) {
+    return fail(kExitUsage,
+                "the sweep has no cases: the patterns and APIs given have no supported pair "
+                "(alloca is per_thread only), or --max-demand-fraction leaves out every point");
+  }
+  return plan;
+}
+
+int check_filter(const std::vector<std::string>& names, const std::string& filter) {
+  try {
+    if (count_matching(names, filter) == 0) {
+      return fail(kExitUsage, "--benchmark_filter='{}' matches none of the {} cases (--benchmark_list_tests lists them)",
+                  filter, names.size());
+    }
+  } catch (const std::invalid_argument& e) {
+    return fail(kExitUsage, "{}", e.what());
+  }
+  return kExitOk;
+}
+
+std::variant<Devices, int> check_devices(const Plan& plan, const DeviceHooks& hooks) {
+  const Options& o = plan.options;
+  Devices d;
+  d.indices = o.devices.empty() || o.only_heap != 0 ? std::vector<int>{o.device} : o.devices;
+  if (d.indices == std::vector<int>{-1}) {  // --devices=all
+    d.indices.clear();
+    for (int i = 0; i < 64; ++i) {
+      try {
+        hooks.probe(i);
+        d.indices.push_back(i);
+      } catch (const std::exception&) {
+        break;
+      }
+    }
+    if (d.indices.empty()) {
+      try {
+        hooks.probe(0);  // says why there is none
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "heapbench: --devices=all: {}\n", e.what());
+      }
+      return kExitNoDevice;
+    }
+  }
+  for (int i : d.indices) {
+    try {
+      d.last = hooks.probe(i);
+    } catch (const NoDeviceError& e) {
+      return fail(kExitNoDevice, "{}", e.what());
+    } catch (const DeviceError& e) {
+      return fail(kExitNoDevice, "cannot query device {}: {}", i, e.what());
+    }
+    for (const auto& c : plan.cases) {
+      if (c.heap >= d.last.total_memory) {
+        return fail(kExitUsage, "--heaps: {} is not smaller than the {} bytes ({}) of device {} ({})",
+                    format_quantity(c.heap), d.last.total_memory, format_quantity(d.last.total_memory),
+                    d.last.index, d.last.name);
+      }
+    }
+  }
+  return d;
+}
+
+std::vector<std::pair<std::string, std::string>> timing_context(double wall_s, double timed_s) {
+  return {{"heapbench_wall_s", fmt::format("{:.3f}", wall_s)},
+          {"heapbench_timed_s", fmt::format("{:.3f}", timed_s)},
+          {"heapbench_timed_fraction", fmt::format("{:.4f}", wall_s > 0 ? timed_s / wall_s : 0.0)}};
+}
+
+}  // namespace heapbench

@@ -1,0 +1,58 @@
+#pragma once
+// What one run of heapbench is to do, decided before any kernel runs: the
+// command line parsed, the cases planned, the devices checked. Every refusal
+// here says why on stderr and leaves the results file untouched.
+#include <chrono>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "app.hpp"
+#include "heapbench/benchmark_flags.hpp"
+#include "heapbench/case.hpp"
+#include "heapbench/device.hpp"
+#include "heapbench/options.hpp"
+
+namespace heapbench {
+
+struct Plan {
+  Options options;
+  BenchmarkFlags bflags;
+  std::vector<Case> cases;  // run order; a child of isolation: its heap's only
+  // --isolate or --devices (and neither a child nor --benchmark_list_tests):
+  // children run the heap groups and this process merges their results.
+  bool isolated = false;
+};
+
+// The plan, or the exit status that ends the run first: kExitUsage for a bad
+// command line, kExitOk after --help.
+std::variant<Plan, int> plan_run(int argc, char** argv);
+
+// Whether --benchmark_filter selects any of `names`: kExitOk, or kExitUsage
+// after saying why.
+int check_filter(const std::vector<std::string>& names, const std::string& filter);
+
+struct Devices {
+  std::vector<int> indices;  // the devices the run uses, in order
+  DeviceInfo last;           // the last one's description (one process runs one device)
+};
+
+// The devices the run uses (--device; --devices, all of them for
+// --devices=all), each answering and with more memory than every heap asked
+// for; or the exit status (kExitNoDevice, kExitUsage) after saying why.
+std::variant<Devices, int> check_devices(const Plan& plan, const DeviceHooks& hooks);
+
+// Seconds since the run began: progress and the measurement summary.
+class Stopwatch {
+ public:
+  double seconds() const { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count(); }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+// Wall and timed seconds of the run, for the results file's context.
+std::vector<std::pair<std::string, std::string>> timing_context(double wall_s, double timed_s);
+
+}  // namespace heapbench

@@ -1,0 +1,76 @@
+// The planned cases in children of this program (--isolate, the default with
+// --benchmark_out, and --devices): one child per heap group and device
+// (orchestrate.hpp), their results merged into --benchmark_out as they come.
+#include <fmt/format.h>
+
+#include <csignal>
+#include <cstring>
+
+#include "exit_codes.hpp"
+#include "heapbench/merge.hpp"
+#include "heapbench/progress.hpp"
+#include "orchestrate.hpp"
+#include "runners.hpp"
+
+namespace heapbench {
+
+int run_isolated(const PlannedRun& run, const std::vector<int>& devices, ResultsFile& out) {
+  const Plan& plan = run.plan;
+  const auto selected = filter_matches(run.names, run.filter);
+  std::vector<ChildPlan> children;
+  for (int d : devices) {
+    for (std::size_t i = 0; i < plan.cases.size(); ++i) {
+      if (!selected[i]) continue;
+      if (children.empty() || children.back().device != d || children.back().heap != plan.cases[i].heap) {
+        children.push_back(ChildPlan{d, plan.cases[i].heap, {}});
+      }
+      children.back().expected.push_back(run.names[i]);
+    }
+  }
+  std::size_t planned = 0;
+  for (const auto& p : children) planned += p.expected.size();
+  Progress progress(planned * static_cast<std::size_t>(plan.bflags.repetitions));
+  ChildrenSettings settings;
+  settings.tag_devices = devices.size() > 1;
+  settings.quiet_children = plan.bflags.format == "json";  // stdout gets the merged document instead
+  settings.on_change = [&](ResultsMerger& merger) {
+    std::size_t cases = 0;
+    double timed = 0;
+    for (const auto& entry : merger.document()["benchmarks"]) {
+      if (entry.value("run_type", "iteration") == "aggregate") continue;
+      ++cases;
+      timed += timed_seconds(case_timing(entry));
+    }
+    const double now = run.clock.seconds();
+    if (const std::string line = progress.update(cases, timed, now); !line.empty()) fmt::print(stderr, "{}\n", line);
+    for (const auto& [k, v] : timing_context(now, timed)) merger.set_context(k, v);
+  };
+  ChildrenOutcome done;
+  try {
+    done = run_children(plan.options.raw_args, children, out.path(), settings);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "heapbench: {}\n", e.what());
+    return kExitNoResults;
+  }
+  fmt::print(stderr, "{}\n", progress.summary(run.clock.seconds()));
+  if (!done.write_error.empty()) {
+    fmt::print(stderr, "heapbench: the run stopped: {}; {} keeps its last complete version\n", done.write_error,
+               out.path());
+    return kExitCannotWrite;
+  }
+  if (done.runs_merged == 0) {
+    fmt::print(stderr, "heapbench: no case finished; {} was not written\n", out.path());
+  } else if (plan.bflags.format == "json") {
+    fmt::print("{}\n", done.document.dump(2));
+  }
+  if (done.signal != 0) {
+    fmt::print(stderr, "heapbench: stopped by signal {} ({}); {} results are in {}\n", done.signal,
+               strsignal(done.signal), done.runs_merged == 0 ? 0 : done.entries, out.path());
+    out.discard();
+    std::signal(done.signal, SIG_DFL);
+    std::raise(done.signal);
+  }
+  return done.runs_merged == 0 ? kExitNoResults : kExitOk;
+}
+
+}  // namespace heapbench

@@ -1,0 +1,283 @@
+// The slab allocator (src/allocators/slab.cuh) on the GPU, beyond what every
+// API gets from patterns_gpu_test.cpp: its handle driven directly with no reset
+// between launches (so a page that is not given back shows as a smaller fill),
+// and its capacity figures, which its layout predicts exactly.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+// api_traits.hpp first: it includes every adapter (slab.cuh among them) once it
+// has defined ApiTraits, which an adapter included first would not yet see.
+#include "heapbench/api_traits.hpp"
+#include "../../src/allocators/slab.cuh"
+#include "heapbench/catalog.hpp"
+#include "heapbench/device.hpp"
+#include "heapbench/metrics.hpp"
+#include "round.hpp"
+
+namespace heapbench {
+namespace {
+
+using heapbench_user::slab;
+namespace sm = heapbench_user::slab_math;
+
+constexpr double kBudget = 10.0;
+constexpr unsigned kBlock = 256;
+
+void check(cudaError_t e) { ASSERT_EQ(e, cudaSuccess) << cudaGetErrorString(e); }
+
+template <class T>
+struct DeviceArray {
+  explicit DeviceArray(std::uint64_t n) : n(n) {
+    if (cudaMalloc(&p, n * sizeof(T)) != cudaSuccess) p = nullptr;
+    if (p != nullptr) cudaMemset(p, 0, n * sizeof(T));
+  }
+  ~DeviceArray() { cudaFree(p); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+  std::vector<T> host() const {
+    std::vector<T> out(n);
+    cudaMemcpy(out.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost);
+    return out;
+  }
+  T* p = nullptr;
+  std::uint64_t n;
+};
+
+unsigned grid(std::uint64_t threads) { return static_cast<unsigned>((threads + kBlock - 1) / kBlock); }
+
+__host__ __device__ constexpr std::uint64_t last_word(std::uint64_t size) { return size >= 8 ? size / 4 - 1 : 0; }
+
+// Each thread allocates `size` until NULL (at most `per_thread` blocks), writes
+// its index into the block's first and last words, and lists the block.
+__global__ void fill(slab s, std::uint64_t threads, std::uint64_t size, unsigned per_thread, void** out,
+                     unsigned long long* count, unsigned long long* misaligned) {
+  const std::uint64_t tid = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (tid >= threads) return;
+  for (unsigned k = 0; k < per_thread; ++k) {
+    void* p = s.allocate(size, 0);
+    if (p == nullptr) return;
+    if (reinterpret_cast<std::uintptr_t>(p) % 16 != 0) atomicAdd(misaligned, 1ull);
+    auto* words = static_cast<unsigned*>(p);
+    words[0] = static_cast<unsigned>(tid);
+    words[last_word(size)] = static_cast<unsigned>(tid);
+    out[atomicAdd(count, 1ull)] = p;
+  }
+}
+
+// Checks every listed block still holds what its writer put there (overlap
+// shows as another writer's index), then frees it: block i by thread i.
+__global__ void check_and_free(slab s, void* const* blocks, std::uint64_t n, std::uint64_t size,
+                               unsigned long long* bad) {
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const auto* words = static_cast<const unsigned*>(blocks[i]);
+  if (words[0] != words[last_word(size)]) atomicAdd(bad, 1ull);
+  s.deallocate(blocks[i]);
+}
+
+// Mixed sizes, random frees and reuse in one launch (as churn). Every 16th byte
+// of every block and its last byte are written with the owner's mark and checked
+// before it is freed: blocks are 16-byte aligned, so any two that overlap share
+// a byte at a multiple of 16 from both starts.
+__device__ bool marked(const unsigned char* p, std::uint64_t len, unsigned char mark) {
+  bool ok = p[len - 1] == mark;
+  for (std::uint64_t i = 0; i < len; i += 16) ok &= p[i] == mark;
+  return ok;
+}
+
+__global__ void churn(slab s, std::uint64_t threads, std::uint64_t max_size, std::uint64_t seed,
+                      unsigned long long* failed, unsigned long long* bad, unsigned long long* done) {
+  const std::uint64_t tid = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (tid >= threads) return;
+  constexpr int kSlots = 8;
+  unsigned char* slot[kSlots] = {};
+  std::uint64_t len[kSlots] = {};
+  std::uint64_t state = seed ^ (tid * 0x9E3779B97F4A7C15ull);
+  unsigned long long fails = 0, wrong = 0, ops = 0;
+  for (int step = 0; step < 64; ++step) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const int k = static_cast<int>((state >> 33) % kSlots);
+    const auto mark = static_cast<unsigned char>(tid * kSlots + k + 1);
+    if (slot[k] != nullptr) {
+      wrong += !marked(slot[k], len[k], mark);
+      s.deallocate(slot[k]);
+      slot[k] = nullptr;
+    } else {
+      // Sizes over every class and into the large path (up to max_size).
+      len[k] = 1 + (state >> 40) % max_size;
+      slot[k] = static_cast<unsigned char*>(s.allocate(len[k], 0));
+      if (slot[k] == nullptr) {
+        ++fails;
+        continue;
+      }
+      for (std::uint64_t i = 0; i < len[k]; i += 16) slot[k][i] = mark;
+      slot[k][len[k] - 1] = mark;
+    }
+    ++ops;
+  }
+  for (int k = 0; k < kSlots; ++k) {
+    if (slot[k] == nullptr) continue;
+    const auto mark = static_cast<unsigned char>(tid * kSlots + k + 1);
+    wrong += !marked(slot[k], len[k], mark);
+    s.deallocate(slot[k]);
+  }
+  atomicAdd(failed, fails);
+  atomicAdd(bad, wrong);
+  atomicAdd(done, ops);
+}
+
+// One owner, no reset between launches: fills, frees and refills.
+class SlabArena {
+ public:
+  explicit SlabArena(std::uint64_t heap)
+      : owner_(Case{"per_thread", "slab", 64, 0, 1024, heap}), blocks_(heap / 16), count_(1), misaligned_(1), bad_(1) {}
+
+  // Blocks of `size` that `threads` threads get until NULL; the blocks stay allocated.
+  std::uint64_t fill(std::uint64_t size, std::uint64_t threads = 1024) {
+    cudaMemset(count_.p, 0, sizeof(unsigned long long));
+    heapbench::fill<<<grid(threads), kBlock>>>(owner_.handle(), threads, size, ~0u, blocks_.p, count_.p, misaligned_.p);
+    check(cudaDeviceSynchronize());
+    last_size_ = size;
+    return count_.host()[0];
+  }
+  // Frees what the last fill got (after checking it), by as many threads as blocks.
+  void free_all() {
+    const std::uint64_t n = count_.host()[0];
+    if (n == 0) return;
+    check_and_free<<<grid(n), kBlock>>>(owner_.handle(), blocks_.p, n, last_size_, bad_.p);
+    check(cudaDeviceSynchronize());
+  }
+  std::uint64_t misaligned() const { return misaligned_.host()[0]; }
+  std::uint64_t bad() const { return bad_.host()[0]; }
+  const sm::Layout& layout() const { return owner_.layout(); }
+  slab handle() const { return owner_.handle(); }
+
+ private:
+  slab::Owner owner_;
+  DeviceArray<void*> blocks_;
+  DeviceArray<unsigned long long> count_, misaligned_, bad_;
+  std::uint64_t last_size_ = 16;
+};
+
+TEST(SlabGpu, FillsEveryPageAndFreeingGivesEveryPageBackToAnyClass) {
+  HeapSession session(0);
+  SlabArena a(8 * kMiB);
+  const std::uint64_t pages = a.layout().pages;
+  ASSERT_EQ(pages, 126u);
+  // Every page full, in each class in turn, then in the large path: each fill
+  // can only be whole if the fills before it gave every page back.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::uint64_t size : {16u, 64u, 100u, 4096u, 65536u, 16u}) {
+      const std::uint64_t expected = pages * sm::blocks_per_page(sm::class_of(size));
+      EXPECT_EQ(a.fill(size), expected) << "size " << size << " pass " << pass;
+      a.free_all();
+    }
+    // Runs of 16 pages: at least one fits; freeing them gives the pages back.
+    EXPECT_GE(a.fill(1 * kMiB, 64), 1u);
+    a.free_all();
+  }
+  EXPECT_EQ(a.fill(16), pages * 4096);
+  EXPECT_EQ(a.fill(16), 0u) << "a full arena returns NULL";
+  a.free_all();
+  EXPECT_EQ(a.misaligned(), 0u);
+  EXPECT_EQ(a.bad(), 0u) << "two live blocks overlapped";
+}
+
+TEST(SlabGpu, OversizedAndZeroRequests) {
+  HeapSession session(0);
+  SlabArena a(8 * kMiB);
+  const std::uint64_t heap = 8 * kMiB;
+  EXPECT_EQ(a.fill(heap + 1, 32), 0u) << "a request past the arena is NULL";
+  EXPECT_EQ(a.fill(0, 32), a.layout().pages * 4096) << "0 bytes is a 16 B block";
+  a.free_all();
+  EXPECT_EQ(a.fill(heap / 2, 1), 1u) << "half the arena is one run of pages, once";
+  a.free_all();
+  EXPECT_EQ(a.fill(16), a.layout().pages * 4096);
+  a.free_all();
+}
+
+TEST(SlabGpu, ChurnInOneLaunchNeverOverlapsAndLeavesNothingBehind) {
+  HeapSession session(0);
+  SlabArena a(256 * kMiB);
+  const std::uint64_t full = a.layout().pages * 4096;
+  DeviceArray<unsigned long long> failed(1), bad(1), done(1);
+  // Live bytes stay far under half the arena: 8 K threads x 8 blocks x at most
+  // 2 KiB = 128 MiB at the very worst, about 4 x 1 KiB each (32 MiB) on average.
+  for (int launch = 0; launch < 10; ++launch) {
+    churn<<<grid(8192), kBlock>>>(a.handle(), 8192, 2048, 1000 + launch, failed.p, bad.p, done.p);
+    check(cudaDeviceSynchronize());
+  }
+  EXPECT_EQ(bad.host()[0], 0u) << "a block read back another owner's bytes";
+  EXPECT_EQ(failed.host()[0], 0u);
+  EXPECT_EQ(done.host()[0], 8192u * 10 * 64);
+  // Into the large path too (up to 256 KiB: 4 pages), on a smaller scale:
+  // 64 threads x 8 x 256 KiB = 128 MiB at the very worst.
+  for (int launch = 0; launch < 5; ++launch) {
+    churn<<<grid(64), kBlock>>>(a.handle(), 64, 256 * 1024, 2000 + launch, failed.p, bad.p, done.p);
+    check(cudaDeviceSynchronize());
+  }
+  EXPECT_EQ(bad.host()[0], 0u);
+  EXPECT_EQ(failed.host()[0], 0u);
+  EXPECT_EQ(a.fill(16, 65536), full) << "the churn left pages behind";
+  a.free_all();
+}
+
+TEST(SlabGpu, RemoteFreesInALaterLaunchGiveEveryPageBack) {
+  if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
+  HeapSession session(0);
+  const Case c{"cross_kernel_remote_free", "slab", 64, 0, 65536, 64 * kMiB};
+  session.ensure_heap(c.heap);
+  auto r = make_cuda_round(c, kBudget);
+  for (int round = 0; round < 3; ++round) {
+    const IterationResult res = run_round(*r, round);
+    EXPECT_EQ(res.problem(kBudget), "") << "round " << round;
+    EXPECT_EQ(res.tally.successes, c.threads);
+    EXPECT_EQ(res.tally.frees, c.threads);
+  }
+}
+
+TEST(SlabGpu, CapacityFiguresAreWhatTheLayoutPredicts) {
+  if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
+  for (std::uint64_t size : {16u, 64u, 4096u, 65536u}) {
+    HeapSession session(0);
+    const Case c{"capacity", "slab", size, 0, 1024, 8 * kMiB};
+    session.ensure_heap(c.heap);
+    auto r = make_cuda_round(c, kBudget);
+    const IterationResult res = run_round(*r, 0);
+    ASSERT_EQ(res.problem(kBudget), "") << size;
+    const CapacityRaw* raw = res.observed.find<CapacityRaw>();
+    ASSERT_NE(raw, nullptr);
+    const CapacityFigures f = capacity_figures(*raw);
+    const sm::Layout l = sm::layout(c.heap);
+    const std::uint64_t blocks = l.pages * sm::blocks_per_page(sm::class_of(size));
+    EXPECT_EQ(raw->heap_bytes, c.heap);
+    EXPECT_EQ(raw->addresses.size(), blocks) << size;
+    EXPECT_DOUBLE_EQ(f.utilization, static_cast<double>(l.pages * sm::kPageBytes) / c.heap) << size;
+    EXPECT_DOUBLE_EQ(f.overhead_bytes, 0.0) << size;
+    EXPECT_EQ(raw->recovery_blocks, blocks) << size;
+    EXPECT_DOUBLE_EQ(f.recovery, 1.0) << size;
+    // Every other block freed leaves every page half full (or, for one block
+    // a page, no two free pages side by side): nothing for 2x blocks.
+    EXPECT_DOUBLE_EQ(f.ext_frag[0], 1.0) << size;
+  }
+}
+
+TEST(SlabGpu, ChurnRoundsThroughTheHarnessNeverFail) {
+  if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
+  HeapSession session(0);
+  // At most 65,536 x 8 x 64 B = 32 MiB live of 1 GiB.
+  const Case c{"churn", "slab", 64, 0, 65536, 1024 * kMiB};
+  session.ensure_heap(c.heap);
+  auto r = make_cuda_round(c, kBudget);
+  for (int round = 0; round < 5; ++round) {
+    const IterationResult res = run_round(*r, round);
+    EXPECT_EQ(res.problem(kBudget), "") << "round " << round;
+    EXPECT_EQ(res.tally.successes, res.tally.attempts) << "round " << round;
+    EXPECT_EQ(res.tally.frees, res.tally.successes);
+  }
+}
+
+}  // namespace
+}  // namespace heapbench

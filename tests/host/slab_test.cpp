@@ -1,0 +1,211 @@
+// The slab allocator's arithmetic (src/allocators/slab.cuh), on the host: size
+// classes, page bitmaps, bit picking, the arena layout and the search for runs
+// of free pages. The device code calls these same functions.
+// api_traits.hpp first: it includes every adapter (slab.cuh among them) once it
+// has defined ApiTraits, which an adapter included first would not yet see.
+#include "heapbench/api_traits.hpp"
+#include "../../src/allocators/slab.cuh"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace heapbench_user::slab_math {
+namespace {
+
+TEST(SlabClasses, EverySizeGetsTheSmallestPowerOfTwoThatHoldsIt) {
+  EXPECT_EQ(class_of(0), 0u);
+  EXPECT_EQ(class_of(1), 0u);
+  EXPECT_EQ(class_of(16), 0u);
+  EXPECT_EQ(class_of(17), 1u);
+  EXPECT_EQ(class_of(32), 1u);
+  EXPECT_EQ(class_of(33), 2u);
+  EXPECT_EQ(class_of(64), 2u);
+  EXPECT_EQ(class_of(100), 3u);
+  EXPECT_EQ(class_of(4096), 8u);
+  EXPECT_EQ(class_of(65535), 12u);
+  EXPECT_EQ(class_of(65536), 12u);
+  EXPECT_EQ(class_of(65537), kLarge);
+  EXPECT_EQ(class_of(~0ull), kLarge);
+  for (std::uint64_t size = 1; size <= kPageBytes; ++size) {
+    const unsigned c = class_of(size);
+    ASSERT_LT(c, kClasses) << size;
+    ASSERT_GE(class_bytes(c), size) << size;
+    if (c > 0) {
+      ASSERT_LT(class_bytes(c - 1), size) << size;
+    }
+  }
+}
+
+TEST(SlabClasses, PagesHoldWholeBlocksAndTheBitmapCoversThem) {
+  EXPECT_EQ(class_bytes(0), 16u);
+  EXPECT_EQ(class_bytes(kClasses - 1), kPageBytes);
+  EXPECT_EQ(blocks_per_page(0), 4096u);
+  EXPECT_EQ(blocks_per_page(2), 1024u);
+  EXPECT_EQ(blocks_per_page(kClasses - 1), 1u);
+  for (unsigned c = 0; c < kClasses; ++c) {
+    EXPECT_EQ(blocks_per_page(c) * class_bytes(c), kPageBytes) << c;
+    EXPECT_LE(class_words(c), kBitmapWords) << c;
+    unsigned bits = 0;
+    for (std::uint32_t w = 0; w < kBitmapWords; ++w) bits += popcount(word_valid_mask(c, w));
+    EXPECT_EQ(bits, blocks_per_page(c)) << c;
+    // Only the first class_words(c) words carry blocks.
+    for (std::uint32_t w = class_words(c); w < kBitmapWords; ++w) EXPECT_EQ(word_valid_mask(c, w), 0u) << c;
+  }
+  EXPECT_EQ(word_valid_mask(8, 0), 0xffffu);  // 4 KiB: 16 blocks
+  EXPECT_EQ(word_valid_mask(12, 0), 1u);      // 64 KiB: 1 block
+  EXPECT_EQ(word_valid_mask(7, 0), 0xffffffffu);
+}
+
+TEST(SlabClasses, LargeRequestsTakeWholePages) {
+  EXPECT_EQ(pages_for(65537), 2u);
+  EXPECT_EQ(pages_for(131072), 2u);
+  EXPECT_EQ(pages_for(1u << 20), 16u);
+  EXPECT_EQ(pages_for(16 * 1024 * 1024 + 1), 257u);
+}
+
+TEST(SlabHeader, TagAndCountRoundTrip) {
+  const std::uint32_t h = make_header(tag_of_class(5), 1234);
+  EXPECT_EQ(header_tag(h), 6u);
+  EXPECT_EQ(header_count(h), 1234u);
+  EXPECT_EQ(header_tag(make_header(kLargeTag, 1)), kLargeTag);
+  EXPECT_NE(tag_of_class(0), kFreeTag);
+  EXPECT_LT(tag_of_class(kClasses - 1), kLargeTag);
+  // Counts (reservations, even transient ones) never reach the tag.
+  EXPECT_GE(kCountMask, 1u << 22);
+  EXPECT_EQ(header_tag(make_header(3, 0) + 4096), 3u);
+}
+
+TEST(SlabBits, PickPrefersBitsFromTheStartThenWrapsBelowIt) {
+  EXPECT_EQ(pick_bits(0xffffffffu, 32, 0), 0xffffffffu);
+  EXPECT_EQ(pick_bits(0xffffffffu, 4, 0), 0xfu);
+  EXPECT_EQ(pick_bits(0xffffffffu, 4, 8), 0xf00u);
+  EXPECT_EQ(pick_bits(0xffffffffu, 4, 30), 0xc0000003u);
+  EXPECT_EQ(pick_bits(0x0f0f0f0fu, 40, 3), 0x0f0f0f0fu);  // fewer free than wanted: all of them
+  EXPECT_EQ(pick_bits(0x00000101u, 1, 4), 0x100u);
+  EXPECT_EQ(pick_bits(0x00000101u, 1, 9), 0x1u);
+  EXPECT_EQ(pick_bits(0, 3, 0), 0u);
+  // Whatever it picks is free, and as many as asked when there are enough.
+  for (std::uint32_t free : {0x1u, 0x80000001u, 0xdeadbeefu, 0x55555555u, 0xffff0000u}) {
+    for (unsigned need = 0; need <= 32; ++need) {
+      for (unsigned start = 0; start < 32; start += 5) {
+        const std::uint32_t got = pick_bits(free, need, start);
+        ASSERT_EQ(got & ~free, 0u);
+        ASSERT_EQ(popcount(got), need < popcount(free) ? need : popcount(free));
+      }
+    }
+  }
+}
+
+TEST(SlabBits, NthSetBitIndexesTheLanesShare) {
+  EXPECT_EQ(nth_set_bit(0xf0u, 0), 4u);
+  EXPECT_EQ(nth_set_bit(0xf0u, 3), 7u);
+  EXPECT_EQ(nth_set_bit(0xf0u, 4), 32u);
+  EXPECT_EQ(nth_set_bit(0x80000001u, 1), 31u);
+  EXPECT_EQ(nth_set_bit(0, 0), 32u);
+  EXPECT_EQ(lowest_bits(0xf0f0u, 5), 0x10f0u);
+  EXPECT_EQ(popcount(0xffffffffu), 32u);
+}
+
+TEST(SlabBits, RangeMaskCoversExactlyTheRunInEachWord) {
+  EXPECT_EQ(range_mask(0, 1, 0), 1u);
+  EXPECT_EQ(range_mask(0, 32, 0), 0xffffffffu);
+  EXPECT_EQ(range_mask(0, 32, 1), 0u);
+  EXPECT_EQ(range_mask(30, 4, 0), 0xc0000000u);
+  EXPECT_EQ(range_mask(30, 4, 1), 0x3u);
+  EXPECT_EQ(range_mask(5, 100, 1), 0xffffffffu);
+  EXPECT_EQ(range_mask(5, 100, 3), (1u << 9) - 1);  // pages 96 .. 104
+  EXPECT_EQ(range_mask(64, 1, 1), 0u);
+}
+
+TEST(SlabLayout, MetadataFitsInTheHeapAndCostsUnderOnePercent) {
+  for (std::uint64_t mib : {1ull, 8ull, 64ull, 1024ull, 4096ull}) {
+    const std::uint64_t heap = mib << 20;
+    const Layout l = layout(heap);
+    EXPECT_LE(l.meta_begin + l.meta_bytes, heap) << mib;
+    EXPECT_EQ(l.meta_begin, l.pages * kPageBytes);
+    EXPECT_EQ(l.meta_begin % 16, 0u);
+    EXPECT_EQ(l.header - l.bitmap, l.pages * kBitmapWords * 4);
+    EXPECT_LE(l.slots + kClasses * kSlotsPerClass * 4, l.used);
+    EXPECT_LE(l.used + 4, l.meta_begin + l.meta_bytes);
+    // No page more would fit, and pages hold at least 98 % of the heap from 8 MiB on.
+    const Layout more = layout_for_pages(l.pages + 1);
+    EXPECT_GT(more.meta_begin + more.meta_bytes, heap) << mib;
+    if (mib >= 8) {
+      EXPECT_GT(static_cast<double>(l.pages * kPageBytes) / heap, 0.98) << mib;
+    }
+  }
+  EXPECT_EQ(layout(8ull << 20).pages, 126u);
+  EXPECT_EQ(layout(64ull << 20).pages, 1015u);
+  EXPECT_EQ(layout(1000).pages, 0u);
+}
+
+struct Words {
+  const std::vector<std::uint32_t>* v;
+  std::uint32_t operator()(std::uint32_t w) const { return (*v)[w]; }
+};
+
+void set_pages(std::vector<std::uint32_t>& bits, std::uint32_t first, std::uint32_t n) {
+  for (std::uint32_t p = first; p < first + n; ++p) bits[p / 32] |= 1u << (p % 32);
+}
+
+TEST(SlabRuns, FindRunReturnsTheFirstFreeRunFromTheStartThenWraps) {
+  const std::uint32_t pages = 100;
+  std::vector<std::uint32_t> bits(page_words(pages), 0);
+  const Words load{&bits};
+  EXPECT_EQ(find_run(load, pages, 0, 1), 0u);
+  EXPECT_EQ(find_run(load, pages, 37, 1), 37u);
+  EXPECT_EQ(find_run(load, pages, 0, 100), 0u);
+  EXPECT_EQ(find_run(load, pages, 0, 101), kNone);
+  EXPECT_EQ(find_run(load, pages, 90, 20), 0u) << "no run of 20 from 90 on: wraps to 0";
+  set_pages(bits, 0, 40);
+  EXPECT_EQ(find_run(load, pages, 0, 1), 40u);
+  EXPECT_EQ(find_run(load, pages, 0, 60), 40u);
+  EXPECT_EQ(find_run(load, pages, 0, 61), kNone);
+  set_pages(bits, 64, 1);
+  EXPECT_EQ(find_run(load, pages, 0, 24), 40u);
+  EXPECT_EQ(find_run(load, pages, 0, 25), 65u);
+  EXPECT_EQ(find_run(load, pages, 70, 30), 70u);
+  EXPECT_EQ(find_run(load, pages, 70, 31), 65u) << "a run across the start is found from its beginning";
+  EXPECT_EQ(find_run(load, pages, 70, 35), 65u);
+  EXPECT_EQ(find_run(load, pages, 70, 36), kNone) << "pages past the last one are never free";
+  EXPECT_EQ(find_run(load, pages, 99, 2), 40u);
+  set_pages(bits, 40, 60);
+  EXPECT_EQ(find_run(load, pages, 0, 1), kNone);
+  EXPECT_EQ(find_run(load, pages, 0, 0), kNone);
+}
+
+TEST(SlabRuns, FindRunAgreesWithABitByBitSearchOnEveryStart) {
+  const std::uint32_t pages = 200;
+  std::vector<std::uint32_t> bits(page_words(pages), 0);
+  std::uint64_t state = 12345;
+  for (std::uint32_t p = 0; p < pages; ++p) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    if ((state >> 60) < 6) set_pages(bits, p, 1);  // about 3 in 8 in use, in runs of any length
+  }
+  const Words load{&bits};
+  auto free_at = [&](std::uint32_t p) { return ((bits[p / 32] >> (p % 32)) & 1u) == 0; };
+  for (std::uint32_t n = 1; n <= 6; ++n) {
+    for (std::uint32_t start = 0; start < pages; ++start) {
+      std::uint32_t expected = kNone;
+      for (std::uint32_t k = 0; k < pages && expected == kNone; ++k) {
+        const std::uint32_t p = (start + k) % pages;
+        if (p + n > pages) continue;
+        bool ok = true;
+        for (std::uint32_t q = p; q < p + n && ok; ++q) ok = free_at(q);
+        if (ok) expected = p;
+      }
+      const std::uint32_t got = find_run(load, pages, start, n);
+      if (expected == kNone) {
+        ASSERT_EQ(got, kNone) << n << " " << start;
+        continue;
+      }
+      // First fit from `start` on, then from 0.
+      ASSERT_EQ(got, expected) << n << " " << start;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace heapbench_user::slab_math
