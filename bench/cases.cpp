@@ -14,6 +14,7 @@
 
 #include "cases.hpp"
 #include "heapbench/axis_values.hpp"
+#include "round.hpp"
 #include "heapbench/measure.hpp"
 #include "heapbench/nvtx.hpp"
 #include "heapbench/parse.hpp"

@@ -1,4 +1,5 @@
-#include "heapbench/backend.hpp"
+#include "round.hpp"
+
 #include "heapbench/nvtx.hpp"
 
 namespace heapbench {

@@ -85,11 +85,4 @@ class Backend {
 
 inline constexpr std::uint64_t kCapacityProbeBlock = 64 * 1024;
 
-// Enqueues one round, each phase inside its NVTX range with `index` (the
-// round's number, -1 for warm-up rounds) as payload (bench/round.cpp).
-void enqueue_round(Round& round, std::int64_t index);
-// One round by itself, without a hold: enqueue_round, then collect() inside the
-// `verify` range (the harness's batches do the same around Backend::end_batch).
-IterationResult run_round(Round& round, std::int64_t index);
-
 }  // namespace heapbench

@@ -1,7 +1,9 @@
 #pragma once
 // What heapbench can measure: allocation patterns and device allocation APIs,
 // by the names that appear in benchmark names, JSON and plots. The APIs and
-// their traits are listed once, in heapbench/api_traits.hpp (kApiTraits, kApis).
+// their traits are listed once, in heapbench/api_traits.hpp (kApiTraits, kApis);
+// the patterns in their own files, gathered by CMakeLists.txt's
+// heapbench_pattern() lines into heapbench/pattern_list.hpp (kPatternTraits, kPatterns).
 #include <array>
 #include <cstdint>
 #include <string>
@@ -9,23 +11,44 @@
 
 #include "heapbench/api_traits.hpp"
 #include "heapbench/case.hpp"
+#include "heapbench/pattern_traits.hpp"
+// Generated: each pattern file's traits section and HEAPBENCH_PATTERN_LISTS.
+#include "heapbench/pattern_list.hpp"
 
 namespace heapbench {
 
-inline constexpr std::array<std::string_view, 12> kPatterns = {
-    "per_thread",    // each thread allocates, uses and frees its own block
-    "per_thread_mixed",    // per_thread with seeded sizes uniform over [min(16, size), size]
-    "per_thread_latency",  // per_thread with clock64 around every call (a separate family: per_thread stays clean)
-    "per_warp",      // lane 0 allocates for the warp, shares by shuffle, frees once
-    "per_block",     // thread 0 allocates for the block, shares through __shared__
-    "cross_kernel",  // allocate, use and free in three launches via a __device__ table
-    "cross_kernel_remote_free",  // the same, each block freed by a different thread
-    "churn",         // seeded random allocations and frees of mixed sizes in one kernel
-    "capacity",      // fill to the first NULL, free every other block, refill larger: utilisation, fragmentation
-    "capacity_fill", // capacity's first fill only, then free: utilisation of heaps too large for the refills
-    "size_map",      // per_thread plus the median address stride between blocks: the allocator's size classes (--sweep=size_map)
-    "printf",        // not the heap: device printf into its FIFO (cudaLimitPrintfFifoSize), lines delivered and lost
-};
+namespace detail {
+template <std::size_t... N>
+constexpr auto concat_patterns(const PatternList<N>&... lists) {
+  PatternList<(N + ... + 0)> out{};
+  std::size_t i = 0;
+  auto put = [&](const auto& list) {
+    for (const PatternTraits* t : list) out[i++] = t;
+  };
+  (put(lists), ...);
+  return out;
+}
+template <std::size_t N>
+constexpr std::array<std::string_view, N> pattern_names(const PatternList<N>& list) {
+  std::array<std::string_view, N> out{};
+  for (std::size_t i = 0; i < N; ++i) out[i] = list[i]->name;
+  return out;
+}
+}  // namespace detail
+
+// Every pattern, in the order --help lists them and the sweeps measure them.
+inline constexpr auto kPatternTraits =
+    detail::concat_patterns(HEAPBENCH_PATTERN_LISTS);
+inline constexpr auto kPatterns = detail::pattern_names(kPatternTraits);
+
+// The pattern named `name`, or nullptr: the one place a name becomes a pattern.
+constexpr const PatternTraits* find_pattern_traits(std::string_view name) {
+  for (const PatternTraits* t : kPatternTraits) {
+    if (t->name == name) return t;
+  }
+  return nullptr;
+}
+
 
 
 bool is_pattern(std::string_view name);
@@ -33,8 +56,9 @@ bool is_api(std::string_view name);
 // The API takes an alignment (and the case name carries align:<bytes>).
 bool takes_align(std::string_view api);
 // Whether a pattern x API pair exists: stack memory belongs to one thread and
-// one frame, so alloca is measured per thread only.
+// one frame, so alloca is measured per thread only (PatternTraits::sources).
 bool supported(std::string_view pattern, std::string_view api);
+bool supported(const PatternTraits& pattern, const ApiTraits& api);
 
 // capacity and capacity_fill: fills to the first NULL, measured against the
 // heap's size rather than per round of allocate/use/free.
@@ -49,8 +73,9 @@ bool is_call_path(std::string_view api);
 // unknown. --help and --apis tell the user this instead of "unknown name".
 std::string not_built_reason(std::string_view api);
 
-// Whether `size` means something for the pattern: printf's size is the bytes of
-// arguments per call, whole 8-byte arguments from 8 to 64; any size > 0 elsewhere.
+// Whether `size` means something for the pattern (PatternTraits::valid_size):
+// printf's size is the bytes of arguments per call, whole 8-byte arguments from
+// 8 to 64; any size > 0 elsewhere.
 bool valid_size(std::string_view pattern, std::uint64_t size);
 
 // The device limit a pattern's cases set (the one place a pattern maps to it):

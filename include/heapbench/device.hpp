@@ -98,6 +98,11 @@ std::unique_ptr<Round> make_cuda_round(const Case& c, double kernel_budget_s);
 // test checks the names against the host list at run time (no GPU needed).
 std::vector<std::string> device_api_names();
 
+// The patterns this device library has a factory for, in registration order
+// (src/device/pattern_registry.cu); the pattern_registry test checks them
+// against the host list (kPatterns).
+std::vector<std::string> device_pattern_names();
+
 // HeapSession + probe_heap_capacity + make_cuda_round behind the Backend seam.
 std::unique_ptr<Backend> make_cuda_backend(int device);
 

@@ -173,11 +173,19 @@ auto with_heap_api(const std::string& api, F&& f) {
   return with_api(HeapApis{}, api, std::forward<F>(f));
 }
 
+// Before a round is made for an API: throws std::runtime_error where the API
+// cannot be measured as compiled. Only cuda_std_aligned checks anything.
+template <class Api>
+void check_usable(Api) {}
+
 #if HEAPBENCH_HAVE_CUDA_STD_ALIGNED
 // Fails (CudaError-free, returns a message) if cuda::std::aligned_alloc's
 // argument order is not the one compiled in: asks for 48 bytes at 4096, which
 // the swapped order reads as alignment 48 (not a power of two: NULL).
 std::string check_cuda_std_aligned_order();
+inline void check_usable(CudaStdAligned) {
+  if (auto why = check_cuda_std_aligned_order(); !why.empty()) throw std::runtime_error(why);
+}
 #endif
 
 }  // namespace heapbench::alloc

@@ -18,6 +18,15 @@
 // capacity_fill: the first fill alone, then every block freed; counters
 // utilization, overhead_bytes, addr_range_ratio(_rounds), allocs_per_s. A 1 GiB
 // heap of 64 B blocks is 13 M blocks: the refills would multiply the time.
+#ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
+inline constexpr PatternTraits capacity_traits =
+    PatternTraits{"capacity", "fill to the first NULL, free every other block, refill larger: utilisation, fragmentation"}
+        .filling_heap();
+inline constexpr PatternTraits capacity_fill_traits =
+    PatternTraits{"capacity_fill", "capacity's first fill only, then free: utilisation of heaps too large for the refills"}
+        .filling_heap();
+inline constexpr PatternList<2> capacity_patterns = {&capacity_traits, &capacity_fill_traits};
+#else
 #include <algorithm>
 #include <random>
 
@@ -30,11 +39,11 @@ inline constexpr std::uint64_t kShuffleSeed = 0x6361706163697479ull;  // "capaci
 template <class Api>
 class CapacityRunner final : public Round {
  public:
-  CapacityRunner(const Case& c, double budget_s)
+  CapacityRunner(const Case& c, double budget_s, bool fill_only)
       : owner_(c), buffers_(c, 1), budget_ns_(budget_ns(budget_s)), c_(c),
         // Every block takes at least 16 bytes of the heap (or arena), so this
         // many slots hold any fill; the T extra cover the last round of calls.
-        capacity_(c.malloc_heap() / 16 + c.threads), fill_only_(c.pattern == "capacity_fill"),
+        capacity_(c.malloc_heap() / 16 + c.threads), fill_only_(fill_only),
         blocks_buffer_(capacity_), list_buffer_(capacity_), refill_buffer_(capacity_), count_buffer_(1),
         blocks_(blocks_buffer_.get()), list_(list_buffer_.get()), refill_(refill_buffer_.get()),
         count_(count_buffer_.get()) {}
@@ -198,8 +207,9 @@ class CapacityRunner final : public Round {
   EventTimer timer_, recovery_timer_;
 };
 
-std::unique_ptr<Round> make_capacity(const Case& c, double budget_s) {
-  return make_for_api<CapacityRunner>(c, budget_s);
+std::unique_ptr<Round> make_capacity(const PatternTraits& pattern, const Case& c, double budget_s) {
+  return make_for_api<CapacityRunner>(c, budget_s, &pattern == &patterns::capacity_fill_traits);
 }
 
 }  // namespace heapbench::detail
+#endif  // HEAPBENCH_PATTERN_TRAITS_ONLY

@@ -10,6 +10,10 @@
 // Counters: allocs_per_s and frees_per_s (per second of the one launch's time),
 // bytes_per_s, fail_rate (NULL returns / allocation calls), heap_bytes. Each
 // thread adds its own counts once, at the end, with one atomic per warp.
+#ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
+inline constexpr PatternTraits churn_traits{"churn", "seeded random allocations and frees of mixed sizes in one kernel"};
+inline constexpr PatternList<1> churn_patterns = {&churn_traits};
+#else
 #include "round.cuh"
 
 namespace heapbench::detail {
@@ -43,24 +47,17 @@ __device__ inline bool ends_intact(const unsigned char* p, std::uint64_t size, s
 }
 
 template <class Api>
-class ChurnRunner final : public Round {
+class ChurnRunner final : public OneLaunchRound {
  public:
-  ChurnRunner(const Case& c, double budget_s) : owner_(c), buffers_(c, 1), budget_ns_(budget_ns(budget_s)), c_(c) {}
+  ChurnRunner(const Case& c, double budget_s) : OneLaunchRound(c, budget_s), owner_(c), c_(c) {}
 
-  void begin_batch() override {
-    buffers_.begin_batch();
-    spans_.begin_batch();
-    slot_ = -1;
-  }
   void begin() override {
-    ++slot_;
     owner_.reset();
-    buffers_.begin_round(budget_ns_);
+    begin_round();
   }
 
   void allocate() override {
-    RoundArgs a = buffers_.args();
-    a.span = spans_.at(slot_, 0);
+    const RoundArgs a = launch_args();
     const Api api = owner_.handle();
     const std::uint64_t max_size = a.size, align = a.align;
     const std::uint64_t min_size = max_size < 16 ? max_size : 16;
@@ -121,41 +118,26 @@ class ChurnRunner final : public Round {
   }
 
   IterationResult collect() override {
-    const DeviceStats s = buffers_.read_stats();
-    spans_.fetch();
-    IterationResult out = RoundBuffers::result_from(s);
+    DeviceStats s{};
+    IterationResult out = read_batch(s);
     if (s.frees != s.successes) {
       out.fault = "churn freed " + std::to_string(s.frees) + " blocks of " + std::to_string(s.successes) + " allocated";
     }
     out.tally.frees = s.frees;
     out.tally.bytes = s.bytes;
-    for (int i = 0; i <= slot_; ++i) {
-      const double t = spans_.seconds(i, 0);
-      out.round_seconds.push_back(t);
-      out.timed_seconds += t;
-    }
     // Allocations and frees share the one launch: both rates are per second of it.
     out.tally.alloc_seconds = out.timed_seconds;
     out.tally.free_seconds = out.timed_seconds;
     return out;
   }
-  int max_batch() const override { return kMaxBatch; }
-  bool enqueues_only() const override { return true; }
-
-  // Allocations and frees share the one launch, timed as the allocate phase.
-  bool has_use_phase() const override { return false; }
-  bool has_free_phase() const override { return false; }
   // frees_per_s all the same: the one launch frees too (AllocationReducer's default).
 
  private:
   alloc::Owner<Api> owner_;
-  RoundBuffers buffers_;
-  std::uint64_t budget_ns_;
   Case c_;
-  int slot_ = -1;
-  SpanTimer spans_{kMaxBatch, 1};
 };
 
-std::unique_ptr<Round> make_churn(const Case& c, double budget_s) { return make_for_api<ChurnRunner>(c, budget_s); }
+std::unique_ptr<Round> make_churn(const PatternTraits&, const Case& c, double budget_s) { return make_for_api<ChurnRunner>(c, budget_s); }
 
 }  // namespace heapbench::detail
+#endif  // HEAPBENCH_PATTERN_TRAITS_ONLY

@@ -9,6 +9,13 @@
 //
 // Counters: allocs_per_s, frees_per_s, bytes_per_s, fail_rate, heap_bytes, and
 // use_bytes_per_s (bytes written plus bytes read per second of use-phase time).
+#ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
+inline constexpr PatternTraits cross_kernel_traits{"cross_kernel",
+                                                   "allocate, use and free in three launches via a __device__ table"};
+inline constexpr PatternTraits cross_kernel_remote_free_traits{"cross_kernel_remote_free",
+                                                               "the same, each block freed by a different thread"};
+inline constexpr PatternList<2> cross_kernel_patterns = {&cross_kernel_traits, &cross_kernel_remote_free_traits};
+#else
 #include "round.cuh"
 
 namespace heapbench::detail {
@@ -19,7 +26,8 @@ __device__ void** g_cross_kernel_table;
 
 template <bool kRemoteFree>
 struct CrossKernel : PatternDefaults {
-  static constexpr const char* name = kRemoteFree ? "cross_kernel_remote_free" : "cross_kernel";
+  static constexpr const PatternTraits& traits =
+      kRemoteFree ? patterns::cross_kernel_remote_free_traits : patterns::cross_kernel_traits;
   static constexpr bool times_use = true;
   static void prepare(const RoundArgs& a) {
     HB_CUDA_CHECK(cudaMemcpyToSymbolAsync(g_cross_kernel_table, &a.table, sizeof(void**)));
@@ -46,9 +54,10 @@ struct CrossKernel : PatternDefaults {
   }
 };
 
-std::unique_ptr<Round> make_cross_kernel(const Case& c, double budget_s) {
-  if (c.pattern == CrossKernel<true>::name) return make_three_phase<CrossKernel<true>>(c, budget_s);
+std::unique_ptr<Round> make_cross_kernel(const PatternTraits& pattern, const Case& c, double budget_s) {
+  if (&pattern == &CrossKernel<true>::traits) return make_three_phase<CrossKernel<true>>(c, budget_s);
   return make_three_phase<CrossKernel<false>>(c, budget_s);
 }
 
 }  // namespace heapbench::detail
+#endif  // HEAPBENCH_PATTERN_TRAITS_ONLY

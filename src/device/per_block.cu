@@ -8,29 +8,33 @@
 //
 // Counters: allocs_per_s and frees_per_s count calls (one per thread block),
 // bytes_per_s counts whole 256 x size blocks, fail_rate, heap_bytes.
+#ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
+// 256 threads share a call: kBlock (src/device/kernels.cuh), checked below.
+inline constexpr PatternTraits per_block_traits =
+    PatternTraits{"per_block", "thread 0 allocates for the block, shares through __shared__"}.shared_by(256);
+inline constexpr PatternList<1> per_block_patterns = {&per_block_traits};
+#else
 #include "round.cuh"
 
 namespace heapbench::detail {
 
 struct PerBlock : PatternDefaults {
-  static constexpr const char* name = "per_block";
   static constexpr unsigned call_stride = kBlock;
+  static_assert(call_stride == patterns::per_block_traits.threads_per_call,
+                "per_block_traits.threads_per_call is the block size the kernels run with: make it kBlock");
 
   template <class Api>
   static void allocate(Api api, const RoundArgs& a) {
-    void** table = a.table;
-    const std::uint64_t size = a.size, align = a.align;
-    const DeviceStats* stats = a.stats;
     launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
       __shared__ void* shared_base;
       if (threadIdx.x == 0) {
         // Thread 0 is active whenever any thread of its block is.
-        shared_base = !active ? nullptr : before_deadline(stats) ? api.allocate(kBlock * size, align) : kNotStarted;
+        shared_base = !active ? nullptr : before_deadline(a.stats) ? api.allocate(kBlock * a.size, a.align) : kNotStarted;
       }
       __syncthreads();
       void* base = shared_base;
       if (!active) return;
-      table[tid] = is_block(base) ? static_cast<unsigned char*>(base) + threadIdx.x * size : base;
+      a.table[tid] = is_block(base) ? static_cast<unsigned char*>(base) + threadIdx.x * a.size : base;
     });
   }
 
@@ -44,8 +48,9 @@ struct PerBlock : PatternDefaults {
   }
 };
 
-std::unique_ptr<Round> make_per_block(const Case& c, double budget_s) {
+std::unique_ptr<Round> make_per_block(const PatternTraits&, const Case& c, double budget_s) {
   return make_three_phase<PerBlock>(c, budget_s);
 }
 
 }  // namespace heapbench::detail
+#endif  // HEAPBENCH_PATTERN_TRAITS_ONLY

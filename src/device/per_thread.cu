@@ -12,6 +12,18 @@
 // time), frees_per_s (per second of freeing-launch time; not for alloca),
 // bytes_per_s, fail_rate (NULL returns / calls), heap_bytes; size_map adds
 // stride_bytes (median distance between neighbouring blocks by address).
+#ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
+inline constexpr PatternTraits per_thread_traits =
+    PatternTraits{"per_thread", "each thread allocates, uses and frees its own block"}.with_stack().with_call_paths();
+inline constexpr PatternTraits per_thread_mixed_traits{
+    "per_thread_mixed", "per_thread with seeded sizes uniform over [min(16, size), size]"};
+inline constexpr PatternTraits size_map_traits =
+    PatternTraits{"size_map",
+                  "per_thread plus the median address stride between blocks: the allocator's size classes "
+                  "(--sweep=size_map)"}
+        .in_own_sweep();
+inline constexpr PatternList<3> per_thread_patterns = {&per_thread_traits, &per_thread_mixed_traits, &size_map_traits};
+#else
 #include "call_paths.cuh"
 
 namespace heapbench::detail {
@@ -21,18 +33,15 @@ namespace heapbench::detail {
 // under a spread of request sizes rather than one.
 template <bool kMixed>
 struct PerThreadT : PatternDefaults {
-  static constexpr const char* name = kMixed ? "per_thread_mixed" : "per_thread";
+  static constexpr const PatternTraits& traits = kMixed ? patterns::per_thread_mixed_traits : patterns::per_thread_traits;
   static constexpr bool mixed_sizes = kMixed;
 
   template <class Api>
   static void allocate(Api api, const RoundArgs& a) {
-    void** table = a.table;
-    const std::uint64_t size = a.size, align = a.align;
-    const DeviceStats* stats = a.stats;
     launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
       if (!active) return;
-      const std::uint64_t bytes = kMixed ? mixed_size(tid, size) : size;
-      table[tid] = before_deadline(stats) ? api.allocate(bytes, align) : kNotStarted;
+      const std::uint64_t bytes = kMixed ? mixed_size(tid, a.size) : a.size;
+      a.table[tid] = before_deadline(a.stats) ? api.allocate(bytes, a.align) : kNotStarted;
     });
   }
 
@@ -51,15 +60,15 @@ using PerThreadMixed = PerThreadT<true>;
 // the median stride between neighbouring blocks (the bytes a block really
 // takes). A family of its own so per_thread pays no copy.
 struct SizeMap : PerThread {
-  static constexpr const char* name = "size_map";
+  static constexpr const PatternTraits& traits = patterns::size_map_traits;
   static constexpr bool reports_addresses = true;
 };
 
 // The stack baseline. cudaLimitStackSize is raised to hold `size` bytes plus the
 // frame for the runner's lifetime and put back afterwards.
-class AllocaRunner final : public Round {
+class AllocaRunner final : public OneLaunchRound {
  public:
-  AllocaRunner(const Case& c, double budget_s) : buffers_(c, 1), budget_ns_(budget_ns(budget_s)), c_(c) {
+  AllocaRunner(const Case& c, double budget_s) : OneLaunchRound(c, budget_s), c_(c) {
     HB_CUDA_CHECK(cudaDeviceGetLimit(&saved_stack_, cudaLimitStackSize));
     HB_CUDA_CHECK(cudaDeviceSetLimit(cudaLimitStackSize, static_cast<size_t>(c.size) + kFrameSlack));
   }
@@ -68,18 +77,9 @@ class AllocaRunner final : public Round {
     (void)cudaGetLastError();
   }
 
-  void begin_batch() override {
-    buffers_.begin_batch();
-    spans_.begin_batch();
-    slot_ = -1;
-  }
-  void begin() override {
-    ++slot_;
-    buffers_.begin_round(budget_ns_);
-  }
+  void begin() override { begin_round(); }
   void allocate() override {
-    RoundArgs a = buffers_.args();
-    a.span = spans_.at(slot_, 0);
+    const RoundArgs a = launch_args();
     const std::uint64_t size = a.size;
     DeviceStats* stats = a.stats;
         launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
@@ -111,22 +111,12 @@ class AllocaRunner final : public Round {
   }
   IterationResult collect() override {
     HB_CUDA_CHECK(cudaDeviceSynchronize());
-    const DeviceStats s = buffers_.read_stats();
-    spans_.fetch();
-    IterationResult out = RoundBuffers::result_from(s);
+    DeviceStats s{};
+    IterationResult out = read_batch(s);
     out.tally.bytes = s.successes * c_.size;
-    for (int i = 0; i <= slot_; ++i) {
-      const double t = spans_.seconds(i, 0);
-      out.round_seconds.push_back(t);
-      out.timed_seconds += t;
-    }
     out.tally.alloc_seconds = out.timed_seconds;
     return out;
   }
-  int max_batch() const override { return kMaxBatch; }
-  bool enqueues_only() const override { return true; }
-  bool has_use_phase() const override { return false; }
-  bool has_free_phase() const override { return false; }
   std::unique_ptr<Reducer> reducer() const override {
     AllocationCounters which;
     which.frees = false;  // a frame frees by returning
@@ -135,24 +125,21 @@ class AllocaRunner final : public Round {
 
  private:
   static constexpr size_t kFrameSlack = 4096;  // the lambda's own frame and the verification locals
-  RoundBuffers buffers_;
-  std::uint64_t budget_ns_;
   Case c_;
   size_t saved_stack_ = 0;
-  int slot_ = -1;
-  SpanTimer spans_{kMaxBatch, 1};
 };
 
-std::unique_ptr<Round> make_per_thread(const Case& c, double budget_s) {
+std::unique_ptr<Round> make_per_thread(const PatternTraits& pattern, const Case& c, double budget_s) {
   if (const ApiTraits* api = find_api_traits(c.api); api != nullptr && api->source == Source::stack) {
     return std::make_unique<AllocaRunner>(c, budget_s);
   }
   if (is_call_path(c.api)) {
     return make_for_call_path<ThreePhase<PerThread>::template Runner>(c, budget_s);
   }
-  if (c.pattern == PerThreadMixed::name) return make_three_phase<PerThreadMixed>(c, budget_s);
-  if (c.pattern == SizeMap::name) return make_three_phase<SizeMap>(c, budget_s);
+  if (&pattern == &PerThreadMixed::traits) return make_three_phase<PerThreadMixed>(c, budget_s);
+  if (&pattern == &SizeMap::traits) return make_three_phase<SizeMap>(c, budget_s);
   return make_three_phase<PerThread>(c, budget_s);
 }
 
 }  // namespace heapbench::detail
+#endif  // HEAPBENCH_PATTERN_TRAITS_ONLY

@@ -8,12 +8,18 @@
 // Counters: those of per_thread, plus lat_p50_ns, lat_p90_ns, lat_p99_ns,
 // lat_max_ns (successful allocations) and free_lat_p50_ns ... free_lat_max_ns,
 // in ns: cycles over the SM clock the driver reports (cudaDevAttrClockRate).
+#ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
+inline constexpr PatternTraits per_thread_latency_traits =
+    PatternTraits{"per_thread_latency",
+                  "per_thread with clock64 around every call (a separate family: per_thread stays clean)"}
+        .with_call_paths();
+inline constexpr PatternList<1> per_thread_latency_patterns = {&per_thread_latency_traits};
+#else
 #include "call_paths.cuh"
 
 namespace heapbench::detail {
 
 struct PerThreadLatency : PatternDefaults {
-  static constexpr const char* name = "per_thread_latency";
   static constexpr bool has_latency = true;
 
   template <class Api>
@@ -56,7 +62,7 @@ struct PerThreadLatency : PatternDefaults {
   }
 };
 
-std::unique_ptr<Round> make_per_thread_latency(const Case& c, double budget_s) {
+std::unique_ptr<Round> make_per_thread_latency(const PatternTraits&, const Case& c, double budget_s) {
   if (is_call_path(c.api)) {
     return make_for_call_path<ThreePhase<PerThreadLatency>::template Runner>(c, budget_s);
   }
@@ -64,3 +70,4 @@ std::unique_ptr<Round> make_per_thread_latency(const Case& c, double budget_s) {
 }
 
 }  // namespace heapbench::detail
+#endif  // HEAPBENCH_PATTERN_TRAITS_ONLY

@@ -7,28 +7,29 @@
 //
 // Counters: allocs_per_s and frees_per_s count calls (one per warp),
 // bytes_per_s counts the whole 32 x size block, fail_rate, heap_bytes.
+#ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
+inline constexpr PatternTraits per_warp_traits =
+    PatternTraits{"per_warp", "lane 0 allocates for the warp, shares by shuffle, frees once"}.shared_by(32);
+inline constexpr PatternList<1> per_warp_patterns = {&per_warp_traits};
+#else
 #include "round.cuh"
 
 namespace heapbench::detail {
 
 struct PerWarp : PatternDefaults {
-  static constexpr const char* name = "per_warp";
-  static constexpr unsigned call_stride = 32;
+  static constexpr unsigned call_stride = patterns::per_warp_traits.threads_per_call;
 
   template <class Api>
   static void allocate(Api api, const RoundArgs& a) {
-    void** table = a.table;
-    const std::uint64_t size = a.size, align = a.align;
-    const DeviceStats* stats = a.stats;
     launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
       const unsigned lane = threadIdx.x & 31u;
       void* base = nullptr;
-      if (lane == 0 && active) base = before_deadline(stats) ? api.allocate(32 * size, align) : kNotStarted;
+      if (lane == 0 && active) base = before_deadline(a.stats) ? api.allocate(32 * a.size, a.align) : kNotStarted;
       // Every lane of the warp is here (kBlock is a multiple of 32 and no lane
       // returned early), so the full mask is exact.
       base = reinterpret_cast<void*>(__shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(base), 0));
       if (!active) return;
-      table[tid] = is_block(base) ? static_cast<unsigned char*>(base) + lane * size : base;
+      a.table[tid] = is_block(base) ? static_cast<unsigned char*>(base) + lane * a.size : base;
     });
   }
 
@@ -41,8 +42,9 @@ struct PerWarp : PatternDefaults {
   }
 };
 
-std::unique_ptr<Round> make_per_warp(const Case& c, double budget_s) {
+std::unique_ptr<Round> make_per_warp(const PatternTraits&, const Case& c, double budget_s) {
   return make_three_phase<PerWarp>(c, budget_s);
 }
 
 }  // namespace heapbench::detail
+#endif  // HEAPBENCH_PATTERN_TRAITS_ONLY

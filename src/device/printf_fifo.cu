@@ -12,6 +12,14 @@
 // The case's heap axis is the FIFO size ("fifo:<MiB>" in the name): the harness
 // resets the device when it changes, as the FIFO, like the heap, cannot be
 // resized once a kernel has printed.
+#ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
+// Its size is the bytes of arguments per call: whole 8-byte arguments from 8 to 64.
+inline constexpr PatternTraits printf_traits =
+    PatternTraits{"printf", "not the heap: device printf into its FIFO (cudaLimitPrintfFifoSize), lines delivered and lost"}
+        .limited_by(Limit::printf_fifo, source_bit(Source::printf_fifo))
+        .sizes(8, 64, 8);
+inline constexpr PatternList<1> printf_fifo_patterns = {&printf_traits};
+#else
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -113,7 +121,7 @@ class PrintfRunner final : public Round {
  public:
   PrintfRunner(const Case& c, double budget_s)
       : buffers_(c, 1), budget_ns_(budget_ns(budget_s)), c_(c), args_(c.size / 8) {
-    if (!valid_size(c.pattern, c.size)) {
+    if (!patterns::printf_traits.valid_size(c.size)) {
       throw std::invalid_argument(fmt::format("printf: size {} is not 8 to 64 bytes of arguments in whole 8-byte arguments", c.size));
     }
     size_t fifo = 0;
@@ -208,6 +216,7 @@ class PrintfRunner final : public Round {
   EventTimer timer_;
 };
 
-std::unique_ptr<Round> make_printf(const Case& c, double budget_s) { return std::make_unique<PrintfRunner>(c, budget_s); }
+std::unique_ptr<Round> make_printf_fifo(const PatternTraits&, const Case& c, double budget_s) { return std::make_unique<PrintfRunner>(c, budget_s); }
 
 }  // namespace heapbench::detail
+#endif  // HEAPBENCH_PATTERN_TRAITS_ONLY

@@ -21,6 +21,7 @@
 #include "allocators.cuh"
 #include "cuda_check.cuh"
 #include "device_buffer.cuh"
+#include "heapbench/catalog.hpp"
 #include "heapbench/device.hpp"
 #include "kernels.cuh"
 
@@ -167,6 +168,54 @@ class RoundBuffers {
 
 inline std::uint64_t budget_ns(double seconds) { return static_cast<std::uint64_t>(seconds * 1e9); }
 
+// A round that is one timed launch, the allocate phase (alloca, churn), and its
+// batch bookkeeping: its buffers, that launch's span in every round of the
+// batch, and the round's place in the batch.
+class OneLaunchRound : public Round {
+ public:
+  OneLaunchRound(const Case& c, double budget_s) : buffers_(c, 1), budget_ns_(budget_ns(budget_s)) {}
+  void begin_batch() override {
+    buffers_.begin_batch();
+    spans_.begin_batch();
+    slot_ = -1;
+  }
+  int max_batch() const override { return kMaxBatch; }
+  bool enqueues_only() const override { return true; }
+  bool has_use_phase() const override { return false; }
+  bool has_free_phase() const override { return false; }
+
+ protected:
+  void begin_round() {
+    ++slot_;
+    buffers_.begin_round(budget_ns_);
+  }
+  // The arguments of this round's launch, stamping its span.
+  RoundArgs launch_args() const {
+    RoundArgs a = buffers_.args();
+    a.span = spans_.at(slot_, 0);
+    return a;
+  }
+  // After the batch: its counters (into `s`), and each round's launch time as
+  // round_seconds and in timed_seconds.
+  IterationResult read_batch(DeviceStats& s) {
+    s = buffers_.read_stats();
+    spans_.fetch();
+    IterationResult out = RoundBuffers::result_from(s);
+    for (int i = 0; i <= slot_; ++i) {
+      const double t = spans_.seconds(i, 0);
+      out.round_seconds.push_back(t);
+      out.timed_seconds += t;
+    }
+    return out;
+  }
+
+ private:
+  RoundBuffers buffers_;
+  std::uint64_t budget_ns_;
+  int slot_ = -1;
+  SpanTimer spans_{kMaxBatch, 1};
+};
+
 // Peak SM clock of the current device, for clock64 cycles -> ns.
 double sm_cycles_per_ns();
 
@@ -276,20 +325,21 @@ class ThreePhaseRunner final : public Round {
   }
 };
 
-// Runner<Api> for the API the case names, among those `dispatch` knows
-// (dispatch(api, f) calls f with that API's handle type).
-template <template <class> class Runner, class Dispatch>
-std::unique_ptr<Round> make_for_dispatch(const Case& c, double budget_s, Dispatch dispatch) {
+// Runner<Api>(c, budget_s, extra...) for the API the case names, among those
+// `dispatch` knows (dispatch(api, f) calls f with that API's handle type).
+template <template <class> class Runner, class Dispatch, class... Extra>
+std::unique_ptr<Round> make_for_dispatch(const Case& c, double budget_s, Dispatch dispatch, const Extra&... extra) {
   return dispatch(c.api, [&](auto api) -> std::unique_ptr<Round> {
-    return std::make_unique<Runner<decltype(api)>>(c, budget_s);
+    alloc::check_usable(api);
+    return std::make_unique<Runner<decltype(api)>>(c, budget_s, extra...);
   });
 }
 
 // Runner<Api> for the heap API the case names.
-template <template <class> class Runner>
-std::unique_ptr<Round> make_for_api(const Case& c, double budget_s) {
-  return make_for_dispatch<Runner>(c, budget_s,
-                                   [](const std::string& api, auto&& f) { return alloc::with_heap_api(api, f); });
+template <template <class> class Runner, class... Extra>
+std::unique_ptr<Round> make_for_api(const Case& c, double budget_s, const Extra&... extra) {
+  return make_for_dispatch<Runner>(
+      c, budget_s, [](const std::string& api, auto&& f) { return alloc::with_heap_api(api, f); }, extra...);
 }
 
 template <class Pattern>
@@ -303,14 +353,12 @@ std::unique_ptr<Round> make_three_phase(const Case& c, double budget_s) {
   return make_for_api<ThreePhase<Pattern>::template Runner>(c, budget_s);
 }
 
-// One factory per pattern file.
-std::unique_ptr<Round> make_per_thread(const Case& c, double budget_s);
-std::unique_ptr<Round> make_per_thread_latency(const Case& c, double budget_s);
-std::unique_ptr<Round> make_per_warp(const Case& c, double budget_s);
-std::unique_ptr<Round> make_per_block(const Case& c, double budget_s);
-std::unique_ptr<Round> make_cross_kernel(const Case& c, double budget_s);
-std::unique_ptr<Round> make_churn(const Case& c, double budget_s);
-std::unique_ptr<Round> make_capacity(const Case& c, double budget_s);
-std::unique_ptr<Round> make_printf(const Case& c, double budget_s);
+// A pattern file's factory: the round of case `c`, one of the file's patterns
+// (`pattern`, from its list), for the API the case names.
+using PatternFactory = std::unique_ptr<Round> (*)(const PatternTraits& pattern, const Case& c, double budget_s);
+
+// The factory of the file that lists `pattern` (src/device/pattern_registry.cu), or nullptr.
+PatternFactory find_pattern_factory(const PatternTraits& pattern);
+
 
 }  // namespace heapbench::detail

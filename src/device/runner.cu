@@ -16,13 +16,11 @@ __global__ void cuda_std_aligned_probe(void** out) {
 }
 
 std::string check_cuda_std_aligned_order() {
-  void** d = nullptr;
-  HB_CUDA_CHECK(cudaMalloc(&d, sizeof(void*)));
-  cuda_std_aligned_probe<<<1, 1>>>(d);
+  detail::DeviceBuffer<void*> d(1);
+  cuda_std_aligned_probe<<<1, 1>>>(d.get());
   HB_CUDA_CHECK_LAUNCH();
   void* p = nullptr;
-  HB_CUDA_CHECK(cudaMemcpy(&p, d, sizeof p, cudaMemcpyDeviceToHost));
-  HB_CUDA_CHECK(cudaFree(d));
+  HB_CUDA_CHECK(cudaMemcpy(&p, d.get(), sizeof p, cudaMemcpyDeviceToHost));
   if (p != nullptr && reinterpret_cast<std::uintptr_t>(p) % 4096 == 0) return {};
   return fmt::format("cuda::std::aligned_alloc (CCCL {}.{}.{}) does not take its arguments in the order heapbench "
                      "compiled in ({}); rebuild with -DHEAPBENCH_CUDA_STD_ALIGNED_ALLOC_ALIGN_FIRST={}",
@@ -69,20 +67,11 @@ std::vector<std::uint64_t> block_addresses(void* const* device_table, std::uint6
 }  // namespace detail
 
 std::unique_ptr<Round> make_cuda_round(const Case& c, double kernel_budget_s) {
-#if HEAPBENCH_HAVE_CUDA_STD_ALIGNED
-  if (c.api == alloc::CudaStdAligned::traits.name) {
-    if (auto why = alloc::check_cuda_std_aligned_order(); !why.empty()) throw std::runtime_error(why);
-  }
-#endif
-  if (c.pattern == "per_thread" || c.pattern == "per_thread_mixed" || c.pattern == "size_map") return detail::make_per_thread(c, kernel_budget_s);
-  if (c.pattern == "per_thread_latency") return detail::make_per_thread_latency(c, kernel_budget_s);
-  if (c.pattern == "per_warp") return detail::make_per_warp(c, kernel_budget_s);
-  if (c.pattern == "per_block") return detail::make_per_block(c, kernel_budget_s);
-  if (c.pattern == "cross_kernel" || c.pattern == "cross_kernel_remote_free") return detail::make_cross_kernel(c, kernel_budget_s);
-  if (c.pattern == "churn") return detail::make_churn(c, kernel_budget_s);
-  if (c.pattern == "capacity" || c.pattern == "capacity_fill") return detail::make_capacity(c, kernel_budget_s);
-  if (c.pattern == "printf") return detail::make_printf(c, kernel_budget_s);
-  throw std::invalid_argument(fmt::format("unknown pattern '{}'", c.pattern));
+  const PatternTraits* pattern = find_pattern_traits(c.pattern);
+  if (pattern == nullptr) throw std::invalid_argument(fmt::format("unknown pattern '{}'", c.pattern));
+  const detail::PatternFactory make = detail::find_pattern_factory(*pattern);
+  if (make == nullptr) throw std::invalid_argument(fmt::format("pattern '{}' has no factory in this build", c.pattern));
+  return make(*pattern, c, kernel_budget_s);
 }
 
 namespace {

@@ -97,17 +97,17 @@ SizeDistribution parse_size_distribution(const std::string& text) {
 
 namespace {
 
-std::uint64_t threads_per_call(const std::string& pattern) {
-  if (pattern == "per_warp") return 32;
-  if (pattern == "per_block") return 256;
-  return 1;
+// The patterns advice runs a workload with (at a fixed size).
+bool advisable(const PatternTraits* p) {
+  return p == &patterns::per_thread_traits || p == &patterns::per_warp_traits || p == &patterns::per_block_traits;
 }
 
 }  // namespace
 
 Case workload_case(const Workload& w, std::uint64_t heap) {
   if (w.threads == 0) throw std::invalid_argument("--threads: at least one allocating thread");
-  if (w.pattern != "per_thread" && w.pattern != "per_warp" && w.pattern != "per_block") {
+  const PatternTraits* pattern = find_pattern_traits(w.pattern);
+  if (!advisable(pattern)) {
     throw std::invalid_argument(fmt::format("--pattern={}: advice knows per_thread, per_warp and per_block", w.pattern));
   }
   const ApiTraits* api = find_api_traits(w.api);
@@ -123,13 +123,13 @@ Case workload_case(const Workload& w, std::uint64_t heap) {
     case SizeDistribution::Kind::uniform:
       // per_thread_mixed's seeded sizes are uniform over [min(16, hi), hi]: the
       // only range a kernel of heapbench asks for.
-      if (w.pattern != "per_thread" || w.size.lo != std::min<std::uint64_t>(16, w.size.hi)) {
+      if (pattern != &patterns::per_thread_traits || w.size.lo != std::min<std::uint64_t>(16, w.size.hi)) {
         throw std::invalid_argument(fmt::format(
             "--size={}: heapbench runs uniform ranges from 16 B (or from hi, below 16) with per_thread only "
             "(per_thread_mixed); give 16-{} or a fixed size",
             w.size.text(), w.size.hi));
       }
-      c.pattern = "per_thread_mixed";
+      c.pattern = patterns::per_thread_mixed_traits.name;
       c.size = w.size.hi;
       return c;
     case SizeDistribution::Kind::weighted:
@@ -143,12 +143,12 @@ Case workload_case(const Workload& w, std::uint64_t heap) {
 
 std::uint64_t workload_demand(const Workload& w) {
   const Case c = workload_case(w, 0);
-  if (c.pattern == "per_thread_mixed") {
+  if (w.size.kind == SizeDistribution::Kind::uniform) {  // per_thread_mixed's seeded sizes
     std::uint64_t sum = 0;
     for (std::uint64_t tid = 0; tid < c.threads; ++tid) sum += mixed_size(tid, c.size);
     return sum;
   }
-  const std::uint64_t stride = threads_per_call(c.pattern);
+  const std::uint64_t stride = find_pattern_traits(w.pattern)->threads_per_call;
   return (c.threads + stride - 1) / stride * stride * c.size;  // a partial warp or block still asks for all of it
 }
 

@@ -4,7 +4,7 @@
 
 namespace heapbench {
 
-bool is_pattern(std::string_view name) { return std::find(kPatterns.begin(), kPatterns.end(), name) != kPatterns.end(); }
+bool is_pattern(std::string_view name) { return find_pattern_traits(name) != nullptr; }
 bool is_api(std::string_view name) { return std::find(kApis.begin(), kApis.end(), name) != kApis.end(); }
 namespace {
 // The built API named `api`, or nullptr.
@@ -18,15 +18,19 @@ bool takes_align(std::string_view api) {
   const ApiTraits* t = find_api_traits(api);
   return t != nullptr && t->takes_align;
 }
+bool supported(const PatternTraits& pattern, const ApiTraits& api) {
+  return api.built && pattern.takes(api.source) && (!api.is_call_path() || pattern.call_paths);
+}
 bool supported(std::string_view pattern, std::string_view api) {
+  const PatternTraits* p = find_pattern_traits(pattern);
   const ApiTraits* t = built_api(api);
-  if (!is_pattern(pattern) || t == nullptr) return false;
-  if ((limit_of(pattern) == Limit::printf_fifo) != (t->source == Source::printf_fifo)) return false;
-  if (t->is_call_path()) return pattern == "per_thread" || pattern == "per_thread_latency";
-  return t->source != Source::stack || pattern == "per_thread";
+  return p != nullptr && t != nullptr && supported(*p, *t);
 }
 
-bool is_capacity_family(std::string_view pattern) { return pattern.rfind("capacity", 0) == 0; }
+bool is_capacity_family(std::string_view pattern) {
+  const PatternTraits* p = find_pattern_traits(pattern);
+  return p != nullptr && p->fills_heap;
+}
 
 bool is_call_path(std::string_view api) {
   const ApiTraits* t = find_api_traits(api);
@@ -50,10 +54,13 @@ std::string not_built_reason(std::string_view api) {
 }
 
 bool valid_size(std::string_view pattern, std::uint64_t size) {
-  if (pattern == "printf") return size >= 8 && size <= 64 && size % 8 == 0;
-  return size > 0;
+  const PatternTraits* p = find_pattern_traits(pattern);
+  return p != nullptr && p->valid_size(size);
 }
 
-Limit limit_of(std::string_view pattern) { return pattern == "printf" ? Limit::printf_fifo : Limit::malloc_heap; }
+Limit limit_of(std::string_view pattern) {
+  const PatternTraits* p = find_pattern_traits(pattern);
+  return p != nullptr ? p->limit : Limit::malloc_heap;
+}
 
 }  // namespace heapbench

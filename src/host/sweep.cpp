@@ -15,8 +15,8 @@ namespace {
 // which have their own parts.
 std::vector<std::string> round_patterns() {
   std::vector<std::string> out;
-  for (auto p : kPatterns) {
-    if (!is_capacity_family(p) && limit_of(p) == Limit::malloc_heap && p != "size_map") out.emplace_back(p);
+  for (const PatternTraits* p : kPatternTraits) {
+    if (!p->fills_heap && p->limit == Limit::malloc_heap && !p->own_sweep) out.emplace_back(p->name);
   }
   return out;
 }
@@ -104,30 +104,12 @@ std::vector<Sweep> default_sweep() {
 }
 
 std::vector<Sweep> quick_sweep() {
-  Sweep matrix;
-  matrix.patterns = round_patterns();
-  matrix.apis.assign(kApis.begin(), kApis.end());
-  matrix.sizes = {64};
-  matrix.aligns = {16};
-  matrix.threads = {65536};
-  matrix.heaps = {1024 * kMiB};
-
-  Sweep capacity;
-  capacity.patterns = {"capacity", "capacity_fill"};
-  capacity.apis.assign(kApis.begin(), kApis.end());
-  capacity.sizes = {64};
-  capacity.aligns = {16};
-  capacity.threads = {1024};
-  capacity.heaps = {8 * kMiB};
-
-  Sweep printf_fifo;
-  printf_fifo.patterns = {"printf"};
-  printf_fifo.apis = {"printf"};
-  printf_fifo.sizes = {8};
-  printf_fifo.aligns = {16};
-  printf_fifo.threads = {1024};
-  printf_fifo.heaps = {8 * kMiB};
-  return {matrix, capacity, printf_fifo};
+  const std::vector<std::string> apis(kApis.begin(), kApis.end());
+  // {patterns, apis, sizes, aligns, threads, heaps, max_demand_fraction}: one
+  // point each of the round patterns, the capacity families and printf.
+  return {Sweep{round_patterns(), apis, {64}, {16}, {65536}, {1024 * kMiB}, 0.0},
+          Sweep{{"capacity", "capacity_fill"}, apis, {64}, {16}, {1024}, {8 * kMiB}, 0.0},
+          Sweep{{"printf"}, {"printf"}, {8}, {16}, {1024}, {8 * kMiB}, 0.0}};
 }
 
 std::vector<std::uint64_t> size_map_sizes() {

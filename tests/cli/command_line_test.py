@@ -20,6 +20,13 @@ HELP = ""  # heapbench --help, read once in main
 NOT_BUILT_CUDA_STD_ALIGNED = "cuda_std_aligned not built: "
 
 
+def help_patterns():
+    """The patterns the binary knows, as --help lists them (from its pattern registry)."""
+    m = re.search(r"Patterns, comma-separated \(([^)]*)\)", HELP)
+    assert m, "--help names no patterns"
+    return m.group(1).split(",")
+
+
 class CommandLine(unittest.TestCase):
     def test_help_lists_both_flag_sets(self):
         r = run(HEAPBENCH, "--help")
@@ -48,8 +55,11 @@ class CommandLine(unittest.TestCase):
                             for n in names), names)
         listed = run(HEAPBENCH, "--benchmark_list_tests").stdout.split()
         pairs = {"/".join(n.split("/")[:2]) for n in listed}
-        for pattern in ("per_thread", "per_thread_latency", "per_thread_mixed", "per_warp", "per_block", "cross_kernel",
-                        "cross_kernel_remote_free", "churn"):
+        # The patterns measured in rounds over the heap: those the default sweep
+        # runs with `new` (capacity runs malloc and bump only, printf printf).
+        round_patterns = [p for p in help_patterns() if f"{p}/new" in pairs]
+        self.assertIn("per_thread", round_patterns)
+        for pattern in round_patterns:
             for api in ("malloc", "aligned", "cuda_std_aligned", "new", "bump"):
                 if api == "cuda_std_aligned" and NOT_BUILT_CUDA_STD_ALIGNED in HELP:
                     self.assertNotIn(f"{pattern}/{api}", pairs)
@@ -57,6 +67,14 @@ class CommandLine(unittest.TestCase):
                 self.assertIn(f"{pattern}/{api}", pairs)
         self.assertIn("per_thread/alloca", pairs)
         self.assertNotIn("per_warp/alloca", pairs)
+
+    def test_every_pattern_of_the_binary_is_in_a_sweep(self):
+        patterns = help_patterns()
+        self.assertIn("per_thread", patterns)
+        listed = (run(HEAPBENCH, "--benchmark_list_tests").stdout.split()
+                  + run(HEAPBENCH, "--benchmark_list_tests", "--sweep=size_map").stdout.split())
+        in_sweeps = {n.split("/")[0] for n in listed}
+        self.assertEqual(sorted(in_sweeps), sorted(patterns))
 
     def test_filter_reads_like_the_axes(self):
         r = run(HEAPBENCH, "--benchmark_list_tests", "--benchmark_filter=^per_thread/malloc/size:64/")

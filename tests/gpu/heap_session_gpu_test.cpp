@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include "heapbench/device.hpp"
+#include "round.hpp"
 
 namespace heapbench {
 namespace {

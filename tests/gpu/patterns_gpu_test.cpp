@@ -12,6 +12,7 @@
 #include "heapbench/device.hpp"
 #include "heapbench/mixed_sizes.hpp"
 #include "heapbench/printf_fifo.hpp"
+#include "round.hpp"
 
 namespace heapbench {
 namespace {

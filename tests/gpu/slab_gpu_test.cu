@@ -14,6 +14,7 @@
 #include "heapbench/catalog.hpp"
 #include "heapbench/device.hpp"
 #include "heapbench/metrics.hpp"
+#include "round.hpp"
 
 namespace heapbench {
 namespace {

@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "app.hpp"
+#include "heapbench/catalog.hpp"
 #include "heapbench/mixed_sizes.hpp"
 
 namespace heapbench {
@@ -77,7 +78,7 @@ class SleepingRound final : public Round {
   // Calls in thread order take bytes until the next would pass `fraction` of
   // the heap: the fail rate falls as the heap grows, as on a GPU.
   void fill_model(IterationResult& r, double fraction) {
-    const std::uint64_t per_call = c_.pattern == "per_warp" ? 32 : c_.pattern == "per_block" ? 256 : 1;
+    const std::uint64_t per_call = find_pattern_traits(c_.pattern)->threads_per_call;
     const std::uint64_t calls = (c_.threads + per_call - 1) / per_call;
     const double room = fraction * static_cast<double>(heap_);
     std::uint64_t held = 0, ok = 0;

@@ -1,0 +1,18 @@
+#pragma once
+// A round's phases enqueued in order, each inside its NVTX range: the harness's
+// part of running a Round (include/heapbench/backend.hpp), apart from the
+// seam itself. The GPU tests compile bench/round.cpp too, without the harness.
+#include <cstdint>
+
+#include "heapbench/backend.hpp"
+
+namespace heapbench {
+
+// Enqueues one round, each phase inside its NVTX range with `index` (the
+// round's number, -1 for warm-up rounds) as payload.
+void enqueue_round(Round& round, std::int64_t index);
+// One round by itself, without a hold: enqueue_round, then collect() inside the
+// `verify` range (the harness's batches do the same around Backend::end_batch).
+IterationResult run_round(Round& round, std::int64_t index);
+
+}  // namespace heapbench
