@@ -21,6 +21,17 @@ std::vector<std::string> round_patterns() {
   return out;
 }
 
+// What the capacity parts fill: CUDA's heap through malloc (aligned, cuda_std_aligned
+// and new share that heap), and every API with an arena of its own (bump, slab,
+// the adapters of -DHEAPBENCH_ALLOCATORS that own one).
+std::vector<std::string> capacity_apis() {
+  std::vector<std::string> out{std::string(api::kMalloc.name)};
+  for (const ApiTraits& t : kApiTraits) {
+    if (t.built && t.owns_arena() && !t.is_call_path()) out.emplace_back(t.name);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<Sweep> default_sweep() {
@@ -54,7 +65,7 @@ std::vector<Sweep> default_sweep() {
   // fills 8 MiB, and only 4 KiB and 64 KiB blocks fill 64 MiB.
   Sweep capacity;
   capacity.patterns = {"capacity"};
-  capacity.apis = {"malloc", "bump"};
+  capacity.apis = capacity_apis();
   capacity.sizes = {16, 64, 256, 1024, 4096, 65536};
   capacity.aligns = {16};
   capacity.threads = {1024};

@@ -105,10 +105,12 @@ TEST(Sweep, DefaultCoversEveryPatternAndApiWithBothBaselines) {
       const bool found = std::any_of(cases.begin(), cases.end(), [&](const Case& c) {
         return c.pattern == pattern && c.api == api;
       });
-      // The capacity families run CUDA's heap against the bump ceiling only;
+      // The capacity families fill CUDA's heap through malloc alone (the other
+      // CUDA APIs share it) and every API with an arena of its own (bump, slab);
       // size_map (per_thread plus an address copy) runs in --sweep=size_map.
+      const ApiTraits* t = find_api_traits(api);
       const bool expected = supported(pattern, api) && pattern != "size_map" &&
-                            (!is_capacity_family(pattern) || api == "malloc" || api == "bump");
+                            (!is_capacity_family(pattern) || api == "malloc" || t->owns_arena());
       EXPECT_EQ(found, expected) << pattern << "/" << api;
     }
   }
