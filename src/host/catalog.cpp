@@ -39,7 +39,8 @@ bool is_call_path(std::string_view api) {
 
 std::string not_built_reason(std::string_view api) {
   if (is_api(api)) return {};
-  if (api == "cuda_std_aligned") {
+  const ApiTraits* t = find_api_traits(api);  // the name looked up once; the traits say the rest
+  if (t == &api::kCudaStdAligned) {
 #if HEAPBENCH_CUDA_STD_ALIGNED_ALLOC_ON_DEVICE
     return "turned off when heapbench was configured (HEAPBENCH_CUDA_STD_ALIGNED=OFF)";
 #else
@@ -47,7 +48,7 @@ std::string not_built_reason(std::string_view api) {
            ") has no device cuda::std::aligned_alloc: it is glibc's host function before CCCL 3 (CUDA 13)";
 #endif
   }
-  if (const ApiTraits* t = find_api_traits(api); t != nullptr && t->call_path == CallPath::nvfunction) {
+  if (t != nullptr && t->call_path == CallPath::nvfunction) {
     return "<nvfunctional> was not found when heapbench was configured (HEAPBENCH_NVFUNCTIONAL)";
   }
   return {};
