@@ -140,8 +140,6 @@ struct Layout {
   std::uint64_t header = 0;     // pages words: tag << 24 | blocks reserved
   std::uint64_t run = 0;        // pages words: the length of the large run that starts there
   std::uint64_t page_bits = 0;  // page_words(pages) words: a set bit is a page in use
-  std::uint64_t room = 0;       // kClasses x page_words(pages) words: pages of the class that were full and have room again
-  std::uint64_t room_count = 0; // kClasses words: how many bits of each class's room bitmap are set (a hint)
   std::uint64_t slots = 0;      // kClasses x kSlotsPerClass words: the page each slot fills
   std::uint64_t used = 0;       // one word: pages in use
   std::uint64_t meta_begin = 0, meta_bytes = 0;
@@ -155,9 +153,7 @@ HEAPBENCH_SLAB_HD constexpr Layout layout_for_pages(std::uint64_t pages) {
   l.header = l.bitmap + pages * kBitmapWords * 4;
   l.run = l.header + pages * 4;
   l.page_bits = l.run + pages * 4;
-  l.room = l.page_bits + page_words(pages) * 4;
-  l.room_count = l.room + kClasses * page_words(pages) * 4;
-  l.slots = l.room_count + kClasses * 4;
+  l.slots = l.page_bits + page_words(pages) * 4;
   l.used = l.slots + kClasses * kSlotsPerClass * 4;
   const std::uint64_t end = (l.used + 4 + 15) / 16 * 16;
   l.meta_bytes = end - l.meta_begin;
@@ -235,8 +231,6 @@ struct slab {
   std::uint32_t* header = nullptr;
   std::uint32_t* run = nullptr;
   std::uint32_t* page_bits = nullptr;
-  std::uint32_t* room = nullptr;
-  std::uint32_t* room_count = nullptr;
   std::uint32_t* slots = nullptr;
   std::uint32_t* used = nullptr;
   std::uint32_t pages = 0;
@@ -245,9 +239,8 @@ struct slab {
   static constexpr int kMaxRounds = 40;       // reservations per call; a 64 KiB class page holds one block
   static constexpr int kMaxClaims = 64;       // bitmap atomics per reservation
   static constexpr int kMaxReserveTries = 8;
-  static constexpr int kMaxLockWaits = 8000;  // x 256 ns: a slot locked longer (2 ms) gets a page of its own
+  static constexpr int kMaxLockWaits = 2000;  // x 256 ns: a slot locked longer gets a page of its own
   static constexpr int kMaxRunTries = 8;
-  static constexpr int kMaxRoomTries = 16;    // pages with room tried before a free one (each failure clears a stale bit)
 
   __device__ void* allocate(std::size_t size, std::size_t) const {
     using namespace slab_math;
@@ -380,21 +373,16 @@ struct slab {
         release_count(page, want);
       }
       if (atomicCAS(slot, s, kSlotLocked) == s) {
-        // A page of this class that filled and has room again, else a free one.
-        std::uint32_t got = reserve_in_room_page(cls, want, hint(cls, slot) / 32, page, first);
-        if (got == 0) {
-          page = acquire(1, hint(cls, slot));
-          if (page == kNone) {
-            atomicExch(slot, s);
-            return 0;
-          }
-          atomicAdd(header + page, make_header(tag, want));  // an add: keeps what stale reservers added meanwhile
-          first = 0;
-          got = want;
+        page = acquire(1, hint(cls, slot));
+        if (page == kNone) {
+          atomicExch(slot, s);
+          return 0;
         }
+        atomicAdd(header + page, make_header(tag, want));  // an add: keeps what stale reservers added meanwhile
         __threadfence();
         atomicExch(slot, page + 1);
-        return got;
+        first = 0;
+        return want;
       }
     }
     // A page of this warp's own, in no slot: for a request that fills it, or
@@ -449,69 +437,11 @@ struct slab {
 
   // Takes n from a page's count; whoever brings it to 0 retires the page (the
   // count is 0 only when no block is live and no reservation is pending).
-  // A page that was full and has room again is marked in its class's room
-  // bitmap, where a slot that needs a page looks first: without it a page
-  // left its slot for good when it filled and came back only once empty.
   __device__ void release_count(std::uint32_t page, std::uint32_t n) const {
     using namespace slab_math;
     const std::uint32_t old = atomicSub(header + page, n);
-    const std::uint32_t tag = header_tag(old), count = header_count(old);
-    if (tag != kFreeTag && count == n) {
-      retire(page, tag);
-    } else if (tag != kFreeTag && tag <= kClasses) {
-      const std::uint32_t cap = blocks_per_page(tag - 1);
-      if (cap > 1 && count >= cap && count - n < cap) mark_room(tag - 1, page);
-    }
-  }
-
-  __device__ std::uint32_t* room_of(unsigned cls) const {
-    return room + static_cast<std::uint64_t>(cls) * slab_math::page_words(pages);
-  }
-  __device__ void mark_room(unsigned cls, std::uint32_t page) const {
-    const std::uint32_t bit = 1u << (page % 32);
-    if ((atomicOr(room_of(cls) + page / 32, bit) & bit) == 0) atomicAdd(room_count + cls, 1u);
-  }
-  __device__ void unmark_room(unsigned cls, std::uint32_t page) const {
-    const std::uint32_t bit = 1u << (page % 32);
-    if ((load(room_of(cls) + page / 32) & bit) != 0 && (atomicAnd(room_of(cls) + page / 32, ~bit) & bit) != 0) {
-      atomicSub(room_count + cls, 1u);
-    }
-  }
-
-  // Reserves up to `want` blocks in a page from the class's room bitmap (its
-  // bit taken: the caller puts it in a slot); 0 when none has room. A bit
-  // may be stale (the page emptied and went to another class, or filled
-  // again): the reservation then fails, is given back, and the next is tried.
-  __device__ std::uint32_t reserve_in_room_page(unsigned cls, std::uint32_t want, std::uint32_t start_word,
-                                                std::uint32_t& page, std::uint32_t& first) const {
-    using namespace slab_math;
-    const std::uint32_t tag = tag_of_class(cls), cap = blocks_per_page(cls);
-    const auto words = static_cast<std::uint32_t>(page_words(pages));
-    std::uint32_t* bits = room_of(cls);
-    std::uint32_t w = start_word < words ? start_word : 0;
-    for (int t = 0; t < kMaxRoomTries; ++t) {
-      if (static_cast<int>(load(room_count + cls)) <= 0) return 0;  // the common case: one load
-      std::uint32_t p = kNone;
-      for (std::uint32_t k = 0; k < words && p == kNone; ++k, w = w + 1 < words ? w + 1 : 0) {
-        const std::uint32_t v = load(bits + w);
-        if (v == 0) continue;
-        const std::uint32_t bit = v & (~v + 1);
-        if ((atomicAnd(bits + w, ~bit) & bit) == 0) continue;
-        atomicSub(room_count + cls, 1u);
-        p = w * 32 + (31 - __clz(bit));
-      }
-      if (p == kNone) return 0;
-      const std::uint32_t old = atomicAdd(header + p, want);
-      if (header_tag(old) == tag && header_count(old) < cap) {
-        const std::uint32_t got = cap - header_count(old) < want ? cap - header_count(old) : want;
-        if (got < want) atomicSub(header + p, want - got);
-        page = p;
-        first = header_count(old);
-        return got;
-      }
-      release_count(p, want);
-    }
-    return 0;
+    const std::uint32_t tag = header_tag(old);
+    if (tag != kFreeTag && header_count(old) == n) retire(page, tag);
   }
 
   // An empty page (or large run) back to the pool. The CAS loses to a
@@ -519,7 +449,6 @@ struct slab {
   __device__ void retire(std::uint32_t page, std::uint32_t tag) const {
     using namespace slab_math;
     if (atomicCAS(header + page, make_header(tag, 0), 0u) != make_header(tag, 0)) return;
-    if (tag <= kClasses) unmark_room(tag - 1, page);  // an empty page is a free page, not one with room
     release_pages(page, tag == kLargeTag ? load(run + page) : 1);
   }
 
@@ -626,8 +555,6 @@ struct slab {
       h.header = word_at(layout_.header);
       h.run = word_at(layout_.run);
       h.page_bits = word_at(layout_.page_bits);
-      h.room = word_at(layout_.room);
-      h.room_count = word_at(layout_.room_count);
       h.slots = word_at(layout_.slots);
       h.used = word_at(layout_.used);
       h.pages = static_cast<std::uint32_t>(layout_.pages);

@@ -67,12 +67,10 @@ __global__ void fill(slab s, std::uint64_t threads, std::uint64_t size, unsigned
 }
 
 // Checks every listed block still holds what its writer put there (overlap
-// shows as another writer's index), then frees it: thread i frees block
-// first + i * stride of the list.
-__global__ void check_and_free(slab s, void* const* blocks, std::uint64_t n, std::uint64_t first, std::uint64_t stride,
-                               std::uint64_t size, unsigned long long* bad) {
-  const std::uint64_t t = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const std::uint64_t i = first + t * stride;
+// shows as another writer's index), then frees it: block i by thread i.
+__global__ void check_and_free(slab s, void* const* blocks, std::uint64_t n, std::uint64_t size,
+                               unsigned long long* bad) {
+  const std::uint64_t i = static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const auto* words = static_cast<const unsigned*>(blocks[i]);
   if (words[0] != words[last_word(size)]) atomicAdd(bad, 1ull);
@@ -134,27 +132,21 @@ __global__ void churn(slab s, std::uint64_t threads, std::uint64_t max_size, std
 class SlabArena {
  public:
   explicit SlabArena(std::uint64_t heap)
-      : owner_(Case{"per_thread", "slab", 64, 0, 1024, heap}), blocks_(heap / 16), spare_(heap / 32), count_(1),
-        spare_count_(1), misaligned_(1), bad_(1) {}
+      : owner_(Case{"per_thread", "slab", 64, 0, 1024, heap}), blocks_(heap / 16), count_(1), misaligned_(1), bad_(1) {}
 
-  // Blocks of `size` that `threads` threads get until NULL; the blocks stay
-  // allocated, listed in the main list (or the spare one).
-  std::uint64_t fill(std::uint64_t size, std::uint64_t threads = 1024, bool spare = false) {
-    DeviceArray<unsigned long long>& count = spare ? spare_count_ : count_;
-    cudaMemset(count.p, 0, sizeof(unsigned long long));
-    heapbench::fill<<<grid(threads), kBlock>>>(owner_.handle(), threads, size, ~0u, (spare ? spare_ : blocks_).p,
-                                               count.p, misaligned_.p);
+  // Blocks of `size` that `threads` threads get until NULL; the blocks stay allocated.
+  std::uint64_t fill(std::uint64_t size, std::uint64_t threads = 1024) {
+    cudaMemset(count_.p, 0, sizeof(unsigned long long));
+    heapbench::fill<<<grid(threads), kBlock>>>(owner_.handle(), threads, size, ~0u, blocks_.p, count_.p, misaligned_.p);
     check(cudaDeviceSynchronize());
-    (spare ? spare_size_ : last_size_) = size;
-    return count.host()[0];
+    last_size_ = size;
+    return count_.host()[0];
   }
-  // Frees (after checking) the blocks of the main list's last fill, or every
-  // `stride`-th of them from `first` on, or those of the spare list.
-  void free_all(std::uint64_t first = 0, std::uint64_t stride = 1, bool spare = false) {
-    const std::uint64_t n = (spare ? spare_count_ : count_).host()[0];
-    if (n <= first) return;
-    check_and_free<<<grid((n - first + stride - 1) / stride), kBlock>>>(
-        owner_.handle(), (spare ? spare_ : blocks_).p, n, first, stride, spare ? spare_size_ : last_size_, bad_.p);
+  // Frees what the last fill got (after checking it), by as many threads as blocks.
+  void free_all() {
+    const std::uint64_t n = count_.host()[0];
+    if (n == 0) return;
+    check_and_free<<<grid(n), kBlock>>>(owner_.handle(), blocks_.p, n, last_size_, bad_.p);
     check(cudaDeviceSynchronize());
   }
   std::uint64_t misaligned() const { return misaligned_.host()[0]; }
@@ -164,9 +156,9 @@ class SlabArena {
 
  private:
   slab::Owner owner_;
-  DeviceArray<void*> blocks_, spare_;
-  DeviceArray<unsigned long long> count_, spare_count_, misaligned_, bad_;
-  std::uint64_t last_size_ = 16, spare_size_ = 16;
+  DeviceArray<void*> blocks_;
+  DeviceArray<unsigned long long> count_, misaligned_, bad_;
+  std::uint64_t last_size_ = 16;
 };
 
 TEST(SlabGpu, FillsEveryPageAndFreeingGivesEveryPageBackToAnyClass) {
@@ -188,24 +180,6 @@ TEST(SlabGpu, FillsEveryPageAndFreeingGivesEveryPageBackToAnyClass) {
   }
   EXPECT_EQ(a.fill(16), pages * 4096);
   EXPECT_EQ(a.fill(16), 0u) << "a full arena returns NULL";
-  a.free_all();
-  EXPECT_EQ(a.misaligned(), 0u);
-  EXPECT_EQ(a.bad(), 0u) << "two live blocks overlapped";
-}
-
-// Every page full, then every other block of the fill freed (blocks of every
-// page, none emptied): the same class gets exactly those blocks back, from
-// pages that left their slots when they filled.
-TEST(SlabGpu, BlocksFreedFromFullPagesAreHandedOutAgain) {
-  HeapSession session(0);
-  SlabArena a(8 * kMiB);
-  const std::uint64_t full = a.layout().pages * sm::blocks_per_page(sm::class_of(64));
-  ASSERT_EQ(a.fill(64), full);
-  a.free_all(1, 2);  // the odd positions of the list
-  EXPECT_EQ(a.fill(64, 1024, true), full / 2) << "freed blocks of full pages were not reused";
-  a.free_all(0, 1, true);
-  a.free_all(0, 2);
-  EXPECT_EQ(a.fill(16), a.layout().pages * 4096) << "pages were not given back";
   a.free_all();
   EXPECT_EQ(a.misaligned(), 0u);
   EXPECT_EQ(a.bad(), 0u) << "two live blocks overlapped";

@@ -61,8 +61,8 @@ def check_every_pair(heapbench):
     doc = sweep(heapbench, "--sizes=100", "--threads=1000", "--heaps=8M", "--aligns=64")
     runs = doc["benchmarks"]
     pairs = {"/".join(b["name"].split("/")[:2]) for b in runs}
-    # 8 patterns x the heap APIs, per_thread/alloca, capacity and capacity_fill (malloc and bump unless
-    # --apis is given), and the call-path APIs this build has in per_thread and per_thread_latency.
+    # 8 patterns x the heap APIs, per_thread/alloca, capacity and capacity_fill (malloc and the arena
+    # APIs unless --apis is given), and the call-path APIs this build has in per_thread and per_thread_latency.
     # The APIs this build has are the list in --apis' help; what follows it names those not built.
     help_text = run(heapbench, "--help").stdout
     built = re.search(r"APIs, comma-separated \(([^)]*)\)", help_text).group(1).split(",")
@@ -72,7 +72,11 @@ def check_every_pair(heapbench):
     heap_apis = [a for a in built if a not in ("alloca", "printf") and a not in call_paths]
     assert {"malloc", "bump"} <= set(heap_apis), help_text
     assert "malloc_fnptr" in call_paths, help_text
-    assert len(pairs) == 8 * len(heap_apis) + 5 + 2 * len(call_paths), sorted(pairs)
+    # capacity and capacity_fill fill CUDA's heap through malloc and every API with an arena of its own.
+    arena_apis = [a for a in heap_apis if a not in ("malloc", "aligned", "cuda_std_aligned", "new")]
+    assert "bump" in arena_apis, heap_apis
+    assert len(pairs) == 8 * len(heap_apis) + 1 + 2 * (1 + len(arena_apis)) + 2 * len(call_paths), sorted(pairs)
+    assert {f"capacity/{a}" for a in ["malloc"] + arena_apis} <= pairs, sorted(pairs)
     for api in call_paths:
         assert {f"per_thread/{api}", f"per_thread_latency/{api}"} <= pairs, sorted(pairs)
     for b in runs:
