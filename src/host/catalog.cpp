@@ -40,7 +40,9 @@ bool is_call_path(std::string_view api) {
 std::string not_built_reason(std::string_view api) {
   if (is_api(api)) return {};
   const ApiTraits* t = find_api_traits(api);  // the name looked up once; the traits say the rest
-  if (t == &api::kCudaStdAligned) {
+  if (t == nullptr) return {};
+  // kApiTraits holds copies of the api:: entries: compare by the entry's name, not its address.
+  if (t->name == api::kCudaStdAligned.name) {
 #if HEAPBENCH_CUDA_STD_ALIGNED_ALLOC_ON_DEVICE
     return "turned off when heapbench was configured (HEAPBENCH_CUDA_STD_ALIGNED=OFF)";
 #else
@@ -48,7 +50,7 @@ std::string not_built_reason(std::string_view api) {
            ") has no device cuda::std::aligned_alloc: it is glibc's host function before CCCL 3 (CUDA 13)";
 #endif
   }
-  if (t != nullptr && t->call_path == CallPath::nvfunction) {
+  if (t->call_path == CallPath::nvfunction) {
     return "<nvfunctional> was not found when heapbench was configured (HEAPBENCH_NVFUNCTIONAL)";
   }
   return {};
