@@ -49,8 +49,6 @@ constexpr const PatternTraits* find_pattern_traits(std::string_view name) {
   return nullptr;
 }
 
-
-
 bool is_pattern(std::string_view name);
 bool is_api(std::string_view name);
 // The API takes an alignment (and the case name carries align:<bytes>).
