@@ -13,6 +13,18 @@
 namespace heapbench {
 namespace {
 
+// The first kernel that calls malloc after a limit is set: the heap is set up
+// here, in this module, whatever the pattern and allocator files hold. Left to
+// the first case's kernels, where it was set up followed the device code's
+// layout: with byte-identical pattern kernels, CUDA's malloc at 64 B x 65,536
+// threads on a 1 GiB heap ran at ~1.0e7 or ~1.16e7 calls/s depending on which
+// module first called malloc and what else it held, build to build
+// (results/H200_2026-11-30_issue14-before-after/modules.md). Do not add code
+// to this kernel or to this file's device code: that is what decides the mode.
+__global__ void heap_touch() {
+  free(malloc(16));
+}
+
 // The harness marks resets on the timeline (Backend::Heap::reset).
 // Returns "" or why the device cannot be used again in this process.
 std::string reset_device(int device) {
@@ -66,6 +78,8 @@ std::uint64_t HeapSession::ensure_heap(std::uint64_t bytes) {
   resets_ += reset ? 1 : 0;
   size_t reported = 0;
   HB_CUDA_CHECK(cudaDeviceGetLimit(&reported, cudaLimitMallocHeapSize));
+  heap_touch<<<1, 1>>>();
+  HB_CUDA_CHECK(cudaDeviceSynchronize());
   current_ = bytes;
   reported_ = reported;
   dirty_ = false;
