@@ -39,8 +39,8 @@ class Round {
   virtual bool has_use_phase() const { return true; }   // alloca and churn use inside allocate()
   virtual bool has_free_phase() const { return true; }  // alloca frees by returning
   // A new one per case: accumulates the case's accepted batches and writes the
-  // pattern's counters. Default: the allocation counters (AllocationReducer).
-  virtual std::unique_ptr<Reducer> reducer() const { return std::make_unique<AllocationReducer>(); }
+  // pattern's counters. Default: the allocation counters (allocation_reducer).
+  virtual std::unique_ptr<Reducer> reducer() const { return allocation_reducer(); }
   // Rounds that can be enqueued before one collect() (per-round buffers, such as
   // latency samples, limit it to 1).
   virtual int max_batch() const { return 1; }

@@ -2,7 +2,9 @@
 // Counter math: from raw counts and GPU seconds to the figures in the JSON.
 // Definitions (docs/METRICS.md): rates are successful operations per second of
 // GPU time of the kernel that did them (CUDA events around that kernel).
+#include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "heapbench/reducer.hpp"
@@ -44,16 +46,7 @@ struct AllocationCounters {
 // The counters of the heap patterns, from the tally summed over the case's
 // batches: allocs_per_s, frees_per_s, bytes_per_s, fail_rate, use_bytes_per_s
 // (as AllocationCounters says), heap_bytes. Round's default reducer.
-class AllocationReducer final : public Reducer {
- public:
-  explicit AllocationReducer(AllocationCounters which = {}) : which_(which) {}
-  void add(const IterationResult& batch) override;
-  void write(Counters& out, std::uint64_t heap_bytes) const override;
-
- private:
-  AllocationCounters which_;
-  Tally total_;
-};
+std::unique_ptr<Reducer> allocation_reducer(AllocationCounters which = {});
 
 // Latency families: per-call latency of each successful allocation and of
 // each free of a batch, in ns (clock64 cycles over the SM clock).
@@ -64,15 +57,8 @@ struct LatencySamples {
 
 // lat_p50_ns, lat_p90_ns, lat_p99_ns, lat_max_ns and free_lat_* over the
 // samples of every batch (at most kMaxLatencySamples of each kind).
-class LatencyReducer final : public Reducer {
- public:
-  static constexpr std::size_t kMaxLatencySamples = std::size_t{1} << 24;  // 8 bytes each
-  void add(const IterationResult& batch) override;
-  void write(Counters& out, std::uint64_t heap_bytes) const override;
-
- private:
-  std::vector<double> alloc_, free_;
-};
+inline constexpr std::size_t kMaxLatencySamples = std::size_t{1} << 24;  // of each kind; 8 bytes each
+std::unique_ptr<Reducer> latency_reducer();
 
 // size_map: the addresses of the blocks of a batch's last round.
 struct BlockAddresses {
@@ -81,15 +67,7 @@ struct BlockAddresses {
 
 // stride_bytes: the median stride (median_stride) of each batch's blocks,
 // averaged over the batches that had two blocks or more.
-class StrideReducer final : public Reducer {
- public:
-  void add(const IterationResult& batch) override;
-  void write(Counters& out, std::uint64_t heap_bytes) const override;
-
- private:
-  double sum_ = 0;
-  int batches_ = 0;
-};
+std::unique_ptr<Reducer> stride_reducer();
 
 // What a capacity round observed, raw: the kernels report counts and
 // addresses, the formulas below turn them into figures (docs/METRICS.md).
@@ -138,17 +116,7 @@ class AddressSpan {
 // overhead_bytes, addr_range_ratio, addr_range_ratio_rounds (AddressSpan), and
 // unless the rounds were capacity_fill's: ext_frag, ext_frag_4x, ext_frag_8x,
 // ext_frag_random, recovery, recovery_allocs_per_s.
-class CapacityReducer final : public Reducer {
- public:
-  void add(const IterationResult& batch) override;
-  void write(Counters& out, std::uint64_t heap_bytes) const override;
-
- private:
-  int rounds_ = 0;
-  bool fill_only_ = false;
-  CapacityFigures sum_;
-  AddressSpan span_;
-};
+std::unique_ptr<Reducer> capacity_reducer();
 
 // The median distance between neighbouring blocks once `addresses` are sorted
 // by address: the bytes one block really takes (request, header, rounding to

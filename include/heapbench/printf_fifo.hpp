@@ -60,17 +60,6 @@ PrintfFigures printf_figures(const PrintfRaw& raw);
 // counts and times; lines_delivered, lines_lost, lines_garbled as means per
 // round; bytes_per_line over the rounds that lost lines; ret_other_value where
 // a call returned neither documented value; fifo_bytes.
-class PrintfReducer final : public Reducer {
- public:
-  void add(const IterationResult& batch) override;
-  void write(Counters& out, std::uint64_t heap_bytes) const override;
-
- private:
-  int rounds_ = 0;
-  PrintfRaw sum_;
-  double bytes_per_line_ = 0;
-  int full_rounds_ = 0;
-  std::uint64_t garbled_ = 0;
-};
+std::unique_ptr<Reducer> printf_reducer();
 
 }  // namespace heapbench

@@ -130,7 +130,7 @@ class CapacityRunner final : public Round {
     AllocationCounters which;
     which.frees = false;
     which.fail_rate = false;
-    return combine(std::make_unique<AllocationReducer>(which), std::make_unique<CapacityReducer>());
+    return combine(allocation_reducer(which), capacity_reducer());
   }
   bool small_warmup() const override { return false; }
 

@@ -130,7 +130,7 @@ class ChurnRunner final : public OneLaunchRound {
     out.tally.free_seconds = out.timed_seconds;
     return out;
   }
-  // frees_per_s all the same: the one launch frees too (AllocationReducer's default).
+  // frees_per_s all the same: the one launch frees too (allocation_reducer's default).
 
  private:
   alloc::Owner<Api> owner_;

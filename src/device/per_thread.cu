@@ -125,7 +125,7 @@ class AllocaRunner final : public OneLaunchRound {
   std::unique_ptr<Reducer> reducer() const override {
     AllocationCounters which;
     which.frees = false;  // a frame frees by returning
-    return std::make_unique<AllocationReducer>(which);
+    return allocation_reducer(which);
   }
 
  private:

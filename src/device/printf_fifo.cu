@@ -202,7 +202,7 @@ class PrintfRunner final : public Round {
 
   bool has_use_phase() const override { return false; }
   bool has_free_phase() const override { return false; }
-  std::unique_ptr<Reducer> reducer() const override { return std::make_unique<PrintfReducer>(); }
+  std::unique_ptr<Reducer> reducer() const override { return printf_reducer(); }
 
  private:
   RoundBuffers buffers_;

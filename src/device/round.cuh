@@ -301,9 +301,9 @@ class ThreePhaseRunner final : public Round {
     AllocationCounters which;
     which.use = Pattern::times_use;
     std::vector<std::unique_ptr<Reducer>> parts;
-    parts.push_back(std::make_unique<AllocationReducer>(which));
-    if (Pattern::has_latency) parts.push_back(std::make_unique<LatencyReducer>());
-    if (Pattern::reports_addresses) parts.push_back(std::make_unique<StrideReducer>());
+    parts.push_back(allocation_reducer(which));
+    if (Pattern::has_latency) parts.push_back(latency_reducer());
+    if (Pattern::reports_addresses) parts.push_back(stride_reducer());
     return combine(std::move(parts));
   }
 

@@ -144,78 +144,110 @@ void write_percentiles(Counters& out, const std::string& prefix, std::vector<dou
   out[prefix + "lat_max_ns"] = p.max;
 }
 
+class Allocation final : public Reducer {
+ public:
+  explicit Allocation(AllocationCounters which) : which_(which) {}
+  void add(const IterationResult& batch) override { total_ += batch.tally; }
+  void write(Counters& out, std::uint64_t heap_bytes) const override {
+    const Figures f = compute_figures(total_);
+    out["allocs_per_s"] = f.allocs_per_s;
+    if (which_.frees) out["frees_per_s"] = f.frees_per_s;
+    out["bytes_per_s"] = f.bytes_per_s;
+    if (which_.fail_rate) out["fail_rate"] = f.fail_rate;
+    out["heap_bytes"] = static_cast<double>(heap_bytes);
+    if (which_.use) out["use_bytes_per_s"] = f.use_bytes_per_s;
+  }
+
+ private:
+  AllocationCounters which_;
+  Tally total_;
+};
+
+class Latency final : public Reducer {
+ public:
+  void add(const IterationResult& batch) override {
+    if (const auto* s = batch.observed.find<LatencySamples>()) {
+      append(alloc_, s->alloc_ns, kMaxLatencySamples);
+      append(free_, s->free_ns, kMaxLatencySamples);
+    }
+  }
+  void write(Counters& out, std::uint64_t) const override {
+    write_percentiles(out, "", alloc_);
+    write_percentiles(out, "free_", free_);
+  }
+
+ private:
+  std::vector<double> alloc_, free_;
+};
+
+// Each batch's median stride, averaged over the batches with two blocks or more.
+class Stride final : public Reducer {
+ public:
+  void add(const IterationResult& batch) override {
+    const auto* b = batch.observed.find<BlockAddresses>();
+    if (b == nullptr || b->addresses.size() < 2) return;
+    std::vector<std::uint64_t> a = b->addresses;
+    sum_ += median_stride(a);
+    ++batches_;
+  }
+  void write(Counters& out, std::uint64_t) const override {
+    if (batches_ > 0) out["stride_bytes"] = sum_ / batches_;
+  }
+
+ private:
+  double sum_ = 0;
+  int batches_ = 0;
+};
+
+class Capacity final : public Reducer {
+ public:
+  void add(const IterationResult& batch) override {
+    const auto* raw = batch.observed.find<CapacityRaw>();
+    if (raw == nullptr) return;
+    span_.add(*raw);
+    const CapacityFigures f = capacity_figures(*raw);
+    ++rounds_;
+    fill_only_ = raw->fill_only;
+    sum_.utilization += f.utilization;
+    sum_.overhead_bytes += f.overhead_bytes;
+    sum_.addr_range_ratio += f.addr_range_ratio;
+    for (int k = 0; k < 3; ++k) sum_.ext_frag[k] += f.ext_frag[k];
+    sum_.recovery += f.recovery;
+    sum_.recovery_allocs_per_s += f.recovery_allocs_per_s;
+    sum_.ext_frag_random += f.ext_frag_random;
+  }
+  void write(Counters& out, std::uint64_t) const override {
+    if (rounds_ == 0) return;
+    const double n = rounds_;
+    out["utilization"] = sum_.utilization / n;
+    out["overhead_bytes"] = sum_.overhead_bytes / n;
+    out["addr_range_ratio"] = sum_.addr_range_ratio / n;
+    out["addr_range_ratio_rounds"] = span_.ratio();
+    if (fill_only_) return;  // capacity_fill measured nothing after the first fill
+    out["ext_frag"] = sum_.ext_frag[0] / n;
+    out["ext_frag_4x"] = sum_.ext_frag[1] / n;
+    out["ext_frag_8x"] = sum_.ext_frag[2] / n;
+    out["ext_frag_random"] = sum_.ext_frag_random / n;
+    out["recovery"] = sum_.recovery / n;
+    out["recovery_allocs_per_s"] = sum_.recovery_allocs_per_s / n;
+  }
+
+ private:
+  int rounds_ = 0;
+  bool fill_only_ = false;
+  CapacityFigures sum_;
+  AddressSpan span_;
+};
+
 }  // namespace
 
 std::unique_ptr<Reducer> combine(std::vector<std::unique_ptr<Reducer>> parts) {
   return std::make_unique<Combined>(std::move(parts));
 }
 
-void AllocationReducer::add(const IterationResult& batch) { total_ += batch.tally; }
-
-void AllocationReducer::write(Counters& out, std::uint64_t heap_bytes) const {
-  const Figures f = compute_figures(total_);
-  out["allocs_per_s"] = f.allocs_per_s;
-  if (which_.frees) out["frees_per_s"] = f.frees_per_s;
-  out["bytes_per_s"] = f.bytes_per_s;
-  if (which_.fail_rate) out["fail_rate"] = f.fail_rate;
-  out["heap_bytes"] = static_cast<double>(heap_bytes);
-  if (which_.use) out["use_bytes_per_s"] = f.use_bytes_per_s;
-}
-
-void LatencyReducer::add(const IterationResult& batch) {
-  if (const auto* s = batch.observed.find<LatencySamples>()) {
-    append(alloc_, s->alloc_ns, kMaxLatencySamples);
-    append(free_, s->free_ns, kMaxLatencySamples);
-  }
-}
-
-void LatencyReducer::write(Counters& out, std::uint64_t) const {
-  write_percentiles(out, "", alloc_);
-  write_percentiles(out, "free_", free_);
-}
-
-void StrideReducer::add(const IterationResult& batch) {
-  const auto* b = batch.observed.find<BlockAddresses>();
-  if (b == nullptr || b->addresses.size() < 2) return;
-  std::vector<std::uint64_t> a = b->addresses;
-  sum_ += median_stride(a);
-  ++batches_;
-}
-
-void StrideReducer::write(Counters& out, std::uint64_t) const {
-  if (batches_ > 0) out["stride_bytes"] = sum_ / batches_;
-}
-
-void CapacityReducer::add(const IterationResult& batch) {
-  const auto* raw = batch.observed.find<CapacityRaw>();
-  if (raw == nullptr) return;
-  span_.add(*raw);
-  const CapacityFigures f = capacity_figures(*raw);
-  ++rounds_;
-  fill_only_ = raw->fill_only;
-  sum_.utilization += f.utilization;
-  sum_.overhead_bytes += f.overhead_bytes;
-  sum_.addr_range_ratio += f.addr_range_ratio;
-  for (int k = 0; k < 3; ++k) sum_.ext_frag[k] += f.ext_frag[k];
-  sum_.recovery += f.recovery;
-  sum_.recovery_allocs_per_s += f.recovery_allocs_per_s;
-  sum_.ext_frag_random += f.ext_frag_random;
-}
-
-void CapacityReducer::write(Counters& out, std::uint64_t) const {
-  if (rounds_ == 0) return;
-  const double n = rounds_;
-  out["utilization"] = sum_.utilization / n;
-  out["overhead_bytes"] = sum_.overhead_bytes / n;
-  out["addr_range_ratio"] = sum_.addr_range_ratio / n;
-  out["addr_range_ratio_rounds"] = span_.ratio();
-  if (fill_only_) return;  // capacity_fill measured nothing after the first fill
-  out["ext_frag"] = sum_.ext_frag[0] / n;
-  out["ext_frag_4x"] = sum_.ext_frag[1] / n;
-  out["ext_frag_8x"] = sum_.ext_frag[2] / n;
-  out["ext_frag_random"] = sum_.ext_frag_random / n;
-  out["recovery"] = sum_.recovery / n;
-  out["recovery_allocs_per_s"] = sum_.recovery_allocs_per_s / n;
-}
+std::unique_ptr<Reducer> allocation_reducer(AllocationCounters which) { return std::make_unique<Allocation>(which); }
+std::unique_ptr<Reducer> latency_reducer() { return std::make_unique<Latency>(); }
+std::unique_ptr<Reducer> stride_reducer() { return std::make_unique<Stride>(); }
+std::unique_ptr<Reducer> capacity_reducer() { return std::make_unique<Capacity>(); }
 
 }  // namespace heapbench

@@ -64,41 +64,57 @@ PrintfFigures printf_figures(const PrintfRaw& r) {
   return f;
 }
 
-void PrintfReducer::add(const IterationResult& batch) {
-  const PrintfRaw* r = batch.observed.find<PrintfRaw>();
-  if (r == nullptr) return;
-  ++rounds_;
-  sum_.calls += r->calls;
-  sum_.args = r->args;
-  sum_.ret_documented += r->ret_documented;
-  sum_.ret_negative += r->ret_negative;
-  if (r->ret_other != 0) sum_.ret_other = r->ret_other;
-  sum_.lines.delivered += r->lines.delivered;
-  garbled_ += r->lines.garbled;
-  sum_.fifo_bytes = r->fifo_bytes;
-  sum_.kernel_seconds += r->kernel_seconds;
-  sum_.flush_seconds += r->flush_seconds;
-  const PrintfFigures f = printf_figures(*r);
-  if (f.bytes_per_line > 0) {
-    bytes_per_line_ += f.bytes_per_line;
-    ++full_rounds_;
-  }
-}
+namespace {
 
-void PrintfReducer::write(Counters& out, std::uint64_t) const {
-  if (rounds_ == 0) return;
-  const PrintfFigures f = printf_figures(sum_);
-  const double n = rounds_;
-  out["printf_per_s"] = f.printf_per_s;
-  out["lines_delivered"] = f.lines_delivered / n;
-  out["lines_lost"] = f.lines_lost / n;
-  out["lines_garbled"] = static_cast<double>(garbled_) / n;
-  out["loss_rate"] = f.loss_rate;
-  if (full_rounds_ > 0) out["bytes_per_line"] = bytes_per_line_ / full_rounds_;
-  out["ret_documented"] = f.ret_documented;
-  if (sum_.ret_other != 0) out["ret_other_value"] = static_cast<double>(sum_.ret_other);
-  out["flush_lines_per_s"] = f.flush_lines_per_s;
-  out["fifo_bytes"] = static_cast<double>(sum_.fifo_bytes);
-}
+class Printf final : public Reducer {
+ public:
+  void add(const IterationResult& batch) override {
+    const PrintfRaw* r = batch.observed.find<PrintfRaw>();
+    if (r == nullptr) return;
+    ++rounds_;
+    sum_.calls += r->calls;
+    sum_.args = r->args;
+    sum_.ret_documented += r->ret_documented;
+    sum_.ret_negative += r->ret_negative;
+    if (r->ret_other != 0) sum_.ret_other = r->ret_other;
+    sum_.lines.delivered += r->lines.delivered;
+    garbled_ += r->lines.garbled;
+    sum_.fifo_bytes = r->fifo_bytes;
+    sum_.kernel_seconds += r->kernel_seconds;
+    sum_.flush_seconds += r->flush_seconds;
+    const PrintfFigures f = printf_figures(*r);
+    if (f.bytes_per_line > 0) {
+      bytes_per_line_ += f.bytes_per_line;
+      ++full_rounds_;
+    }
+  }
+
+  void write(Counters& out, std::uint64_t) const override {
+    if (rounds_ == 0) return;
+    const PrintfFigures f = printf_figures(sum_);
+    const double n = rounds_;
+    out["printf_per_s"] = f.printf_per_s;
+    out["lines_delivered"] = f.lines_delivered / n;
+    out["lines_lost"] = f.lines_lost / n;
+    out["lines_garbled"] = static_cast<double>(garbled_) / n;
+    out["loss_rate"] = f.loss_rate;
+    if (full_rounds_ > 0) out["bytes_per_line"] = bytes_per_line_ / full_rounds_;
+    out["ret_documented"] = f.ret_documented;
+    if (sum_.ret_other != 0) out["ret_other_value"] = static_cast<double>(sum_.ret_other);
+    out["flush_lines_per_s"] = f.flush_lines_per_s;
+    out["fifo_bytes"] = static_cast<double>(sum_.fifo_bytes);
+  }
+
+ private:
+  int rounds_ = 0;
+  PrintfRaw sum_;
+  double bytes_per_line_ = 0;
+  int full_rounds_ = 0;
+  std::uint64_t garbled_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Reducer> printf_reducer() { return std::make_unique<Printf>(); }
 
 }  // namespace heapbench

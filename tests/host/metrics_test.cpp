@@ -162,10 +162,10 @@ TEST(AllocationReducer, RatesOverTheSummedTallyAndTheReportedHeap) {
   b.attempts = 300;
   b.frees = 150;
   b.bytes = 150 * 64;
-  AllocationReducer r;
-  r.add(batch_of(a));
-  r.add(batch_of(b));
-  const Counters c = written(r, 12345);
+  auto r = allocation_reducer();
+  r->add(batch_of(a));
+  r->add(batch_of(b));
+  const Counters c = written(*r, 12345);
   EXPECT_DOUBLE_EQ(c.at("allocs_per_s"), 100.0);
   EXPECT_DOUBLE_EQ(c.at("frees_per_s"), 200.0);
   EXPECT_DOUBLE_EQ(c.at("bytes_per_s"), 6400.0);
@@ -183,42 +183,42 @@ TEST(AllocationReducer, WritesOnlyTheCountersThePatternReports) {
   Tally t;
   t.use_bytes = 1000;
   t.use_seconds = 0.5;
-  AllocationReducer r(which);
-  r.add(batch_of(t));
-  const Counters c = written(r);
+  auto r = allocation_reducer(which);
+  r->add(batch_of(t));
+  const Counters c = written(*r);
   EXPECT_EQ(c.count("frees_per_s"), 0u);
   EXPECT_EQ(c.count("fail_rate"), 0u);
   EXPECT_DOUBLE_EQ(c.at("use_bytes_per_s"), 2000.0);
 }
 
 TEST(LatencyReducer, PercentilesOverEveryBatchsSamples) {
-  LatencyReducer r;
+  auto r = latency_reducer();
   IterationResult a, b;
   a.observed.put(LatencySamples{{1, 2, 3}, {10}});
   b.observed.put(LatencySamples{{4}, {20, 30}});
-  r.add(a);
-  r.add(b);
-  r.add(IterationResult{});  // a batch without samples adds none
-  const Counters c = written(r);
+  r->add(a);
+  r->add(b);
+  r->add(IterationResult{});  // a batch without samples adds none
+  const Counters c = written(*r);
   EXPECT_DOUBLE_EQ(c.at("lat_p50_ns"), 2.0);
   EXPECT_DOUBLE_EQ(c.at("lat_max_ns"), 4.0);
   EXPECT_DOUBLE_EQ(c.at("free_lat_p50_ns"), 20.0);
   EXPECT_DOUBLE_EQ(c.at("free_lat_p99_ns"), 30.0);
   EXPECT_EQ(c.size(), 8u);
-  EXPECT_DOUBLE_EQ(written(LatencyReducer{}).at("lat_p99_ns"), 0.0) << "no samples: zeros, as percentiles() says";
+  EXPECT_DOUBLE_EQ(written(*latency_reducer()).at("lat_p99_ns"), 0.0) << "no samples: zeros, as percentiles() says";
 }
 
 TEST(StrideReducer, MeanOfTheBatchesMedianStrides) {
-  StrideReducer r;
-  EXPECT_EQ(written(r).count("stride_bytes"), 0u) << "no batch with two blocks: no figure";
+  auto r = stride_reducer();
+  EXPECT_EQ(written(*r).count("stride_bytes"), 0u) << "no batch with two blocks: no figure";
   IterationResult a, b, one;
   a.observed.put(BlockAddresses{{0, 32, 64}});
   b.observed.put(BlockAddresses{{128, 0, 64}});
   one.observed.put(BlockAddresses{{4096}});
-  r.add(a);
-  r.add(b);
-  r.add(one);
-  EXPECT_DOUBLE_EQ(written(r).at("stride_bytes"), 48.0);
+  r->add(a);
+  r->add(b);
+  r->add(one);
+  EXPECT_DOUBLE_EQ(written(*r).at("stride_bytes"), 48.0);
 }
 
 TEST(CapacityReducer, MeansOverRoundsAndFillOnlyWritesLess) {
@@ -233,10 +233,10 @@ TEST(CapacityReducer, MeansOverRoundsAndFillOnlyWritesLess) {
   half.addresses = {0, 1024};
   IterationResult second;
   second.observed.put(half);
-  CapacityReducer r;
-  r.add(full);
-  r.add(second);
-  const Counters c = written(r);
+  auto r = capacity_reducer();
+  r->add(full);
+  r->add(second);
+  const Counters c = written(*r);
   EXPECT_DOUBLE_EQ(c.at("utilization"), 0.75);
   EXPECT_DOUBLE_EQ(c.at("recovery"), 1.5);
   EXPECT_DOUBLE_EQ(c.at("addr_range_ratio_rounds"), 1.0);
@@ -246,15 +246,15 @@ TEST(CapacityReducer, MeansOverRoundsAndFillOnlyWritesLess) {
   raw.fill_only = true;
   IterationResult fill;
   fill.observed.put(raw);
-  CapacityReducer f;
-  f.add(fill);
-  const Counters k = written(f);
+  auto f = capacity_reducer();
+  f->add(fill);
+  const Counters k = written(*f);
   EXPECT_EQ(k.size(), 4u) << "capacity_fill: utilization, overhead_bytes, addr_range_ratio(_rounds)";
   EXPECT_EQ(k.count("ext_frag"), 0u);
 }
 
 TEST(Combine, EveryPartSeesEveryBatchAndWrites) {
-  auto r = combine(std::make_unique<AllocationReducer>(), std::make_unique<StrideReducer>());
+  auto r = combine(allocation_reducer(), stride_reducer());
   Tally t;
   t.successes = 2;
   t.alloc_seconds = 1;

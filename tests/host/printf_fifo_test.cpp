@@ -83,11 +83,11 @@ TEST(PrintfReducer, RatesOverSumsCountsPerRoundAndNoHeapCounters) {
   IterationResult ra, rb;
   ra.observed.put(a);
   rb.observed.put(b);
-  PrintfReducer r;
-  r.add(ra);
-  r.add(rb);
+  auto r = printf_reducer();
+  r->add(ra);
+  r->add(rb);
   Counters c;
-  r.write(c, 1 << 20);
+  r->write(c, 1 << 20);
   EXPECT_DOUBLE_EQ(c.at("printf_per_s"), 1e6);
   EXPECT_DOUBLE_EQ(c.at("lines_delivered"), 900.0);
   EXPECT_DOUBLE_EQ(c.at("lines_lost"), 100.0);

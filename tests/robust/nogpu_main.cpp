@@ -71,7 +71,7 @@ class SleepingRound final : public Round {
   }
   std::unique_ptr<Reducer> reducer() const override {
     if (c_.pattern != "size_map") return Round::reducer();
-    return combine(std::make_unique<AllocationReducer>(), std::make_unique<StrideReducer>());
+    return combine(allocation_reducer(), stride_reducer());
   }
 
  private:
