@@ -38,15 +38,11 @@ struct PerThreadT : PatternDefaults {
 
   template <class Api>
   static void allocate(Api api, const RoundArgs& a) {
-    // Copies, not `a` itself: the closure the kernel gets stays these four
-    // values, as it was when the committed H200 figures were measured.
-    void** table = a.table;
-    const std::uint64_t size = a.size, align = a.align;
-    const DeviceStats* stats = a.stats;
+    const CallArgs c = call_args(a);
     launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
       if (!active) return;
-      const std::uint64_t bytes = kMixed ? mixed_size(tid, size) : size;
-      table[tid] = before_deadline(stats) ? api.allocate(bytes, align) : kNotStarted;
+      const std::uint64_t bytes = kMixed ? mixed_size(tid, c.size) : c.size;
+      c.table[tid] = before_deadline(c.stats) ? api.allocate(bytes, c.align) : kNotStarted;
     });
   }
 

@@ -39,6 +39,16 @@ struct RoundArgs {
   KernelSpan* span = nullptr;  // the timed launch stamps its start and end here (nullptr: untimed)
 };
 
+// What an allocating kernel reads of RoundArgs: a pattern's lambda captures
+// this by value, so its closure holds these four values and nothing else.
+struct CallArgs {
+  void** table;
+  std::uint64_t size;
+  std::uint64_t align;
+  const DeviceStats* stats;
+};
+inline CallArgs call_args(const RoundArgs& a) { return {a.table, a.size, a.align, a.stats}; }
+
 struct PatternDefaults {
   static constexpr unsigned call_stride = 1;
   static constexpr bool times_use = false;    // time the use launches as a phase
