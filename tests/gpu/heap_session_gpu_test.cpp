@@ -1,3 +1,4 @@
+#include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
 #include "heapbench/device.hpp"
@@ -31,6 +32,23 @@ TEST(HeapSessionGpu, InvalidateForcesAResetAtTheSameSize) {
   s.invalidate();
   s.ensure_heap(16 * kMiB);
   EXPECT_EQ(s.resets(), before + 1);
+}
+
+// The session sets the heap up with its own kernel (heap_session.cu): which
+// module's kernel first calls malloc decided CUDA's malloc speed build to build
+// (results/H200_2026-11-30_issue14-before-after/module-layout.md). CUDA refuses a
+// new limit once a kernel has called malloc, so right after ensure_heap, with no
+// case's kernel run, the limit must already be fixed.
+TEST(HeapSessionGpu, EnsureHeapSetsTheHeapUpBeforeAnyCaseRuns) {
+  HeapSession s(0);
+  s.invalidate();  // a fresh context, whatever earlier tests left
+  const std::uint64_t reported = s.ensure_heap(12 * kMiB);
+  EXPECT_EQ(cudaDeviceSetLimit(cudaLimitMallocHeapSize, 20 * kMiB), cudaErrorInvalidValue)
+      << "no kernel has called malloc since the limit was set: the session did not set the heap up";
+  (void)cudaGetLastError();
+  size_t now = 0;
+  ASSERT_EQ(cudaDeviceGetLimit(&now, cudaLimitMallocHeapSize), cudaSuccess);
+  EXPECT_EQ(now, reported);
 }
 
 TEST(HeapSessionGpu, CapacityProbeSeesWhatIsHeldAndWhatIsFreed) {
