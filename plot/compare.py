@@ -31,7 +31,7 @@ import pandas as pd  # noqa: E402
 from scipy.stats import mannwhitneyu  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from heapbench_results import COUNTERS, Results, SchemaError, distinct_labels, load_selection  # noqa: E402
+from heapbench_results import COUNTERS, Results, SchemaError, distinct_labels, finish, load_selection  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 from readability import save  # noqa: E402
@@ -267,15 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     if len(args.results) < 2:
         print("compare: give at least two results files", file=sys.stderr)
         return 2
-    try:
-        written, warnings = compare(args.results, args.out)
-    except (SchemaError, CompareError, OSError) as e:
-        print(f"compare: {e}", file=sys.stderr)
-        return 2
-    for w in warnings:
-        print(f"compare: warning: {w}", file=sys.stderr)
-    print(f"wrote {len(written)} files to {args.out}")
-    return 0
+    return finish("compare", lambda: compare(args.results, args.out), args.out, (SchemaError, CompareError, OSError))
 
 
 if __name__ == "__main__":

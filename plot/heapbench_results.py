@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,6 +110,21 @@ class Results:
         agg = agg.rename(columns={"repetition_index": "repetitions"}).reset_index()
         agg.loc[agg["error"], counters] = math.nan
         return agg
+
+
+def finish(tool: str, make, out, errors: tuple) -> int:
+    """A plot tool's exit: runs make() -> (files written, warnings); one of
+    `errors` is one line on stderr and exit code 2, warnings go to stderr, and the
+    count of files written to `out` to stdout."""
+    try:
+        written, warnings = make()
+    except errors as e:
+        print(f"{tool}: {e}", file=sys.stderr)
+        return 2
+    for w in warnings:
+        print(f"{tool}: warning: {w}", file=sys.stderr)
+    print(f"wrote {len(written)} files to {out}")
+    return 0
 
 
 def distinct_labels(files: list[Results]) -> list[str]:

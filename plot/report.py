@@ -35,7 +35,7 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare import compare_pair, geomeans, ratio_figure  # noqa: E402
-from heapbench_results import Results, SchemaError, cuda_version, load, load_selection  # noqa: E402
+from heapbench_results import Results, SchemaError, cuda_version, finish, load, load_selection  # noqa: E402
 from readability import save  # noqa: E402
 
 # The figures every GPU is drawn with, in this order, where a pattern and API have them.
@@ -309,19 +309,16 @@ def main(argv: list[str] | None = None) -> int:
                                        "or a part of it matching one GPU (default: the first)")
     ap.add_argument("--prepend", type=Path, help="markdown put under the report's title (scripts/slurm: the tasks)")
     args = ap.parse_args(argv)
-    try:
+
+    def make():
         written, warnings = report(args.results, args.out, args.baseline)
         if args.prepend:
             page = Path(args.out) / "report.md"
             title, _, rest = page.read_text().partition("\n")
             page.write_text(f"{title}\n\n{args.prepend.read_text().strip()}\n{rest}")
-    except (SchemaError, ReportError, OSError) as e:
-        print(f"report: {e}", file=sys.stderr)
-        return 2
-    for w in warnings:
-        print(f"report: warning: {w}", file=sys.stderr)
-    print(f"wrote {len(written)} files to {args.out}")
-    return 0
+        return written, warnings
+
+    return finish("report", make, args.out, (SchemaError, ReportError, OSError))
 
 
 if __name__ == "__main__":
