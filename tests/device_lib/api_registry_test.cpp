@@ -4,10 +4,13 @@
 // checks the traits themselves at compile time).
 #include <gtest/gtest.h>
 
-#include <algorithm>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "heapbench/catalog.hpp"
 #include "heapbench/device.hpp"
+#include "same_names.hpp"
 
 namespace heapbench {
 namespace {
@@ -17,16 +20,13 @@ TEST(ApiRegistry, HostAndDeviceListTheSameHandles) {
   for (const auto& t : kApiTraits) {
     if (t.built && t.has_handle()) host.emplace_back(t.name);
   }
-  std::vector<std::string> device = device_api_names();
-  std::sort(host.begin(), host.end());
-  std::sort(device.begin(), device.end());
-  EXPECT_EQ(host, device);
+  registry_test::expect_same_names(host, device_api_names());
 }
 
 TEST(ApiRegistry, NamesAreUnique) {
-  for (std::size_t i = 0; i < kApiTraits.size(); ++i) {
-    for (std::size_t j = i + 1; j < kApiTraits.size(); ++j) EXPECT_NE(kApiTraits[i].name, kApiTraits[j].name);
-  }
+  std::vector<std::string_view> names;
+  for (const auto& t : kApiTraits) names.push_back(t.name);
+  registry_test::expect_unique(names);
 }
 
 TEST(ApiRegistry, CatalogReadsTheTraits) {

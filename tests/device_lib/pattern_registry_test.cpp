@@ -3,29 +3,18 @@
 // and the device registers no pattern the host does not list.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <string>
-#include <vector>
-
 #include "heapbench/catalog.hpp"
 #include "heapbench/device.hpp"
+#include "same_names.hpp"
 
 namespace heapbench {
 namespace {
 
 TEST(PatternRegistry, HostAndDeviceListTheSamePatterns) {
-  std::vector<std::string> host(kPatterns.begin(), kPatterns.end());
-  std::vector<std::string> device = device_pattern_names();
-  std::sort(host.begin(), host.end());
-  std::sort(device.begin(), device.end());
-  EXPECT_EQ(host, device);
+  registry_test::expect_same_names({kPatterns.begin(), kPatterns.end()}, device_pattern_names());
 }
 
-TEST(PatternRegistry, NamesAreUnique) {
-  for (std::size_t i = 0; i < kPatterns.size(); ++i) {
-    for (std::size_t j = i + 1; j < kPatterns.size(); ++j) EXPECT_NE(kPatterns[i], kPatterns[j]);
-  }
-}
+TEST(PatternRegistry, NamesAreUnique) { registry_test::expect_unique({kPatterns.begin(), kPatterns.end()}); }
 
 TEST(PatternRegistry, CatalogReadsTheTraits) {
   for (const PatternTraits* p : kPatternTraits) {
