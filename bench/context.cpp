@@ -23,7 +23,7 @@ void add_results_context(const DeviceInfo& d, const Options& o) {
   add("cuda_runtime_version", std::to_string(d.runtime_version));
   add("heapbench_kernel_budget_s", fmt::format("{:g}", o.kernel_budget_s));
   add("heapbench_sweep", o.sweep);
-  // The stopping rule every case of the file ran under (docs/METRICS.md).
+  // The stopping rule every case of the file ran under (docs/metrics.md).
   add("heapbench_max_noise", fmt::format("{:g}", o.rule.max_noise));
   add("heapbench_min_rounds", std::to_string(o.rule.min_rounds));
   add("heapbench_max_time_s", fmt::format("{:g}", o.rule.max_time_s));

@@ -19,7 +19,7 @@ import pandas as pd
 # Schema versions this reader understands (heapbench's kSchemaVersion).
 KNOWN_SCHEMA_VERSIONS = {1}
 
-# One vocabulary with the C++ side, the README and docs/METRICS.md.
+# One vocabulary with the C++ side, the README and docs/metrics.md.
 COUNTERS = [
     "allocs_per_s", "frees_per_s", "bytes_per_s", "fail_rate", "heap_bytes", "use_bytes_per_s", "stride_bytes",
     "utilization", "overhead_bytes", "ext_frag", "ext_frag_4x", "ext_frag_8x", "ext_frag_random", "addr_range_ratio", "addr_range_ratio_rounds",
@@ -29,7 +29,7 @@ COUNTERS = [
     # printf
     "printf_per_s", "lines_delivered", "lines_lost", "lines_garbled", "loss_rate", "bytes_per_line", "ret_documented",
     "flush_lines_per_s", "fifo_bytes",
-    # how long each case ran and how well its mean is known (docs/METRICS.md, "How long a case runs")
+    # how long each case ran and how well its mean is known (docs/metrics.md, "How long a case runs")
     "rounds", "noise", "converged", "timed_s", "sm_clock_mhz", "throttled_rounds", "unheld_rounds",
 ]
 # Figures where bigger is better (the rest: smaller is better, or neither).

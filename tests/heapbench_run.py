@@ -20,7 +20,7 @@ import tempfile
 import time
 
 # heapbench's exit statuses, read from the one list, bench/exit_codes.hpp
-# (docs/ROBUSTNESS.md lists which input gets which), so the tests cannot drift from it.
+# (docs/robustness.md lists which input gets which), so the tests cannot drift from it.
 def _exit_codes():
     header = pathlib.Path(__file__).resolve().parent.parent / "bench" / "exit_codes.hpp"
     codes = {name: int(value) for name, value in re.findall(r"\bkExit(\w+) = (\d+),", header.read_text())}

@@ -1,5 +1,5 @@
 #pragma once
-// An allocator adapter for heapbench (docs/ALLOCATORS.md): the device heap's
+// An allocator adapter for heapbench (docs/allocators.md): the device heap's
 // malloc/free, with a count of the blocks live on the device that the owner
 // keeps. It shows every part of the contract -- host-visible traits, a
 // trivially copyable handle, an owner that reserves device memory, resets it

@@ -3,7 +3,7 @@
 // host catalog (--apis, --help, --benchmark_list_tests, the sweep) and the
 // device dispatch read. Plain C++: the host side cannot include CUDA headers,
 // so each device handle (src/device/allocators.cuh, call_paths.cuh, and the
-// adapters of -DHEAPBENCH_ALLOCATORS, docs/ALLOCATORS.md) points at its entry
+// adapters of -DHEAPBENCH_ALLOCATORS, docs/allocators.md) points at its entry
 // here as `static constexpr const ApiTraits& traits`, and
 // src/device/api_registry.cu checks at compile time that the two lists agree.
 #include <array>

@@ -1,6 +1,6 @@
 #pragma once
 // Counter math: from raw counts and GPU seconds to the figures in the JSON.
-// Definitions (docs/METRICS.md): rates are successful operations per second of
+// Definitions (docs/metrics.md): rates are successful operations per second of
 // GPU time of the kernel that did them (CUDA events around that kernel).
 #include <cstddef>
 #include <cstdint>
@@ -70,7 +70,7 @@ struct BlockAddresses {
 std::unique_ptr<Reducer> stride_reducer();
 
 // What a capacity round observed, raw: the kernels report counts and
-// addresses, the formulas below turn them into figures (docs/METRICS.md).
+// addresses, the formulas below turn them into figures (docs/metrics.md).
 struct CapacityRaw {
   std::uint64_t heap_bytes = 0;          // limit the device reports
   std::uint64_t size = 0;                // bytes per block asked for

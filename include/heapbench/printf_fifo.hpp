@@ -1,7 +1,7 @@
 #pragma once
 // The printf family's host side: what one round observed (raw counts the device
 // and the captured output give), the parser of the captured output, and the
-// figures (docs/METRICS.md). No CUDA here, so all of it is tested without a GPU.
+// figures (docs/metrics.md). No CUDA here, so all of it is tested without a GPU.
 //
 // The kernel: each of T threads prints kPrintfLinesPerThread lines
 //   "hb <id> <id+1> ... <id+n-1>\n"
@@ -47,7 +47,7 @@ struct PrintfFigures {
   // fifo_bytes / delivered, only where lines were lost (else 0): the FIFO bytes
   // one delivered line took. It is the footprint of a line only when the host did
   // not drain the FIFO while the kernel ran (short kernels); long overflowing
-  // kernels deliver more than one FIFO-full and read lower (docs/METRICS.md).
+  // kernels deliver more than one FIFO-full and read lower (docs/metrics.md).
   double bytes_per_line = 0;
   double ret_documented = 0;     // fraction of calls returning the number of arguments
   double flush_lines_per_s = 0;  // delivered / flush seconds

@@ -1,7 +1,7 @@
 #pragma once
 // slab: a size-class allocator that frees, heapbench's reference between CUDA's
-// malloc and the bump ceiling (docs/SLAB.md says how it works and where the
-// design comes from; docs/ALLOCATORS.md is the adapter contract it follows).
+// malloc and the bump ceiling (docs/slab.md says how it works and where the
+// design comes from; docs/allocators.md is the adapter contract it follows).
 //
 // One cudaMalloc arena of the case's heap holds everything: 64 KiB pages from
 // its start, and the metadata (a bitmap per page, a header per page, a bitmap
@@ -235,7 +235,7 @@ struct slab {
   std::uint32_t* used = nullptr;
   std::uint32_t pages = 0;
 
-  // Bounds on every loop: never spin forever (docs/ALLOCATORS.md).
+  // Bounds on every loop: never spin forever (docs/allocators.md).
   static constexpr int kMaxRounds = 40;       // reservations per call; a 64 KiB class page holds one block
   static constexpr int kMaxClaims = 64;       // bitmap atomics per reservation
   static constexpr int kMaxReserveTries = 8;

@@ -4,7 +4,7 @@
 // source, takes_align, call path), the alignment it promises, and __device__
 // allocate/deallocate; Owner<Api> is its host side (sets up and resets what the
 // handle points at, not copyable), or Api::Owner where the handle names one (the
-// adapters of docs/ALLOCATORS.md). Patterns are templates over these handles,
+// adapters of docs/allocators.md). Patterns are templates over these handles,
 // so every pattern x API is compiled into the one binary: no #ifdef per
 // allocator, no virtual __device__ calls.
 #include <cuda/std/cstdlib>

@@ -9,7 +9,7 @@
 // is freed and 2x blocks are allocated into the room (ext_frag_random); then
 // everything is freed. Kernels report only counts and
 // addresses; the figures are computed on the host (capacity_figures,
-// docs/METRICS.md).
+// docs/metrics.md).
 //
 // Counters: utilization, overhead_bytes, addr_range_ratio, ext_frag (2x),
 // ext_frag_4x, ext_frag_8x, ext_frag_random, recovery, recovery_allocs_per_s,

@@ -1,4 +1,4 @@
-"""Bring your own allocator (docs/ALLOCATORS.md): configures and builds heapbench
+"""Bring your own allocator (docs/allocators.md): configures and builds heapbench
 with -DHEAPBENCH_ALLOCATORS=examples/allocators in a build folder of its own,
 then checks that the example adapter's API is in --help, in
 --benchmark_list_tests for every heap pattern (and no other), and in the

@@ -1,5 +1,5 @@
 """The documents say what the committed files and the tools show: figures that
-docs/ROBUSTNESS.md quotes from a committed results file, and the README's
+docs/robustness.md quotes from a committed results file, and the README's
 command for Google Benchmark's own compare.py (which needs scipy: the system
 python of Debian 12 has none, the plot/ virtual environment has).
 
@@ -29,7 +29,7 @@ class Docs(unittest.TestCase):
             runs = {b["name"]: b for b in json.load(f)["benchmarks"]}
         message = runs["per_thread/malloc/size:16/threads:1048576/heap:64/manual_time"]["error_message"]
         threads = int(re.search(r"truncated: (\d+) thread", message).group(1))
-        doc = read("docs/ROBUSTNESS.md")
+        doc = read("docs/robustness.md")
         row = next(line for line in doc.splitlines() if "2^20 threads x 16 B on a 64 MiB heap" in line)
         self.assertIn(f"{threads:,} of them found the 5 s budget spent", row)
 

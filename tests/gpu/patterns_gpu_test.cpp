@@ -288,7 +288,7 @@ TEST(PrintfGpu, FifoDeliversWhatFitsAndLosesTheRest) {
 }
 
 // malloc(0), free(NULL), a request larger than the heap, alignment past a page:
-// measured, printed for docs/METRICS.md, and none of them may crash.
+// measured, printed for docs/metrics.md, and none of them may crash.
 TEST(EdgeCases, MeasuredNotCrashedOn) {
   HeapSession s(0);
   s.ensure_heap(8 * kMiB);

@@ -2,7 +2,7 @@
 back what it wrote; at and past the limit the probe (one process per
 configuration) must come back and say what happened -- a CUDA error, or a
 launch that ran, with how many threads read back something else. The table it
-prints is what docs/METRICS.md records. Exits 77 (CTest: skipped) without a device.
+prints is what docs/metrics.md records. Exits 77 (CTest: skipped) without a device.
 
 usage: stack_limit_test.py PATH/TO/stack_limit_probe
 """

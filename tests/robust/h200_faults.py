@@ -1,7 +1,7 @@
-"""The faults of docs/ROBUSTNESS.md ("Nothing lost, nothing clobbered"), run once
+"""The faults of docs/robustness.md ("Nothing lost, nothing clobbered"), run once
 against the real heapbench on a GPU: real device, real children, a tiny sweep.
 Writes a log and prints a summary table whose "seen" column goes into the
-ROBUSTNESS.md column "H200". About a minute on an H200.
+robustness.md column "H200". About a minute on an H200.
 
 usage: python3 tests/robust/h200_faults.py [build/heapbench] [--log FILE] [--trials N]
 
