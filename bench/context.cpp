@@ -3,9 +3,26 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
+#include <fstream>
+#include <regex>
+#include <string>
+
 #include "heapbench/version.hpp"
 
 namespace heapbench {
+namespace {
+
+// The driver's release (580.159.04), which cudaDriverGetVersion does not give
+// (it gives the CUDA API level, 13000); "" where the kernel module does not say.
+std::string driver_release() {
+  std::ifstream f("/proc/driver/nvidia/version");
+  std::string line;
+  std::smatch m;
+  if (std::getline(f, line) && std::regex_search(line, m, std::regex(R"(Kernel Module(?: for \w+)?\s+([0-9][0-9.]*))"))) return m[1];
+  return "";
+}
+
+}  // namespace
 
 void add_results_context(const DeviceInfo& d, const Options& o) {
   auto add = [](const char* key, const std::string& value) { benchmark::AddCustomContext(key, value); };
@@ -20,6 +37,7 @@ void add_results_context(const DeviceInfo& d, const Options& o) {
   add("gpu_mem_clock_khz", std::to_string(d.mem_clock_khz));
   add("gpu_memory_bytes", std::to_string(d.total_memory));
   add("cuda_driver_version", std::to_string(d.driver_version));
+  if (const std::string release = driver_release(); !release.empty()) add("gpu_driver_release", release);
   add("cuda_runtime_version", std::to_string(d.runtime_version));
   add("heapbench_kernel_budget_s", fmt::format("{:g}", o.kernel_budget_s));
   add("heapbench_sweep", o.sweep);

@@ -10,7 +10,7 @@ PLOT = Path(__file__).resolve().parents[1]
 ROOT = PLOT.parent
 sys.path.insert(0, str(PLOT))
 
-H200 = ROOT / "results" / "H200_2026-11-29_default-sweep.json"
+H200 = ROOT / "results" / "H200" / "default-sweep.json"
 
 CONTEXT = {
     "date": "2026-11-29T00:00:00+00:00", "host_name": "test", "executable": "heapbench", "num_cpus": 2,

@@ -13,8 +13,8 @@ import compare  # noqa: E402
 import figures  # noqa: E402
 from readability import FigureWarning, problems  # noqa: E402
 
-TWO_GPU = ROOT / "results" / "H200x2_2026-11-29_two-gpu.json"
-RUN_TO_RUN = ROOT / "results" / "H200_2026-11-29_run-to-run" / "default-sweep_9ed69f0.json"
+TWO_GPU = ROOT / "results" / "H200" / "two-gpu.json"
+QUICK = ROOT / "results" / "H200" / "quick.json"
 
 
 def test_the_checks_see_a_cut_title_and_overlapping_ticks():
@@ -48,7 +48,7 @@ def test_every_figure_of_the_committed_results_is_readable(results, tmp_path):
     assert _no_figure_warnings(lambda: figures.make_figures(results, tmp_path)) == []
 
 
-@pytest.mark.parametrize("pair", [(f"{TWO_GPU}@gpu0", f"{TWO_GPU}@gpu1"), (RUN_TO_RUN, H200)],
-                         ids=["two-gpu", "commit-to-commit"])
+@pytest.mark.parametrize("pair", [(f"{TWO_GPU}@gpu0", f"{TWO_GPU}@gpu1"), (QUICK, H200)],
+                         ids=["two-gpu", "quick-to-default"])
 def test_ratio_figures_are_readable(pair, tmp_path):
     assert _no_figure_warnings(lambda: compare.compare(list(pair), tmp_path)) == []

@@ -29,6 +29,6 @@ def test_a_file_without_repetitions_is_refused(write_results, capsys):
 
 def test_the_committed_h200_grid_meets_the_issue_bounds():
     _, worst = repetitions.table(
-        __import__("heapbench_results").load(ROOT / "results" / "H200_2026-11-30_repetitions.json").frame, 10.0)
+        __import__("heapbench_results").load(ROOT / "results" / "H200" / "repetitions.json").frame, 10.0)
     assert worst.loc["malloc", "max_cv"] <= 0.02
     assert worst.loc["bump", "max_cv"] <= 0.05

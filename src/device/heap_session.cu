@@ -19,7 +19,7 @@ namespace {
 // layout: with byte-identical pattern kernels, CUDA's malloc at 64 B x 65,536
 // threads on a 1 GiB heap ran at ~1.0e7 or ~1.16e7 calls/s depending on which
 // module first called malloc and what else it held, build to build
-// (results/H200_2026-11-30_issue14-before-after/module-layout.md). Do not add code
+// (docs/notes/module-layout.md). Do not add code
 // to this kernel or to this file's device code: that is what decides the mode.
 __global__ void heap_touch() {
   free(malloc(16));

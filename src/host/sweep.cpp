@@ -61,7 +61,7 @@ std::vector<Sweep> default_sweep() {
   // with one failing call per thread, and on an H200 failing calls on a full
   // heap are slow: with 32 K threads one 8 MiB case took about a minute, and
   // with 1024 threads filling 64 MiB with blocks of 1 KiB or less ran past the
-  // 5 s kernel budget (results/H200_2026-11-29_capacity.json). So every size
+  // 5 s kernel budget (results/H200/capacity.json). So every size
   // fills 8 MiB, and only 4 KiB and 64 KiB blocks fill 64 MiB.
   Sweep capacity;
   capacity.patterns = {"capacity"};

@@ -43,7 +43,7 @@ class Docs(unittest.TestCase):
         python = os.path.join(ROOT, ".venv", "bin", "python")
         if not (os.path.exists(python) and os.path.exists("/usr/share/benchmark/compare.py")):
             self.skipTest("no .venv (scripts/setup makes it) or no libbenchmark-tools: the command was not run")
-        results = os.path.join(ROOT, "results", "H200_2026-11-29_capacity.json")
+        results = os.path.join(ROOT, "results", "H200", "capacity.json")
         r = run(python, "/usr/share/benchmark/compare.py", "benchmarks", results, results, timeout=300, cwd=ROOT)
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("capacity/malloc/size:16", r.stdout)

@@ -36,7 +36,7 @@ TEST(HeapSessionGpu, InvalidateForcesAResetAtTheSameSize) {
 
 // The session sets the heap up with its own kernel (heap_session.cu): which
 // module's kernel first calls malloc decided CUDA's malloc speed build to build
-// (results/H200_2026-11-30_issue14-before-after/module-layout.md). CUDA refuses a
+// (docs/notes/module-layout.md). CUDA refuses a
 // new limit once a kernel has called malloc, so right after ensure_heap, with no
 // case's kernel run, the limit must already be fixed.
 TEST(HeapSessionGpu, EnsureHeapSetsTheHeapUpBeforeAnyCaseRuns) {

@@ -57,7 +57,7 @@ def check_heap_sweep(heapbench):
 
 def check_every_pair(heapbench):
     # 8 MiB: a capacity fill of 100 B blocks by 1000 threads on a 64 MiB heap
-    # outlasts the 5 s kernel budget on an H200 (results/H200_2026-11-29_capacity.json).
+    # outlasts the 5 s kernel budget on an H200 (results/H200/capacity.json).
     doc = sweep(heapbench, "--sizes=100", "--threads=1000", "--heaps=8M", "--aligns=64")
     runs = doc["benchmarks"]
     pairs = {"/".join(b["name"].split("/")[:2]) for b in runs}
