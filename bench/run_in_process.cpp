@@ -25,15 +25,14 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
       const std::size_t selected = count_matching(run.names, run.filter);
       Progress progress(selected * static_cast<std::size_t>(run.plan.bflags.repetitions));
       auto on_runs = [&](const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
-        std::size_t cases = 0;
-        double timed = 0;
+        std::vector<ReportedRun> reported;
         for (const auto& r : runs) {
-          if (r.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate) continue;
-          ++cases;
-          timed += timed_seconds(case_timing(r));
-          if (cfg.stop) cfg.stop->reported(r.benchmark_name());
+          const bool aggregate = r.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate;
+          reported.push_back({r.run_name.str(), aggregate, r.aggregate_name, r.repetitions, case_timing(r)});
+          if (!aggregate && cfg.stop) cfg.stop->reported(r.benchmark_name());
         }
-        const std::string line = progress.update(cases, timed, run.clock.seconds());
+        const Done done = count_done(reported);
+        const std::string line = progress.update(done.cases, done.timed_s, run.clock.seconds());
         if (!line.empty() && !child) fmt::print(stderr, "{}\n", line);
       };
       auto before_last_write = [&] {
