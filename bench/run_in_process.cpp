@@ -3,8 +3,14 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
-#include <cstdio>
+#include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string_view>
+
+#include "console_reporter.hpp"
 #include "context.hpp"
 #include "exit_codes.hpp"
 #include "heapbench/progress.hpp"
@@ -12,6 +18,26 @@
 #include "snapshot_reporter.hpp"
 
 namespace heapbench {
+namespace {
+
+// heapbench's console table for --benchmark_format=console, with the colour
+// and layout Google Benchmark would have chosen (its own choice is internal).
+std::unique_ptr<benchmark::BenchmarkReporter> console_reporter(const BenchmarkFlags& f) {
+  if (f.format != "console") return nullptr;
+  bool color = false;
+  if (f.color) {
+    color = *f.color;
+  } else {
+    const char* term = std::getenv("TERM");
+    color = isatty(STDOUT_FILENO) && term != nullptr && std::string_view(term) != "dumb";
+  }
+  int options = benchmark::ConsoleReporter::OO_None;
+  if (color) options |= benchmark::ConsoleReporter::OO_Color;
+  if (f.counters_tabular) options |= benchmark::ConsoleReporter::OO_Tabular;
+  return std::make_unique<ConsoleReporter>(static_cast<benchmark::ConsoleReporter::OutputOptions>(options));
+}
+
+}  // namespace
 
 int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunConfig& cfg, ResultsFile* out) {
   const Options& o = run.plan.options;
@@ -19,6 +45,8 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
   add_results_context(device, o);
 
   std::size_t ran = 0;
+  // nullptr: Google Benchmark's own json or csv reporter.
+  const std::unique_ptr<benchmark::BenchmarkReporter> display = console_reporter(run.plan.bflags);
   try {
     if (out) {
       // Progress and the measurement summary: the results file's reporter sees every case.
@@ -42,10 +70,10 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
         }
       };
       SnapshotReporter snapshots(out->path(), on_runs, before_last_write);
-      ran = benchmark::RunSpecifiedBenchmarks(nullptr, &snapshots);
+      ran = benchmark::RunSpecifiedBenchmarks(display.get(), &snapshots);
       if (!child) fmt::print(stderr, "{}\n", progress.summary(run.clock.seconds()));
     } else {
-      ran = benchmark::RunSpecifiedBenchmarks();
+      ran = benchmark::RunSpecifiedBenchmarks(display.get());
     }
   } catch (const StoppedAfterDeviceError&) {
     // The failed case's error result is in the results file; the parent runs

@@ -4,6 +4,7 @@
 // follow), and checks on the command line that CLI11's and Google Benchmark's
 // own parsing let through. The checks throw UsageError (options.hpp) naming
 // the flag and value.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,7 +43,7 @@ void refuse_empty_values(const std::vector<std::string>& args);
 struct BenchmarkFlags {
   std::string format = "console";  // --benchmark_format: what goes to stdout
   int repetitions = 1;             // --benchmark_repetitions
-  std::string color = "auto";      // --benchmark_color
+  std::optional<bool> color;       // --benchmark_color: nullopt for auto (colour on a terminal)
   bool counters_tabular = false;   // --benchmark_counters_tabular
 };
 

@@ -115,13 +115,13 @@ void refuse_empty_values(const std::vector<std::string>& args) {
 BenchmarkFlags check_benchmark_flags(const std::vector<std::string>& args) {
   CLI::App app{"Google Benchmark's flags that heapbench checks"};
   BenchmarkFlags f;
-  std::string tabular;
+  std::string tabular, color = "auto";
   // Google Benchmark takes the last of a repeated flag; so does this check.
   auto last = CLI::MultiOptionPolicy::TakeLast;
   app.add_option("--benchmark_format", f.format)->check(one_of({"console", "json", "csv"}))->multi_option_policy(last);
   // Google Benchmark runs no case at all for 0 or fewer repetitions.
   app.add_option("--benchmark_repetitions", f.repetitions)->check(at_least_one())->multi_option_policy(last);
-  app.add_option("--benchmark_color", f.color)->multi_option_policy(last);
+  app.add_option("--benchmark_color", color)->multi_option_policy(last);
   app.add_flag("--benchmark_counters_tabular{true}", tabular)->multi_option_policy(last);
   app.allow_extras();
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
@@ -132,6 +132,7 @@ BenchmarkFlags check_benchmark_flags(const std::vector<std::string>& args) {
     throw UsageError(e.what());
   }
   f.counters_tabular = app.count("--benchmark_counters_tabular") > 0 && truthy(tabular);
+  if (color != "auto") f.color = truthy(color);
   return f;
 }
 

@@ -38,7 +38,9 @@ TEST(BenchmarkFlags, GoodValuesPassAndTheLastOneCounts) {
   const BenchmarkFlags f = check_benchmark_flags({"heapbench", "--benchmark_repetitions=3", "--benchmark_filter=x",
                                                   "--benchmark_color=false", "--benchmark_repetitions=5"});
   EXPECT_EQ(f.repetitions, 5);
-  EXPECT_EQ(f.color, "false");
+  EXPECT_EQ(f.color, false);
+  EXPECT_FALSE(check_benchmark_flags({"heapbench", "--benchmark_color=auto"}).color.has_value());
+  EXPECT_EQ(check_benchmark_flags({"heapbench", "--benchmark_color=yes"}).color, true);
   EXPECT_FALSE(f.counters_tabular);
   EXPECT_TRUE(check_benchmark_flags({"heapbench", "--benchmark_counters_tabular"}).counters_tabular);
   EXPECT_TRUE(check_benchmark_flags({"heapbench", "--benchmark_counters_tabular=true"}).counters_tabular);
