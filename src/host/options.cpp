@@ -63,8 +63,8 @@ void add_flags(CLI::App& app, Parsed& p) {
   app.add_option("--threads", p.threads, "Concurrently allocating threads (e.g. 32,100000,1M)");
   app.add_option("--heaps", p.heaps, "cudaLimitMallocHeapSize values (printf: cudaLimitPrintfFifoSize), whole MiB (e.g. 8M,1G)");
   app.add_option("--max-demand-fraction", p.max_demand_fraction,
-                 "Skip points whose threads x size exceeds this fraction of the heap "
-                 "(default 0.5 for the built-in sweep, 0 = keep all when an axis is given)");
+                 "Skip points whose threads x size (each call to CUDA's heap counted as at least 64 B) exceeds "
+                 "this fraction of the heap (default 0.5 for the built-in sweep, 0 = keep all when an axis is given)");
   // Children of --isolate/--devices get --device and --benchmark_out appended: the last one counts.
   app.add_option("--device", p.device, "CUDA device index (default 0)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -93,7 +93,7 @@ void add_flags(CLI::App& app, Parsed& p) {
   app.add_option("--sweep", p.sweep,
                  "Which built-in sweep the axis flags modify: default (the thorough one) or quick (every "
                  "pattern x API at one or two points, about 30 s on an H200) or size_map (the allocator's size "
-                 "classes: every 16 B to 8 KiB, then coarser to 1 MiB; see README)")
+                 "classes: every 16 B to 8 KiB, then coarser to 1 MiB; docs/cli.md)")
       ->check(CLI::IsMember({"default", "quick", "size_map"}));
   const StoppingRule rule;
   app.add_option("--max-noise", p.max_noise_pct,
