@@ -69,7 +69,12 @@ bool ConsoleReporter::ReportContext(const Context& context) {
   SetErrorStream(&caught);
   const bool go_on = benchmark::ConsoleReporter::ReportContext(context);
   SetErrorStream(&err);
-  err << explain_debug_warning(caught.str());
+  name_field_width_ = std::max(name_field_width_, layout_.min_name_width);
+  if (layout_.context_and_header) {
+    err << explain_debug_warning(caught.str());
+  } else {
+    printed_header_ = true;  // the first group's header serves
+  }
   return go_on;
 }
 

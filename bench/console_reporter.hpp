@@ -14,17 +14,33 @@
 //    the library's own bookkeeping, not the GPU times heapbench reports.
 #include <benchmark/benchmark.h>
 
+#include <cstddef>
+#include <string>
+
 namespace heapbench {
+
+// Under isolation each heap group is a child process with a reporter of its
+// own; for the parent's terminal to show one table, only the first group's
+// prints the context and the header, and every group pads names to the width
+// of the whole run's.
+struct ConsoleLayout {
+  bool context_and_header = true;
+  std::size_t min_name_width = 0;
+};
 
 class ConsoleReporter final : public benchmark::ConsoleReporter {
  public:
-  explicit ConsoleReporter(OutputOptions options) : benchmark::ConsoleReporter(options) {}
+  explicit ConsoleReporter(OutputOptions options, ConsoleLayout layout = {})
+      : benchmark::ConsoleReporter(options), layout_(layout) {}
 
   bool ReportContext(const Context& context) override;
 
  protected:
   void PrintHeader(const Run& run) override;
   void PrintRunData(const Run& run) override;
+
+ private:
+  ConsoleLayout layout_;
 };
 
 // The line that stands in for Google Benchmark's DEBUG warning.

@@ -43,6 +43,7 @@ std::variant<Plan, int> plan_run(int argc, char** argv) {
   }
 
   plan.cases = plan_cases(o.sweeps);
+  plan.all_cases = plan.cases;
   if (o.only_heap != 0) {
     // A child of --isolate/--devices: the parent's plan, one heap size of it.
     plan.cases.erase(std::remove_if(plan.cases.begin(), plan.cases.end(),

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -22,7 +23,7 @@ namespace {
 
 // heapbench's console table for --benchmark_format=console, with the colour
 // and layout Google Benchmark would have chosen (its own choice is internal).
-std::unique_ptr<benchmark::BenchmarkReporter> console_reporter(const BenchmarkFlags& f) {
+std::unique_ptr<benchmark::BenchmarkReporter> console_reporter(const BenchmarkFlags& f, const ConsoleLayout& layout) {
   if (f.format != "console") return nullptr;
   bool color = false;
   if (f.color) {
@@ -34,7 +35,27 @@ std::unique_ptr<benchmark::BenchmarkReporter> console_reporter(const BenchmarkFl
   int options = benchmark::ConsoleReporter::OO_None;
   if (color) options |= benchmark::ConsoleReporter::OO_Color;
   if (f.counters_tabular) options |= benchmark::ConsoleReporter::OO_Tabular;
-  return std::make_unique<ConsoleReporter>(static_cast<benchmark::ConsoleReporter::OutputOptions>(options));
+  return std::make_unique<ConsoleReporter>(static_cast<benchmark::ConsoleReporter::OutputOptions>(options), layout);
+}
+
+// A child of isolation: the context and header only in the run's first heap
+// group, names as wide as the widest of the whole run (repetitions add
+// "_stddev" and the like, as Google Benchmark pads for them).
+ConsoleLayout child_layout(const PlannedRun& run, const RunConfig& cfg) {
+  ConsoleLayout layout;
+  const Plan& plan = run.plan;
+  if (plan.options.only_heap == 0) return layout;
+  std::vector<std::string> names;
+  for (const Case& c : plan.all_cases) names.push_back(benchmark_name(c, cfg));
+  const std::vector<bool> selected = filter_matches(names, run.filter);
+  std::uint64_t first_heap = 0;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (!selected[i]) continue;
+    if (first_heap == 0) first_heap = plan.all_cases[i].limit_bytes;
+    layout.min_name_width = std::max(layout.min_name_width, names[i].size() + (plan.bflags.repetitions > 1 ? 7 : 0));
+  }
+  layout.context_and_header = plan.options.only_heap == first_heap;
+  return layout;
 }
 
 }  // namespace
@@ -46,7 +67,7 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
 
   std::size_t ran = 0;
   // nullptr: Google Benchmark's own json or csv reporter.
-  const std::unique_ptr<benchmark::BenchmarkReporter> display = console_reporter(run.plan.bflags);
+  const std::unique_ptr<benchmark::BenchmarkReporter> display = console_reporter(run.plan.bflags, child_layout(run, cfg));
   try {
     if (out) {
       // Progress and the measurement summary: the results file's reporter sees every case.

@@ -96,6 +96,21 @@ class Console(unittest.TestCase):
             self.assertIn(" fail_rate=- ", row, "the cv of a counter whose mean is 0 has no value")
             self.assertRegex(row, r" heap_bytes=0% ")
 
+    def test_isolated_heap_groups_print_one_table(self):
+        # Each heap group is a child process with a reporter of its own; they
+        # printed the context and the header once each.
+        for extra in ([], ["--benchmark_filter=heap:(64|512)/"]):
+            with self.subTest(extra=extra), tempfile.TemporaryDirectory() as d:
+                r = run(BINARY, "--patterns=per_thread", "--apis=malloc", "--sizes=64", "--threads=32,1024",
+                        "--min-rounds=3", "--heaps=8M,64M,512M", *extra,
+                        f"--benchmark_out={os.path.join(d, 'r.json')}")
+                self.assertEqual(r.returncode, EXIT_OK, r.stderr)
+                self.assertEqual(r.stdout.count("GPU time/round"), 1, r.stdout)
+                self.assertEqual(r.stderr.count("heapbench_sweep: "), 1, r.stderr)
+                rows = table(r.stdout)
+                self.assertEqual(len(rows), 4 if extra else 6)
+                self.assertEqual(len({row.index(" 2 ms ") for name, row in rows}), 1, "one column for the time")
+
     def test_an_error_row_says_error(self):
         r = run(BINARY, *ONE_CASE, "--heaps=8M", env={"HEAPBENCH_NOGPU_FAIL": "threads:32/"})
         [(name, row)] = table(r.stdout)
