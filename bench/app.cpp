@@ -42,7 +42,7 @@ int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* ou
   // options.cpp passes on only the flags Google Benchmark has; should this
   // version lack one, say so in heapbench's words, not in its own.
   if (bargc > 1) {
-    fmt::print(stderr, "heapbench: {}: this Google Benchmark does not know the flag (see --help)\n", bargv[1]);
+    fmt::print(stderr, "heapbench: {}: Google Benchmark did not take it (see --help)\n", bargv[1]);
     return kExitUsage;
   }
   const std::string filter = benchmark::GetBenchmarkFilter();

@@ -50,8 +50,9 @@ struct BenchmarkFlags {
 // Checks the values of the Google Benchmark flags in `args` (the arguments
 // heapbench passes on to it) that Google Benchmark itself answers with its
 // usage text and exit status 0 (--benchmark_format; an empty
-// --benchmark_color is refuse_empty_values's) or accepts although no case
-// could then run (--benchmark_repetitions below 1). Other arguments are left to it.
+// --benchmark_color is refuse_empty_values's), refuses in its own words (--v,
+// --benchmark_context) or accepts although no case could then run
+// (--benchmark_repetitions below 1). Other arguments are left to it.
 BenchmarkFlags check_benchmark_flags(const std::vector<std::string>& args);
 
 }  // namespace heapbench

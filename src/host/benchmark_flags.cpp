@@ -33,6 +33,36 @@ CLI::Validator at_least_one() {
       "");
 }
 
+// A whole number, as Google Benchmark reads --v (it prints its own complaint otherwise).
+CLI::Validator whole_number() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        int n = 0;
+        if (CLI::detail::lexical_cast(value, n)) return {};
+        return fmt::format("'{}' is not a whole number", value);
+      },
+      "");
+}
+
+// key=value pairs, comma-separated, as Google Benchmark reads --benchmark_context.
+CLI::Validator key_value_pairs() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        std::size_t start = 0;
+        while (true) {
+          const std::size_t comma = value.find(',', start);
+          const std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+          const std::size_t eq = item.find('=');
+          if (eq == std::string::npos || eq == 0) {
+            return fmt::format("'{}' is not key=value (pairs separated by commas)", item);
+          }
+          if (comma == std::string::npos) return {};
+          start = comma + 1;
+        }
+      },
+      "");
+}
+
 // Google Benchmark's reading of a boolean flag's value (IsTruthyFlagValue):
 // no value is true; 0, f, n, false, no, off (any case) are false.
 bool truthy(std::string_view value) {
@@ -122,6 +152,9 @@ BenchmarkFlags check_benchmark_flags(const std::vector<std::string>& args) {
   // Google Benchmark runs no case at all for 0 or fewer repetitions.
   app.add_option("--benchmark_repetitions", f.repetitions)->check(at_least_one())->multi_option_policy(last);
   app.add_option("--benchmark_color", color)->multi_option_policy(last);
+  std::string verbosity, context;
+  app.add_option("--v", verbosity)->check(whole_number())->multi_option_policy(last);
+  app.add_option("--benchmark_context", context)->check(key_value_pairs())->multi_option_policy(last);
   app.add_flag("--benchmark_counters_tabular{true}", tabular)->multi_option_policy(last);
   app.allow_extras();
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed

@@ -23,6 +23,10 @@ TEST(BenchmarkFlags, ValuesGoogleBenchmarkAnswersWithItsUsageAreRefusedByName) {
       {"--benchmark_repetitions=0", "'0'"},
       {"--benchmark_repetitions=-2", "'-2'"},
       {"--benchmark_repetitions=two", "'two'"},
+      // Google Benchmark complains in its own words and style.
+      {"--v=abc", "'abc'"},
+      {"--benchmark_context=abc", "'abc'"},
+      {"--benchmark_context=a=b,c", "'c'"},
   };
   for (const auto& [arg, value] : bad) {
     const std::string why = refusal({"heapbench", arg});
