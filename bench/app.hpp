@@ -3,6 +3,7 @@
 // passes the CUDA ones (bench/main.cpp); tests pass a device that needs no GPU.
 #include <functional>
 #include <memory>
+#include <vector>
 
 #include "heapbench/backend.hpp"
 #include "heapbench/device.hpp"
@@ -16,5 +17,14 @@ struct DeviceHooks {
 };
 
 int run_heapbench(int argc, char** argv, const DeviceHooks& hooks);
+
+// `heapbench NAME ...` runs `run` with argv from NAME on; --help lists them in
+// this order. A new subcommand is one line in the list (bench/app.cpp).
+struct Subcommand {
+  const char* name;
+  const char* summary;  // one line, for --help
+  int (*run)(int argc, char** argv, const DeviceHooks& hooks);
+};
+const std::vector<Subcommand>& subcommands();
 
 }  // namespace heapbench

@@ -9,6 +9,7 @@
 #include "exit_codes.hpp"
 #include "heapbench/parse.hpp"
 #include "heapbench/sweep.hpp"
+#include "heapbench/version.hpp"
 
 namespace heapbench {
 namespace {
@@ -31,12 +32,18 @@ std::variant<Plan, int> plan_run(int argc, char** argv) {
     return fail(kExitUsage, "{} (see --help)", e.what());
   }
   if (o.help) {
-    fmt::print("{}\nGoogle Benchmark's flags, also accepted:\n", options_help());
-    benchmark::PrintDefaultHelp();
+    std::vector<std::pair<std::string, std::string>> list;
+    for (const Subcommand& s : subcommands()) list.emplace_back(s.name, s.summary);
+    fmt::print("{}", options_help(list));
+    return kExitOk;
+  }
+  if (o.version) {
+    fmt::print("heapbench {} (git commit {})\n", kVersion, kGitCommit);
     return kExitOk;
   }
 
   plan.cases = plan_cases(o.sweeps);
+  plan.all_cases = plan.cases;
   if (o.only_heap != 0) {
     // A child of --isolate/--devices: the parent's plan, one heap size of it.
     plan.cases.erase(std::remove_if(plan.cases.begin(), plan.cases.end(),

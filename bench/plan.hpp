@@ -20,6 +20,7 @@ struct Plan {
   Options options;
   BenchmarkFlags bflags;
   std::vector<Case> cases;  // run order; a child of isolation: its heap's only
+  std::vector<Case> all_cases;  // the whole run's (a child of isolation: its parent's)
   // --isolate or --devices (and neither a child nor --benchmark_list_tests):
   // children run the heap groups and this process merges their results.
   bool isolated = false;

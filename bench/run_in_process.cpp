@@ -3,8 +3,15 @@
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
-#include <cstdio>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string_view>
+
+#include "console_reporter.hpp"
 #include "context.hpp"
 #include "exit_codes.hpp"
 #include "heapbench/progress.hpp"
@@ -12,6 +19,46 @@
 #include "snapshot_reporter.hpp"
 
 namespace heapbench {
+namespace {
+
+// heapbench's console table for --benchmark_format=console, with the colour
+// and layout Google Benchmark would have chosen (its own choice is internal).
+std::unique_ptr<benchmark::BenchmarkReporter> console_reporter(const BenchmarkFlags& f, const ConsoleLayout& layout) {
+  if (f.format != "console") return nullptr;
+  bool color = false;
+  if (f.color) {
+    color = *f.color;
+  } else {
+    const char* term = std::getenv("TERM");
+    color = isatty(STDOUT_FILENO) && term != nullptr && std::string_view(term) != "dumb";
+  }
+  int options = benchmark::ConsoleReporter::OO_None;
+  if (color) options |= benchmark::ConsoleReporter::OO_Color;
+  if (f.counters_tabular) options |= benchmark::ConsoleReporter::OO_Tabular;
+  return std::make_unique<ConsoleReporter>(static_cast<benchmark::ConsoleReporter::OutputOptions>(options), layout);
+}
+
+// A child of isolation: the context and header only in the run's first heap
+// group, names as wide as the widest of the whole run (repetitions add
+// "_stddev" and the like, as Google Benchmark pads for them).
+ConsoleLayout child_layout(const PlannedRun& run, const RunConfig& cfg) {
+  ConsoleLayout layout;
+  const Plan& plan = run.plan;
+  if (plan.options.only_heap == 0) return layout;
+  std::vector<std::string> names;
+  for (const Case& c : plan.all_cases) names.push_back(benchmark_name(c, cfg));
+  const std::vector<bool> selected = filter_matches(names, run.filter);
+  std::uint64_t first_heap = 0;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (!selected[i]) continue;
+    if (first_heap == 0) first_heap = plan.all_cases[i].limit_bytes;
+    layout.min_name_width = std::max(layout.min_name_width, names[i].size() + (plan.bflags.repetitions > 1 ? 7 : 0));
+  }
+  layout.context_and_header = plan.options.only_heap == first_heap;
+  return layout;
+}
+
+}  // namespace
 
 int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunConfig& cfg, ResultsFile* out) {
   const Options& o = run.plan.options;
@@ -19,21 +66,22 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
   add_results_context(device, o);
 
   std::size_t ran = 0;
+  // nullptr: Google Benchmark's own json or csv reporter.
+  const std::unique_ptr<benchmark::BenchmarkReporter> display = console_reporter(run.plan.bflags, child_layout(run, cfg));
   try {
     if (out) {
       // Progress and the measurement summary: the results file's reporter sees every case.
       const std::size_t selected = count_matching(run.names, run.filter);
       Progress progress(selected * static_cast<std::size_t>(run.plan.bflags.repetitions));
       auto on_runs = [&](const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
-        std::size_t cases = 0;
-        double timed = 0;
+        std::vector<ReportedRun> reported;
         for (const auto& r : runs) {
-          if (r.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate) continue;
-          ++cases;
-          timed += timed_seconds(case_timing(r));
-          if (cfg.stop) cfg.stop->reported(r.benchmark_name());
+          const bool aggregate = r.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate;
+          reported.push_back({r.run_name.str(), aggregate, r.aggregate_name, r.repetitions, case_timing(r)});
+          if (!aggregate && cfg.stop) cfg.stop->reported(r.benchmark_name());
         }
-        const std::string line = progress.update(cases, timed, run.clock.seconds());
+        const Done done = count_done(reported);
+        const std::string line = progress.update(done.cases, done.timed_s, run.clock.seconds());
         if (!line.empty() && !child) fmt::print(stderr, "{}\n", line);
       };
       auto before_last_write = [&] {
@@ -43,10 +91,10 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
         }
       };
       SnapshotReporter snapshots(out->path(), on_runs, before_last_write);
-      ran = benchmark::RunSpecifiedBenchmarks(nullptr, &snapshots);
+      ran = benchmark::RunSpecifiedBenchmarks(display.get(), &snapshots);
       if (!child) fmt::print(stderr, "{}\n", progress.summary(run.clock.seconds()));
     } else {
-      ran = benchmark::RunSpecifiedBenchmarks();
+      ran = benchmark::RunSpecifiedBenchmarks(display.get());
     }
   } catch (const StoppedAfterDeviceError&) {
     // The failed case's error result is in the results file; the parent runs

@@ -34,16 +34,14 @@ int run_isolated(const PlannedRun& run, const std::vector<int>& devices, Results
   settings.tag_devices = devices.size() > 1;
   settings.quiet_children = plan.bflags.format == "json";  // stdout gets the merged document instead
   settings.on_change = [&](ResultsMerger& merger) {
-    std::size_t cases = 0;
-    double timed = 0;
-    for (const auto& entry : merger.document()["benchmarks"]) {
-      if (entry.value("run_type", "iteration") == "aggregate") continue;
-      ++cases;
-      timed += timed_seconds(case_timing(entry));
-    }
+    std::vector<ReportedRun> reported;
+    for (const auto& entry : merger.document()["benchmarks"]) reported.push_back(reported_run(entry));
+    const Done done = count_done(reported);
     const double now = run.clock.seconds();
-    if (const std::string line = progress.update(cases, timed, now); !line.empty()) fmt::print(stderr, "{}\n", line);
-    for (const auto& [k, v] : timing_context(now, timed)) merger.set_context(k, v);
+    if (const std::string line = progress.update(done.cases, done.timed_s, now); !line.empty()) {
+      fmt::print(stderr, "{}\n", line);
+    }
+    for (const auto& [k, v] : timing_context(now, done.timed_s)) merger.set_context(k, v);
   };
   ChildrenOutcome done;
   try {

@@ -1,5 +1,5 @@
 """The heap's size-class map and heap-size advice, from the files of
-scripts/answers-h200.sh.
+scripts/answers.
 
 usage: python3 plot/size_map.py RUN -o OUTDIR [--time-threshold 1.5] [--stride-threshold 0.25]
 
@@ -250,7 +250,7 @@ def unpack(run: Path, out: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("run", type=Path, help="directory or .tar.gz written by scripts/answers-h200.sh")
+    ap.add_argument("run", type=Path, help="directory or .tar.gz written by scripts/answers")
     ap.add_argument("-o", "--out", type=Path, required=True)
     ap.add_argument("--time-threshold", type=float, default=1.5,
                     help="ratio of time per call that opens a class (default 1.5)")

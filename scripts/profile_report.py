@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Per case: kernels in the Nsight Systems trace and their time, beside
 heapbench's own figure for the same case.
 
@@ -13,8 +14,10 @@ the tiny kernel that sets the round's deadline is launched before the first
 event and is left out. heapbench's figure is the JSON's manual time per
 iteration.
 """
+import argparse
 import bisect
 import json
+import os
 import re
 import sqlite3
 import sys
@@ -48,7 +51,8 @@ def containing(ranges_sorted, starts, t):
 
 
 def main(sqlite_path, json_path):
-    db = sqlite3.connect(sqlite_path)
+    # Read-only: a missing or misnamed file must not become an empty database.
+    db = sqlite3.connect(f"file:{sqlite_path}?mode=ro", uri=True)
     names = strings(db)
     ranges = sorted(nvtx_ranges(db, names))
     cases = [r for r in ranges if CASE.match(r[2])]
@@ -95,5 +99,26 @@ def main(sqlite_path, json_path):
     print(f"\nlargest difference between trace and heapbench: {100 * worst:.1f} %")
 
 
+class OneLineErrors(argparse.ArgumentParser):
+    def error(self, message):
+        self.exit(2, f"profile_report: {message} (scripts/profile_report.py --help)\n")
+
+
+def cli(argv=None):
+    ap = OneLineErrors(prog="scripts/profile_report.py", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter, usage="%(prog)s TRACE.sqlite RESULTS.json")
+    ap.add_argument("trace", help="the trace exported by nsys export --type sqlite")
+    ap.add_argument("results", help="heapbench's results file of the same run")
+    args = ap.parse_args(argv)
+    for path in (args.trace, args.results):
+        if not os.path.isfile(path):
+            ap.error(f"{path}: no such file")
+    try:
+        return main(args.trace, args.results)
+    except (sqlite3.Error, ValueError, KeyError, OSError) as e:
+        print(f"profile_report: cannot read {args.trace} or {args.results}: {type(e).__name__}: {e}", file=sys.stderr)
+        return 1
+
+
 if __name__ == "__main__":
-    sys.exit(main(*sys.argv[1:3]))
+    sys.exit(cli())

@@ -1,10 +1,38 @@
 #pragma once
-// Checks on the command line that CLI11's and Google Benchmark's own parsing
-// let through. Both throw UsageError (options.hpp) naming the flag and value.
+// Google Benchmark's flags as heapbench sees them: the ones it passes on, the
+// ones it refuses and why (one table, which --help, the checks and docs/cli.md
+// follow), and checks on the command line that CLI11's and Google Benchmark's
+// own parsing let through. The checks throw UsageError (options.hpp) naming
+// the flag and value.
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace heapbench {
+
+// One Google Benchmark flag that reaches heapbench's command line.
+struct GoogleBenchmarkFlag {
+  std::string_view name;    // "--benchmark_filter"
+  std::string_view value;   // "=<regex>", for --help
+  std::string_view help;    // what it does under heapbench
+  std::string_view refused; // why heapbench refuses it, or "" when it is passed on
+};
+
+// Every Google Benchmark flag heapbench knows of, passed on or refused, in
+// --help's order. heapbench's own --benchmark_list_tests, --benchmark_out and
+// --benchmark_out_format are its CLI11 options, not in here.
+const std::vector<GoogleBenchmarkFlag>& google_benchmark_flags();
+
+// The flag of the table named `name` (up to any '='), or nullptr.
+const GoogleBenchmarkFlag* find_google_benchmark_flag(std::string_view name);
+
+// "--flag=VALUE" -> "--flag"; "--flag" -> "--flag".
+std::string_view flag_name(std::string_view arg);
+
+// Refuses an argument naming a refused flag of the table (the message says
+// why). --benchmark_enable_random_interleaving is refused unless it is false.
+void refuse_refused_flag(std::string_view arg);
 
 // "--flag=" with nothing after "=" (what an unset shell variable gives) is an
 // error: CLI11 would otherwise take the next argument as the value
@@ -15,12 +43,15 @@ void refuse_empty_values(const std::vector<std::string>& args);
 struct BenchmarkFlags {
   std::string format = "console";  // --benchmark_format: what goes to stdout
   int repetitions = 1;             // --benchmark_repetitions
+  std::optional<bool> color;       // --benchmark_color: nullopt for auto (colour on a terminal)
+  bool counters_tabular = false;   // --benchmark_counters_tabular
 };
 
 // Checks the values of the Google Benchmark flags in `args` (the arguments
 // heapbench passes on to it) that Google Benchmark itself answers with its
-// usage text and exit status 0 (--benchmark_format, --benchmark_time_unit;
-// an empty --benchmark_color is refuse_empty_values's) or accepts although no case could then run
+// usage text and exit status 0 (--benchmark_format; an empty
+// --benchmark_color is refuse_empty_values's), refuses in its own words (--v,
+// --benchmark_context) or accepts although no case could then run
 // (--benchmark_repetitions below 1). Other arguments are left to it.
 BenchmarkFlags check_benchmark_flags(const std::vector<std::string>& args);
 

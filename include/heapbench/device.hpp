@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "heapbench/backend.hpp"
@@ -37,6 +38,12 @@ struct DeviceInfo {
 
 // Throws NoDeviceError with a one-line reason when `index` is not a usable device.
 DeviceInfo probe_device(int index);
+
+// NoDeviceError's line when cudaGetDeviceCount fails with the error of this
+// name and text: in words a user acts on ("no NVIDIA driver, or one too old"
+// for cudaErrorInsufficientDriver, which is what a machine without a driver
+// answers), with the error's name kept for searching. Host code: tested without a GPU.
+std::string no_device_reason(std::string_view error_name, std::string_view error_string);
 
 // Owns cudaLimitMallocHeapSize for one device. CUDA refuses to change the limit
 // once a kernel that calls malloc has run (cudaErrorInvalidValue, seen on an H200

@@ -1,10 +1,11 @@
 #pragma once
-// heapbench's own command line. Flags it does not know are handed, in order, to
-// Google Benchmark, which rejects what it does not know either.
+// heapbench's own command line. Google Benchmark's flags (benchmark_flags.hpp)
+// are handed to it in order; any other flag is refused here.
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "heapbench/measure.hpp"
@@ -34,16 +35,21 @@ struct Options {
   std::vector<std::string> raw_args; // argv[1..], for children
   int profile_iterations = 3;        // --profile-iterations
   bool help = false;                 // --help / -h
+  bool version = false;              // --version
   std::vector<std::string> benchmark_args;  // argv[0] then everything for Google Benchmark
 };
 
 // Parses argv. Throws UsageError (one line, naming the bad value) on malformed
 // values: sizes/threads/heaps that are 0, negative, not numbers, heaps that are
 // not whole MiB, alignments that are not powers of two, unknown patterns or
-// APIs, a non-positive budget, a negative device.
+// APIs, a non-positive budget, a negative device; flags that neither heapbench
+// nor Google Benchmark knows (with the closest known one), refused Google
+// Benchmark flags (with the reason), stray words. With --help or --version it
+// returns before checking the rest.
 Options parse_options(int argc, const char* const* argv);
 
-// heapbench's flags, for --help (Google Benchmark's own help follows it).
-std::string options_help();
+// --help: heapbench's flags, the subcommands (name, one-line summary), then
+// Google Benchmark's flags that it passes on and those it refuses.
+std::string options_help(const std::vector<std::pair<std::string, std::string>>& subcommands = {});
 
 }  // namespace heapbench

@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <cstdint>
+#include <vector>
 #include <optional>
 #include <string>
 
@@ -24,6 +26,25 @@ struct CaseTiming {
 double timed_seconds(const CaseTiming& t);
 // The same, read from one entry of a Google Benchmark JSON "benchmarks" list.
 CaseTiming case_timing(const nlohmann::json& entry);
+
+// One entry of the results as progress counts it.
+struct ReportedRun {
+  std::string run_name;          // the case; its aggregates carry the same
+  bool aggregate = false;        // mean, median, stddev, cv, ...
+  std::string aggregate_name;
+  std::int64_t repetitions = 1;  // of the case (aggregates: how many they summarise)
+  CaseTiming timing;
+};
+ReportedRun reported_run(const nlohmann::json& entry);
+
+// Cases done (each repetition of a case once) and their GPU seconds. A case
+// whose repetitions came only as aggregates (--benchmark_report_aggregates_only)
+// counts its mean's repetitions, and the mean's time that many times.
+struct Done {
+  std::size_t cases = 0;
+  double timed_s = 0.0;
+};
+Done count_done(const std::vector<ReportedRun>& runs);
 
 // Cases done of a planned total, the time left, and the summary at the end.
 class Progress {

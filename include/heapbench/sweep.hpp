@@ -15,11 +15,27 @@ struct Sweep {
   std::vector<std::uint64_t> aligns;  // used only for APIs that take an alignment
   std::vector<std::uint64_t> threads;
   std::vector<std::uint64_t> heaps;
-  // Leaves out points whose demand (threads x size) exceeds this fraction of the
-  // heap: on an H200 such points spend seconds per kernel in failing mallocs
+  // Leaves out points whose demand (heap_footprint: threads x size, each call
+  // at least kMinHeapBlock in CUDA's heap) exceeds this fraction of the heap:
+  // on an H200 such points spend seconds per kernel in failing mallocs
   // (2^20 x 1 KiB on 64 MiB: 13.5 s). 0 keeps every point.
   double max_demand_fraction = 0.0;
 };
+
+// The least room CUDA's device heap gives one allocation, whatever it asks
+// for: on an H200 a fill with 16 B blocks held 17.3 % of the heap where 64 B
+// blocks held 69.2 %, both about 92 B of heap per block
+// (results/H200_2026-11-30_default-sweep_19709e3.json, capacity/malloc at 8 MiB).
+// So 2^20 threads x 16 B (or 24 B) take as much of a heap as 2^20 x 64 B:
+// 64 MiB asked of a 64 MiB heap, which then fills, and failing calls on a
+// full heap spent the 5 s kernel budget on every run of the default sweep.
+inline constexpr std::uint64_t kMinHeapBlock = 64;
+
+// The bytes a case's allocations take of its heap at once, as
+// max_demand_fraction weighs them: threads x size, and for the APIs that
+// allocate from CUDA's heap (malloc, aligned, cuda_std_aligned, new) at least
+// kMinHeapBlock per allocation call.
+std::uint64_t heap_footprint(const Case& c);
 
 // The default sweep, in parts:
 //  - per_thread/malloc over the full axes (sizes across the allocator's size

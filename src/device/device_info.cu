@@ -9,8 +9,7 @@ DeviceInfo probe_device(int index) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
-    throw NoDeviceError(fmt::format("no CUDA device: cudaGetDeviceCount returned {} ({})", cudaGetErrorName(err),
-                                    cudaGetErrorString(err)));
+    throw NoDeviceError(no_device_reason(cudaGetErrorName(err), cudaGetErrorString(err)));
   }
   if (count == 0) throw NoDeviceError("no CUDA device: the driver reports none");
   if (index >= count) {

@@ -12,6 +12,7 @@
 #include "heapbench/mixed_sizes.hpp"
 #include "heapbench/options.hpp"
 #include "heapbench/parse.hpp"
+#include "heapbench/suggest.hpp"
 
 namespace heapbench {
 
@@ -108,13 +109,14 @@ Case workload_case(const Workload& w, std::uint64_t heap) {
   if (w.threads == 0) throw std::invalid_argument("--threads: at least one allocating thread");
   const PatternTraits* pattern = find_pattern_traits(w.pattern);
   if (!advisable(pattern)) {
-    throw std::invalid_argument(fmt::format("--pattern={}: advice knows per_thread, per_warp and per_block", w.pattern));
+    throw std::invalid_argument(fmt::format("--pattern={}: advice knows per_thread, per_warp and per_block{}", w.pattern,
+                                            did_you_mean(w.pattern, {"per_thread", "per_warp", "per_block"})));
   }
   const ApiTraits* api = find_api_traits(w.api);
   if (!supported(w.pattern, w.api) || !api->heap_backed() || api->is_call_path()) {
     throw std::invalid_argument(fmt::format(
-        "--api={}: advice is for the device heap's APIs (malloc, aligned, cuda_std_aligned, new) with {}", w.api,
-        w.pattern));
+        "--api={}: advice is for the device heap's APIs (malloc, aligned, cuda_std_aligned, new) with {}{}", w.api,
+        w.pattern, did_you_mean(w.api, {"malloc", "aligned", "cuda_std_aligned", "new"})));
   }
   Case c{w.pattern, w.api, w.size.lo, takes_align(w.api) ? w.align : 0, w.threads, heap};
   switch (w.size.kind) {
@@ -243,14 +245,25 @@ AdviseOptions parse_advise_options(int argc, const char* const* argv) {
   add_advise_flags(app, o, p);
   std::vector<std::string> args;
   for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);
+  app.allow_extras();  // what is left is refused below, with the closest flag
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
   if (o.help) return o;
-  if (p.threads.empty()) throw UsageError("advise: --threads is required (how many threads allocate)");
-  if (p.size.empty()) throw UsageError("advise: --size is required (bytes per thread: 1000, 16-256 or 64:3,1K:1)");
+  for (const std::string& a : app.remaining()) {
+    if (a.size() > 1 && a[0] == '-') {
+      std::vector<std::string> known;
+      for (const CLI::Option* opt : app.get_options()) {
+        for (const auto& n : opt->get_lnames()) known.push_back("--" + n);
+      }
+      throw UsageError(fmt::format("{}: unknown flag{}", a, did_you_mean(a.substr(0, a.find('=')), known)));
+    }
+    throw UsageError(fmt::format("'{}': unexpected argument (flags start with --)", a));
+  }
+  if (p.threads.empty()) throw UsageError("--threads is required (how many threads allocate)");
+  if (p.size.empty()) throw UsageError("--size is required (bytes per thread: 1000, 16-256 or 64:3,1K:1)");
   try {
     o.workload.threads = parse_quantity(p.threads);
   } catch (const std::invalid_argument& e) {

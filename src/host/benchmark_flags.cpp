@@ -5,6 +5,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "heapbench/options.hpp"
 
@@ -32,7 +33,105 @@ CLI::Validator at_least_one() {
       "");
 }
 
+// A whole number, as Google Benchmark reads --v (it prints its own complaint otherwise).
+CLI::Validator whole_number() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        int n = 0;
+        if (CLI::detail::lexical_cast(value, n)) return {};
+        return fmt::format("'{}' is not a whole number", value);
+      },
+      "");
+}
+
+// key=value pairs, comma-separated, as Google Benchmark reads --benchmark_context.
+CLI::Validator key_value_pairs() {
+  return CLI::Validator(
+      [](std::string& value) -> std::string {
+        std::size_t start = 0;
+        while (true) {
+          const std::size_t comma = value.find(',', start);
+          const std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+          const std::size_t eq = item.find('=');
+          if (eq == std::string::npos || eq == 0) {
+            return fmt::format("'{}' is not key=value (pairs separated by commas)", item);
+          }
+          if (comma == std::string::npos) return {};
+          start = comma + 1;
+        }
+      },
+      "");
+}
+
+// Google Benchmark's reading of a boolean flag's value (IsTruthyFlagValue):
+// no value is true; 0, f, n, false, no, off (any case) are false.
+bool truthy(std::string_view value) {
+  std::string v(value);
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  return !(v == "0" || v == "f" || v == "n" || v == "false" || v == "no" || v == "off");
+}
+
+constexpr std::string_view kRandomInterleaving = "--benchmark_enable_random_interleaving";
+
 }  // namespace
+
+const std::vector<GoogleBenchmarkFlag>& google_benchmark_flags() {
+  static const std::vector<GoogleBenchmarkFlag> flags = {
+      {"--benchmark_filter", "=<regex>",
+       "Run only the cases whose name matches (e.g. '^per_thread/malloc/size:64/'); a filter that matches no case "
+       "is refused",
+       ""},
+      {"--benchmark_repetitions", "=<n>",
+       "Measure each case n times (at least 1); each repetition is a whole measurement, and mean, median, stddev "
+       "and cv follow",
+       ""},
+      {"--benchmark_report_aggregates_only", "={true|false}",
+       "With repetitions: only the mean, median, stddev and cv, on the console and in the results file", ""},
+      {"--benchmark_display_aggregates_only", "={true|false}",
+       "With repetitions: only the aggregates on the console; the results file keeps every repetition", ""},
+      {"--benchmark_format", "=<console|json|csv>",
+       "What stdout gets (default console); csv only where one process runs every case (--no-isolate, or no "
+       "--benchmark_out)",
+       ""},
+      {"--benchmark_color", "={auto|true|false}", "Colour in the console table (default auto: when stdout is a terminal)",
+       ""},
+      {"--benchmark_counters_tabular", "={true|false}", "Counters in columns of the console table, one per counter",
+       ""},
+      {"--benchmark_context", "=<key>=<value>,...", "Extra key=value pairs for the results file's context", ""},
+      {"--v", "=<verbosity>", "Google Benchmark's own log verbosity", ""},
+      {"--benchmark_min_time", "=<time>", "",
+       "heapbench decides how long each case runs by its noise; use --max-noise, --min-rounds and --max-time"},
+      {"--benchmark_min_warmup_time", "=<time>", "",
+       "heapbench warms each case up itself (a small round that loads the kernels and sets the heap up, and a first "
+       "full round left uncounted when rounds are short)"},
+      {kRandomInterleaving, "={true|false}", "",
+       "it runs the cases in a random order, which breaks the heap-major order: each change of heap size costs a "
+       "device reset; --benchmark_repetitions repeats in order"},
+      {"--benchmark_time_unit", "={ns|us|ms|s}", "",
+       "every case reports its GPU time per round in ms, and each counter carries its own unit"},
+      {"--benchmark_perf_counters", "=<counter>,...", "",
+       "it counts host CPU events (libpfm), and heapbench's work is on the GPU"},
+  };
+  return flags;
+}
+
+std::string_view flag_name(std::string_view arg) { return arg.substr(0, arg.find('=')); }
+
+const GoogleBenchmarkFlag* find_google_benchmark_flag(std::string_view name) {
+  for (const auto& f : google_benchmark_flags()) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+void refuse_refused_flag(std::string_view arg) {
+  const std::string_view name = flag_name(arg);
+  const GoogleBenchmarkFlag* f = find_google_benchmark_flag(name);
+  if (f == nullptr || f->refused.empty()) return;
+  const bool has_value = name.size() < arg.size();
+  if (name == kRandomInterleaving && has_value && !truthy(arg.substr(name.size() + 1))) return;
+  throw UsageError(fmt::format("{}: refused: {}", arg, f->refused));
+}
 
 void refuse_empty_values(const std::vector<std::string>& args) {
   for (const auto& a : args) {
@@ -46,13 +145,17 @@ void refuse_empty_values(const std::vector<std::string>& args) {
 BenchmarkFlags check_benchmark_flags(const std::vector<std::string>& args) {
   CLI::App app{"Google Benchmark's flags that heapbench checks"};
   BenchmarkFlags f;
-  std::string time_unit;
+  std::string tabular, color = "auto";
   // Google Benchmark takes the last of a repeated flag; so does this check.
   auto last = CLI::MultiOptionPolicy::TakeLast;
   app.add_option("--benchmark_format", f.format)->check(one_of({"console", "json", "csv"}))->multi_option_policy(last);
-  app.add_option("--benchmark_time_unit", time_unit)->check(one_of({"ns", "us", "ms", "s"}))->multi_option_policy(last);
   // Google Benchmark runs no case at all for 0 or fewer repetitions.
   app.add_option("--benchmark_repetitions", f.repetitions)->check(at_least_one())->multi_option_policy(last);
+  app.add_option("--benchmark_color", color)->multi_option_policy(last);
+  std::string verbosity, context;
+  app.add_option("--v", verbosity)->check(whole_number())->multi_option_policy(last);
+  app.add_option("--benchmark_context", context)->check(key_value_pairs())->multi_option_policy(last);
+  app.add_flag("--benchmark_counters_tabular{true}", tabular)->multi_option_policy(last);
   app.allow_extras();
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
   if (!reversed.empty()) reversed.pop_back();                      // argv[0]
@@ -61,6 +164,8 @@ BenchmarkFlags check_benchmark_flags(const std::vector<std::string>& args) {
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
+  f.counters_tabular = app.count("--benchmark_counters_tabular") > 0 && truthy(tabular);
+  if (color != "auto") f.color = truthy(color);
   return f;
 }
 

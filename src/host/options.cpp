@@ -13,6 +13,8 @@
 #include "heapbench/benchmark_flags.hpp"
 #include "heapbench/catalog.hpp"
 #include "heapbench/parse.hpp"
+#include "heapbench/suggest.hpp"
+#include "heapbench/version.hpp"
 
 namespace heapbench {
 namespace {
@@ -26,6 +28,7 @@ struct Parsed {
   std::string out_format = "json";
   bool list_tests = false;
   bool help = false;
+  bool version = false;
   bool profile = false;
   int profile_iterations = 3;
   bool isolate = false;
@@ -35,12 +38,12 @@ struct Parsed {
   std::string sweep = "default";
   double max_noise_pct = -1, max_time_s = -1;
   int min_rounds = -1;
-  std::string min_time;
 };
 
 void add_flags(CLI::App& app, Parsed& p) {
   app.set_help_flag();  // --help is ours: it prints these flags and then Google Benchmark's.
-  app.add_flag("-h,--help", p.help, "Print heapbench's and Google Benchmark's flags and exit");
+  app.add_flag("-h,--help", p.help, "Print heapbench's flags, its subcommands and Google Benchmark's flags, and exit");
+  app.add_flag("--version", p.version, "Print heapbench's version and git commit, and exit (needs no GPU)");
   app.add_option("--patterns", p.patterns, fmt::format("Patterns, comma-separated ({})", fmt::join(kPatterns, ",")));
   // What this build's toolkit could not build, and why: the APIs that share a
   // reason are named together, in kApiTraits' order.
@@ -60,8 +63,8 @@ void add_flags(CLI::App& app, Parsed& p) {
   app.add_option("--threads", p.threads, "Concurrently allocating threads (e.g. 32,100000,1M)");
   app.add_option("--heaps", p.heaps, "cudaLimitMallocHeapSize values (printf: cudaLimitPrintfFifoSize), whole MiB (e.g. 8M,1G)");
   app.add_option("--max-demand-fraction", p.max_demand_fraction,
-                 "Skip points whose threads x size exceeds this fraction of the heap "
-                 "(default 0.5 for the built-in sweep, 0 = keep all when an axis is given)");
+                 "Skip points whose threads x size (each call to CUDA's heap counted as at least 64 B) exceeds "
+                 "this fraction of the heap (default 0.5 for the built-in sweep, 0 = keep all when an axis is given)");
   // Children of --isolate/--devices get --device and --benchmark_out appended: the last one counts.
   app.add_option("--device", p.device, "CUDA device index (default 0)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -89,8 +92,8 @@ void add_flags(CLI::App& app, Parsed& p) {
   app.add_flag("--benchmark_list_tests{true}", p.list_tests, "List the cases and exit (needs no GPU)");
   app.add_option("--sweep", p.sweep,
                  "Which built-in sweep the axis flags modify: default (the thorough one) or quick (every "
-                 "pattern x API at one or two points, about a minute on an H200) or size_map (the allocator's size "
-                 "classes: every 16 B to 8 KiB, then coarser to 1 MiB; see README)")
+                 "pattern x API at one or two points, about 30 s on an H200) or size_map (the allocator's size "
+                 "classes: every 16 B to 8 KiB, then coarser to 1 MiB; docs/cli.md)")
       ->check(CLI::IsMember({"default", "quick", "size_map"}));
   const StoppingRule rule;
   app.add_option("--max-noise", p.max_noise_pct,
@@ -103,8 +106,8 @@ void add_flags(CLI::App& app, Parsed& p) {
                  fmt::format("Seconds of wall time after which a case stops measuring, converged or not (default {:g}); "
                              "a case reports rounds, noise, converged, timed_s and sm_clock_mhz",
                              rule.max_time_s));
-  // Google Benchmark's own calibration is replaced by the stopping rule above.
-  app.add_option("--benchmark_min_time,--benchmark_min_warmup_time", p.min_time)->group("");
+  // Google Benchmark's other flags stay in remaining(): checked against
+  // google_benchmark_flags() and passed on.
   app.allow_extras();
 }
 
@@ -137,7 +140,9 @@ std::vector<int> axis_or_index(const std::string& flag, const std::string& text)
   return out;
 }
 
-std::vector<std::string> names(const std::string& flag, const std::string& text, bool (*known)(std::string_view)) {
+template <class Names>
+std::vector<std::string> names(const std::string& flag, const std::string& text, bool (*known)(std::string_view),
+                               const Names& all) {
   std::vector<std::string> out;
   std::size_t start = 0;
   while (true) {
@@ -146,7 +151,10 @@ std::vector<std::string> names(const std::string& flag, const std::string& text,
     if (auto why = known(item) ? std::string() : not_built_reason(item); !why.empty()) {
       throw UsageError(fmt::format("{}={}: '{}' is not built in: {}", flag, text, item, why));
     }
-    if (!known(item)) throw UsageError(fmt::format("{}={}: unknown name '{}'", flag, text, item));
+    if (!known(item)) {
+      throw UsageError(fmt::format("{}={}: unknown name '{}'{}", flag, text, item,
+                                   did_you_mean(item, std::vector<std::string>(all.begin(), all.end()))));
+    }
     out.push_back(std::move(item));
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -175,6 +183,36 @@ void keep_parts_with(std::vector<Sweep>& sweeps, const std::vector<std::string>&
                sweeps.end());
 }
 
+// The arguments CLI11 left over are Google Benchmark's flags, passed on to it
+// in order. A refused one of them, a flag neither knows and a stray word are
+// refused here, the flag with the closest known one.
+void check_remaining(const CLI::App& app) {
+  std::vector<std::string> known;  // what a mistyped flag may have meant
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->get_group().empty()) continue;  // internal
+    for (const auto& n : opt->get_lnames()) known.push_back("--" + n);
+  }
+  for (const auto& f : google_benchmark_flags()) {
+    if (f.refused.empty()) known.emplace_back(f.name);
+  }
+  const std::vector<std::string> rest = app.remaining();
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    const std::string& a = rest[i];
+    if (a == "--") break;
+    if (a.size() > 1 && a[0] == '-') {
+      refuse_refused_flag(a);
+      if (find_google_benchmark_flag(flag_name(a))) continue;
+      throw UsageError(fmt::format("{}: unknown flag{}", a, did_you_mean(flag_name(a), known)));
+    }
+    if (i > 0 && find_google_benchmark_flag(rest[i - 1]) != nullptr) {
+      throw UsageError(fmt::format("'{}': Google Benchmark's flags take their value after '=' ({}={})", a, rest[i - 1], a));
+    }
+    throw UsageError(fmt::format("'{}': unexpected argument (flags start with --; a subcommand comes first: "
+                                 "heapbench SUBCOMMAND ...)",
+                                 a));
+  }
+}
+
 }  // namespace
 
 Options parse_options(int argc, const char* const* argv) {
@@ -192,6 +230,9 @@ Options parse_options(int argc, const char* const* argv) {
 
   Options o;
   o.help = p.help;
+  o.version = p.version;
+  if (o.help || o.version) return o;
+  check_remaining(app);
   for (int i = 1; i < argc; ++i) o.raw_args.emplace_back(argv[i]);
   if (p.isolate && p.no_isolate) throw UsageError("--isolate and --no-isolate: give one");
   // Isolation needs a file to merge into; under --profile one process keeps a
@@ -216,11 +257,6 @@ Options parse_options(int argc, const char* const* argv) {
   }
   o.profile_iterations = p.profile_iterations;
   o.list_tests = p.list_tests;
-  if (app.count("--benchmark_min_time") || app.count("--benchmark_min_warmup_time")) {
-    throw UsageError(fmt::format("--benchmark_min_time/--benchmark_min_warmup_time={}: heapbench decides how long each "
-                                 "case runs by its noise; use --max-noise, --min-rounds and --max-time",
-                                 p.min_time));
-  }
   if (app.count("--max-noise")) {
     if (!(p.max_noise_pct > 0 && p.max_noise_pct < 100)) {
       throw UsageError(fmt::format("--max-noise={}: a percentage above 0 and below 100", p.max_noise_pct));
@@ -246,11 +282,11 @@ Options parse_options(int argc, const char* const* argv) {
     for (auto& s : o.sweeps) s.*member = value;
   };
   if (app.count("--patterns")) {
-    const auto patterns = names("--patterns", p.patterns, is_pattern);
+    const auto patterns = names("--patterns", p.patterns, is_pattern, kPatterns);
     keep_parts_with(o.sweeps, patterns);
     apply(&Sweep::patterns, patterns);
   }
-  if (app.count("--apis")) apply(&Sweep::apis, names("--apis", p.apis, is_api));
+  if (app.count("--apis")) apply(&Sweep::apis, names("--apis", p.apis, is_api, kApis));
   bool axis_given = false;
   if (app.count("--sizes")) { apply(&Sweep::sizes, axis("--sizes", p.sizes)); axis_given = true; }
   if (app.count("--threads")) {
@@ -328,11 +364,27 @@ Options parse_options(int argc, const char* const* argv) {
   return o;
 }
 
-std::string options_help() {
+std::string options_help(const std::vector<std::pair<std::string, std::string>>& subcommands) {
   CLI::App app{"heapbench: throughput and limits of CUDA's device heap", "heapbench"};
   Parsed p;
   add_flags(app, p);
-  return app.help();
+  // Listed only: app.cpp runs them before this parser sees the command line.
+  for (const auto& [name, summary] : subcommands) app.add_subcommand(name, summary);
+  std::string text = app.help();
+  while (!text.empty() && text.back() == '\n') text.pop_back();
+  text += "\n\nGoogle Benchmark's flags, passed on to it:\n";
+  std::string refused;
+  for (const auto& f : google_benchmark_flags()) {
+    const std::string flag = fmt::format("{}{}", f.name, f.value);
+    if (f.refused.empty()) {
+      text += fmt::format("  {:<28}{}{}\n", flag, flag.size() >= 28 ? "\n" + std::string(30, ' ') : "", f.help);
+    } else {
+      refused += fmt::format("  {}: {}\n", f.name, f.refused);
+    }
+  }
+  text += "\nGoogle Benchmark's flags that heapbench refuses, and why:\n" + refused;
+  if (!subcommands.empty()) text += "\nheapbench SUBCOMMAND --help lists a subcommand's flags. Exit codes and more: docs/cli.md\n";
+  return text;
 }
 
 }  // namespace heapbench

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 namespace heapbench {
 
@@ -24,6 +26,37 @@ CaseTiming case_timing(const nlohmann::json& e) {
   if (e.contains("iterations") && e["iterations"].is_number()) t.iterations = e["iterations"].get<double>();
   t.time_unit = e.value("time_unit", "ns");
   return t;
+}
+
+ReportedRun reported_run(const nlohmann::json& e) {
+  ReportedRun r;
+  r.run_name = e.value("run_name", e.value("name", ""));
+  r.aggregate = e.value("run_type", "iteration") == "aggregate";
+  r.aggregate_name = e.value("aggregate_name", "");
+  if (e.contains("repetitions") && e["repetitions"].is_number_integer()) r.repetitions = e["repetitions"].get<std::int64_t>();
+  r.timing = case_timing(e);
+  return r;
+}
+
+Done count_done(const std::vector<ReportedRun>& runs) {
+  Done d;
+  std::set<std::string> with_iterations;
+  for (const auto& r : runs) {
+    if (r.aggregate) continue;
+    ++d.cases;
+    d.timed_s += timed_seconds(r.timing);
+    with_iterations.insert(r.run_name);
+  }
+  for (const auto& r : runs) {
+    if (!r.aggregate || r.aggregate_name != "mean" || with_iterations.count(r.run_name)) continue;
+    const auto reps = static_cast<std::size_t>(std::max<std::int64_t>(r.repetitions, 1));
+    d.cases += reps;
+    // A mean's counters are means; its iterations are the repetitions'.
+    CaseTiming t = r.timing;
+    t.counts = true;
+    d.timed_s += t.timed_s ? *t.timed_s * static_cast<double>(reps) : timed_seconds(t);
+  }
+  return d;
 }
 
 std::string format_duration(double s) {

@@ -34,6 +34,15 @@ std::vector<std::string> capacity_apis() {
 
 }  // namespace
 
+std::uint64_t heap_footprint(const Case& c) {
+  const ApiTraits* api = find_api_traits(c.api);
+  if (api == nullptr || !api->heap_backed()) return c.demand();
+  const PatternTraits* pattern = find_pattern_traits(c.pattern);
+  const std::uint64_t per_call_threads = pattern ? std::max<std::uint64_t>(pattern->threads_per_call, 1) : 1;
+  const std::uint64_t calls = (c.threads + per_call_threads - 1) / per_call_threads;
+  return std::max(c.demand(), calls * kMinHeapBlock);
+}
+
 std::vector<Sweep> default_sweep() {
   Sweep spine;
   spine.patterns = {"per_thread"};
@@ -178,7 +187,7 @@ std::vector<Case> plan_cases(const std::vector<Sweep>& sweeps) {
               for (auto threads : s.threads) {
                 Case c{pattern, api, size, align, threads, heap};
                 if (s.max_demand_fraction > 0 &&
-                    static_cast<double>(c.demand()) > s.max_demand_fraction * static_cast<double>(heap)) {
+                    static_cast<double>(heap_footprint(c)) > s.max_demand_fraction * static_cast<double>(heap)) {
                   continue;
                 }
                 cases.push_back(c);

@@ -34,6 +34,26 @@ class CommandLine(unittest.TestCase):
         for flag in ("--sizes", "--threads", "--heaps", "--kernel-budget-ms", "--benchmark_filter", "--benchmark_out"):
             self.assertIn(flag, r.stdout)
 
+    def test_help_lists_the_subcommands_and_version_needs_no_gpu(self):
+        r = run(HEAPBENCH, "--help")
+        self.assertRegex(r.stdout, r"(?m)^Subcommands:\n  advise +\S")
+        self.assertNotIn("also accepted", r.stdout)
+        v = run(HEAPBENCH, "--version")
+        self.assertEqual(v.returncode, 0, v.stderr)
+        self.assertRegex(v.stdout, r"^heapbench \d+\.\d+\.\d+ \(git commit ([0-9a-f]{7,40}(-dirty)?|unknown)\)\n$")
+
+    def test_errors_have_one_prefix(self):
+        for args, prefix in ((("--sizs=64",), "heapbench: "), (("advise",), "heapbench advise: "),
+                             (("advise", "--size=64"), "heapbench advise: "), (("--benchmark_filtr=x",), "heapbench: ")):
+            with self.subTest(args=args):
+                r = run(HEAPBENCH, *args)
+                self.assertEqual(r.returncode, EXIT_USAGE)
+                lines = r.stderr.splitlines()
+                self.assertEqual(len(lines), 1, r.stderr)
+                self.assertTrue(lines[0].startswith(prefix), lines[0])
+                self.assertNotIn(": error:", lines[0])
+                self.assertNotIn("advise: advise:", lines[0])
+
     def test_list_tests_needs_no_gpu_and_follows_the_naming_scheme(self):
         r = run(HEAPBENCH, "--benchmark_list_tests", "--patterns=per_thread", "--apis=malloc", "--sizes=16,1K",
                 "--threads=32", "--heaps=8M,64M")
@@ -113,7 +133,11 @@ class CommandLine(unittest.TestCase):
             ("--patterns=per_warp", "--apis=alloca"): "no supported pair",
             # Google Benchmark answers these with its usage text and exit status 0.
             ("--benchmark_format=xml",): "--benchmark_format: 'xml'",
-            ("--benchmark_time_unit=fortnight",): "--benchmark_time_unit: 'fortnight'",
+            # Every case reports ms; the counters carry their own units.
+            ("--benchmark_time_unit=fortnight",): "--benchmark_time_unit=fortnight: refused",
+            ("--benchmark_enable_random_interleaving=true",): "heap-major",
+            ("--sizs=64",): "did you mean '--sizes'?",
+            ("adivse",): "did you mean 'advise'?",
             ("--benchmark_repetitions=0",): "--benchmark_repetitions: '0'",
             # An empty value took the next argument as its value.
             ("--benchmark_out=", "--sizes=64"): "--benchmark_out=: empty value",

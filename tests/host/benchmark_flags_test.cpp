@@ -20,10 +20,13 @@ TEST(BenchmarkFlags, ValuesGoogleBenchmarkAnswersWithItsUsageAreRefusedByName) {
   // Google Benchmark 1.7 prints its usage and exits 0 for these.
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"--benchmark_format=xml", "'xml'"},
-      {"--benchmark_time_unit=fortnight", "'fortnight'"},
       {"--benchmark_repetitions=0", "'0'"},
       {"--benchmark_repetitions=-2", "'-2'"},
       {"--benchmark_repetitions=two", "'two'"},
+      // Google Benchmark complains in its own words and style.
+      {"--v=abc", "'abc'"},
+      {"--benchmark_context=abc", "'abc'"},
+      {"--benchmark_context=a=b,c", "'c'"},
   };
   for (const auto& [arg, value] : bad) {
     const std::string why = refusal({"heapbench", arg});
@@ -37,8 +40,44 @@ TEST(BenchmarkFlags, GoodValuesPassAndTheLastOneCounts) {
   EXPECT_EQ(check_benchmark_flags({"heapbench", "--benchmark_format=json"}).format, "json");
   EXPECT_EQ(check_benchmark_flags({"heapbench"}).format, "console");
   const BenchmarkFlags f = check_benchmark_flags({"heapbench", "--benchmark_repetitions=3", "--benchmark_filter=x",
-                                                  "--benchmark_time_unit=us", "--benchmark_repetitions=5"});
+                                                  "--benchmark_color=false", "--benchmark_repetitions=5"});
   EXPECT_EQ(f.repetitions, 5);
+  EXPECT_EQ(f.color, false);
+  EXPECT_FALSE(check_benchmark_flags({"heapbench", "--benchmark_color=auto"}).color.has_value());
+  EXPECT_EQ(check_benchmark_flags({"heapbench", "--benchmark_color=yes"}).color, true);
+  EXPECT_FALSE(f.counters_tabular);
+  EXPECT_TRUE(check_benchmark_flags({"heapbench", "--benchmark_counters_tabular"}).counters_tabular);
+  EXPECT_TRUE(check_benchmark_flags({"heapbench", "--benchmark_counters_tabular=true"}).counters_tabular);
+  EXPECT_FALSE(check_benchmark_flags({"heapbench", "--benchmark_counters_tabular=false"}).counters_tabular);
+}
+
+std::string refused(const std::string& arg) {
+  try {
+    refuse_refused_flag(arg);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(BenchmarkFlags, RefusedFlagsSayWhyAndTheOthersPass) {
+  for (const auto& f : google_benchmark_flags()) {
+    const std::string arg = std::string(f.name) + "=1";
+    if (f.refused.empty()) {
+      EXPECT_EQ(refused(arg), "") << arg;
+      EXPECT_FALSE(f.help.empty()) << f.name << ": --help says what a passed-on flag does";
+    } else {
+      const std::string why = refused(arg);
+      EXPECT_NE(why.find(arg), std::string::npos) << why;
+      EXPECT_NE(why.find(std::string(f.refused)), std::string::npos) << why;
+    }
+  }
+  EXPECT_NE(refused("--benchmark_min_time=0.5s").find("--max-noise"), std::string::npos);
+  EXPECT_NE(refused("--benchmark_enable_random_interleaving").find("heap-major"), std::string::npos);
+  EXPECT_NE(refused("--benchmark_enable_random_interleaving=true").find("device reset"), std::string::npos);
+  EXPECT_EQ(refused("--benchmark_enable_random_interleaving=false"), "") << "false keeps the order";
+  EXPECT_EQ(refused("--benchmark_filter=x"), "");
+  EXPECT_EQ(refused("--no_such_flag"), "") << "unknown flags are options.cpp's";
 }
 
 TEST(BenchmarkFlags, AnEmptyValueIsRefusedNamingTheFlag) {

@@ -1,5 +1,6 @@
 #include "heapbench/catalog.hpp"
 #include "heapbench/options.hpp"
+#include "heapbench/benchmark_flags.hpp"
 
 #include "heapbench/catalog.hpp"
 
@@ -64,6 +65,7 @@ TEST(Options, OneGoogleBenchmarkIterationPerCase) {
                           [](const std::string& a) { return a.rfind("--benchmark_min_time=", 0) == 0; }),
             1);
   EXPECT_THROW(parse({"--benchmark_min_time=2"}), UsageError);
+  EXPECT_THROW(parse({"--benchmark_min_warmup_time=2"}), UsageError);
   EXPECT_THROW(parse({"--benchmark_min_time=0.5s"}), UsageError);
   EXPECT_THROW(parse({"--benchmark_min_warmup_time=1"}), UsageError);
 }
@@ -231,6 +233,55 @@ TEST(Options, NamingPatternsBringsNoAxesOfOtherPatterns) {
   const Options p = parse({"--patterns=printf"});
   EXPECT_FALSE(plan_cases(p.sweeps).empty());
   for (const Case& c : plan_cases(p.sweeps)) EXPECT_EQ(c.pattern, "printf");
+}
+
+std::string refusal(std::vector<const char*> args) {
+  try {
+    parse(std::move(args));
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Options, AMistypedFlagPatternOrApiGetsTheClosestName) {
+  EXPECT_NE(refusal({"--sizs=64"}).find("did you mean '--sizes'?"), std::string::npos) << refusal({"--sizs=64"});
+  EXPECT_NE(refusal({"--benchmark_filtr=x"}).find("did you mean '--benchmark_filter'?"), std::string::npos);
+  EXPECT_NE(refusal({"--kernel_budget_ms=9"}).find("did you mean '--kernel-budget-ms'?"), std::string::npos);
+  EXPECT_NE(refusal({"--patterns=per_thred"}).find("did you mean 'per_thread'?"), std::string::npos);
+  EXPECT_NE(refusal({"--apis=malocc"}).find("did you mean 'malloc'?"), std::string::npos);
+  // Nothing close: no guess.
+  const std::string far = refusal({"--frobnicate=1"});
+  EXPECT_NE(far.find("--frobnicate=1: unknown flag"), std::string::npos) << far;
+  EXPECT_EQ(far.find("did you mean"), std::string::npos) << far;
+  // The internal --only-heap is never offered.
+  EXPECT_EQ(refusal({"--only-heaps=8"}).find("--only-heap'"), std::string::npos);
+}
+
+TEST(Options, StrayWordsAndRefusedGoogleBenchmarkFlagsAreRefused) {
+  EXPECT_NE(refusal({"--benchmark_filter", "x"}).find("after '='"), std::string::npos);
+  EXPECT_NE(refusal({"--sizes=64", "advise"}).find("'advise': unexpected argument"), std::string::npos);
+  EXPECT_NE(refusal({"--benchmark_enable_random_interleaving=true"}).find("heap-major"), std::string::npos);
+  EXPECT_NE(refusal({"--benchmark_time_unit=us"}).find("refused"), std::string::npos);
+  EXPECT_EQ(refusal({"--benchmark_enable_random_interleaving=false"}), "");
+  EXPECT_EQ(refusal({"--benchmark_color=false", "--v=1", "--benchmark_context=a=b"}), "");
+}
+
+TEST(Options, HelpAndVersionNeedNothingElse) {
+  EXPECT_TRUE(parse({"--version"}).version);
+  EXPECT_TRUE(parse({"--help", "--frobnicate"}).help) << "--help answers whatever else is there";
+}
+
+TEST(Options, HelpListsSubcommandsAndGoogleBenchmarksFlagsAsHeapbenchTreatsThem) {
+  const std::string h = options_help({{"advise", "heap-size advice"}});
+  EXPECT_NE(h.find("advise"), std::string::npos);
+  EXPECT_NE(h.find("heap-size advice"), std::string::npos);
+  for (const auto& f : google_benchmark_flags()) EXPECT_NE(h.find(std::string(f.name)), std::string::npos) << f.name;
+  // What --help once claimed and heapbench refuses.
+  EXPECT_EQ(h.find("also accepted"), std::string::npos);
+  EXPECT_EQ(h.find("<json|console|csv>"), std::string::npos);
+  EXPECT_EQ(h.find("about a minute"), std::string::npos);
+  EXPECT_NE(h.find("about 30 s on an H200"), std::string::npos);
 }
 
 TEST(Options, HelpNamesEveryHeapbenchFlag) {

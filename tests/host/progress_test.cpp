@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace heapbench {
 namespace {
 
@@ -72,6 +74,43 @@ TEST(Progress, DurationsReadAsAClock) {
   EXPECT_EQ(format_duration(42), "42 s");
   EXPECT_EQ(format_duration(75), "1:15");
   EXPECT_EQ(format_duration(3725), "1:02:05");
+}
+
+TEST(CountDone, EachRepetitionCountsOnceAndAggregatesAddNothingBesideThem) {
+  const json rep = {{"name", "a/manual_time"}, {"run_name", "a/manual_time"}, {"run_type", "iteration"},
+                    {"repetitions", 3}, {"iterations", 1}, {"real_time", 2.0}, {"time_unit", "ms"}, {"timed_s", 0.5}};
+  json mean = rep;
+  mean["run_type"] = "aggregate";
+  mean["aggregate_name"] = "mean";
+  mean["iterations"] = 3;
+  json cv = mean;
+  cv["aggregate_name"] = "cv";
+  std::vector<ReportedRun> runs;
+  for (const auto& e : {rep, rep, rep, mean, cv}) runs.push_back(reported_run(e));
+  const Done d = count_done(runs);
+  EXPECT_EQ(d.cases, 3u);
+  EXPECT_DOUBLE_EQ(d.timed_s, 1.5);
+}
+
+TEST(CountDone, AggregatesOnlyCountTheirMeansRepetitions) {
+  // --benchmark_report_aggregates_only=true: no repetition is reported, and
+  // progress said "0 of 6 cases" for two cases of three repetitions each.
+  std::vector<ReportedRun> runs;
+  for (const char* name : {"a/manual_time", "b/manual_time"}) {
+    for (const char* agg : {"mean", "median", "stddev", "cv"}) {
+      const json e = {{"name", std::string(name) + "_" + agg}, {"run_name", name}, {"run_type", "aggregate"},
+                      {"aggregate_name", agg}, {"repetitions", 3}, {"iterations", 3}, {"real_time", 2.0},
+                      {"time_unit", "ms"}, {"timed_s", 0.25}};
+      runs.push_back(reported_run(e));
+    }
+  }
+  const Done d = count_done(runs);
+  EXPECT_EQ(d.cases, 6u);
+  EXPECT_DOUBLE_EQ(d.timed_s, 2 * 3 * 0.25);
+  runs.erase(std::remove_if(runs.begin(), runs.end(), [](const ReportedRun& r) { return r.aggregate_name != "mean"; }),
+             runs.end());
+  for (auto& r : runs) r.timing.timed_s.reset();  // no timed_s counter: real time x iterations (the repetitions)
+  EXPECT_DOUBLE_EQ(count_done(runs).timed_s, 2 * 2.0 * 3 * 1e-3);
 }
 
 }  // namespace

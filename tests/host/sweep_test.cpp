@@ -81,6 +81,69 @@ TEST(Sweep, DemandFractionPrunesOversubscribedPointsOnly) {
   EXPECT_EQ(plan_cases({s}).size(), 4u);
 }
 
+TEST(Sweep, SmallRequestsWeighAtLeastTheHeapsSmallestBlock) {
+  // 2^20 x 16 B asks 16 MiB, but takes 64 MiB of CUDA's heap: more than half of 64 MiB.
+  Sweep s = one({16, 24, 64, 100}, {32768, 1u << 20}, {64 * kMiB, 1024 * kMiB});
+  s.max_demand_fraction = 0.5;
+  std::vector<std::string> kept;
+  for (const auto& c : plan_cases({s})) kept.push_back(case_name(c));
+  EXPECT_EQ(kept, (std::vector<std::string>{
+                      "per_thread/malloc/size:16/threads:32768/heap:64",
+                      "per_thread/malloc/size:24/threads:32768/heap:64",
+                      "per_thread/malloc/size:64/threads:32768/heap:64",
+                      "per_thread/malloc/size:100/threads:32768/heap:64",
+                      "per_thread/malloc/size:16/threads:32768/heap:1024",
+                      "per_thread/malloc/size:16/threads:1048576/heap:1024",
+                      "per_thread/malloc/size:24/threads:32768/heap:1024",
+                      "per_thread/malloc/size:24/threads:1048576/heap:1024",
+                      "per_thread/malloc/size:64/threads:32768/heap:1024",
+                      "per_thread/malloc/size:64/threads:1048576/heap:1024",
+                      "per_thread/malloc/size:100/threads:32768/heap:1024",
+                      "per_thread/malloc/size:100/threads:1048576/heap:1024",
+                  }));
+  // An arena of its own has no such block: bump keeps 2^20 x 16 B on 64 MiB.
+  EXPECT_EQ(heap_footprint(Case{"per_thread", "bump", 16, 0, 1u << 20, 64 * kMiB}), 16 * kMiB);
+  EXPECT_EQ(heap_footprint(Case{"per_thread", "malloc", 16, 0, 1u << 20, 64 * kMiB}), 64 * kMiB);
+  // One call per warp of 32 x 16 B = 512 B: no change.
+  EXPECT_EQ(heap_footprint(Case{"per_warp", "malloc", 16, 0, 1u << 20, 64 * kMiB}), 16 * kMiB);
+}
+
+// The default sweep as planned before heap_footprint: demand = threads x size.
+std::vector<std::string> default_names_by_requested_bytes() {
+  std::vector<Case> all;
+  for (Sweep s : default_sweep()) {
+    const double fraction = s.max_demand_fraction;
+    s.max_demand_fraction = 0;
+    for (const Case& c : plan_cases({s})) {
+      if (fraction == 0 || static_cast<double>(c.demand()) <= fraction * static_cast<double>(c.limit_bytes)) {
+        all.push_back(c);
+      }
+    }
+  }
+  sort_run_order(all);
+  std::vector<std::string> names;
+  for (const Case& c : all) {
+    if (names.empty() || names.back() != case_name(c)) names.push_back(case_name(c));
+  }
+  return names;
+}
+
+TEST(Sweep, TheDefaultSweepLosesOnlyItsTwoBudgetSpendersInOrder) {
+  // The two points that spent the 5 s kernel budget on every default sweep on
+  // the H200; every other name stays, in the same order.
+  std::vector<std::string> before = default_names_by_requested_bytes();
+  const std::vector<std::string> removed = {"per_thread/malloc/size:16/threads:1048576/heap:64",
+                                            "per_thread/malloc/size:24/threads:1048576/heap:64"};
+  for (const auto& r : removed) {
+    const auto at = std::find(before.begin(), before.end(), r);
+    ASSERT_NE(at, before.end()) << r << " was in the default sweep";
+    before.erase(at);
+  }
+  std::vector<std::string> now;
+  for (const Case& c : plan_cases(default_sweep())) now.push_back(case_name(c));
+  EXPECT_EQ(now, before);
+}
+
 TEST(Sweep, RepeatedAxisValuesRunOnce) {
   const auto cases = plan_cases({one({1024, 1024, 16}, {32, 32}, {8 * kMiB, 8 * kMiB})});
   std::set<std::string> names;

@@ -2,7 +2,7 @@
 device (tests/robust/nogpu_main.cpp) with its heap model: calls succeed until
 the bytes held would pass HEAPBENCH_NOGPU_CAPACITY of the heap. The advice must
 find the model's boundary, and separate ordinary runs must confirm it (no NULL
-at the smallest heap found, some 10 % below it), as scripts/answers-h200.sh
+at the smallest heap found, some 10 % below it), as scripts/answers
 checks on a GPU. Bad input is refused with exit 2 before any device is touched.
 
 usage: advise_test.py PATH/TO/heapbench_nogpu

@@ -284,7 +284,7 @@ class NothingClobbered(unittest.TestCase):
     def test_values_google_benchmark_answers_with_its_usage_are_refused(self):
         # Google Benchmark printed its usage and exited 0, leaving an empty FILE.partial.
         self.earlier_file()
-        for arg, needle in (("--benchmark_format=xml", "'xml'"), ("--benchmark_time_unit=fortnight", "'fortnight'")):
+        for arg, needle in (("--benchmark_format=xml", "'xml'"), ("--benchmark_time_unit=fortnight", "fortnight: refused")):
             with self.subTest(arg=arg):
                 r = self.refused(*SMALL, "--sizes=64", arg, f"--benchmark_out={self.out}", needle=needle)
                 self.assertIn(arg.split("=")[0], r.stderr)

@@ -1,0 +1,92 @@
+"""Every script in scripts/ answers --help and judges its arguments before it
+does anything: run from a scratch copy of scripts/, --help exits 0 with a usage
+text and creates nothing; bad arguments exit non-zero with one line on stderr
+(never a traceback) and create nothing either (no set-up, build, package
+install or folder). A script added to scripts/ without a row here fails the test.
+
+usage: scripts_test.py PATH/TO/REPOSITORY
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = None
+
+# Per script: bad command lines and a word the one-line refusal must contain.
+BAD = {
+    "answers": [([], "OUTDIR"), (["a", "b"], "one argument"), (["--bogus"], "--bogus")],
+    "build": [(["x"], "'x'")],
+    "gpu-bundle": [(["run"], "LOG"), (["run", "a", "b"], "one argument"), (["frob"], "'frob'")],
+    "profile": [([], "OUTDIR"), (["--benchmark_filter=x"], "OUTDIR"), (["out", "--benchmark_out=x.json"], "OUTDIR/heapbench.json")],
+    "profile_report.py": [([], "required"), (["missing.sqlite", "missing.json"], "missing.sqlite: no such file"),
+                          (["a", "b", "c"], "unrecognized")],
+    "setup": [(["x"], "'x'")],
+    "slurm": [([], "required"), (["submit", "--tasks=0"], "--tasks"), (["submit", "--tasks=x"], "invalid int"),
+              (["launch"], "invalid choice")],
+    "sweep": [(["--benchmark_out=mine.json"], "runs/"), (["--sizes=64", "--benchmark_out", "x"], "runs/")],
+    "test": [(["--fast"], "'--fast'")],
+    "toolkits": [(["nvcc99"], "'nvcc99'"), (["installed", "cuda12"], "'cuda12'")],
+}
+
+
+def listing(top):
+    """Every path under `top`, for "nothing was created"."""
+    out = set()
+    for d, dirs, files in os.walk(top):
+        for n in dirs + files:
+            out.add(os.path.relpath(os.path.join(d, n), top))
+    return out
+
+
+class Scripts(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.copy = os.path.join(self.tmp.name, "repo")
+        shutil.copytree(os.path.join(ROOT, "scripts"), os.path.join(self.copy, "scripts"))
+        self.before = listing(self.tmp.name)
+
+    def script(self, name, *args):
+        path = os.path.join(self.copy, "scripts", name)
+        cmd = [sys.executable, path] if name.endswith(".py") else [path]
+        # The defaults (inside the copy), not folders the environment names.
+        env = {k: v for k, v in os.environ.items() if k not in ("HEAPBENCH_TOOLKITS_DIR", "HEAPBENCH_RUNS", "JOBS")}
+        return subprocess.run(cmd + list(args), cwd=self.copy, env=env, capture_output=True, text=True, timeout=60)
+
+    def assert_nothing_created(self, what):
+        self.assertEqual(listing(self.tmp.name) - self.before, set(), f"{what} created files")
+
+    def test_every_script_has_its_row(self):
+        self.assertEqual(sorted(os.listdir(os.path.join(ROOT, "scripts"))), sorted(BAD))
+
+    def test_help_exits_0_says_how_to_call_it_and_creates_nothing(self):
+        for name in sorted(BAD):
+            for flag in ("--help", "-h"):
+                with self.subTest(script=name, flag=flag):
+                    r = self.script(name, flag)
+                    self.assertEqual(r.returncode, 0, r.stderr)
+                    self.assertEqual(r.stderr, "")
+                    self.assertIn(f"scripts/{name}", r.stdout, "the usage names the script as it is called")
+                    self.assertGreater(len(r.stdout.splitlines()), 2)
+                    self.assert_nothing_created(f"{name} {flag}")
+
+    def test_bad_arguments_are_refused_in_one_line_before_any_side_effect(self):
+        for name, cases in sorted(BAD.items()):
+            for args, needle in cases:
+                with self.subTest(script=name, args=args):
+                    r = self.script(name, *args)
+                    self.assertNotEqual(r.returncode, 0, (r.stdout, r.stderr))
+                    lines = r.stderr.strip().splitlines()
+                    self.assertEqual(len(lines), 1, r.stderr)
+                    self.assertNotIn("Traceback", r.stderr)
+                    self.assertIn(needle, lines[0])
+                    self.assertEqual(r.stdout, "", "nothing ran")
+                    self.assert_nothing_created(f"{name} {args}")
+
+
+if __name__ == "__main__":
+    ROOT = os.path.abspath(sys.argv.pop(1))
+    unittest.main(verbosity=2)
