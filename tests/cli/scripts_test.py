@@ -19,10 +19,12 @@ ROOT = None
 BAD = {
     "answers": [([], "OUTDIR"), (["a", "b"], "one argument"), (["--bogus"], "--bogus")],
     "build": [(["x"], "'x'")],
+    "gpu-deps": [(["--bogus"], "'--bogus'"), (["a", "b"], "at most one folder")],
     "gpu-bundle": [(["run"], "LOG"), (["run", "a", "b"], "one argument"), (["frob"], "'frob'")],
     "profile": [([], "OUTDIR"), (["--benchmark_filter=x"], "OUTDIR"), (["out", "--benchmark_out=x.json"], "OUTDIR/heapbench.json")],
     "profile_report.py": [([], "required"), (["missing.sqlite", "missing.json"], "missing.sqlite: no such file"),
                           (["a", "b", "c"], "unrecognized")],
+    "results-manifest": [(["--bogus"], "--bogus"), (["--results"], "--results"), (["--results=missing"], "not a folder")],
     "setup": [(["x"], "'x'")],
     "slurm": [([], "required"), (["submit", "--tasks=0"], "--tasks"), (["submit", "--tasks=x"], "invalid int"),
               (["launch"], "invalid choice")],
