@@ -14,6 +14,7 @@
 
 #include "advise.hpp"
 #include "cases.hpp"
+#include "check.hpp"
 #include "exit_codes.hpp"
 #include "orchestrate.hpp"
 #include "plan.hpp"
@@ -59,6 +60,7 @@ int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* ou
 
 int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
   if (argc > 1 && std::string_view(argv[1]) == "advise") return run_advise(argc - 1, argv + 1, hooks);
+  if (argc > 1 && std::string_view(argv[1]) == "check") return run_check(argc - 1, argv + 1, hooks);
   const Stopwatch clock;  // the run's wall time: what the measurement summary divides by
   auto planned = plan_run(argc, argv);
   if (const int* code = std::get_if<int>(&planned)) return *code;

@@ -31,7 +31,12 @@ std::variant<Plan, int> plan_run(int argc, char** argv) {
     return fail(kExitUsage, "{} (see --help)", e.what());
   }
   if (o.help) {
-    fmt::print("{}\nGoogle Benchmark's flags, also accepted:\n", options_help());
+    fmt::print("{}\nSubcommands (each has its own --help):\n"
+               "  advise   the smallest cudaLimitMallocHeapSize for a workload, by bisection over real runs\n"
+               "  check    a conformance verdict for device allocators: PASS / FAIL / NOT SUPPORTED per property "
+               "(docs/check.md)\n"
+               "\nGoogle Benchmark's flags, also accepted:\n",
+               options_help());
     benchmark::PrintDefaultHelp();
     return kExitOk;
   }
