@@ -199,7 +199,7 @@ RowResult run_sanitizer(const CheckOptions& o, const CheckHooks& hooks, const st
                                            "/proc/self/exe",
                                            "check",
                                            "--apis=" + api,
-                                           "--heaps=8M",
+                                           "--heaps=8M",  // at least kMinCheckHeap; small, so the largest block is quick to check
                                            std::string("--rows=") + run.rows,
                                            std::string("--threads=") + run.threads,
                                            fmt::format("--kernel-budget-ms={}", o.kernel_budget_s * 1000 * 10),
@@ -250,6 +250,7 @@ RowPlan plan_for(const CheckOptions& o, const CheckApi& api, std::uint64_t heap,
   p.budget_s = o.kernel_budget_s;
   p.caps = api.caps;
   p.free_null = api.free_null;
+  p.device = o.device;
   return p;
 }
 

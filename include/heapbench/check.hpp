@@ -151,7 +151,7 @@ struct Edge {
   std::uint64_t heap_bytes = 0;
   std::uint64_t past_heap = 0;      // the answer to allocate(heap + 1)
   std::uint64_t largest = 0;        // the largest size served (bisection over single calls)
-  std::uint64_t largest_mismatched = 0;  // words of that block that did not read back
+  std::uint64_t largest_mismatched = 0;  // words at its ends (first and last 64 KiB) that did not read back
   BlockSet boundaries;              // 2^k - 1, 2^k + 1 for k = 4 ... 16, several of each, all live
 };
 RowResult judge_edge(const Edge& e);
@@ -178,7 +178,9 @@ inline constexpr std::uint64_t kSoakThreads = 1 << 14;
 inline constexpr std::uint64_t kSoakHeld = 4;             // blocks a soaking thread holds at most
 inline constexpr std::uint64_t kSoakMaxSize = 1024;       // soak sizes: 16 ... 1024 B
 inline constexpr std::uint64_t kExhaustionSize = 1024;    // the fill that meets the full heap
-inline constexpr std::uint64_t kFillThreads = 1 << 16;    // threads of every fill
+// Threads of every fill. Few enough that the calls that meet the full heap,
+// slow in CUDA's malloc, stay few; many enough to fill from every SM.
+inline constexpr std::uint64_t kFillThreads = 1 << 13;
 inline constexpr std::uint64_t kCapacitySize = 256;       // leak and remote_free measure capacity in these
 inline constexpr std::array<std::uint64_t, 4> kRecoverySizes = {16, 256, 4096, 65536};
 inline constexpr int kLeakRounds = 8;
@@ -186,7 +188,8 @@ inline constexpr std::array<std::uint64_t, 17> kAlignmentSizes = {1,   8,   15, 
                                                                   127, 129, 255,  257,  1000, 4095, 4097, 65537};
 inline constexpr std::array<std::uint64_t, 9> kAlignments = {16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
 inline constexpr std::uint64_t kAlignmentCopies = 64;     // threads per (size, alignment)
-inline constexpr std::uint64_t kBoundaryCopies = 8;       // threads per size of 2^k +- 1 (edge row)
+inline constexpr std::uint64_t kMinCheckHeap = 4 << 20;   // --heaps: the edge row's boundary blocks need ~1 MiB
+inline constexpr std::uint64_t kBoundaryCopies = 4;       // threads per size of 2^k +- 1 (edge row)
 
 // Threads of the rows whose size follows --threads (no more than it).
 std::uint64_t lifetimes_threads(std::uint64_t threads);

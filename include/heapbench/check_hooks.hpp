@@ -30,4 +30,9 @@ struct CheckHooks {
   std::string no_sanitizer;
 };
 
+namespace gpu {
+// The CUDA binary's: every allocator with a device handle (src/device/check.cu).
+CheckHooks cuda_check_hooks();
+}  // namespace gpu
+
 }  // namespace heapbench::check

@@ -389,10 +389,10 @@ RowResult judge_edge(const Edge& e) {
   if (e.largest == 0) {
     fails.push_back("no single block of any size up to the heap was served");
   } else if (e.largest_mismatched) {
-    fails.push_back(fmt::format("the largest block ({}) did not read back {} of its words", mib(e.largest),
+    fails.push_back(fmt::format("the largest block ({}) did not read back {} of the words at its ends", mib(e.largest),
                                 e.largest_mismatched));
   } else {
-    notes.push_back(fmt::format("largest block {} ({:.0f} % of the heap), every word read back", mib(e.largest),
+    notes.push_back(fmt::format("largest block {} ({:.0f} % of the heap), its first and last 64 KiB read back", mib(e.largest),
                                 100.0 * static_cast<double>(e.largest) / static_cast<double>(e.heap_bytes)));
   }
   const OverlapFinding f = find_overlaps(e.boundaries.blocks);
@@ -607,6 +607,9 @@ CheckOptions parse_check_options(int argc, const char* const* argv, const std::v
     if (bytes % (1 << 20) != 0) {
       throw UsageError(fmt::format("--heaps={}: {} bytes is not a whole number of MiB", p.heaps, bytes));
     }
+    if (bytes < kMinCheckHeap) {
+      throw UsageError(fmt::format("--heaps={}: at least 4M (the edge row holds about 1 MiB of blocks at once)", p.heaps));
+    }
     o.heaps.push_back(bytes);
   }
   if (o.heaps.empty()) throw UsageError("--heaps: no heap size given");
@@ -636,9 +639,7 @@ CheckOptions parse_check_options(int argc, const char* const* argv, const std::v
   o.kernel_budget_s = p.budget_ms / 1000;
   o.sanitizer = !p.no_sanitizer;
   if (!p.child_out.empty()) {
-    if (o.apis.size() != 1 || o.heaps.size() != 1 || o.rows.size() != 1) {
-      throw UsageError("--child-out: one API, one heap and one row");
-    }
+    if (o.apis.size() != 1 || o.heaps.size() != 1) throw UsageError("--child-out: one API and one heap");
     o.child_out = p.child_out;
   }
   return o;

@@ -133,7 +133,7 @@ class Verdicts(unittest.TestCase):
         self.assertEqual([row["row"] for row in doc["apis"][0]["rows"]], ["leak", "overlap"])
 
     def test_bad_input_is_refused_with_the_subcommands_prefix(self):
-        for args in (["--apis=nosuch"], ["--rows=nosuch"], ["--heaps=3000K"], ["--threads=0"], ["--soak-ms=-1"],
+        for args in (["--apis=nosuch"], ["--rows=nosuch"], ["--heaps=3000K"], ["--heaps=2M"], ["--threads=0"], ["--soak-ms=-1"],
                      ["--kernel-budget-ms=0"], ["--apis=reference,,leak"]):
             r = run(BINARY, "check", *args)
             self.assertEqual(r.returncode, EXIT_USAGE, f"{args}: {r.stdout}{r.stderr}")
