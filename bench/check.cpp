@@ -270,13 +270,24 @@ int run_child(const CheckOptions& o, const CheckHooks& hooks) {
   const CheckApi& api = api_named(hooks, o.apis.at(0));
   nlohmann::json rows = nlohmann::json::array();
   for (Row row : o.rows) {
-    const RowPlan plan = plan_for(o, api, o.heaps.at(0), row);
+    RowPlan plan = plan_for(o, api, o.heaps.at(0), row);
     const auto t0 = std::chrono::steady_clock::now();
+    plan.on_hang = [&](const Hang& h) {
+      // A launch is still running (a thread spinning in the allocator): write
+      // the row and leave at once, with nothing torn down that would wait for it.
+      RowResult r = hung(row, h.seconds, h.what());
+      r.seconds = since(t0);
+      r.heap_bytes = plan.heap_bytes;
+      rows.push_back(to_json(r));
+      write_json_file(*o.child_out, rows);
+      std::fflush(stdout);
+      std::_Exit(kExitOk);
+    };
     RowResult r;
     bool stuck = false;
     try {
       r = hooks.run_row(api, plan);
-    } catch (const Hang& h) {
+    } catch (const Hang& h) {  // a grid without on_hang, or a capacity fill past the budget
       r = hung(row, h.seconds, h.what());
       stuck = true;
     } catch (const std::exception& e) {

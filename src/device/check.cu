@@ -9,6 +9,7 @@
 // blocking the row's process forever. The bodies also carry a %globaltimer
 // deadline, so a merely slow allocator stops calling and says so.
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -39,7 +40,8 @@ double since(std::chrono::steady_clock::time_point t0) {
 
 class Grid {
  public:
-  explicit Grid(double timeout_s) : timeout_s_(timeout_s) {
+  Grid(double timeout_s, std::function<void(const Hang&)> on_hang)
+      : timeout_s_(timeout_s), on_hang_(std::move(on_hang)) {
     // %globaltimer is the bodies' clock: read it once, then follow it with the host's.
     heapbench::detail::DeviceBuffer<std::uint64_t> t(1);
     read_globaltimer<<<1, 1>>>(t.get());
@@ -80,7 +82,11 @@ class Grid {
       const cudaError_t e = cudaStreamQuery(nullptr);
       if (e == cudaSuccess) break;
       if (e != cudaErrorNotReady) HB_CUDA_CHECK(e);
-      if (since(t0) > timeout_s_) throw Hang(timeout_s_, std::string(during) + " kernel still running");
+      if (since(t0) > timeout_s_) {
+        const Hang h(timeout_s_, std::string(during) + " kernel still running");
+        if (on_hang_) on_hang_(h);  // leaves the process: no cudaFree may wait for the stuck kernel
+        throw h;
+      }
       std::this_thread::sleep_for(std::chrono::microseconds(200));
     }
     HB_CUDA_CHECK(cudaGetLastError());
@@ -89,6 +95,7 @@ class Grid {
 
  private:
   double timeout_s_;
+  std::function<void(const Hang&)> on_hang_;
   std::uint64_t gt0_ = 0;
   std::chrono::steady_clock::time_point host0_;
 };
@@ -134,7 +141,7 @@ RowResult run_row_on_gpu(const CheckApi& api, const RowPlan& asked) {
     c.threads = 1;
     c.limit_bytes = asked.heap_bytes;  // an own_arena API's arena: c.arena_bytes()
     alloc::Owner<Api> owner(c);
-    Grid g(plan.budget_s + plan.soak_s + 1);
+    Grid g(plan.budget_s + plan.soak_s + 1, plan.on_hang);
     const std::function<void()> reset = [&] {
       owner.reset();
       HB_CUDA_CHECK(cudaDeviceSynchronize());

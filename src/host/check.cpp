@@ -283,6 +283,11 @@ RowResult judge_exhaustion(const Fill& fill, double budget_s) {
     r = make(Row::exhaustion, Verdict::fail,
              fmt::format("no NULL: {}, {}", held, budget_text(fill.not_started, fill.not_started)), figures);
     r.reports_full = false;
+  } else if (fill.not_started) {
+    r = make(Row::exhaustion, Verdict::fail,
+             fmt::format("{} threads found the {:.1f} s budget spent before a NULL ({})", fill.not_started, budget_s,
+                         held),
+             figures);
   } else if (fill.mismatched_blocks) {
     r = make(Row::exhaustion, Verdict::fail,
              fmt::format("NULL when full, but {} of the {} blocks held lost their stamp; first at {}",

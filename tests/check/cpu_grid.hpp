@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -20,7 +21,8 @@ namespace heapbench::check::cpu {
 
 class Grid {
  public:
-  Grid(double timeout_s, unsigned workers) : timeout_s_(timeout_s), workers_(std::max(1u, workers)) {}
+  Grid(double timeout_s, unsigned workers, std::function<void(const Hang&)> on_hang = {})
+      : timeout_s_(timeout_s), workers_(std::max(1u, workers)), on_hang_(std::move(on_hang)) {}
 
   template <class T>
   struct Buf {
@@ -62,13 +64,18 @@ class Grid {
     std::unique_lock<std::mutex> lock(st->m);
     const bool done = st->cv.wait_for(lock, std::chrono::duration<double>(timeout_s_),
                                       [&] { return st->finished == workers; });
-    if (!done) throw Hang(timeout_s_, std::string(during) + " launch still running");
+    if (!done) {
+      const Hang h(timeout_s_, std::string(during) + " launch still running");
+      if (on_hang_) on_hang_(h);
+      throw h;
+    }
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
  private:
   double timeout_s_;
   unsigned workers_;
+  std::function<void(const Hang&)> on_hang_;
 };
 
 }  // namespace heapbench::check::cpu

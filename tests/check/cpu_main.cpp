@@ -33,7 +33,7 @@ RowResult run_row_on_cpu(const CheckApi& api, const RowPlan& plan) {
     if (api.name == e.name) bug = e.bug;
   }
   const char* w = std::getenv("HEAPBENCH_CHECK_CPU_WORKERS");
-  cpu::Grid grid(plan.budget_s + plan.soak_s + 1, w ? static_cast<unsigned>(std::atoi(w)) : 4u);
+  cpu::Grid grid(plan.budget_s + plan.soak_s + 1, w ? static_cast<unsigned>(std::atoi(w)) : 4u, plan.on_hang);
   // Never deleted when a launch hangs: its detached threads still use it until
   // the process exits, which it then does at once.
   auto* heap = new cpu::Heap(plan.heap_bytes, bug);

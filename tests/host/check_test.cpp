@@ -108,6 +108,14 @@ TEST(CheckExhaustion, AHangAndNoNullFailAndLeaveTheHeapUnmeasurable) {
   }
 }
 
+TEST(CheckExhaustion, ASlowFillFailsEvenWithSomeNulls) {
+  Fill f = full_heap();
+  f.not_started = 3;
+  const RowResult r = judge_exhaustion(f, 5);
+  EXPECT_EQ(r.verdict, Verdict::fail);
+  EXPECT_NE(r.evidence.find("3 threads found the 5.0 s budget spent"), std::string::npos) << r.evidence;
+}
+
 TEST(CheckExhaustion, CorruptedNeighboursFailButTheHeapStillReportedFull) {
   Fill f = full_heap();
   f.mismatched_blocks = 2;
