@@ -483,8 +483,8 @@ std::string format_table(const std::vector<ApiVerdict>& verdicts) {
   for (const ApiVerdict& v : verdicts) {
     out += fmt::format("{} (heap {}): {}\n", v.api, mib(v.heap_bytes), v.failed() ? "FAIL" : "no row failed");
     for (const RowResult& r : v.rows) {
-      out += fmt::format("  {:<12} {:<13} {:>7.2f} s  {}\n", row_name(r.row), verdict_text(r.verdict), r.seconds,
-                         r.evidence);
+      out += fmt::format("  {:<12} {:<13} {:>7.2f} s {:>9}  {}\n", row_name(r.row), verdict_text(r.verdict), r.seconds,
+                         r.heap_bytes ? mib(r.heap_bytes) : "", r.evidence);
     }
   }
   return out;
@@ -505,10 +505,10 @@ std::string format_markdown(const std::vector<ApiVerdict>& verdicts, const nlohm
                      context.value("heapbench_git_commit", std::string("?")));
   for (const ApiVerdict& v : verdicts) {
     out += fmt::format("## {} (heap {}): {}\n\n", v.api, mib(v.heap_bytes), v.failed() ? "FAIL" : "no row failed");
-    out += "| row | property | verdict | evidence |\n| --- | --- | --- | --- |\n";
+    out += "| row | property | verdict | heap | evidence |\n| --- | --- | --- | --- | --- |\n";
     for (const RowResult& r : v.rows) {
-      out += fmt::format("| {} | {} | {} | {} |\n", row_name(r.row), row_title(r.row), verdict_text(r.verdict),
-                         cell(r.evidence));
+      out += fmt::format("| {} | {} | {} | {} | {} |\n", row_name(r.row), row_title(r.row), verdict_text(r.verdict),
+                         r.heap_bytes ? mib(r.heap_bytes) : "", cell(r.evidence));
     }
     out += "\n";
   }
