@@ -178,9 +178,11 @@ inline constexpr std::uint64_t kSoakThreads = 1 << 14;
 inline constexpr std::uint64_t kSoakHeld = 4;             // blocks a soaking thread holds at most
 inline constexpr std::uint64_t kSoakMaxSize = 1024;       // soak sizes: 16 ... 1024 B
 inline constexpr std::uint64_t kExhaustionSize = 1024;    // the fill that meets the full heap
-// Threads of every fill. Few enough that the calls that meet the full heap,
-// slow in CUDA's malloc, stay few; many enough to fill from every SM.
-inline constexpr std::uint64_t kFillThreads = 1 << 13;
+// Threads of every fill: every one ends with a call that meets the full heap,
+// and CUDA's malloc is slow at that, more so on a larger heap. On an H200
+// (results/H200_2026-11-29_capacity.json) fills by 1024 threads took 0.26 s on
+// an 8 MiB heap at every size up to 1 KiB, and ran past a 5 s budget on 64 MiB.
+inline constexpr std::uint64_t kFillThreads = 1 << 10;
 inline constexpr std::uint64_t kCapacitySize = 256;       // leak and remote_free measure capacity in these
 inline constexpr std::array<std::uint64_t, 4> kRecoverySizes = {16, 256, 4096, 65536};
 inline constexpr int kLeakRounds = 8;
@@ -217,7 +219,7 @@ inline constexpr int kCheckSchemaVersion = 1;
 
 struct CheckOptions {
   std::vector<std::string> apis;       // --apis (default: every allocator with a handle)
-  std::vector<std::uint64_t> heaps;    // --heaps: the heap of the filling rows, bytes (default 32 MiB)
+  std::vector<std::uint64_t> heaps;    // --heaps: the heap of the filling rows, bytes (default 8 MiB, CUDA's own)
   std::vector<Row> rows;               // --rows (default: all)
   std::uint64_t threads = 1ull << 20;  // --threads: the overlap row's threads
   double soak_s = 2.0;                 // --soak-ms

@@ -542,8 +542,10 @@ RowResult run_row(Grid& g, H h, const std::function<void()>& reset, const RowPla
     }
     case Row::remote_free: {
       Capacity c{kCapacitySize, capacity(g, h, p, kCapacitySize), 0};
-      // As many threads as blocks fit, one block each, freed by threads of other warps and blocks.
-      const std::uint64_t n = std::max<std::uint64_t>(c.before, 64);
+      // Three quarters as many threads as blocks fit, one block each (not to the
+      // brim: calls that meet a full heap are slow), freed by threads of other
+      // warps and blocks.
+      const std::uint64_t n = std::max<std::uint64_t>(c.before / 4 * 3, 64);
       // Not read back: lifetimes checks that blocks keep their bytes; this row, that they come back.
       (void)live_set(g, h, p, "remote", n, fixed_sizes(kCapacitySize, align0), 1, n / 2 + 33, false);
       c.after = capacity(g, h, p, kCapacitySize);

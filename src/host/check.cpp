@@ -534,7 +534,7 @@ nlohmann::json verdicts_json(const std::vector<ApiVerdict>& verdicts, const nloh
 namespace {
 
 struct CheckParsed {
-  std::string apis, heaps = "32M", rows, threads = "1M";
+  std::string apis, heaps = "8M", rows, threads = "1M";
   double soak_ms = 2000, budget_ms = 10000;
   bool no_sanitizer = false;
   std::string child_out;
@@ -546,7 +546,7 @@ void add_check_flags(CLI::App& app, CheckOptions& o, CheckParsed& p) {
   app.add_option("--apis", p.apis, "Allocators to check, comma-separated (default: every one with a device handle)");
   app.add_option("--heaps", p.heaps,
                  "Heap (or arena) of the rows that fill it, whole MiB, comma-separated: the battery runs once per "
-                 "value (default 32M). The rows that need every call served get a heap of 4x their demand");
+                 "value (default 8M, CUDA's default heap; fills of a larger one are slow in CUDA's malloc). The rows that need every call served get a heap of 4x their demand");
   app.add_option("--rows", p.rows, "Rows to run, comma-separated (default: all; see docs/check.md)");
   app.add_option("--threads", p.threads, "Threads of the overlap row (default 1M = 2^20; K/M suffixes)");
   app.add_option("--soak-ms", p.soak_ms, "How long the soak row churns (default 2000)");

@@ -21,7 +21,7 @@ class CheckOnGpu(unittest.TestCase):
     def test_malloc_passes_and_bump_is_not_supported_where_it_cannot_free(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "check.json")
-            r = run(BINARY, "check", "--apis=malloc,bump", "--threads=64K", "--heaps=16M", "--soak-ms=300",
+            r = run(BINARY, "check", "--apis=malloc,bump", "--threads=64K", "--heaps=8M", "--soak-ms=300",
                     "--no-sanitizer", f"--json={out}", timeout=600)
             self.assertEqual(r.returncode, EXIT_OK, r.stdout + r.stderr)
             with open(out) as f:

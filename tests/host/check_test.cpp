@@ -213,7 +213,7 @@ TEST(CheckOptions, DefaultsAndRefusals) {
   const char* plain[] = {"check"};
   const CheckOptions o = parse_check_options(1, plain, known);
   EXPECT_EQ(o.apis, known);
-  EXPECT_EQ(o.heaps, std::vector<std::uint64_t>{32u << 20});
+  EXPECT_EQ(o.heaps, std::vector<std::uint64_t>{8u << 20});
   EXPECT_EQ(o.rows.size(), kRows.size());
   EXPECT_EQ(o.threads, 1u << 20);
   const char* child[] = {"check", "--apis=malloc,bump", "--child-out=x"};
