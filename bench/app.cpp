@@ -14,6 +14,7 @@
 
 #include "advise.hpp"
 #include "cases.hpp"
+#include "check.hpp"
 #include "exit_codes.hpp"
 #include "heapbench/suggest.hpp"
 #include "orchestrate.hpp"
@@ -66,6 +67,8 @@ int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* ou
 const std::vector<Subcommand>& subcommands() {
   static const std::vector<Subcommand> list = {
       {"advise", "The smallest cudaLimitMallocHeapSize that holds a workload, by bisection over real runs", run_advise},
+      {"check", "A conformance verdict for device allocators: PASS / FAIL / NOT SUPPORTED per property (docs/check.md)",
+       run_check},
   };
   return list;
 }

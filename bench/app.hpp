@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "heapbench/backend.hpp"
+#include "heapbench/check_hooks.hpp"
 #include "heapbench/device.hpp"
 
 namespace heapbench {
@@ -14,6 +15,8 @@ struct DeviceHooks {
   // Throws NoDeviceError (one-line reason) or DeviceError.
   std::function<DeviceInfo(int device)> probe;
   std::function<std::unique_ptr<Backend>(int device)> make_backend;
+  // `heapbench check`: the allocators it can check and the battery's runner (none: no battery).
+  std::function<check::CheckHooks()> check;
 };
 
 int run_heapbench(int argc, char** argv, const DeviceHooks& hooks);

@@ -9,6 +9,7 @@ enum ExitCode : int {
   kExitOk = 0,            // results written (advise: advice given)
   kExitNoResults = 1,     // no case ran
   kExitNoAdvice = 1,      // advise: no heap up to the limit held the workload, or a device failure
+  kExitCheckFailed = 1,   // check: some row failed
   kExitUsage = 2,         // bad command line, refused before any kernel runs
   kExitNoDevice = 3,      // no usable device
   // A child of isolation only: it stopped after a case that ended in a device

@@ -2,5 +2,6 @@
 #include "app.hpp"
 
 int main(int argc, char** argv) {
-  return heapbench::run_heapbench(argc, argv, {heapbench::probe_device, heapbench::make_cuda_backend});
+  return heapbench::run_heapbench(
+      argc, argv, {heapbench::probe_device, heapbench::make_cuda_backend, heapbench::check::gpu::cuda_check_hooks});
 }

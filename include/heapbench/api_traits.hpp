@@ -33,6 +33,9 @@ struct ApiTraits {
   CallPath call_path = CallPath::direct;
   std::string_view inner{};   // for an indirect call path: the direct API it calls
   bool built = true;          // compiled into this build (see not_built_reason)
+  // deallocate gives the block back for reuse. false (bump): heapbench check
+  // reports the rows that need a free that works as NOT SUPPORTED, not FAIL.
+  bool frees = true;
 
   constexpr bool heap_backed() const { return source == Source::device_heap; }
   constexpr bool owns_arena() const { return source == Source::own_arena; }
@@ -50,7 +53,7 @@ inline constexpr ApiTraits kCudaStdAligned{"cuda_std_aligned", Source::device_he
                                            HEAPBENCH_HAVE_CUDA_STD_ALIGNED != 0};
 inline constexpr ApiTraits kNew{"new", Source::device_heap};           // device operator new[] / delete[]
 // baseline: warp-aggregated atomic bump over a cudaMalloc arena, free a no-op
-inline constexpr ApiTraits kBump{"bump", Source::own_arena};
+inline constexpr ApiTraits kBump{"bump", Source::own_arena, false, CallPath::direct, {}, true, /*frees=*/false};
 inline constexpr ApiTraits kAlloca{"alloca", Source::stack};           // baseline: the thread's stack (cudaLimitStackSize)
 inline constexpr ApiTraits kPrintf{"printf", Source::printf_fifo};     // the printf pattern's only API: device printf
 // Call paths: malloc and bump reached through a device function pointer, or an nvstd::function.

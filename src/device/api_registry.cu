@@ -8,7 +8,7 @@ namespace {
 
 constexpr bool same_traits(const ApiTraits& a, const ApiTraits& b) {
   return a.name == b.name && a.source == b.source && a.takes_align == b.takes_align && a.call_path == b.call_path &&
-         a.inner == b.inner && a.built == b.built;
+         a.inner == b.inner && a.built == b.built && a.frees == b.frees;
 }
 
 template <class Api>

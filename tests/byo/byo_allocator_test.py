@@ -57,6 +57,18 @@ class BringYourOwnAllocator(unittest.TestCase):
         listed = run(binary("heapbench"), "--benchmark_list_tests").stdout.split()
         self.assertIn(f"per_thread/{API}", {"/".join(n.split("/")[:2]) for n in listed})
 
+    def test_check_takes_the_adapter(self):
+        # `heapbench check` lists every handle, the adapter's included: a name it
+        # does not know is refused (exit 2) with the list; the adapter's name gets
+        # as far as the device (exit 3 where there is none, a verdict where there is).
+        r = run(binary("heapbench"), "check", "--apis=nosuch")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn(API, r.stderr)
+        r = run(binary("heapbench"), "check", f"--apis={API}", "--rows=edge", "--no-sanitizer", timeout=300)
+        self.assertIn(r.returncode, (0, 3), r.stdout + r.stderr)
+        if r.returncode == 0:
+            self.assertRegex(r.stdout, r"\n  edge +PASS ")
+
     def test_the_stand_in_run_reports_it(self):
         _, doc = run_results(binary("heapbench_nogpu"), "--patterns=per_thread,per_warp", f"--apis={API},malloc",
                              "--sizes=64", "--threads=32", "--heaps=8M")

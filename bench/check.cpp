@@ -1,0 +1,423 @@
+// `heapbench check`: a conformance verdict for device allocators (docs/check.md).
+//
+// The parent runs every row of every allocator in a process of its own (this
+// program again, with --child-out): a row that crashes the context (an illegal
+// address) or hangs in an allocator that never returns costs that row only. A
+// row's process bounds each launch (a %globaltimer deadline in the bodies, a
+// host watchdog around the launch) and reports a hang itself; the parent kills
+// a process that does not answer at all. The sanitizer row runs a small
+// battery under compute-sanitizer the same way.
+//
+// Prints one table per allocator as it is judged; --json and --markdown write
+// the same verdicts. Exit status: 0 no row failed, 1 some row failed, 2 bad
+// command line, 3 no device.
+#include "check.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "exit_codes.hpp"
+#include "heapbench/check_battery.hpp"
+#include "heapbench/options.hpp"
+#include "heapbench/version.hpp"
+
+extern char** environ;
+
+namespace heapbench {
+namespace {
+
+using namespace check;
+namespace fs = std::filesystem;
+
+constexpr int kSanitizerErrorExit = 86;  // compute-sanitizer --error-exitcode: it found an error
+
+double since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+std::string tail_of(const fs::path& file, std::size_t chars) {
+  std::ifstream f(file);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::string s = ss.str();
+  if (s.size() > chars) s = "..." + s.substr(s.size() - chars);
+  for (char& c : s) {
+    if (c == '\n') c = ' ';
+  }
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+struct Spawned {
+  bool answered = false;  // exited by itself
+  int status = 0;         // waitpid's
+  double seconds = 0;
+};
+
+// Runs `argv` (argv[0] the program) with stdout and stderr into `log`; kills it
+// after `timeout_s`.
+Spawned spawn_and_wait(const std::vector<std::string>& args, const fs::path& log, double timeout_s) {
+  std::vector<char*> argv;
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
+  pid_t pid = 0;
+  const auto t0 = std::chrono::steady_clock::now();
+  const char* exe = args[0] == "/proc/self/exe" ? "/proc/self/exe" : args[0].c_str();
+  const int rc = posix_spawnp(&pid, exe, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) throw std::runtime_error(fmt::format("cannot start {}: {}", args[0], std::strerror(rc)));
+  Spawned s;
+  while (true) {
+    const pid_t r = waitpid(pid, &s.status, WNOHANG);
+    if (r == pid) {
+      s.answered = true;
+      break;
+    }
+    if (r < 0 && errno != EINTR) throw std::runtime_error(fmt::format("waitpid: {}", std::strerror(errno)));
+    if (since(t0) > timeout_s) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &s.status, 0);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  s.seconds = since(t0);
+  return s;
+}
+
+std::string how_it_ended(int status) {
+  if (WIFSIGNALED(status)) return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  return fmt::format("exited with status {} without writing its row", WEXITSTATUS(status));
+}
+
+std::vector<RowResult> read_rows(const fs::path& file) {
+  std::ifstream f(file);
+  const nlohmann::json j = nlohmann::json::parse(f);
+  std::vector<RowResult> rows;
+  for (const auto& r : j) rows.push_back(row_from_json(r));
+  return rows;
+}
+
+// A parent's view of the limits: each launch may take the budget (the soak its
+// time) and a row makes a few dozen; a process that has not answered by then
+// is stuck beyond its own watchdog.
+double row_timeout_s(const CheckOptions& o) { return 60 + 20 * o.kernel_budget_s + o.soak_s; }
+
+RowResult run_row_process(const CheckOptions& o, const std::string& api, std::uint64_t heap, Row row,
+                          const fs::path& dir) {
+  const fs::path out = dir / fmt::format("{}_{}_{}.json", api, heap >> 20, row_name(row));
+  const fs::path log = dir / fmt::format("{}_{}_{}.log", api, heap >> 20, row_name(row));
+  std::vector<std::string> args = child_args(o, api, heap, row, out.string());
+  args.insert(args.begin(), "/proc/self/exe");
+  const Spawned s = spawn_and_wait(args, log, row_timeout_s(o));
+  RowResult r;
+  if (!s.answered) {
+    r = hung(row, s.seconds, "the row's process was killed");
+  } else if (WIFEXITED(s.status) && WEXITSTATUS(s.status) == 0 && fs::exists(out)) {
+    try {
+      r = read_rows(out).at(0);
+    } catch (const std::exception& e) {
+      r = died(row, fmt::format("wrote an unreadable row ({})", e.what()), tail_of(log, 300));
+    }
+  } else {
+    r = died(row, how_it_ended(s.status), tail_of(log, 300));
+  }
+  r.seconds = s.seconds;
+  return r;
+}
+
+std::optional<std::string> find_sanitizer() {
+  std::vector<fs::path> dirs;
+  if (const char* path = std::getenv("PATH")) {
+    std::stringstream ss(path);
+    for (std::string d; std::getline(ss, d, ':');) dirs.emplace_back(d);
+  }
+  for (const char* var : {"CUDA_HOME", "CUDA_PATH"}) {
+    if (const char* v = std::getenv(var)) dirs.push_back(fs::path(v) / "bin");
+  }
+  dirs.emplace_back("/usr/local/cuda/bin");
+  for (const fs::path& d : dirs) {
+    const fs::path p = d / "compute-sanitizer";
+    if (access(p.c_str(), X_OK) == 0) return p.string();
+  }
+  return std::nullopt;
+}
+
+// The overlap, lifetimes and edge rows (memcheck) and the overlap row
+// (racecheck), small, under compute-sanitizer: PASS when it reports no error.
+RowResult run_sanitizer(const CheckOptions& o, const CheckHooks& hooks, const std::string& api, const fs::path& dir) {
+  RowResult r;
+  r.row = Row::sanitizer;
+  if (!hooks.no_sanitizer.empty()) {
+    r.evidence = hooks.no_sanitizer;
+    return r;
+  }
+  if (!o.sanitizer) {
+    r.evidence = "--no-sanitizer";
+    return r;
+  }
+  const auto tool = find_sanitizer();
+  if (!tool) {
+    r.evidence = "compute-sanitizer is not on PATH, in $CUDA_HOME/bin or in /usr/local/cuda/bin";
+    return r;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  struct Run {
+    const char* tool;
+    const char* rows;
+    const char* threads;
+  };
+  std::vector<std::string> parts;
+  for (const Run& run : {Run{"memcheck", "overlap,lifetimes,edge", "4096"}, Run{"racecheck", "overlap", "1024"}}) {
+    const fs::path out = dir / fmt::format("{}_{}.json", api, run.tool);
+    const fs::path log = dir / fmt::format("{}_{}.log", api, run.tool);
+    const std::vector<std::string> args = {*tool,
+                                           "--tool",
+                                           run.tool,
+                                           "--error-exitcode",
+                                           std::to_string(kSanitizerErrorExit),
+                                           "--print-limit",
+                                           "10",
+                                           "/proc/self/exe",
+                                           "check",
+                                           "--apis=" + api,
+                                           "--heaps=8M",  // at least kMinCheckHeap; small, so the largest block is quick to check
+                                           std::string("--rows=") + run.rows,
+                                           std::string("--threads=") + run.threads,
+                                           fmt::format("--kernel-budget-ms={}", o.kernel_budget_s * 1000 * 10),
+                                           fmt::format("--device={}", o.device),
+                                           "--child-out=" + out.string()};
+    // /proc/self/exe would name compute-sanitizer inside it: give the real path.
+    std::vector<std::string> real = args;
+    real[7] = fs::read_symlink("/proc/self/exe").string();
+    const Spawned s = spawn_and_wait(real, log, 10 * row_timeout_s(o));
+    if (!s.answered) {
+      r.verdict = check::Verdict::fail;
+      r.evidence = fmt::format("{}: no answer within {:.0f} s", run.tool, s.seconds);
+      break;
+    }
+    if (WIFEXITED(s.status) && WEXITSTATUS(s.status) == kSanitizerErrorExit) {
+      r.verdict = check::Verdict::fail;
+      r.evidence = fmt::format("{} found errors in rows {}: {}", run.tool, run.rows, tail_of(log, 600));
+      break;
+    }
+    if (!(WIFEXITED(s.status) && WEXITSTATUS(s.status) == 0)) {
+      r.verdict = check::Verdict::fail;
+      r.evidence = fmt::format("under {}, the battery {}: {}", run.tool, how_it_ended(s.status), tail_of(log, 400));
+      break;
+    }
+    parts.push_back(fmt::format("{} ({}, {} threads): no error, {:.1f} s", run.tool, run.rows, run.threads, s.seconds));
+  }
+  if (r.verdict != check::Verdict::fail) {
+    r.verdict = check::Verdict::pass;
+    r.evidence = fmt::format("{}", fmt::join(parts, "; "));
+  }
+  r.seconds = since(t0);
+  return r;
+}
+
+const CheckApi& api_named(const CheckHooks& hooks, const std::string& name) {
+  for (const CheckApi& a : hooks.apis) {
+    if (a.name == name) return a;
+  }
+  throw std::logic_error("no allocator " + name);
+}
+
+RowPlan plan_for(const CheckOptions& o, const CheckApi& api, std::uint64_t heap, Row row) {
+  RowPlan p;
+  p.row = row;
+  p.heap_bytes = heap_for(row, heap, o.threads, api.caps.takes_align);
+  p.threads = o.threads;
+  p.soak_s = o.soak_s;
+  p.budget_s = o.kernel_budget_s;
+  p.caps = api.caps;
+  p.free_null = api.free_null;
+  p.device = o.device;
+  return p;
+}
+
+void write_json_file(const std::string& path, const nlohmann::json& j) {
+  const std::string tmp = path + ".partial";
+  {
+    std::ofstream f(tmp);
+    f << j.dump(2) << '\n';
+    if (!f) throw std::runtime_error("cannot write " + path);
+  }
+  fs::rename(tmp, path);
+}
+
+// In a row's process: the rows asked, in order, into --child-out.
+int run_child(const CheckOptions& o, const CheckHooks& hooks) {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);  // a stuck row dies with its parent, not holding the GPU
+  const CheckApi& api = api_named(hooks, o.apis.at(0));
+  nlohmann::json rows = nlohmann::json::array();
+  for (Row row : o.rows) {
+    RowPlan plan = plan_for(o, api, o.heaps.at(0), row);
+    const auto t0 = std::chrono::steady_clock::now();
+    plan.on_hang = [&](const Hang& h) {
+      // A launch is still running (a thread spinning in the allocator): write
+      // the row and leave at once, with nothing torn down that would wait for it.
+      RowResult r = hung(row, h.seconds, h.what());
+      r.seconds = since(t0);
+      r.heap_bytes = plan.heap_bytes;
+      rows.push_back(to_json(r));
+      write_json_file(*o.child_out, rows);
+      std::fflush(stdout);
+      std::_Exit(kExitOk);
+    };
+    RowResult r;
+    bool stuck = false;
+    try {
+      r = hooks.run_row(api, plan);
+    } catch (const Hang& h) {  // a grid without on_hang, or a capacity fill past the budget
+      r = hung(row, h.seconds, h.what());
+      stuck = true;
+    } catch (const std::exception& e) {
+      r.row = row;
+      r.verdict = check::Verdict::fail;
+      r.evidence = fmt::format("error: {}", e.what());
+      r.reports_full = false;
+    }
+    r.seconds = since(t0);
+    r.heap_bytes = plan.heap_bytes;
+    rows.push_back(to_json(r));
+    write_json_file(*o.child_out, rows);
+    if (stuck) {
+      // A launch is still running (a thread spinning in the allocator): leave
+      // without waiting for it or tearing anything down.
+      std::fflush(stdout);
+      std::_Exit(kExitOk);
+    }
+  }
+  return kExitOk;
+}
+
+void print_api(const ApiVerdict& v) {
+  fmt::print("{}", format_table({v}));
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int run_check(int argc, char** argv, const DeviceHooks& hooks) {
+  if (!hooks.check) {
+    fmt::print(stderr, "heapbench check: this binary has no battery to run\n");
+    return kExitUsage;
+  }
+  const CheckHooks ch = hooks.check();
+  std::vector<std::string> known;
+  for (const CheckApi& a : ch.apis) known.push_back(a.name);
+  CheckOptions o;
+  try {
+    o = parse_check_options(argc, argv, known);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "heapbench check: {} (see heapbench check --help)\n", e.what());
+    return kExitUsage;
+  }
+  if (o.help) {
+    fmt::print("{}", check_help());
+    return kExitOk;
+  }
+  if (o.child_out) return run_child(o, ch);
+
+  DeviceInfo device;
+  try {
+    device = hooks.probe(o.device);
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "heapbench check: {}\n", e.what());
+    return kExitNoDevice;
+  }
+  const nlohmann::json context = {{"gpu_name", device.name},
+                                  {"gpu_index", device.index},
+                                  {"gpu_memory_bytes", device.total_memory},
+                                  {"cuda_driver_version", device.driver_version},
+                                  {"cuda_runtime_version", device.runtime_version},
+                                  {"heapbench_version", kVersion},
+                                  {"heapbench_git_commit", kGitCommit},
+                                  {"threads", o.threads},
+                                  {"soak_s", o.soak_s},
+                                  {"kernel_budget_s", o.kernel_budget_s}};
+  fmt::print("heapbench check on {} (device {}): {} row(s) x {} allocator(s), each row in a process of its own\n",
+             device.name, device.index, o.rows.size(), o.apis.size());
+
+  const fs::path dir = fs::temp_directory_path() / fmt::format("heapbench_check.{}", getpid());
+  fs::create_directories(dir);
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<ApiVerdict> verdicts;
+  try {
+    for (std::uint64_t heap : o.heaps) {
+      for (const std::string& name : o.apis) {
+        const CheckApi& api = api_named(ch, name);
+        ApiVerdict v;
+        v.api = name;
+        v.heap_bytes = heap;
+        std::optional<RowResult> exhaustion;
+        for (Row row : o.rows) {
+          RowResult r;
+          const bool fills = row == Row::recovery || row == Row::leak || row == Row::remote_free;
+          if (auto why = unsupported(row, api.caps, name)) {
+            r.row = row;
+            r.verdict = check::Verdict::not_supported;
+            r.evidence = *why;
+          } else if (fills && exhaustion && !exhaustion->reports_full) {
+            r.row = row;
+            r.verdict = check::Verdict::not_run;
+            r.evidence = "measures capacity by filling the heap, which needs a heap that answers NULL when full "
+                         "(see exhaustion)";
+          } else if (row == Row::sanitizer) {
+            r = run_sanitizer(o, ch, name, dir);
+          } else {
+            r = run_row_process(o, name, heap, row, dir);
+          }
+          if (row == Row::exhaustion) exhaustion = r;
+          v.rows.push_back(std::move(r));
+        }
+        print_api(v);
+        verdicts.push_back(std::move(v));
+      }
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "heapbench check: {}\n", e.what());
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    return kExitNoResults;
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+
+  bool failed = false;
+  for (const ApiVerdict& v : verdicts) failed |= v.failed();
+  fmt::print("took {:.1f} s: {}\n", since(t0), failed ? "some row FAILED" : "no row failed");
+  try {
+    if (o.json) write_json_file(*o.json, verdicts_json(verdicts, context));
+    if (o.markdown) {
+      std::ofstream f(*o.markdown);
+      f << format_markdown(verdicts, context);
+      if (!f) throw std::runtime_error("cannot write " + *o.markdown);
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "heapbench check: {}\n", e.what());
+    return kExitNoResults;
+  }
+  return failed ? kExitCheckFailed : kExitOk;
+}
+
+}  // namespace heapbench

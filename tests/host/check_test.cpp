@@ -1,0 +1,267 @@
+// heapbench check's judges (src/host/check.cpp) and its battery on the CPU grid
+// (heapbench/check_battery.hpp over tests/check/), in this process.
+#include <gtest/gtest.h>
+
+#include "cpu_grid.hpp"
+#include "heapbench/check.hpp"
+#include "heapbench/check_battery.hpp"
+#include "heapbench/options.hpp"
+#include "host_allocators.hpp"
+
+namespace heapbench::check {
+namespace {
+
+TEST(CheckOverlaps, DisjointAndTouchingBlocksDoNotOverlap) {
+  const OverlapFinding f = find_overlaps({{0x1000, 16, 16, 0}, {0x1010, 16, 16, 1}, {0x2000, 64, 16, 2}});
+  EXPECT_EQ(f.pairs, 0u);
+  EXPECT_FALSE(f.first);
+}
+
+TEST(CheckOverlaps, TheSameAddressTwiceIsADoubleAllocation) {
+  const OverlapFinding f = find_overlaps({{0x3000, 64, 16, 9}, {0x1000, 64, 16, 1}, {0x3000, 64, 16, 4}});
+  EXPECT_EQ(f.pairs, 1u);
+  EXPECT_EQ(f.same_address, 1u);
+  ASSERT_TRUE(f.first);
+  EXPECT_EQ(f.first->first.owner, 4u);  // ties by address are ordered by owner
+  EXPECT_EQ(f.first->second.owner, 9u);
+}
+
+TEST(CheckOverlaps, ALargeBlockIsComparedWithEveryBlockInsideIt) {
+  // Only neighbours would see one pair; the block at 0x1000 reaches over both.
+  const OverlapFinding f = find_overlaps({{0x1000, 0x100, 16, 0}, {0x1010, 16, 16, 1}, {0x1080, 16, 16, 2}});
+  EXPECT_EQ(f.pairs, 2u);
+  EXPECT_EQ(f.same_address, 0u);
+  EXPECT_EQ(f.first->first.addr, 0x1000u);
+  EXPECT_EQ(f.first->second.addr, 0x1010u);
+}
+
+TEST(CheckOverlaps, ASizeZeroBlockStillOwnsItsAddress) {
+  EXPECT_EQ(find_overlaps({{0x1000, 0, 16, 0}, {0x1000, 0, 16, 1}}).pairs, 1u);
+}
+
+TEST(CheckAlignment, CountsEveryMisalignedBlockAndNamesTheFirst) {
+  BlockSet s;
+  s.label = "3";
+  s.attempts = 3;
+  s.blocks = {{0x1000, 8, 16, 0}, {0x1008, 8, 16, 1}, {0x2040, 8, 128, 2}};
+  const Misalignment m = find_misaligned(s.blocks);
+  EXPECT_EQ(m.count, 2u);
+  EXPECT_EQ(m.first->owner, 1u);
+  const RowResult r = judge_alignment(s);
+  EXPECT_EQ(r.verdict, Verdict::fail);
+  EXPECT_NE(r.evidence.find("0x1008"), std::string::npos) << r.evidence;
+  s.blocks = {{0x1000, 8, 16, 0}, {0x2080, 8, 128, 2}};
+  EXPECT_EQ(judge_alignment(s).verdict, Verdict::pass);
+}
+
+TEST(CheckOverlapRow, FailsOnAStampThatDidNotReadBackEvenWithoutAnAddressOverlap) {
+  BlockSet s;
+  s.label = "fixed";
+  s.attempts = 2;
+  s.blocks = {{0x1000, 64, 16, 0}, {0x2000, 64, 16, 1}};
+  EXPECT_EQ(judge_overlap({s}).verdict, Verdict::pass);
+  s.mismatched_blocks = 1;
+  s.mismatched_words = 3;
+  s.first_mismatch = 1;
+  const RowResult r = judge_overlap({s});
+  EXPECT_EQ(r.verdict, Verdict::fail);
+  EXPECT_NE(r.evidence.find("lost their owner's stamp"), std::string::npos) << r.evidence;
+}
+
+TEST(CheckOverlapRow, NothingServedIsNotAPass) {
+  BlockSet s;
+  s.label = "fixed";
+  s.attempts = 100;
+  EXPECT_EQ(judge_overlap({s}).verdict, Verdict::fail);
+  s.not_started = 100;
+  EXPECT_EQ(judge_overlap({s}).verdict, Verdict::fail);
+}
+
+Fill full_heap() {
+  Fill f;
+  f.heap_bytes = 1 << 20;
+  f.size = 1024;
+  f.max_blocks = (1 << 20) / 16 + 64;
+  f.blocks = 900;
+  f.nulls = 64;
+  return f;
+}
+
+TEST(CheckExhaustion, NullWhenFullWithEveryBlockIntactPasses) {
+  const RowResult r = judge_exhaustion(full_heap(), 5);
+  EXPECT_EQ(r.verdict, Verdict::pass) << r.evidence;
+  EXPECT_TRUE(r.reports_full);
+}
+
+TEST(CheckExhaustion, AHangAndNoNullFailAndLeaveTheHeapUnmeasurable) {
+  Fill hang = full_heap();
+  hang.finished = false;
+  Fill no_null = full_heap();
+  no_null.beyond = 64;
+  no_null.nulls = 0;
+  Fill overfull = full_heap();
+  overfull.blocks = 2000;  // 2000 KiB held in a 1 MiB heap
+  for (const Fill& f : {hang, no_null, overfull}) {
+    const RowResult r = judge_exhaustion(f, 5);
+    EXPECT_EQ(r.verdict, Verdict::fail) << r.evidence;
+    EXPECT_FALSE(r.reports_full) << r.evidence;
+  }
+}
+
+TEST(CheckExhaustion, ASlowFillFailsEvenWithSomeNulls) {
+  Fill f = full_heap();
+  f.not_started = 3;
+  const RowResult r = judge_exhaustion(f, 5);
+  EXPECT_EQ(r.verdict, Verdict::fail);
+  EXPECT_NE(r.evidence.find("3 threads found the 5.0 s budget spent"), std::string::npos) << r.evidence;
+}
+
+TEST(CheckExhaustion, CorruptedNeighboursFailButTheHeapStillReportedFull) {
+  Fill f = full_heap();
+  f.mismatched_blocks = 2;
+  f.first_mismatch_addr = 0xabc0;
+  const RowResult r = judge_exhaustion(f, 5);
+  EXPECT_EQ(r.verdict, Verdict::fail);
+  EXPECT_TRUE(r.reports_full);
+  EXPECT_NE(r.evidence.find("0xabc0"), std::string::npos) << r.evidence;
+}
+
+TEST(CheckCapacity, AfterMustReachBeforeWithinTheTolerance) {
+  EXPECT_EQ(judge_recovery({{16, 1000, 1000}, {256, 100, 98}}).verdict, Verdict::pass);
+  EXPECT_EQ(judge_recovery({{16, 1000, 1000}, {256, 100, 97}}).verdict, Verdict::fail);
+  EXPECT_EQ(judge_recovery({{16, 0, 0}}).verdict, Verdict::fail);  // nothing served: nothing shown
+  EXPECT_EQ(judge_leak({256, 1000, 1000}, 8).verdict, Verdict::pass);
+  const RowResult leak = judge_leak({256, 1000, 875}, 8);
+  EXPECT_EQ(leak.verdict, Verdict::fail);
+  EXPECT_NE(leak.evidence.find("125 blocks lost"), std::string::npos) << leak.evidence;
+  EXPECT_EQ(judge_remote_free({256, 1000, 1000}, 0).verdict, Verdict::pass);
+  EXPECT_EQ(judge_remote_free({256, 1000, 500}, 0).verdict, Verdict::fail);
+}
+
+Edge good_edge() {
+  Edge e;
+  e.heap_bytes = 1 << 20;
+  e.largest = 1 << 19;
+  e.boundaries.attempts = 2;
+  e.boundaries.blocks = {{0x1000, 17, 16, 0}, {0x2000, 15, 16, 1}};
+  return e;
+}
+
+TEST(CheckEdge, EachCallAtTheEdgeCanFailTheRow) {
+  EXPECT_EQ(judge_edge(good_edge()).verdict, Verdict::pass);
+  Edge zero = good_edge();
+  zero.zero_a = zero.zero_b = 0x5000;  // size 0 twice: the same block
+  EXPECT_EQ(judge_edge(zero).verdict, Verdict::fail);
+  zero.zero_b = 0x6000;
+  EXPECT_EQ(judge_edge(zero).verdict, Verdict::pass);
+  Edge past = good_edge();
+  past.past_heap = 0x7000;
+  EXPECT_EQ(judge_edge(past).verdict, Verdict::fail);
+  Edge nothing = good_edge();
+  nothing.largest = 0;
+  EXPECT_EQ(judge_edge(nothing).verdict, Verdict::fail);
+  Edge short_served = good_edge();
+  short_served.boundaries.attempts = 3;
+  EXPECT_EQ(judge_edge(short_served).verdict, Verdict::fail);
+}
+
+TEST(CheckSoak, AnyLostStampFails) {
+  Soak s;
+  s.allocations = s.frees = 1000;
+  EXPECT_EQ(judge_soak(s).verdict, Verdict::pass);
+  s.mismatched_blocks = 1;
+  EXPECT_EQ(judge_soak(s).verdict, Verdict::fail);
+}
+
+TEST(CheckTraits, AnAllocatorThatNeverFreesIsNotSupportedWhereFreeingIsTheProperty) {
+  const Capabilities bump = capabilities(api::kBump, 16);
+  EXPECT_FALSE(bump.frees);
+  for (Row r : kRows) {
+    const bool needs_free = r == Row::recovery || r == Row::leak || r == Row::remote_free;
+    EXPECT_EQ(unsupported(r, bump, "bump").has_value(), needs_free) << row_name(r);
+    EXPECT_FALSE(unsupported(r, capabilities(api::kMalloc, 16), "malloc")) << row_name(r);
+  }
+}
+
+TEST(CheckRows, NamesRoundTripThroughJson) {
+  for (Row row : kRows) {
+    RowResult r;
+    r.row = row;
+    r.verdict = Verdict::not_supported;
+    r.evidence = "why";
+    r.heap_bytes = 3 << 20;
+    r.reports_full = false;
+    const RowResult back = row_from_json(nlohmann::json::parse(to_json(r).dump()));
+    EXPECT_EQ(back.row, row);
+    EXPECT_EQ(back.verdict, Verdict::not_supported);
+    EXPECT_EQ(back.evidence, "why");
+    EXPECT_EQ(back.heap_bytes, 3u << 20);
+    EXPECT_FALSE(back.reports_full);
+  }
+  EXPECT_THROW(row_from_json({{"row", "nosuch"}, {"verdict", "PASS"}, {"evidence", ""}}), nlohmann::json::exception);
+}
+
+TEST(CheckHeaps, RowsThatNeedEveryCallServedGetFourTimesTheirDemand) {
+  EXPECT_EQ(heap_for(Row::exhaustion, 32 << 20, 1 << 20, false), 32u << 20);
+  EXPECT_EQ(heap_for(Row::overlap, 32 << 20, 1 << 20, false), 800u << 20);  // 2^20 x (64 + 136) B x 4
+  EXPECT_EQ(heap_for(Row::overlap, 1024u << 20, 1 << 20, false), 1024u << 20);
+  EXPECT_GT(heap_for(Row::alignment, 1 << 20, 64, true), heap_for(Row::alignment, 1 << 20, 64, false));
+}
+
+TEST(CheckOptions, DefaultsAndRefusals) {
+  const std::vector<std::string> known = {"malloc", "bump"};
+  const char* plain[] = {"check"};
+  const CheckOptions o = parse_check_options(1, plain, known);
+  EXPECT_EQ(o.apis, known);
+  EXPECT_EQ(o.heaps, std::vector<std::uint64_t>{8u << 20});
+  EXPECT_EQ(o.rows.size(), kRows.size());
+  EXPECT_EQ(o.threads, 1u << 20);
+  const char* child[] = {"check", "--apis=malloc,bump", "--child-out=x"};
+  EXPECT_THROW(parse_check_options(3, child, known), UsageError);
+  const char* rows[] = {"check", "--rows=soak,overlap,soak"};
+  EXPECT_EQ(parse_check_options(2, rows, known).rows, (std::vector<Row>{Row::soak, Row::overlap}));
+}
+
+// The battery itself, on CPU threads, in this process.
+RowResult run_on_cpu(Row row, cpu::Bug bug) {
+  RowPlan p;
+  p.row = row;
+  p.threads = 2048;
+  p.heap_bytes = heap_for(row, 4 << 20, p.threads, false);
+  p.soak_s = 0.2;
+  p.budget_s = 5;
+  p.free_null = true;
+  cpu::Grid g(10, 2);
+  cpu::Heap heap(p.heap_bytes, bug);
+  return run_row(g, cpu::Handle{&heap}, [&] { heap.reset(); }, p);
+}
+
+TEST(CheckBatteryOnCpu, TheReferenceAllocatorPassesTheRowsThatEndByThemselves) {
+  for (Row row : {Row::overlap, Row::alignment, Row::exhaustion, Row::recovery, Row::leak, Row::lifetimes,
+                  Row::remote_free, Row::edge, Row::soak}) {
+    const RowResult r = run_on_cpu(row, cpu::Bug::none);
+    EXPECT_EQ(r.verdict, Verdict::pass) << row_name(row) << ": " << r.evidence;
+  }
+}
+
+TEST(CheckBatteryOnCpu, ADoubleAllocationIsFoundByAddressAndByStamp) {
+  const RowResult r = run_on_cpu(Row::overlap, cpu::Bug::double_alloc);
+  EXPECT_EQ(r.verdict, Verdict::fail);
+  EXPECT_NE(r.evidence.find("at the same address"), std::string::npos) << r.evidence;
+  EXPECT_EQ(run_on_cpu(Row::lifetimes, cpu::Bug::double_alloc).verdict, Verdict::fail);
+}
+
+TEST(CheckBatteryOnCpu, AHeapThatNeverSaysFullFailsExhaustion) {
+  const RowResult r = run_on_cpu(Row::exhaustion, cpu::Bug::never_null);
+  EXPECT_EQ(r.verdict, Verdict::fail);
+  EXPECT_FALSE(r.reports_full);
+}
+
+TEST(CheckBatteryOnCpu, ALeakFailsLeakAndRecovery) {
+  EXPECT_EQ(run_on_cpu(Row::leak, cpu::Bug::leak).verdict, Verdict::fail);
+  EXPECT_EQ(run_on_cpu(Row::recovery, cpu::Bug::leak).verdict, Verdict::fail);
+  EXPECT_EQ(run_on_cpu(Row::exhaustion, cpu::Bug::leak).verdict, Verdict::pass);
+}
+
+}  // namespace
+}  // namespace heapbench::check
