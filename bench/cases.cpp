@@ -1,7 +1,7 @@
 // Google Benchmark side of every pattern (workloads and counters: the header
 // comment of each src/device/<pattern>.cu). One iteration = one round of the
-// pattern; its manual time is the GPU time of the round's timed launches, from
-// CUDA events. Every phase is an NVTX range inside the case's range. The
+// pattern; its manual time is the GPU time of the round's timed launches, stamped
+// in the kernels. Every phase is an NVTX range inside the case's range. The
 // harness only loops and writes the measurement counters every case has; the
 // pattern's counters are written by the reducer its Round makes (reducer.hpp).
 #include <benchmark/benchmark.h>

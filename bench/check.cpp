@@ -23,6 +23,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -60,6 +61,24 @@ std::string tail_of(const fs::path& file, std::size_t chars) {
   }
   while (!s.empty() && s.back() == ' ') s.pop_back();
   return s;
+}
+
+// What compute-sanitizer found, from its log: the first line of each error
+// report ("========= Invalid __global__ read ...", "========= Program hit ...")
+// and its summary, not the host frames at the log's end.
+std::string sanitizer_findings(const fs::path& file) {
+  std::ifstream f(file);
+  std::vector<std::string> found;
+  std::string line;
+  const std::string mark = "========= ";
+  while (std::getline(f, line)) {
+    if (line.rfind(mark, 0) != 0 || line.size() <= mark.size() || line[mark.size()] == ' ') continue;
+    const std::string what = line.substr(mark.size());
+    if (what.rfind("COMPUTE-SANITIZER", 0) == 0 || what.rfind("Saved host backtrace", 0) == 0) continue;
+    if (std::find(found.begin(), found.end(), what) == found.end()) found.push_back(what);
+    if (found.size() == 4) break;
+  }
+  return found.empty() ? tail_of(file, 600) : fmt::format("{}", fmt::join(found, " | "));
 }
 
 struct Spawned {
@@ -216,7 +235,7 @@ RowResult run_sanitizer(const CheckOptions& o, const CheckHooks& hooks, const st
     }
     if (WIFEXITED(s.status) && WEXITSTATUS(s.status) == kSanitizerErrorExit) {
       r.verdict = check::Verdict::fail;
-      r.evidence = fmt::format("{} found errors in rows {}: {}", run.tool, run.rows, tail_of(log, 600));
+      r.evidence = fmt::format("{} found errors in rows {}: {}", run.tool, run.rows, sanitizer_findings(log));
       break;
     }
     if (!(WIFEXITED(s.status) && WEXITSTATUS(s.status) == 0)) {

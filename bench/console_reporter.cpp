@@ -53,7 +53,7 @@ std::size_t column_width(const std::string& counter) { return std::max<std::size
 
 const char* const kDebugLibraryNote =
     "Note: this Google Benchmark library was built as Debug (as Debian's and Ubuntu's are): that slows only its own "
-    "host-side bookkeeping; heapbench's times are GPU times from CUDA events.";
+    "host-side bookkeeping; heapbench's times are GPU times stamped in its kernels.";
 
 std::string explain_debug_warning(std::string text) {
   const std::string warning = "***WARNING*** Library was built as DEBUG. Timings may be affected.";

@@ -2,7 +2,7 @@
 // The console table (--benchmark_format=console, the default): Google
 // Benchmark's ConsoleReporter, extended through its PrintHeader/PrintRunData
 // hooks, with
-//  - one time column, the GPU time per round (CUDA events; heapbench's manual
+//  - one time column, the GPU time per round (stamped in the kernels; heapbench's manual
 //    time): Google Benchmark's CPU column is host time, which under heapbench
 //    is the host waiting for the GPU and launching, and its Iterations column
 //    is 1 for every case (the case's rounds are the `rounds` counter);
