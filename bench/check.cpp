@@ -213,6 +213,11 @@ RowResult run_sanitizer(const CheckOptions& o, const CheckHooks& hooks, const st
                                            run.tool,
                                            "--error-exitcode",
                                            std::to_string(kSanitizerErrorExit),
+                                           // The battery checks every CUDA call itself; under the tool
+                                           // the child's heap-limit call is refused (the tool's own
+                                           // kernels ran first), which is no finding about the allocator.
+                                           "--report-api-errors",
+                                           "no",
                                            "--print-limit",
                                            "10",
                                            "/proc/self/exe",
@@ -226,7 +231,7 @@ RowResult run_sanitizer(const CheckOptions& o, const CheckHooks& hooks, const st
                                            "--child-out=" + out.string()};
     // /proc/self/exe would name compute-sanitizer inside it: give the real path.
     std::vector<std::string> real = args;
-    real[7] = fs::read_symlink("/proc/self/exe").string();
+    real[9] = fs::read_symlink("/proc/self/exe").string();
     const Spawned s = spawn_and_wait(real, log, 10 * row_timeout_s(o));
     if (!s.answered) {
       r.verdict = check::Verdict::fail;
