@@ -25,15 +25,17 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
       const std::size_t selected = count_matching(run.names, run.filter);
       Progress progress(selected * static_cast<std::size_t>(run.plan.bflags.repetitions));
       auto on_runs = [&](const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
-        std::size_t cases = 0;
+        std::size_t cases = 0, errors = 0;
         double timed = 0;
         for (const auto& r : runs) {
           if (r.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate) continue;
           ++cases;
-          timed += timed_seconds(case_timing(r));
+          const CaseTiming t = case_timing(r);
+          if (!t.counts) ++errors;
+          timed += timed_seconds(t);
           if (cfg.stop) cfg.stop->reported(r.benchmark_name());
         }
-        const std::string line = progress.update(cases, timed, run.clock.seconds());
+        const std::string line = progress.update(cases, timed, run.clock.seconds(), errors);
         if (!line.empty() && !child) fmt::print(stderr, "{}\n", line);
       };
       auto before_last_write = [&] {
@@ -43,6 +45,7 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
         }
       };
       SnapshotReporter snapshots(out->path(), on_runs, before_last_write);
+      snapshots.carry(out->carried());
       ran = benchmark::RunSpecifiedBenchmarks(nullptr, &snapshots);
       if (!child) fmt::print(stderr, "{}\n", progress.summary(run.clock.seconds()));
     } else {

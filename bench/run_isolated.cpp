@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstring>
+#include <set>
 
 #include "exit_codes.hpp"
 #include "heapbench/merge.hpp"
@@ -33,16 +34,23 @@ int run_isolated(const PlannedRun& run, const std::vector<int>& devices, Results
   ChildrenSettings settings;
   settings.tag_devices = devices.size() > 1;
   settings.quiet_children = plan.bflags.format == "json";  // stdout gets the merged document instead
+  settings.carried = out.carried();
   settings.on_change = [&](ResultsMerger& merger) {
-    std::size_t cases = 0;
+    std::size_t cases = 0, errors = 0;
     double timed = 0;
+    std::set<std::string> carried;
+    for (const auto& entry : settings.carried) carried.insert(entry_key(entry));
     for (const auto& entry : merger.document()["benchmarks"]) {
       if (entry.value("run_type", "iteration") == "aggregate") continue;
+      if (carried.count(entry_key(entry))) continue;  // an interrupted run's, kept in the file
       ++cases;
+      if (entry.value("error_occurred", false)) ++errors;
       timed += timed_seconds(case_timing(entry));
     }
     const double now = run.clock.seconds();
-    if (const std::string line = progress.update(cases, timed, now); !line.empty()) fmt::print(stderr, "{}\n", line);
+    if (const std::string line = progress.update(cases, timed, now, errors); !line.empty()) {
+      fmt::print(stderr, "{}\n", line);
+    }
     for (const auto& [k, v] : timing_context(now, timed)) merger.set_context(k, v);
   };
   ChildrenOutcome done;
