@@ -213,8 +213,12 @@ def compare(paths: list[str | Path], out: str | Path) -> tuple[list[Path], list[
     files = [load_selection(p) for p in paths]
     for r, spec in zip(files, paths):
         if r.cases().empty:
-            raise CompareError(f"{spec}: no cases (its benchmarks list is empty): nothing to compare")
+            raise CompareError(f"{spec}: no cases (no run and no median in its benchmarks list): nothing to compare")
     warnings = check_compatible(files)
+    for r, spec in zip(files, paths):
+        if n := len(r.median_only_cases()):
+            warnings.append(f"{spec}: {n} case(s) have only aggregates (--benchmark_report_aggregates_only): "
+                            "compared through their medians, without a significance test")
     labels = distinct_labels(files)
     base = files[0]
     tables = []

@@ -88,6 +88,9 @@ def read(specs: list[str]) -> tuple[list[Results], list[str]]:
         elif r.cases().empty:
             warnings.append(f"skipped {spec}: no cases")
         else:
+            if n := len(r.median_only_cases()):
+                warnings.append(f"{spec}: {n} case(s) have only aggregates (--benchmark_report_aggregates_only): "
+                                "reported through their medians")
             files.append(r)
     return files, warnings
 
