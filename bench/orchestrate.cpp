@@ -263,15 +263,15 @@ ChildrenOutcome run_children(const std::vector<std::string>& args, const std::ve
                               g_stop.load() == 0 && !g_abandon.load();
           // Stopping after a device error in the group's last case is no death: nothing was left undone.
           const std::string how = death == kStoppedAfterDeviceError && left.empty() ? "" : death;
-          if (death == kCouldNotWrite && outcome.write_error.empty()) {
-            // The child's message is above; if its output was closed (a pipe
-            // whose reader is gone) the merged file can still be written.
+          if (death == kCouldNotWrite) {
+            // The child's message is above. Its cases are written if the
+            // parent still can (its output was closed: a pipe whose reader is
+            // gone); a full disk fails this write too, and stops the writes.
             publish();
             if (outcome.write_error.empty()) {
               outcome.write_error = fmt::format("the child for the {} MiB heap on device {} could not write its "
                                                 "results file or its output (its message is above)", g->heap / kMiB,
                                                 device);
-              cannot_write = true;
             }
             stop_all_children();
           }
