@@ -15,6 +15,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -219,3 +220,32 @@ def test_slurm_submit_without_sbatch(tmp_path, monkeypatch):
     check(rc, err, "slurm submit")
     assert rc != 0 and "sbatch" in err
     assert not (tmp_path / "res").exists(), "a folder was made for a job that could not be submitted"
+
+
+def _with(change):
+    doc = copy.deepcopy(VALID)
+    change(doc)
+    return json.dumps(doc).encode()
+
+
+# The issue's reproductions (D13), each one to every tool that reads results files.
+REPRODUCTIONS = {
+    "binary bytes": bytes(range(128, 256)),
+    "an entry that is a string": _with(lambda d: d["benchmarks"].append("per_thread")),
+    "a null counter": _with(lambda d: d["benchmarks"][0].update(allocs_per_s=None, frees_per_s=None)),
+    "real_time fast": _with(lambda d: d["benchmarks"][0].update(real_time="fast")),
+    "1.7e308": _with(lambda d: [b.update(allocs_per_s=1.7e308, frees_per_s=1.7e308) for b in d["benchmarks"]]),
+    "a null gpu_name": _with(lambda d: d["context"].update(gpu_name=None)),
+}
+
+
+@pytest.mark.parametrize("what", sorted(REPRODUCTIONS))
+def test_the_issues_reproductions(what, tmp_path):
+    content = REPRODUCTIONS[what]
+    for tool, main in (("compare", compare.main), ("report", report.main), ("figures", figures.main)):
+        bad = tmp_path / f"{tool}.json"
+        bad.write_bytes(content)
+        good = valid_file(tmp_path)
+        files = [good, str(bad)] if tool != "figures" else [str(bad)]
+        rc, err = run_tool(main, [*files, "-o", str(tmp_path / f"out_{tool}")])
+        check(rc, err, tool)
