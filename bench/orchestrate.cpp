@@ -284,7 +284,9 @@ ChildrenOutcome run_children(const std::vector<std::string>& args, const std::ve
               fmt::print(stderr, "heapbench: the child for the {} MiB heap on device {} {}; its unfinished cases are "
                          "error results\n", g->heap / kMiB, device, how);
             }
-            merger.add_missing(device, left, how);
+            // A run stopped because it cannot write (or its output is closed)
+            // keeps its finished cases only: no error entry for what it did not run.
+            if (!g_abandon.load()) merger.add_missing(device, left, how);
             left.clear();
           }
           publish();

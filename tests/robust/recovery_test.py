@@ -282,11 +282,12 @@ class StoppedTheDocumentedWay(unittest.TestCase):
 
     def test_a_closed_pipe(self):
         # `heapbench ... | head -3`: each child died of SIGPIPE, and the run said "12 of 12 cases".
-        for mode in ("--isolate", "--no-isolate"):
+        # Two devices: both children meet the closed pipe; the second one's cases were not written once.
+        for mode in ("--isolate", "--no-isolate", "--devices=0,1"):
             with self.subTest(mode=mode), tempfile.TemporaryDirectory() as d:
                 p = subprocess.Popen([BINARY, *self.SWEEP, mode, f"--benchmark_out={d}/r.json"],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     env=dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS="5"))
+                                     env=dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS="5", HEAPBENCH_NOGPU_DEVICES="2"))
                 p.stdout.readline()
                 p.stdout.close()  # what `head -1` does once it has its line
                 err = p.stderr.read().decode()
