@@ -14,12 +14,13 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
-#include <fstream>
+#include <optional>
 
 #include "exit_codes.hpp"
 #include "heapbench/advise.hpp"
 #include "heapbench/options.hpp"
 #include "heapbench/parse.hpp"
+#include "heapbench/results_file.hpp"
 #include "heapbench/version.hpp"
 
 namespace heapbench {
@@ -83,6 +84,25 @@ int run_advise(int argc, char** argv, const DeviceHooks& hooks) {
     fmt::print("{}", advise_help());
     return kExitOk;
   }
+  // --out is checked, locked and written as the main program's results file
+  // (results_file.hpp): refused before the search if it cannot be written,
+  // replaced whole by a rename, so a failed write leaves the earlier advice.
+  std::optional<ResultsFile> out;
+  if (o.out) {
+    try {
+      out.emplace(*o.out, "--out");
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "heapbench advise: {}\n", e.what());
+      return kExitUsage;
+    }
+    out->remove_scratch_on_signal();
+  }
+  struct DiscardScratch {
+    std::optional<ResultsFile>& f;
+    ~DiscardScratch() {
+      if (f) f->discard();
+    }
+  } discard_scratch{out};
   const auto t0 = std::chrono::steady_clock::now();
   const Workload& w = o.workload;
   const std::uint64_t demand = workload_demand(w);
@@ -207,12 +227,12 @@ int run_advise(int argc, char** argv, const DeviceHooks& hooks) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   doc["seconds"] = seconds;
   fmt::print("took {:.1f} s\n", seconds);
-  if (o.out) {
-    std::ofstream f(*o.out);
-    f << doc.dump(2) << '\n';
-    if (!f) {
-      fmt::print(stderr, "heapbench advise: cannot write {}\n", *o.out);
-      return kExitNoAdvice;
+  if (out) {
+    try {
+      write_atomically(out->path(), doc.dump(2) + '\n');
+    } catch (const ResultsWriteError& e) {
+      fmt::print(stderr, "heapbench advise: {}; {} keeps its earlier content\n", e.what(), out->path());
+      return kExitCannotWrite;
     }
   }
   return code;

@@ -69,6 +69,7 @@ void stop_all_children() {
 
 constexpr const char* kStoppedAfterDeviceError = "stopped after a device error";
 constexpr const char* kCouldNotWrite = "could not write its results file";
+constexpr const char* kOutputClosed = "standard output was closed (SIGPIPE: its reader is gone)";
 
 // How often a running child's results file is looked at: the lag between a
 // case finishing and the merged file showing it.
@@ -165,6 +166,7 @@ ChildrenOutcome run_children(const std::vector<std::string>& args, const std::ve
   const std::string manifest_path = (work / kManifestName).string();
   ResultsMerger merger(settings.tag_devices,
                        [](const std::string& name) { return nlohmann::json(registered_axis_values(name)); });
+  merger.carry(settings.carried);
   RunManifest manifest;
   manifest.tag_devices = settings.tag_devices;
   std::mutex mutex;
@@ -172,9 +174,16 @@ ChildrenOutcome run_children(const std::vector<std::string>& args, const std::ve
 
   // With the lock held: the merged results changed; write them, unless no
   // case has finished yet (an earlier file is then left as it was).
+  // A write that failed stops further writes; a closed standard output stops
+  // the run but not the writes, so every finished case still reaches the file.
+  bool cannot_write = false;
   auto publish = [&] {
     if (settings.on_change) settings.on_change(merger);
-    if (merger.runs_merged() == 0 || !outcome.write_error.empty()) return;
+    if (output_closed() && outcome.write_error.empty()) {
+      outcome.write_error = kOutputClosed;
+      stop_all_children();
+    }
+    if (merger.runs_merged() == 0 || cannot_write) return;
     try {
       merger.write(out_path);
       if (!manifest.wrote_results) {
@@ -183,6 +192,7 @@ ChildrenOutcome run_children(const std::vector<std::string>& args, const std::ve
       }
     } catch (const ResultsWriteError& e) {
       outcome.write_error = e.what();
+      cannot_write = true;
       stop_all_children();
     }
   };
@@ -217,6 +227,7 @@ ChildrenOutcome run_children(const std::vector<std::string>& args, const std::ve
               manifest.write(manifest_path);
             } catch (const ResultsWriteError& e) {
               if (outcome.write_error.empty()) outcome.write_error = e.what();
+              cannot_write = true;
               stop_all_children();
               return;
             }
@@ -252,9 +263,16 @@ ChildrenOutcome run_children(const std::vector<std::string>& args, const std::ve
                               g_stop.load() == 0 && !g_abandon.load();
           // Stopping after a device error in the group's last case is no death: nothing was left undone.
           const std::string how = death == kStoppedAfterDeviceError && left.empty() ? "" : death;
-          if (death == kCouldNotWrite && outcome.write_error.empty()) {
-            outcome.write_error = fmt::format("the child for the {} MiB heap on device {} could not write its "
-                                              "results file (its message is above)", g->heap / kMiB, device);
+          if (death == kCouldNotWrite) {
+            // The child's message is above. Its cases are written if the
+            // parent still can (its output was closed: a pipe whose reader is
+            // gone); a full disk fails this write too, and stops the writes.
+            publish();
+            if (outcome.write_error.empty()) {
+              outcome.write_error = fmt::format("the child for the {} MiB heap on device {} could not write its "
+                                                "results file or its output (its message is above)", g->heap / kMiB,
+                                                device);
+            }
             stop_all_children();
           }
           if (resume) {
@@ -266,7 +284,9 @@ ChildrenOutcome run_children(const std::vector<std::string>& args, const std::ve
               fmt::print(stderr, "heapbench: the child for the {} MiB heap on device {} {}; its unfinished cases are "
                          "error results\n", g->heap / kMiB, device, how);
             }
-            merger.add_missing(device, left, how);
+            // A run stopped because it cannot write (or its output is closed)
+            // keeps its finished cases only: no error entry for what it did not run.
+            if (!g_abandon.load()) merger.add_missing(device, left, how);
             left.clear();
           }
           publish();

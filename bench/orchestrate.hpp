@@ -24,6 +24,7 @@ struct ChildrenSettings {
   // Called, with the lock held, whenever the merged results change, before
   // they are written: progress, and context that the run adds.
   std::function<void(ResultsMerger&)> on_change;
+  nlohmann::json carried = nlohmann::json::array();  // ResultsFile::carried(): kept in the file until rerun
 };
 
 struct ChildrenOutcome {

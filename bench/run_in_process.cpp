@@ -81,7 +81,7 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
           if (!aggregate && cfg.stop) cfg.stop->reported(r.benchmark_name());
         }
         const Done done = count_done(reported);
-        const std::string line = progress.update(done.cases, done.timed_s, run.clock.seconds());
+        const std::string line = progress.update(done.cases, done.timed_s, run.clock.seconds(), done.errors);
         if (!line.empty() && !child) fmt::print(stderr, "{}\n", line);
       };
       auto before_last_write = [&] {
@@ -91,6 +91,7 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
         }
       };
       SnapshotReporter snapshots(out->path(), on_runs, before_last_write);
+      snapshots.carry(out->carried());
       ran = benchmark::RunSpecifiedBenchmarks(display.get(), &snapshots);
       if (!child) fmt::print(stderr, "{}\n", progress.summary(run.clock.seconds()));
     } else {

@@ -5,6 +5,7 @@
 
 #include <csignal>
 #include <cstring>
+#include <set>
 
 #include "exit_codes.hpp"
 #include "heapbench/merge.hpp"
@@ -33,12 +34,17 @@ int run_isolated(const PlannedRun& run, const std::vector<int>& devices, Results
   ChildrenSettings settings;
   settings.tag_devices = devices.size() > 1;
   settings.quiet_children = plan.bflags.format == "json";  // stdout gets the merged document instead
+  settings.carried = out.carried();
   settings.on_change = [&](ResultsMerger& merger) {
+    std::set<std::string> carried;
+    for (const auto& entry : settings.carried) carried.insert(entry_key(entry));
     std::vector<ReportedRun> reported;
-    for (const auto& entry : merger.document()["benchmarks"]) reported.push_back(reported_run(entry));
+    for (const auto& entry : merger.document()["benchmarks"]) {
+      if (!carried.count(entry_key(entry))) reported.push_back(reported_run(entry));  // not an interrupted run's
+    }
     const Done done = count_done(reported);
     const double now = run.clock.seconds();
-    if (const std::string line = progress.update(done.cases, done.timed_s, now); !line.empty()) {
+    if (const std::string line = progress.update(done.cases, done.timed_s, now, done.errors); !line.empty()) {
       fmt::print(stderr, "{}\n", line);
     }
     for (const auto& [k, v] : timing_context(now, done.timed_s)) merger.set_context(k, v);

@@ -2,12 +2,14 @@
 
 #include "cases.hpp"
 #include "heapbench/axis_values.hpp"
+#include "heapbench/merge.hpp"
 #include "heapbench/results_file.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <iterator>
+#include <set>
 #include <sstream>
 #include <type_traits>
 
@@ -59,6 +61,8 @@ void SnapshotReporter::ReportRuns(const std::vector<Run>& runs) {
   }
   write();
   if (on_runs_) on_runs_(runs_);
+  // After the write: the case that met the closed pipe is kept.
+  if (output_closed()) throw ResultsWriteError("standard output was closed (SIGPIPE: its reader is gone)");
 }
 
 void SnapshotReporter::Finalize() {
@@ -81,6 +85,13 @@ void SnapshotReporter::write() {
   for (auto& entry : doc["benchmarks"]) {
     auto values = registered_axis_values(entry.value("run_name", entry.value("name", "")));
     if (!values.is_null()) entry[kAxisValuesKey] = std::move(values);
+  }
+  if (!carried_.empty()) {
+    std::set<std::string> present;
+    for (const auto& entry : doc["benchmarks"]) present.insert(entry_key(nlohmann::json::parse(entry.dump())));
+    for (const auto& entry : carried_) {
+      if (!present.count(entry_key(entry))) doc["benchmarks"].push_back(nlohmann::ordered_json::parse(entry.dump()));
+    }
   }
   write_atomically(path_, doc.dump(2) + '\n');
 }

@@ -15,6 +15,8 @@
 
 #include "heapbench/progress.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace heapbench {
 
 class SnapshotReporter final : public benchmark::BenchmarkReporter {
@@ -31,6 +33,9 @@ class SnapshotReporter final : public benchmark::BenchmarkReporter {
   void Finalize() override;
 
   std::size_t runs_written() const { return runs_.size(); }
+  // Entries of an interrupted run kept in the file after this run's own
+  // (ResultsFile::carried()) until this run has the same case.
+  void carry(nlohmann::json entries) { carried_ = std::move(entries); }
 
  private:
   void write();
@@ -40,6 +45,7 @@ class SnapshotReporter final : public benchmark::BenchmarkReporter {
   std::function<void()> before_last_write_;
   std::optional<Context> context_;
   std::vector<Run> runs_;
+  nlohmann::json carried_ = nlohmann::json::array();
 };
 
 // One run's timing as the results file will carry it (its `timed_s` counter,

@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from heapbench_results import COUNTERS, Results, SchemaError, distinct_labels, finish, load_selection  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
-from readability import save  # noqa: E402
+from readability import FigureError, save  # noqa: E402
 
 FIGURES = [c for c in COUNTERS if c != "heap_bytes"] + ["real_time"]
 ALPHA = 0.05
@@ -145,7 +145,8 @@ def _md_table(df: pd.DataFrame, cols: list[str]) -> list[str]:
 def _ratio_axis(ax, ratios: pd.Series) -> None:
     """A log axis centred on 1 (a 0.7x slowdown as long as a 1.43x speedup), ticks as plain
     ratios: log-axis minor labels (9.6x10^-1) overlapped at 47fe9e1."""
-    span = max(abs(math.log(ratios.min())), abs(math.log(ratios.max())), math.log(1.05)) * 1.08
+    # At most 1e300 either way: a larger span has no float for its edge.
+    span = min(max(abs(math.log(ratios.min())), abs(math.log(ratios.max())), math.log(1.05)) * 1.08, 690.0)
     lo, hi = math.exp(-span), math.exp(span)
     ax.set_xscale("log")
     ax.set_xlim(lo, hi)
@@ -169,7 +170,8 @@ def ratio_figure(table: pd.DataFrame, base_label: str, other_label: str, stem: P
     """allocs_per_s of other / baseline: a bar per case from 1 to its ratio, or, past
     MAX_CASE_BARS cases, every case as a dot in a row per pattern and API with the
     geometric mean marked."""
-    t = table[table["allocs_per_s_ratio"] > 0].dropna(subset=["allocs_per_s_ratio"])
+    # A ratio must be finite to be drawn: 1.7e308 over a figure near 1 is not (an overflow at e3cab52).
+    t = table[(table["allocs_per_s_ratio"] > 0) & np.isfinite(table["allocs_per_s_ratio"])]
     per_case = len(t) <= MAX_CASE_BARS
     if per_case:
         t = t.sort_values("allocs_per_s_ratio")
@@ -213,8 +215,12 @@ def compare(paths: list[str | Path], out: str | Path) -> tuple[list[Path], list[
     files = [load_selection(p) for p in paths]
     for r, spec in zip(files, paths):
         if r.cases().empty:
-            raise CompareError(f"{spec}: no cases (its benchmarks list is empty): nothing to compare")
+            raise CompareError(f"{spec}: no cases (no run and no median in its benchmarks list): nothing to compare")
     warnings = check_compatible(files)
+    for r, spec in zip(files, paths):
+        if n := len(r.median_only_cases()):
+            warnings.append(f"{spec}: {n} case(s) have only aggregates (--benchmark_report_aggregates_only): "
+                            "compared through their medians, without a significance test")
     labels = distinct_labels(files)
     base = files[0]
     tables = []
@@ -267,7 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     if len(args.results) < 2:
         print("compare: give at least two results files", file=sys.stderr)
         return 2
-    return finish("compare", lambda: compare(args.results, args.out), args.out, (SchemaError, CompareError, OSError))
+    return finish("compare", lambda: compare(args.results, args.out), args.out,
+                  (SchemaError, CompareError, FigureError, OSError))
 
 
 if __name__ == "__main__":

@@ -24,8 +24,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from heapbench_results import Results, SchemaError, cuda_version, load, load_selection  # noqa: E402
-from readability import save  # noqa: E402
+from heapbench_results import Results, SchemaError, cuda_version, load, load_selection, one_line  # noqa: E402
+from readability import FigureError, save  # noqa: E402
 
 BASELINES = {"bump", "alloca"}
 
@@ -394,8 +394,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         written = make_figures(args.results, args.out)
-    except (SchemaError, OSError) as e:
-        print(f"figures: {e}", file=sys.stderr)
+    except (SchemaError, FigureError, OSError) as e:
+        print(f"figures: {one_line(e)}", file=sys.stderr)
         return 2
     print(f"wrote {len(written)} files to {args.out}")
     return 0

@@ -72,7 +72,8 @@ class Results:
 
     @property
     def gpu(self) -> str:
-        return self.context.get("gpu_name", "unknown GPU")
+        name = self.context.get("gpu_name")
+        return str(name) if name is not None else "unknown GPU"
 
     @property
     def commit(self) -> str:
@@ -94,8 +95,23 @@ class Results:
                 f"heapbench {self.context.get('heapbench_version', '?')}")
 
     def iterations(self) -> pd.DataFrame:
-        """One row per measured run (repetitions included), aggregates excluded."""
-        return self.frame[self.frame["run_type"] != "aggregate"]
+        """One row per measured run (repetitions included), aggregates excluded --
+        except for a case that has only aggregates (a file written with
+        --benchmark_report_aggregates_only): its median stands for its runs."""
+        runs = self.frame[self.frame["run_type"] != "aggregate"]
+        medians = self.median_only_cases()
+        if medians.empty:
+            return runs
+        return pd.concat([runs, medians])
+
+    def median_only_cases(self) -> pd.DataFrame:
+        """The median aggregates of the cases that have no run of their own."""
+        f = self.frame
+        keys = ["case", "gpu_index"]
+        has_runs = set(map(tuple, f.loc[f["run_type"] != "aggregate", keys].itertuples(index=False)))
+        medians = f[(f["run_type"] == "aggregate") & (f["aggregate_name"] == "median")]
+        keep = [tuple(k) not in has_runs for k in medians[keys].itertuples(index=False)]
+        return medians[keep]
 
     def cases(self) -> pd.DataFrame:
         """One row per case: the mean over repetitions of every counter, errors kept
@@ -112,6 +128,11 @@ class Results:
         return agg
 
 
+def one_line(e: BaseException) -> str:
+    """An error's message on one line (tarfile's and pandas' span several)."""
+    return " ".join(str(e).split()) or type(e).__name__
+
+
 def finish(tool: str, make, out, errors: tuple) -> int:
     """A plot tool's exit: runs make() -> (files written, warnings); one of
     `errors` is one line on stderr and exit code 2, warnings go to stderr, and the
@@ -119,7 +140,7 @@ def finish(tool: str, make, out, errors: tuple) -> int:
     try:
         written, warnings = make()
     except errors as e:
-        print(f"{tool}: {e}", file=sys.stderr)
+        print(f"{tool}: {one_line(e)}", file=sys.stderr)
         return 2
     for w in warnings:
         print(f"{tool}: warning: {w}", file=sys.stderr)
@@ -180,11 +201,15 @@ def axes_of(entry: dict) -> dict | None:
     else from its name (the one fallback, for files written before the field);
     None for an entry of neither kind."""
     run_name = entry.get("run_name", entry["name"])
+    if not isinstance(run_name, str):
+        raise SchemaError(f"run_name {run_name!r} is not a string")
     values = entry.get("axis_values")
     if values is None:
         return parse_name(run_name)
-    limits = [k for k in LIMITS if k in values]
     try:
+        if not isinstance(values, dict):
+            raise TypeError("an object")
+        limits = [k for k in LIMITS if k in values]
         if len(limits) != 1:
             raise KeyError(f"one of {sorted(LIMITS)}")
         return {
@@ -197,7 +222,7 @@ def axes_of(entry: dict) -> dict | None:
             "heap_mib": int(values[limits[0]]) // 2**20,
             "limit": limits[0],
         }
-    except (KeyError, TypeError, ValueError) as e:
+    except (KeyError, TypeError, ValueError, OverflowError) as e:
         raise SchemaError(f"{run_name!r}: axis_values {values!r} lack or garble {e}") from e
 
 
@@ -220,48 +245,89 @@ def load_selection(spec: str | Path) -> Results:
     frame["gpu_index"] = 0
     context = res.context
     for d in context.get("devices", []) if isinstance(context.get("devices"), list) else []:
-        if str(d.get("gpu_index")) == str(index):
+        if isinstance(d, dict) and str(d.get("gpu_index")) == str(index):
             context = {**context, **d}
     return Results(res.path, context, frame, selection=f"GPU {index}")
+
+
+def _number(value, what: str):
+    """A JSON number as a float; null (a counter left out) is NaN. Anything else is refused."""
+    if value is None:
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise SchemaError(f"{what} is {value!r}, not a number")
+    try:
+        return float(value)
+    except OverflowError as e:  # an integer beyond any float
+        raise SchemaError(f"{what} is {value!r}, out of range") from e
+
+
+def _text(value, what: str, default: str = "") -> str:
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise SchemaError(f"{what} is {value!r}, not a string")
+    return value
+
+
+def _row(b) -> dict:
+    """One entry as a frame row; SchemaError (without the file's name) for an entry of the wrong shape."""
+    if not isinstance(b, dict):
+        raise SchemaError(f"a benchmarks entry is {json.dumps(b)[:60]}, not an object")
+    name = b.get("name")
+    if not isinstance(name, str):
+        raise SchemaError(f"a benchmarks entry's name is {name!r}, not a string")
+    axes = axes_of(b)
+    if axes is None:
+        raise SchemaError(f"case name {b.get('run_name', name)!r} has no axis_values and does not follow "
+                          "heapbench's naming scheme")
+    gpu_index = _number(b.get("gpu_index", 0), f"{name!r}: gpu_index")
+    if not (math.isfinite(gpu_index) and gpu_index >= 0 and gpu_index == int(gpu_index)):
+        raise SchemaError(f"{name!r}: gpu_index {b.get('gpu_index')!r} is not a device index")
+    row = {**axes, "gpu_index": int(gpu_index), "name": name,
+           "run_type": _text(b.get("run_type"), f"{name!r}: run_type", "iteration"),
+           "aggregate_name": _text(b.get("aggregate_name"), f"{name!r}: aggregate_name"),
+           "repetition_index": _number(b.get("repetition_index", 0), f"{name!r}: repetition_index"),
+           "error": bool(b.get("error_occurred", False)),
+           "error_message": _text(b.get("error_message"), f"{name!r}: error_message"),
+           "real_time": _number(b.get("real_time"), f"{name!r}: real_time"),
+           "time_unit": _text(b.get("time_unit"), f"{name!r}: time_unit"),
+           "iterations": _number(b.get("iterations", 0), f"{name!r}: iterations")}
+    for c in COUNTERS:
+        row[c] = _number(b.get(c), f"{name!r}: {c}")
+    return row
 
 
 def load(path: str | Path) -> Results:
     path = Path(path)
     try:
-        doc = json.loads(path.read_text())
-    except json.JSONDecodeError as e:
+        doc = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise SchemaError(f"{path}: not a text file ({e})") from e
+    except (json.JSONDecodeError, RecursionError) as e:
         raise SchemaError(f"{path}: not JSON ({e})") from e
     if not isinstance(doc, dict) or "context" not in doc or "benchmarks" not in doc:
         raise SchemaError(f"{path}: not a Google Benchmark results file (no context/benchmarks)")
     ctx = doc["context"]
+    if not isinstance(ctx, dict):
+        raise SchemaError(f"{path}: its context is not an object")
     if "heapbench_schema_version" not in ctx:
         raise SchemaError(f"{path}: no heapbench_schema_version in the context: not written by heapbench")
     try:
         version = int(ctx["heapbench_schema_version"])
-    except ValueError as e:
+    except (TypeError, ValueError, OverflowError) as e:
         raise SchemaError(f"{path}: heapbench_schema_version {ctx['heapbench_schema_version']!r} is not a number") from e
     if version not in KNOWN_SCHEMA_VERSIONS:
         raise SchemaError(f"{path}: schema version {version}; this reader knows {sorted(KNOWN_SCHEMA_VERSIONS)}")
 
-    rows = []
     if not isinstance(doc["benchmarks"], list):
         raise SchemaError(f"{path}: 'benchmarks' is not a list")
+    rows = []
     for b in doc["benchmarks"]:
         try:
-            axes = axes_of(b)
+            rows.append(_row(b))
         except SchemaError as e:
             raise SchemaError(f"{path}: {e}") from e
-        if axes is None:
-            raise SchemaError(f"{path}: case name {b.get('run_name', b['name'])!r} has no axis_values and does not "
-                              "follow heapbench's naming scheme")
-        row = {**axes, "gpu_index": int(b.get("gpu_index", 0)), "name": b["name"], "run_type": b.get("run_type", "iteration"),
-               "aggregate_name": b.get("aggregate_name", ""), "repetition_index": b.get("repetition_index", 0),
-               "error": bool(b.get("error_occurred", False)), "error_message": b.get("error_message", ""),
-               "real_time": b.get("real_time", math.nan), "time_unit": b.get("time_unit", ""),
-               "iterations": b.get("iterations", 0)}
-        for c in COUNTERS:
-            row[c] = float(b[c]) if c in b else math.nan
-        rows.append(row)
     # The same columns with or without entries, so an empty file reads as zero cases rather
     # than as a frame that lacks the columns every caller indexes.
     frame = pd.DataFrame(rows, columns=COLUMNS)

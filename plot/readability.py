@@ -73,17 +73,27 @@ def problems(fig: matplotlib.figure.Figure) -> list[str]:
     return found
 
 
+class FigureError(ValueError):
+    """A figure that cannot be drawn: its values are beyond what matplotlib can lay out
+    (1.7e308 allocations per second overflowed at e3cab52)."""
+
+
 def save(fig, stem: Path, written: list[Path] | None = None) -> list[Path]:
-    """Writes stem.png and stem.svg, warns (FigureWarning) about what cannot be read, closes `fig`."""
+    """Writes stem.png and stem.svg, warns (FigureWarning) about what cannot be read, closes `fig`.
+    Raises FigureError for one that matplotlib cannot draw."""
     import matplotlib.pyplot as plt
-    for p in problems(fig):
-        warnings.warn(f"{stem.name}: {p}", FigureWarning, stacklevel=2)
     paths = []
-    for ext in ("png", "svg"):
-        p = stem.with_name(f"{stem.name}.{ext}")
-        fig.savefig(p, dpi=DPI)
-        paths.append(p)
-    plt.close(fig)
+    try:
+        for p in problems(fig):
+            warnings.warn(f"{stem.name}: {p}", FigureWarning, stacklevel=2)
+        for ext in ("png", "svg"):
+            p = stem.with_name(f"{stem.name}.{ext}")
+            fig.savefig(p, dpi=DPI)
+            paths.append(p)
+    except (OverflowError, ValueError) as e:
+        raise FigureError(f"{stem.name}: cannot be drawn from these values ({e})") from e
+    finally:
+        plt.close(fig)
     if written is not None:
         written.extend(paths)
     return paths

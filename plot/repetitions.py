@@ -34,7 +34,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("-o", "--out")
     ap.add_argument("--min-round-us", type=float, default=10.0)
     a = ap.parse_args(argv)
-    res = heapbench_results.load(a.results)
+    try:
+        res = heapbench_results.load(a.results)
+    except (heapbench_results.SchemaError, OSError) as e:
+        print(f"repetitions.py: {heapbench_results.one_line(e)}", file=sys.stderr)
+        return 2
     per_case, worst = table(res.frame, a.min_round_us)
     if per_case.empty or (per_case["repetitions"] < 2).all():
         print(f"repetitions.py: {a.results} has no case with two or more repetitions", file=sys.stderr)
@@ -50,8 +54,12 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"| `{case}` | {r.repetitions} | {r.mean_round_us:.4g} | {r.cv * 100:.2f} %{mark} |")
     text = "\n".join(lines) + "\n"
     if a.out:
-        with open(a.out, "w") as f:
-            f.write(text)
+        try:
+            with open(a.out, "w") as f:
+                f.write(text)
+        except OSError as e:
+            print(f"repetitions.py: cannot write {a.out}: {e}", file=sys.stderr)
+            return 2
     print(text, end="")
     return 0
 

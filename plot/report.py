@@ -36,7 +36,7 @@ import pandas as pd  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare import compare_pair, geomeans, ratio_figure  # noqa: E402
 from heapbench_results import Results, SchemaError, cuda_version, finish, load, load_selection  # noqa: E402
-from readability import save  # noqa: E402
+from readability import FigureError, save  # noqa: E402
 
 # The figures every GPU is drawn with, in this order, where a pattern and API have them.
 SIDE_BY_SIDE = ["allocs_per_s", "frees_per_s", "fail_rate", "utilization", "lat_p50_ns", "lat_p99_ns"]
@@ -88,6 +88,9 @@ def read(specs: list[str]) -> tuple[list[Results], list[str]]:
         elif r.cases().empty:
             warnings.append(f"skipped {spec}: no cases")
         else:
+            if n := len(r.median_only_cases()):
+                warnings.append(f"{spec}: {n} case(s) have only aggregates (--benchmark_report_aggregates_only): "
+                                "reported through their medians")
             files.append(r)
     return files, warnings
 
@@ -318,7 +321,7 @@ def main(argv: list[str] | None = None) -> int:
             page.write_text(f"{title}\n\n{args.prepend.read_text().strip()}\n{rest}")
         return written, warnings
 
-    return finish("report", make, args.out, (SchemaError, ReportError, OSError))
+    return finish("report", make, args.out, (SchemaError, ReportError, FigureError, OSError))
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ import json
 import math
 import sys
 import tarfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +42,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from heapbench_results import SchemaError, cuda_version, load  # noqa: E402
+from heapbench_results import SchemaError, cuda_version, load, one_line  # noqa: E402
 
 ADVICE_VERSIONS = {1}
 
@@ -195,8 +196,11 @@ def _markdown(df: pd.DataFrame) -> str:
 
 
 def load_advice(path: Path) -> dict:
-    doc = json.loads(path.read_text())
-    if doc.get("heapbench_advice_version") not in ADVICE_VERSIONS:
+    try:
+        doc = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError) as e:  # a truncated file (an advise that failed)
+        raise SchemaError(f"{path}: not an advice file: {e}") from e
+    if not isinstance(doc, dict) or doc.get("heapbench_advice_version") not in ADVICE_VERSIONS:
         raise SchemaError(f"{path}: not a heapbench advice file this reader knows")
     return doc
 
@@ -216,24 +220,35 @@ def advice_markdown(run: Path) -> str:
     parts = []
     for p in sorted(run.glob("advice_*.json")):
         name = p.stem[len("advice_"):]
-        doc = load_advice(p)
-        w = doc["workload"]
-        parts.append(f"### {w['threads']} threads x {w['size']} B, {w['pattern']}, {w['api']} (`{p.name}`)\n")
-        if doc.get("min_heap_mib") is None:
-            parts.append("No heap up to the search's limit held every allocation.\n")
-        else:
-            parts.append(
-                f"- asked per round: {w['demand_bytes'] / 2**20:.1f} MiB; smallest heap that held every allocation: "
-                f"**{doc['min_heap_mib']} MiB** (largest that did not: {doc.get('max_failing_heap_mib')} MiB), "
-                f"utilisation there {100 * doc['utilization']:.1f} %\n"
-                f"- advice with a {100 * doc['margin']:g} % margin: **{doc['advised_heap_mib']} MiB**: "
-                f"`{doc['code']}`\n"
-                f"- at CUDA's default 8 MiB: {100 * doc['default_heap']['fail_rate']:.1f} % of calls return NULL\n"
-                f"- {len(doc['probes'])} heap sizes tried in {doc['seconds']:.1f} s\n")
+        try:
+            parts.append(_advice_part(p, load_advice(p)))
+        except (KeyError, TypeError, ValueError) as e:
+            if isinstance(e, SchemaError):
+                raise
+            raise SchemaError(f"{p}: an advice file that lacks or garbles {e}") from e
         rows = check_rows(run, name)
         if rows:
             parts.append("Separate runs (`heapbench --patterns=... --heaps=...`):\n\n" + _markdown(pd.DataFrame(rows))
                          + "\n")
+    return "\n".join(parts)
+
+
+def _advice_part(p: Path, doc: dict) -> str:
+    """One advice file's markdown; KeyError, TypeError or ValueError for one that lacks or garbles a field."""
+    parts = []
+    w = doc["workload"]
+    parts.append(f"### {w['threads']} threads x {w['size']} B, {w['pattern']}, {w['api']} (`{p.name}`)\n")
+    if doc.get("min_heap_mib") is None:
+        parts.append("No heap up to the search's limit held every allocation.\n")
+    else:
+        parts.append(
+            f"- asked per round: {w['demand_bytes'] / 2**20:.1f} MiB; smallest heap that held every allocation: "
+            f"**{doc['min_heap_mib']} MiB** (largest that did not: {doc.get('max_failing_heap_mib')} MiB), "
+            f"utilisation there {100 * doc['utilization']:.1f} %\n"
+            f"- advice with a {100 * doc['margin']:g} % margin: **{doc['advised_heap_mib']} MiB**: "
+            f"`{doc['code']}`\n"
+            f"- at CUDA's default 8 MiB: {100 * doc['default_heap']['fail_rate']:.1f} % of calls return NULL\n"
+            f"- {len(doc['probes'])} heap sizes tried in {doc['seconds']:.1f} s\n")
     return "\n".join(parts)
 
 
@@ -242,8 +257,11 @@ def unpack(run: Path, out: Path) -> Path:
         return run
     raw = out / "raw"
     raw.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(run) as t:
-        t.extractall(raw, filter="data")
+    try:
+        with tarfile.open(run) as t:
+            t.extractall(raw, filter="data")
+    except (tarfile.TarError, EOFError, zlib.error) as e:  # a JSON file, a fake or truncated archive
+        raise SchemaError(f"{run}: neither a folder nor a readable .tar.gz ({e})") from e
     inner = [p for p in raw.iterdir() if p.is_dir()]
     return inner[0] if len(inner) == 1 and not any(raw.glob("*.json")) else raw
 
@@ -261,9 +279,10 @@ def main(argv: list[str] | None = None) -> int:
     a = ap.parse_args(argv)
     if a.time_threshold <= 1 or a.stride_threshold <= 0 or a.advice_factor <= 1:
         ap.error("--time-threshold and --advice-factor must be above 1, --stride-threshold above 0")
-    a.out.mkdir(parents=True, exist_ok=True)
     try:
+        a.out.mkdir(parents=True, exist_ok=True)
         run = unpack(a.run, a.out)
+        adv = advice_markdown(run)  # before anything is written: a damaged advice file writes nothing
         df, ctx = size_map_frame(run / "size_map.json")
         classes = find_classes(df, a.time_threshold, a.stride_threshold)
         table = class_table(classes)
@@ -276,11 +295,10 @@ def main(argv: list[str] | None = None) -> int:
                    f"{a.advice_factor:g}x") + "\n")
         (a.out / "size_map_classes.md").write_text(text)
         figure(df, classes, ctx, a.out)
-        adv = advice_markdown(run)
         if adv:
             (a.out / "advice.md").write_text(f"# Heap-size advice: {_title(ctx)}\n\n{adv}")
-    except (SchemaError, FileNotFoundError, KeyError) as e:
-        print(f"size_map.py: {e}", file=sys.stderr)
+    except (SchemaError, OSError) as e:
+        print(f"size_map.py: {one_line(e)}", file=sys.stderr)
         return 2
     print(text)
     if adv:

@@ -4,10 +4,15 @@
 // follow), and checks on the command line that CLI11's and Google Benchmark's
 // own parsing let through. The checks throw UsageError (options.hpp) naming
 // the flag and value.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace CLI {
+class App;
+}
 
 namespace heapbench {
 
@@ -33,6 +38,20 @@ std::string_view flag_name(std::string_view arg);
 // Refuses an argument naming a refused flag of the table (the message says
 // why). --benchmark_enable_random_interleaving is refused unless it is false.
 void refuse_refused_flag(std::string_view arg);
+
+// After CLI11 parsed `app`: refuses an option whose value begins with "--".
+// Given without a value in the space form ("--benchmark_out --sizes=64"),
+// CLI11 takes the next flag as its value: a file named "--sizes=64" was
+// written and the default sizes ran.
+void refuse_flags_taken_as_values(const CLI::App& app);
+
+// The value checks heapbench and `heapbench advise` share: a kernel budget in
+// milliseconds must be above 0 and finite (1e999 converts to inf: a deadline
+// never reached); returns it in seconds. `typed` is the value as given.
+double kernel_budget_seconds(double ms, const std::string& typed);
+// A heap size must be a whole number of MiB (cudaLimitMallocHeapSize is set in
+// MiB; 1536K would silently be 1 MiB). `flag`=`text` is what was typed.
+void check_whole_mib(const std::string& flag, const std::string& text, std::uint64_t bytes);
 
 // "--flag=" with nothing after "=" (what an unset shell variable gives) is an
 // error: CLI11 would otherwise take the next argument as the value

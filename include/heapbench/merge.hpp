@@ -39,6 +39,8 @@ class ResultsMerger {
   // dropped. skip_present: leave out entries the document already has (by
   // name and repetition), for recovering a run from its files. Throws as add().
   std::set<std::string> add_runs(int device, const std::string& path, bool skip_present = false);
+  // The same for a child's document already read.
+  std::set<std::string> add_runs(int device, const nlohmann::json& child, bool skip_present = false);
   // Shows the runs a still-running child of `device` has written so far after
   // the merged ones, replacing what the last peek() of that device showed, so
   // the merged file holds every finished case while a group runs. Returns how
@@ -49,6 +51,10 @@ class ResultsMerger {
   void add_missing(int device, const std::vector<std::string>& names, const std::string& death);
   // Starts from an earlier merged document (recovery of an interrupted run).
   void adopt(nlohmann::json doc);
+  // Entries of an interrupted run that the next run keeps in the file: each
+  // one is in document(), after this run's entries, until this run has an
+  // entry of the same name and repetition. They count as none of this run's.
+  void carry(nlohmann::json entries) { carried_ = std::move(entries); }
   // A key of the document's context (wall and timed seconds of the run).
   void set_context(const std::string& key, const std::string& value) { extra_context_[key] = value; }
 
@@ -64,7 +70,7 @@ class ResultsMerger {
   void write(const std::string& path) const;
 
  private:
-  nlohmann::json runs_of(int device, const std::string& path);
+  nlohmann::json runs_of(int device, const nlohmann::json& child);
 
   bool tag_;
   AxisLookup axis_values_of_;
@@ -73,6 +79,7 @@ class ResultsMerger {
   std::map<std::string, std::string> extra_context_;
   std::vector<int> devices_seen_;
   std::size_t errors_added_ = 0;
+  nlohmann::json carried_ = nlohmann::json::array();
   mutable nlohmann::json composed_;
 };
 
@@ -90,11 +97,23 @@ struct RunManifest {
 
 inline constexpr const char* kManifestName = "run.json";
 
+// One entry per run: its name and repetition (aggregates have names of their own).
+std::string entry_key(const nlohmann::json& entry);
+
+struct Recovery {
+  std::size_t added = 0;              // cases written into the results file
+  std::vector<std::string> skipped;   // what was not recovered from, each with why
+  bool carry = false;                 // the results file now holds the killed run's cases: a rerun keeps them
+};
+
 // Merges into `out_path` the cases that the killed run whose children's files
-// are in `groups_path` finished (its manifest says which files, and whether
-// `out_path` already holds its merged results, which are kept). Writes
-// `out_path` only if there is at least one such case; returns how many cases
-// were added. Throws std::runtime_error on unreadable files.
-std::size_t recover_interrupted_run(const std::string& out_path, const std::string& groups_path);
+// are in `groups_path` finished, child file by child file: a damaged one costs
+// only its own cases, and only files in `groups_path` named as run_children
+// names them are read (never a file the manifest points to elsewhere). The
+// manifest says whether `out_path` already holds the run's merged results,
+// which are kept; without one (deleted, damaged) a results document there is
+// kept. Writes `out_path` only if there is at least one such case. Throws
+// std::runtime_error if `out_path` exists and is not JSON (it is left alone).
+Recovery recover_interrupted_run(const std::string& out_path, const std::string& groups_path);
 
 }  // namespace heapbench

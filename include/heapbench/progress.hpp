@@ -43,6 +43,7 @@ ReportedRun reported_run(const nlohmann::json& entry);
 struct Done {
   std::size_t cases = 0;
   double timed_s = 0.0;
+  std::size_t errors = 0;  // of `cases`: error results
 };
 Done count_done(const std::vector<ReportedRun>& runs);
 
@@ -57,14 +58,16 @@ class Progress {
   // `done` cases have finished `elapsed_s` seconds after the sweep began, with
   // `timed_s` GPU seconds of measurement among them. Returns a line to print
   // when one is due, else "".
-  std::string update(std::size_t done, double timed_s, double elapsed_s);
+  // `errors`: of the `done`, the cases that ended as error results (the
+  // summary says how many, so "12 of 12 cases" never hides 8 errors).
+  std::string update(std::size_t done, double timed_s, double elapsed_s, std::size_t errors = 0);
 
   // Seconds the remaining cases will take at the mean pace so far (elapsed
   // over done: cases of one sweep vary, so a per-case model would claim more
   // than it knows); nullopt before the first case.
   std::optional<double> seconds_left(double elapsed_s) const;
 
-  // "N of M cases in T; GPU time inside timed launches: X s, P % of the wall time".
+  // "N of M cases in T[ (K of them error results)]; GPU time inside timed launches: X s, P % of the wall time".
   std::string summary(double wall_s) const;
 
   std::size_t done() const { return done_; }
@@ -75,6 +78,7 @@ class Progress {
   std::size_t total_;
   double quiet_s_, every_s_;
   std::size_t done_ = 0;
+  std::size_t errors_ = 0;
   double timed_s_ = 0.0;
   std::optional<double> last_line_s_;
 };

@@ -4,6 +4,8 @@
 // "<path>.partial", and heapbench's SnapshotReporter writes <path> itself after
 // each finished case. A run refused or failed before any case finished never
 // touches <path>.
+#include <nlohmann/json.hpp>
+
 #include <stdexcept>
 #include <string>
 
@@ -19,16 +21,28 @@ struct ResultsWriteError : std::runtime_error {
 // ".tmp" and throws ResultsWriteError naming the file and the reason.
 void write_atomically(const std::string& path, const std::string& content);
 
+// Opens a scratch or lock file without following a symbolic link and without
+// waiting on a FIFO (O_NOFOLLOW, O_NONBLOCK, O_CLOEXEC added to `flags`), and
+// only if it is a regular file. Returns the descriptor, or -1 with the reason
+// in `why`.
+int open_scratch(const std::string& path, int flags, std::string* why = nullptr);
+
+// Whether this process got SIGPIPE since remove_scratch_on_signal(): its
+// standard output's reader is gone. The run then stops as when a write fails.
+bool output_closed();
+
 class ResultsFile {
  public:
   // Refuses (std::runtime_error naming the flag and path) a path that exists
   // and is not a regular file -- a rename over /dev/null would replace the
   // device node, and one over a directory fails only after the cases ran -- and
   // a path another heapbench run is writing. A symbolic link to a regular file
-  // is followed, so the link survives. Creates the scratch file, so an
+  // is followed, so the link survives; a dangling one (a missing target or
+  // folder, a loop) is refused. Creates the scratch file, so an
   // unwritable path is refused before any kernel runs, and holds a lock on it
   // until the process ends.
-  explicit ResultsFile(std::string path);
+  // `flag`: the flag that named the path, for messages.
+  explicit ResultsFile(std::string path, const std::string& flag = "--benchmark_out");
   ~ResultsFile();
   ResultsFile(const ResultsFile&) = delete;
   ResultsFile& operator=(const ResultsFile&) = delete;
@@ -44,6 +58,10 @@ class ResultsFile {
   // <path> (recover_interrupted_run in merge.hpp) and the leftovers removed.
   // Returns what was done, in words, or "" if nothing was left behind.
   std::string clean_leftovers();
+  // The entries <path> held after clean_leftovers() recovered an interrupted
+  // run (its finished cases): this run keeps them in <path> until it has its
+  // own results for the same cases. Empty when nothing was recovered.
+  const nlohmann::json& carried() const { return carried_; }
 
   // Removes the scratch file; path() is left as it is.
   void discard();
@@ -51,13 +69,15 @@ class ResultsFile {
   // On SIGINT, SIGTERM or SIGHUP, removes the scratch files (the one above and
   // SnapshotReporter's "<path>.tmp") and then dies of the signal as it would
   // have: <path> keeps the last complete snapshot and nothing else is left
-  // behind. One ResultsFile per process installs this.
+  // behind. Also ignores SIGXFSZ (a file size limit fails the write instead)
+  // and notes SIGPIPE (output_closed()). One ResultsFile per process installs this.
   void remove_scratch_on_signal() const;
 
  private:
   std::string path_;
   std::string partial_;
   int lock_fd_ = -1;
+  nlohmann::json carried_ = nlohmann::json::array();
 };
 
 }  // namespace heapbench

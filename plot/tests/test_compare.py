@@ -148,3 +148,27 @@ def test_two_runs_of_one_gpu_are_told_apart_by_commit(write_results, tmp_path):
     compare([a, b], tmp_path / "out")
     md = (tmp_path / "out" / "comparison.md").read_text()
     assert "Test GPU @2222222 (`b.json`) / Test GPU @1111111" in md
+
+
+def aggregates_only(name, allocs):
+    """The entries --benchmark_repetitions=3 --benchmark_report_aggregates_only=true writes for one case."""
+    out = []
+    for agg, scale in (("mean", 1.0), ("median", 1.0), ("stddev", 0.01), ("cv", 0.01)):
+        b = bench(name, allocs * scale)
+        b.update({"name": f"{name}/manual_time_{agg}", "run_type": "aggregate", "aggregate_name": agg,
+                  "repetitions": 3})
+        b.pop("repetition_index")
+        out.append(b)
+    return out
+
+
+def test_an_aggregates_only_file_is_compared_through_its_medians(write_results, tmp_path, capsys):
+    # Issue 24, D14: "no cases (its benchmarks list is empty)" and exit 2 for a file of 8 aggregates.
+    name = "per_thread/malloc/size:64/threads:32/heap:8"
+    a = write_results([bench(name, 1e6)], name="a.json")
+    b = write_results(aggregates_only(name, 2e6), name="b.json")
+    assert main([str(a), str(b), "-o", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert "only aggregates" in err and "median" in err
+    table = pd.read_csv(tmp_path / "out" / "compare_1.csv")
+    assert table["allocs_per_s_ratio"].tolist() == [2.0]

@@ -8,6 +8,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "heapbench/benchmark_flags.hpp"
 #include "heapbench/catalog.hpp"
 #include "heapbench/mixed_sizes.hpp"
 #include "heapbench/options.hpp"
@@ -245,12 +246,14 @@ AdviseOptions parse_advise_options(int argc, const char* const* argv) {
   add_advise_flags(app, o, p);
   std::vector<std::string> args;
   for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);
+  refuse_empty_values({args.rbegin(), args.rend()});  // the main program's checks, shared
   app.allow_extras();  // what is left is refused below, with the closest flag
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
+  refuse_flags_taken_as_values(app);
   if (o.help) return o;
   for (const std::string& a : app.remaining()) {
     if (a.size() > 1 && a[0] == '-') {
@@ -290,7 +293,8 @@ AdviseOptions parse_advise_options(int argc, const char* const* argv) {
     throw UsageError(fmt::format("--tolerance={}: percent, above 0 and at most 50", p.tolerance_pct));
   }
   if (o.rounds < 1 || o.rounds > 100) throw UsageError(fmt::format("--rounds={}: 1 to 100", o.rounds));
-  if (!(p.budget_ms > 0)) throw UsageError(fmt::format("--kernel-budget-ms={}: must be > 0", p.budget_ms));
+  const auto& budget_typed = app.get_option("--kernel-budget-ms")->results();
+  o.kernel_budget_s = kernel_budget_seconds(p.budget_ms, budget_typed.empty() ? "" : budget_typed.back());
   if (o.device < 0) throw UsageError(fmt::format("--device={}: must be >= 0", o.device));
   if (!p.max_heap.empty()) {
     try {
@@ -299,10 +303,10 @@ AdviseOptions parse_advise_options(int argc, const char* const* argv) {
       throw UsageError(fmt::format("--max-heap={}: {}", p.max_heap, e.what()));
     }
     if (o.max_heap < kMiB) throw UsageError(fmt::format("--max-heap={}: at least 1M", p.max_heap));
+    check_whole_mib("--max-heap", p.max_heap, o.max_heap);
   }
   o.margin = p.margin_pct / 100;
   o.tolerance = p.tolerance_pct / 100;
-  o.kernel_budget_s = p.budget_ms / 1000;
   return o;
 }
 

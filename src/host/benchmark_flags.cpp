@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
+#include "heapbench/case.hpp"
 #include "heapbench/options.hpp"
 
 namespace heapbench {
@@ -139,6 +141,31 @@ void refuse_empty_values(const std::vector<std::string>& args) {
     if (a.size() > 3 && a.compare(0, 2, "--") == 0 && a.back() == '=' && a.find('=') == a.size() - 1) {
       throw UsageError(fmt::format("{}: empty value (an unset shell variable?); give a value or leave the flag out", a));
     }
+  }
+}
+
+void refuse_flags_taken_as_values(const CLI::App& app) {
+  for (const CLI::Option* opt : app.get_options()) {
+    for (const std::string& value : opt->results()) {
+      if (value.size() > 2 && value.compare(0, 2, "--") == 0) {
+        throw UsageError(fmt::format("{}: no value given (it took the next flag, '{}', as its value); give "
+                                     "{}=VALUE",
+                                     opt->get_name(), value, opt->get_name()));
+      }
+    }
+  }
+}
+
+double kernel_budget_seconds(double ms, const std::string& typed) {
+  if (!(ms > 0.0) || !std::isfinite(ms)) {
+    throw UsageError(fmt::format("--kernel-budget-ms={}: must be > 0 and finite", typed));
+  }
+  return ms / 1000.0;
+}
+
+void check_whole_mib(const std::string& flag, const std::string& text, std::uint64_t bytes) {
+  if (bytes % kMiB != 0) {
+    throw UsageError(fmt::format("{}={}: {} bytes is not a whole number of MiB", flag, text, bytes));
   }
 }
 

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <regex>
 #include <set>
 #include <stdexcept>
 
@@ -26,8 +28,6 @@ json error_entry(const std::string& name, const std::string& message) {
 
 std::string with_device(const std::string& name, int device) { return fmt::format("{}/device:{}", name, device); }
 
-// One entry per run: its name and repetition (aggregates have names of their own).
-std::string key_of(const json& b) { return fmt::format("{}#{}", b.value("name", ""), b.value("repetition_index", 0)); }
 
 json read_json(const std::string& path) {
   std::ifstream in(path);
@@ -41,6 +41,12 @@ json read_json(const std::string& path) {
 
 }  // namespace
 
+std::string entry_key(const json& b) {
+  const json& name = b.contains("name") ? b["name"] : json();
+  const json& rep = b.contains("repetition_index") ? b["repetition_index"] : json(0);
+  return fmt::format("{}#{}", name.is_string() ? name.get<std::string>() : name.dump(), rep.dump());
+}
+
 void ResultsMerger::add(const GroupResult& g) {
   const std::set<std::string> finished = add_runs(g.device, g.path);
   std::vector<std::string> missing;
@@ -50,8 +56,7 @@ void ResultsMerger::add(const GroupResult& g) {
   add_missing(g.device, missing, g.death);
 }
 
-json ResultsMerger::runs_of(int device, const std::string& path) {
-  const json child = read_json(path);
+json ResultsMerger::runs_of(int device, const json& child) {
   if (!doc_.contains("context") && child.contains("context")) doc_["context"] = child["context"];
   if (tag_ && child.contains("context") &&
       std::find(devices_seen_.begin(), devices_seen_.end(), device) == devices_seen_.end()) {
@@ -73,18 +78,22 @@ json ResultsMerger::runs_of(int device, const std::string& path) {
 }
 
 std::set<std::string> ResultsMerger::add_runs(int device, const std::string& path, bool skip_present) {
-  const json runs = runs_of(device, path);
+  return add_runs(device, read_json(path), skip_present);
+}
+
+std::set<std::string> ResultsMerger::add_runs(int device, const json& child, bool skip_present) {
+  const json runs = runs_of(device, child);
   live_.erase(device);
   std::set<std::string> present;
   if (skip_present) {
-    for (const json& b : doc_["benchmarks"]) present.insert(key_of(b));
+    for (const json& b : doc_["benchmarks"]) present.insert(entry_key(b));
   }
   std::set<std::string> finished;
   for (const json& b : runs) {
     std::string run_name = b.value("run_name", b.value("name", ""));
     if (tag_) run_name = run_name.substr(0, run_name.size() - with_device("", device).size());
     finished.insert(run_name);
-    if (skip_present && present.count(key_of(b))) continue;
+    if (skip_present && present.count(entry_key(b))) continue;
     doc_["benchmarks"].push_back(b);
   }
   return finished;
@@ -97,7 +106,7 @@ std::size_t ResultsMerger::entries() const {
 }
 
 std::size_t ResultsMerger::peek(int device, const std::string& path) {
-  json runs = runs_of(device, path);
+  json runs = runs_of(device, read_json(path));
   const std::size_t n = runs.size();
   live_[device] = std::move(runs);
   return n;
@@ -128,6 +137,13 @@ const json& ResultsMerger::document() const {
   for (const auto& [device, runs] : live_) {
     for (const json& b : runs) composed_["benchmarks"].push_back(b);
   }
+  if (!carried_.empty()) {
+    std::set<std::string> present;
+    for (const json& b : composed_["benchmarks"]) present.insert(entry_key(b));
+    for (const json& b : carried_) {
+      if (!present.count(entry_key(b))) composed_["benchmarks"].push_back(b);
+    }
+  }
   for (const auto& [k, v] : extra_context_) composed_["context"][k] = v;
   return composed_;
 }
@@ -145,29 +161,140 @@ RunManifest RunManifest::read(const std::string& path) {
   const json j = read_json(path);
   RunManifest m;
   if (!j.is_object()) return m;
-  m.tag_devices = j.value("tag_devices", false);
-  m.wrote_results = j.value("wrote_results", false);
-  for (const json& c : j.value("children", json::array())) {
-    m.children.emplace_back(c.value("device", 0), c.value("file", ""));
+  try {
+    m.tag_devices = j.value("tag_devices", false);
+    m.wrote_results = j.value("wrote_results", false);
+    for (const json& c : j.value("children", json::array())) {
+      m.children.emplace_back(c.value("device", 0), c.value("file", ""));
+    }
+  } catch (const json::exception& e) {
+    throw std::runtime_error(fmt::format("'{}' is not a run manifest: {}", path, e.what()));
   }
   return m;
 }
 
-std::size_t recover_interrupted_run(const std::string& out_path, const std::string& groups_path) {
-  const RunManifest m = RunManifest::read((std::filesystem::path(groups_path) / kManifestName).string());
-  ResultsMerger merger(m.tag_devices);
-  std::size_t before = 0;
-  if (m.wrote_results) {
-    const json doc = read_json(out_path);
-    if (doc.is_object()) {
-      merger.adopt(doc);
-      before = merger.entries();
+namespace {
+
+namespace fs = std::filesystem;
+
+// The names run_children gives its children's files: device, heap in MiB, attempt.
+const std::regex kChildFileName(R"(device(\d{1,4})_heap\d{1,12}_\d{1,6}\.json)");
+
+// A child's results file as SnapshotReporter writes it: a document whose
+// every entry has a name and the axis values of a registered case. Anything
+// else (damaged, or not a child's file) is refused whole, with the reason.
+std::optional<json> read_child(const fs::path& file, std::string& why) {
+  try {
+    json doc = read_json(file.string());
+    if (doc.is_null()) {
+      why = "missing";
+      return std::nullopt;
+    }
+    if (!doc.is_object() || !doc.contains("benchmarks") || !doc["benchmarks"].is_array()) {
+      why = "not a results file";
+      return std::nullopt;
+    }
+    if (doc.contains("context") && !doc["context"].is_object()) doc.erase("context");
+    for (const json& b : doc["benchmarks"]) {
+      if (!b.is_object() || !b.contains("name") || !b["name"].is_string() || !b.contains("axis_values") ||
+          !b["axis_values"].is_object()) {
+        why = fmt::format("an entry that is not one of heapbench's cases ({:.60})", b.dump());
+        return std::nullopt;
+      }
+    }
+    return doc;
+  } catch (const std::exception& e) {
+    why = e.what();
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+Recovery recover_interrupted_run(const std::string& out_path, const std::string& groups_path) {
+  const fs::path groups(groups_path);
+  Recovery r;
+  std::optional<RunManifest> m;
+  const fs::path manifest_path = groups / kManifestName;
+  std::error_code ec;
+  if (fs::exists(manifest_path, ec)) {
+    try {
+      m = RunManifest::read(manifest_path.string());
+    } catch (const std::exception& e) {
+      r.skipped.push_back(fmt::format("{} ({})", kManifestName, e.what()));
+    }
+  } else {
+    r.skipped.push_back(fmt::format("{} (missing: the files in the folder were read instead)", kManifestName));
+  }
+
+  // The children's files: those in the folder with the names run_children
+  // gives them, in the order the manifest started them, then any it does not
+  // name. A manifest entry elsewhere is not this run's and is never read.
+  std::vector<fs::path> files;
+  std::set<std::string> listed;
+  for (const auto& e : fs::directory_iterator(groups, ec)) {
+    const std::string name = e.path().filename().string();
+    if (std::regex_match(name, kChildFileName) && e.is_regular_file(ec) && !e.is_symlink(ec)) listed.insert(name);
+  }
+  if (m) {
+    for (const auto& [device, file] : m->children) {
+      const fs::path f(file);
+      if (f.parent_path().lexically_normal() != groups.lexically_normal() ||
+          !listed.count(f.filename().string())) {
+        if (!fs::exists(f, ec) && f.parent_path().lexically_normal() == groups.lexically_normal()) continue;
+        r.skipped.push_back(fmt::format("'{}' (named by {} but not one of its run's files: not read)", file,
+                                        kManifestName));
+        continue;
+      }
+      if (std::find(files.begin(), files.end(), groups / f.filename()) == files.end()) {
+        files.push_back(groups / f.filename());
+      }
     }
   }
-  for (const auto& [device, file] : m.children) merger.add_runs(device, file, /*skip_present=*/true);
-  const std::size_t added = merger.entries() - before;
-  if (added > 0) merger.write(out_path);
-  return added;
+  for (const auto& name : listed) {
+    if (std::find(files.begin(), files.end(), groups / name) == files.end()) files.push_back(groups / name);
+  }
+
+  std::vector<std::pair<int, json>> children;
+  std::set<int> devices;
+  for (const auto& f : files) {
+    std::smatch match;
+    const std::string name = f.filename().string();
+    std::regex_match(name, match, kChildFileName);
+    const int device = std::stoi(match[1].str());
+    std::string why;
+    if (auto doc = read_child(f, why)) {
+      children.emplace_back(device, std::move(*doc));
+      devices.insert(device);
+    } else if (why != "missing") {
+      r.skipped.push_back(fmt::format("{} ({})", name, why));
+    }
+  }
+
+  // <out_path>, the killed run's merged results if it wrote them. Without a
+  // manifest that is not known: a results document there is kept, and the
+  // children's cases are added to it.
+  std::optional<json> earlier;
+  {
+    const json doc = read_json(out_path);  // throws if it is not JSON: it is then left alone
+    if (doc.is_object() && doc.contains("benchmarks") && doc["benchmarks"].is_array()) earlier = doc;
+  }
+  const bool adopt = earlier && (m ? m->wrote_results : true);
+  bool tag = m ? m->tag_devices : devices.size() > 1;
+  if (!m && adopt) {
+    for (const json& b : (*earlier)["benchmarks"]) tag = tag || (b.is_object() && b.contains("gpu_index"));
+  }
+  ResultsMerger merger(tag);
+  std::size_t before = 0;
+  if (adopt) {
+    merger.adopt(*earlier);
+    before = merger.entries();
+  }
+  for (const auto& [device, doc] : children) merger.add_runs(device, doc, /*skip_present=*/true);
+  r.added = merger.entries() - before;
+  if (r.added > 0) merger.write(out_path);
+  r.carry = adopt || r.added > 0;
+  return r;
 }
 
 }  // namespace heapbench

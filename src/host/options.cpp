@@ -227,6 +227,7 @@ Options parse_options(int argc, const char* const* argv) {
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
+  refuse_flags_taken_as_values(app);
 
   Options o;
   o.help = p.help;
@@ -301,9 +302,7 @@ Options parse_options(int argc, const char* const* argv) {
   }
   if (app.count("--heaps")) {
     const auto heaps = axis("--heaps", p.heaps);
-    for (auto h : heaps) {
-      if (h % kMiB != 0) throw UsageError(fmt::format("--heaps={}: {} bytes is not a whole number of MiB", p.heaps, h));
-    }
+    for (auto h : heaps) check_whole_mib("--heaps", p.heaps, h);
     apply(&Sweep::heaps, heaps);
     axis_given = true;
   }
@@ -336,10 +335,7 @@ Options parse_options(int argc, const char* const* argv) {
   }
   if (p.device < 0) throw UsageError(fmt::format("--device={}: must be >= 0", p.device));
   o.device = p.device;
-  if (!(p.kernel_budget_ms > 0.0) || !std::isfinite(p.kernel_budget_ms)) {  // inf: a deadline never reached
-    throw UsageError(fmt::format("--kernel-budget-ms={}: must be > 0 and finite", typed(app, "--kernel-budget-ms")));
-  }
-  o.kernel_budget_s = p.kernel_budget_ms / 1000.0;
+  o.kernel_budget_s = kernel_budget_seconds(p.kernel_budget_ms, typed(app, "--kernel-budget-ms"));
   if (p.out_format != "json") {
     throw UsageError(fmt::format("--benchmark_out_format={}: heapbench writes its results file as json only", p.out_format));
   }

@@ -44,6 +44,7 @@ Done count_done(const std::vector<ReportedRun>& runs) {
   for (const auto& r : runs) {
     if (r.aggregate) continue;
     ++d.cases;
+    if (!r.timing.counts) ++d.errors;
     d.timed_s += timed_seconds(r.timing);
     with_iterations.insert(r.run_name);
   }
@@ -74,8 +75,9 @@ std::optional<double> Progress::seconds_left(double elapsed_s) const {
   return elapsed_s / static_cast<double>(done_) * static_cast<double>(total_ - done_);
 }
 
-std::string Progress::update(std::size_t done, double timed_s, double elapsed_s) {
+std::string Progress::update(std::size_t done, double timed_s, double elapsed_s, std::size_t errors) {
   done_ = done;
+  errors_ = errors;
   timed_s_ = timed_s;
   if (elapsed_s < quiet_s_ || done_ >= total_) return {};
   if (last_line_s_ && elapsed_s - *last_line_s_ < every_s_) return {};
@@ -87,8 +89,9 @@ std::string Progress::update(std::size_t done, double timed_s, double elapsed_s)
 
 std::string Progress::summary(double wall_s) const {
   const double share = wall_s > 0 ? 100.0 * timed_s_ / wall_s : 0.0;
-  return fmt::format("heapbench: {} of {} cases in {}; GPU time inside timed launches {:.1f} s, {:.0f} % of the wall time",
-                     done_, total_, format_duration(wall_s), timed_s_, share);
+  return fmt::format("heapbench: {} of {} cases in {}{}; GPU time inside timed launches {:.1f} s, {:.0f} % of the wall time",
+                     done_, total_, format_duration(wall_s),
+                     errors_ ? fmt::format(" ({} of them error results)", errors_) : "", timed_s_, share);
 }
 
 }  // namespace heapbench

@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -16,6 +17,8 @@
 
 #include "heapbench/merge.hpp"
 
+#include <nlohmann/json.hpp>
+
 namespace heapbench {
 namespace {
 
@@ -24,6 +27,13 @@ namespace fs = std::filesystem;
 // What the signal handler removes: fixed buffers, since a handler may only
 // make async-signal-safe calls (unlink, signal, raise) and touch such data.
 char g_scratch[2][4096];
+volatile std::sig_atomic_t g_output_closed = 0;
+
+// SIGPIPE: whoever read this process's output is gone (`heapbench ... | head`).
+// Dying of it lost the scratch files' cleanup and, under isolation, a child's
+// unfinished cases; instead the next snapshot is written and the run stops
+// (SnapshotReporter checks output_closed()).
+extern "C" void note_output_closed(int) { g_output_closed = 1; }
 
 extern "C" void remove_scratch_and_reraise(int sig) {
   for (const char* path : g_scratch) {
@@ -49,6 +59,29 @@ std::string kind_of(fs::file_type t) {
   }
 }
 
+}  // namespace
+
+int open_scratch(const std::string& path, int flags, std::string* why) {
+  // O_NOFOLLOW: a planted link would have its target truncated (as root, any
+  // file); O_NONBLOCK: opening a FIFO for writing would wait for a reader.
+  const int fd = ::open(path.c_str(), flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0) {
+    if (why) *why = errno == ELOOP ? "it is a symbolic link" : errno == ENXIO ? "it is a pipe" : std::strerror(errno);
+    return -1;
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (why) *why = fmt::format("it exists and is {}", S_ISFIFO(st.st_mode) ? "a pipe" : "not a regular file");
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+bool output_closed() { return g_output_closed != 0; }
+
+namespace {
+
 // A child of a killed run dies with it (PR_SET_PDEATHSIG), but may still be
 // between the signal and its end; each child holds a lock on its own scratch
 // file until it ends. Waits a few seconds at most for them.
@@ -56,7 +89,7 @@ void wait_for_children_of_a_dead_run(const fs::path& groups) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(groups, ec)) {
     if (e.path().extension() != ".partial") continue;
-    const int fd = ::open(e.path().c_str(), O_RDONLY | O_CLOEXEC);
+    const int fd = open_scratch(e.path().string(), O_RDONLY);
     if (fd < 0) continue;
     for (int i = 0; i < 50 && ::flock(fd, LOCK_EX | LOCK_NB) != 0; ++i) ::usleep(100 * 1000);
     ::close(fd);
@@ -67,47 +100,64 @@ void wait_for_children_of_a_dead_run(const fs::path& groups) {
 
 void write_atomically(const std::string& path, const std::string& content) {
   const std::string tmp = path + ".tmp";
+  // A leftover (or planted) "<path>.tmp" is removed, never opened: a link there
+  // would have its target overwritten.
+  ::unlink(tmp.c_str());
   std::string why;
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << content;
-    f.flush();
-    if (!f) why = std::strerror(errno);
-    f.close();
-    if (why.empty() && !f) why = std::strerror(errno);
+  const int fd = open_scratch(tmp, O_WRONLY | O_CREAT | O_EXCL, &why);
+  if (fd < 0) throw ResultsWriteError(fmt::format("cannot write '{}': {}", tmp, why));
+  for (std::size_t done = 0; done < content.size() && why.empty();) {
+    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      why = std::strerror(n < 0 ? errno : ENOSPC);
+    } else {
+      done += static_cast<std::size_t>(n);
+    }
   }
+  if (::close(fd) != 0 && why.empty()) why = std::strerror(errno);
   if (!why.empty()) {
-    std::remove(tmp.c_str());  // half a file is of no use to anyone
+    ::unlink(tmp.c_str());  // half a file is of no use to anyone
     throw ResultsWriteError(fmt::format("cannot write '{}': {}", tmp, why));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     why = std::strerror(errno);
-    std::remove(tmp.c_str());
+    ::unlink(tmp.c_str());
     throw ResultsWriteError(fmt::format("cannot move '{}' to '{}': {}", tmp, path, why));
   }
 }
 
-ResultsFile::ResultsFile(std::string path) : path_(std::move(path)) {
+ResultsFile::ResultsFile(std::string path, const std::string& flag) : path_(std::move(path)) {
   std::error_code ec;
   const fs::file_status link = fs::symlink_status(path_, ec);
   const fs::file_status target = fs::status(path_, ec);
   if (fs::exists(target) && !fs::is_regular_file(target)) {
-    throw std::runtime_error(fmt::format("--benchmark_out={}: exists and is {}; heapbench replaces its results file "
+    throw std::runtime_error(fmt::format("{}={}: exists and is {}; heapbench replaces its results file "
                                          "whole, so it must be a regular file or a new name",
-                                         path_, kind_of(target.type())));
+                                         flag, path_, kind_of(target.type())));
   }
-  if (fs::is_symlink(link) && fs::exists(target)) path_ = fs::canonical(path_).string();  // keep the link
+  if (fs::is_symlink(link) && !fs::exists(target)) {
+    // A rename would replace the link with a regular file, and its target would
+    // never be written; writing through it would create a file somewhere the
+    // user may not expect (or fail, for a loop or a missing folder): refused.
+    const std::string to = fs::read_symlink(path_, ec).string();
+    throw std::runtime_error(fmt::format("{}={}: is a symbolic link to '{}', which does not exist (a "
+                                         "missing file or folder, or a loop of links); give the target or a new name",
+                                         flag, path_, to));
+  }
+  if (fs::is_symlink(link)) path_ = fs::canonical(path_).string();  // keep the link
   partial_ = path_ + ".partial";
   // The scratch file doubles as the run's lock: a second run writing the same
   // results file would rename its snapshots over the first's.
-  lock_fd_ = ::open(partial_.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  std::string why;
+  lock_fd_ = open_scratch(partial_, O_WRONLY | O_CREAT, &why);
   if (lock_fd_ < 0) {
-    throw std::runtime_error(fmt::format("--benchmark_out={}: cannot write '{}': {}", path_, partial_, std::strerror(errno)));
+    throw std::runtime_error(fmt::format("{}={}: cannot write '{}': {}", flag, path_, partial_, why));
   }
   if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
     ::close(lock_fd_);
     lock_fd_ = -1;
-    throw std::runtime_error(fmt::format("--benchmark_out={}: another heapbench run is writing it", path_));
+    throw std::runtime_error(fmt::format("{}={}: another heapbench run is writing it", flag, path_));
   }
   if (::ftruncate(lock_fd_, 0) != 0) {
     // Not fatal: Google Benchmark truncates it again when it opens it.
@@ -124,18 +174,26 @@ std::string ResultsFile::clean_leftovers() {
   if (fs::exists(groups_path(), ec)) {
     wait_for_children_of_a_dead_run(groups_path());
     try {
-      const std::size_t n = recover_interrupted_run(path_, groups_path());
-      if (n > 0) said = fmt::format("recovered {} finished case(s) of an interrupted run from '{}' into '{}'", n,
-                                    groups_path(), path_);
+      const Recovery r = recover_interrupted_run(path_, groups_path());
+      if (r.added > 0) {
+        said = fmt::format("recovered {} finished case(s) of an interrupted run from '{}' into '{}'", r.added,
+                           groups_path(), path_);
+      } else {
+        said = fmt::format("removed '{}', left by an interrupted run (no case in it that '{}' lacked)", groups_path(),
+                           path_);
+      }
+      for (const auto& s : r.skipped) said += fmt::format("; not recovered from: {}", s);
+      if (r.carry) {
+        // The killed run's cases stay in the file through this run (until it
+        // has results of its own for them).
+        const nlohmann::json doc = nlohmann::json::parse(std::ifstream(path_), nullptr, false);
+        if (doc.is_object() && doc.contains("benchmarks") && doc["benchmarks"].is_array()) carried_ = doc["benchmarks"];
+      }
     } catch (const std::exception& e) {
       said = fmt::format("could not recover the cases of an interrupted run from '{}' ({}); removed it", groups_path(),
                          e.what());
     }
     fs::remove_all(groups_path(), ec);
-    if (said.empty()) {
-      said = fmt::format("removed '{}', left by an interrupted run ('{}' already held every case it finished)",
-                         groups_path(), path_);
-    }
   }
   // A snapshot never renamed over <path>: possibly incomplete, and at most the
   // one case that was being written when the run was killed ahead of <path>.
@@ -149,6 +207,11 @@ void ResultsFile::remove_scratch_on_signal() const {
   copy_path(g_scratch[0], partial_);
   copy_path(g_scratch[1], path_ + ".tmp");
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) std::signal(sig, remove_scratch_and_reraise);
+  // A file size limit (RLIMIT_FSIZE) then fails the write (EFBIG) as a full
+  // disk does, and the run stops as it does then, instead of dying with its
+  // scratch files left; ignored, it stays ignored in the children.
+  std::signal(SIGXFSZ, SIG_IGN);
+  std::signal(SIGPIPE, note_output_closed);
 }
 
 }  // namespace heapbench

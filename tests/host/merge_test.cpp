@@ -23,7 +23,8 @@ class MergeTest : public ::testing::Test {
   std::string child(const std::string& file, const std::string& gpu, const std::vector<std::string>& finished) {
     json doc{{"context", {{"gpu_name", gpu}, {"heapbench_schema_version", "1"}}}, {"benchmarks", json::array()}};
     for (const auto& n : finished) {
-      doc["benchmarks"].push_back({{"name", n}, {"run_name", n}, {"run_type", "iteration"}, {"allocs_per_s", 1e6}});
+      doc["benchmarks"].push_back({{"name", n}, {"run_name", n}, {"run_type", "iteration"}, {"allocs_per_s", 1e6},
+                                   {"axis_values", {{"size", 64}}}});
     }
     const auto p = (dir_ / file).string();
     std::ofstream(p) << doc.dump();
@@ -151,12 +152,54 @@ TEST_F(MergeTest, RecoveryKeepsTheKilledRunsMergedFileAndAddsWhatItHadNotSeen) {
   manifest.wrote_results = true;
   manifest.children = {{0, f0}, {1, f1}};
   manifest.write((groups / kManifestName).string());
-  EXPECT_EQ(recover_interrupted_run(out, groups.string()), 1u);
+  EXPECT_EQ(recover_interrupted_run(out, groups.string()).added, 1u);
   std::ifstream in(out);
   const json doc = json::parse(in);
   std::vector<std::string> names;
   for (const auto& b : doc["benchmarks"]) names.push_back(b["name"]);
   EXPECT_EQ(names, (std::vector<std::string>{"a/device:0", "a/device:1", "c/device:0", "b/device:1"}));
+}
+
+TEST_F(MergeTest, RecoveryReadsEachChildFileOnItsOwnAndNothingOutsideTheFolder) {
+  // Issue 24 (D9): one damaged child file, a deleted manifest or one pointing
+  // elsewhere cost every case of the run.
+  const auto out = (dir_ / "r.json").string();
+  const fs::path groups = dir_ / "r.json.groups";
+  fs::create_directories(groups);
+  child("r.json.groups/device0_heap8_0.json", "GPU", {"a", "b"});
+  std::ofstream((groups / "device0_heap16_0.json").string()) << R"({"context": {}, "benchmarks": [{"na)";
+  const auto foreign = child("foreign.json", "GPU", {"BM_Foo/8"});
+  RunManifest manifest;
+  manifest.wrote_results = false;
+  manifest.children = {{0, (groups / "device0_heap8_0.json").string()}, {0, foreign}};
+  manifest.write((groups / kManifestName).string());
+  const Recovery r = recover_interrupted_run(out, groups.string());
+  EXPECT_EQ(r.added, 2u);
+  ASSERT_EQ(r.skipped.size(), 2u);
+  EXPECT_NE(r.skipped[0].find("foreign.json"), std::string::npos) << r.skipped[0];
+  EXPECT_NE(r.skipped[1].find("device0_heap16_0.json"), std::string::npos) << r.skipped[1];
+  std::ifstream in(out);
+  const json doc = json::parse(in);
+  ASSERT_EQ(doc["benchmarks"].size(), 2u);
+  EXPECT_EQ(doc["benchmarks"][1]["name"], "b");
+
+  // Without the manifest, the files in the folder are read, and the file's cases kept.
+  fs::remove(groups / kManifestName);
+  child("r.json.groups/device0_heap8_1.json", "GPU", {"c"});
+  const Recovery again = recover_interrupted_run(out, groups.string());
+  EXPECT_EQ(again.added, 1u);
+  EXPECT_TRUE(again.carry);
+}
+
+TEST_F(MergeTest, CarriedEntriesStayUntilTheRunHasTheSameCase) {
+  ResultsMerger m(false);
+  m.carry(json::array({{{"name", "a"}, {"repetition_index", 0}, {"old", true}}, {{"name", "b"}, {"old", true}}}));
+  m.add_runs(0, child("a.json", "GPU", {"a"}));
+  std::vector<std::string> names;
+  for (const auto& b : m.document()["benchmarks"]) names.push_back(b["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b"}));
+  EXPECT_FALSE(m.document()["benchmarks"][0].contains("old")) << "this run's result replaces the carried one";
+  EXPECT_EQ(m.runs_merged(), 1u) << "carried entries are not this run's";
 }
 
 }  // namespace

@@ -129,7 +129,7 @@ TEST_F(ResultsFileTest, LeftoversOfAKilledRunAreRecoveredThenRemoved) {
   const fs::path groups = path + ".groups";
   fs::create_directories(groups);
   std::ofstream(groups / "device0_heap8_0.json")
-      << R"({"context": {"gpu_name": "G"}, "benchmarks": [{"name": "a", "run_name": "a", "run_type": "iteration"}]})";
+      << R"({"context": {"gpu_name": "G"}, "benchmarks": [{"name": "a", "run_name": "a", "run_type": "iteration", "axis_values": {"size": 64}}]})";
   RunManifest m;
   m.children = {{0, (groups / "device0_heap8_0.json").string()}};
   m.write((groups / kManifestName).string());

@@ -9,12 +9,15 @@ usage: advise_test.py PATH/TO/heapbench_nogpu
 """
 import math
 import os
+import signal
+import resource
 import sys
 import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from heapbench_run import EXIT_NO_ADVICE, EXIT_USAGE, load, run, run_results, script_args  # noqa: E402
+from heapbench_run import (EXIT_CANNOT_WRITE, EXIT_NO_ADVICE, EXIT_USAGE, load, run, run_results,  # noqa: E402
+                           script_args)
 
 BINARY = None
 MODEL = {"HEAPBENCH_NOGPU_CAPACITY": "0.5", "HEAPBENCH_NOGPU_ROUND_MS": "0"}
@@ -103,10 +106,67 @@ class BadInput(unittest.TestCase):
         self.assertEqual(r.returncode, EXIT_USAGE, r.stdout + r.stderr)
         self.assertIn("--max-heap=2G", r.stderr)
 
+    def test_an_empty_or_missing_value_does_not_take_the_next_flag(self):
+        # Issue 24, D2: "--out= --max-heap=4M" (and "--out --max-heap=4M") exited 0, dropped
+        # the limit, probed up to 191 MiB and wrote the advice to "./--max-heap=4M".
+        with tempfile.TemporaryDirectory() as d:
+            for args, says in ((["--out=", "--max-heap=4M"], "--out=: empty value"),
+                               (["--out", "--max-heap=4M"], "--out: no value given"),
+                               (["--max-heap=", "--rounds=1"], "--max-heap=: empty value")):
+                with self.subTest(args=args):
+                    r = run(BINARY, "advise", "--threads=8", "--size=64", *args, cwd=d,
+                            env={"HEAPBENCH_NOGPU_FAIL": "per_"})
+                    self.assertEqual(r.returncode, EXIT_USAGE, r.stdout + r.stderr)
+                    self.assertIn(says, r.stderr)
+                    self.assertEqual(os.listdir(d), [], "a file was written")
+
+    def test_an_unwritable_out_is_refused_before_the_search(self):
+        # Issue 24, D3: the whole search ran (minutes on a GPU), then "cannot write", exit 1.
+        with tempfile.TemporaryDirectory() as d:
+            trace = os.path.join(d, "trace")
+            for out in ("/nonexistent/x.json", d):
+                with self.subTest(out=out):
+                    r = run(BINARY, "advise", "--threads=8", "--size=64", f"--out={out}",
+                            env={"HEAPBENCH_NOGPU_TRACE": trace})
+                    self.assertEqual(r.returncode, EXIT_USAGE, r.stdout + r.stderr)
+                    self.assertIn(f"--out={out}", r.stderr)
+                    self.assertFalse(os.path.exists(trace), "the search ran")
+                    self.assertEqual(os.listdir(d), [])
+
+    def test_the_main_programs_value_checks(self):
+        # Issue 24, D5: 1e999 was written as "kernel_budget_s": null; 1536K became 1 MiB.
+        self.refused("--threads=8", "--size=64", "--kernel-budget-ms=1e999", says="--kernel-budget-ms=1e999")
+        self.refused("--threads=8", "--size=64", "--max-heap=1536K", says="--max-heap=1536K")
+        self.refused("--threads=8", "--size=64", "--kernel-budget-ms=-1", says="--kernel-budget-ms=-1")
+
     def test_help(self):
         r = run(BINARY, "advise", "--help")
         self.assertEqual(r.returncode, 0)
         self.assertIn("--threads", r.stdout)
+
+
+class AtomicAdvice(unittest.TestCase):
+    def test_a_failed_write_keeps_the_earlier_advice(self):
+        # Issue 24, D4: with `ulimit -f 2` and SIGXFSZ ignored, a valid advice file became
+        # 2048 bytes of invalid JSON: it was truncated and written in place.
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "advice.json")
+            args = ["advise", "--threads=100000", "--size=1000", f"--out={out}"]
+            r = run(BINARY, *args, env=MODEL)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(out, "rb") as f:
+                earlier = f.read()
+            self.assertGreater(len(earlier), 2048, "the advice must be larger than the limit below")
+
+            def limit():
+                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+                resource.setrlimit(resource.RLIMIT_FSIZE, (2048, resource.RLIM_INFINITY))
+            r = run(BINARY, *args, env=MODEL, preexec_fn=limit)
+            self.assertEqual(r.returncode, EXIT_CANNOT_WRITE, r.stdout + r.stderr)
+            self.assertIn("keeps its earlier content", r.stderr)
+            with open(out, "rb") as f:
+                self.assertEqual(f.read(), earlier)
+            self.assertEqual(os.listdir(d), ["advice.json"], "scratch files left behind")
 
 
 class SizeMapSweep(unittest.TestCase):
