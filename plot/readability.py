@@ -108,6 +108,16 @@ def _series(ax) -> list[tuple[str, str, str, bool, np.ndarray]]:
     return out
 
 
+# Colours closer than this (RGB, 0-1) cannot be told apart in a legend: neighbouring shades of a
+# 16-step viridis are 0.07-0.2 apart (most under 0.1), the Okabe-Ito colours 0.26 or more.
+ALIKE_COLOUR = 0.1
+
+
+def _alike(a: str, b: str) -> bool:
+    from matplotlib.colors import to_rgb
+    return float(np.linalg.norm(np.subtract(to_rgb(a), to_rgb(b)))) < ALIKE_COLOUR
+
+
 def series_problems(fig) -> list[str]:
     """The faults of issue 26: crowded legends, look-alike series, byte ticks without
     units, line panels over one x value."""
@@ -122,13 +132,16 @@ def series_problems(fig) -> list[str]:
             continue
         where = f" in {ax.get_title()!r}" if ax.get_title() else ""
         series = _series(ax)
-        seen: dict[tuple[str, str], str] = {}
+        seen: list[tuple[str, str, str]] = []
         for label, colour, marker, _, _ in series:
             if label.startswith("_"):
                 continue  # unlabelled: a reference line or a shading, not a series
-            other = seen.setdefault((colour, marker), label)
-            if other != label:
-                found.append(f"series {other!r} and {label!r} share colour {colour} and marker {marker!r}{where}")
+            for other, c, m in seen:
+                if other != label and m == marker and _alike(c, colour):
+                    found.append(f"series {other!r} and {label!r} share colour {colour} and marker {marker!r}{where}")
+                    break
+            else:
+                seen.append((label, colour, marker))
         xs = [x for *_, connected, x in series if connected]
         if xs:
             finite = np.concatenate(xs)
