@@ -181,6 +181,8 @@ def fmt_bytes(v: float) -> str:
     """64 -> "64 B", 4096 -> "4 KiB", 1.5 GiB -> "1.5 GiB"."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
         return ""
+    if float(v).is_integer() and abs(v) < 10240 and (abs(v) < 1024 or v % 1024):
+        return f"{int(v):,} B"  # 1000 B, 3,000 B: sizes that are not a whole KiB, as asked
     for unit, div in BYTE_UNITS:
         if abs(v) >= div:
             return f"{v / div:.3g} {unit}"

@@ -44,4 +44,5 @@ def test_byte_and_ratio_ticks_carry_units():
     assert abs(lo * hi - 1) < 1e-9  # symmetric about 1 on a log axis
     assert "1x" in [t.get_text() for t in b.get_xticklabels()]
     plt.close(fig)
-    assert style.fmt_bytes(1536) == "1.5 KiB" and style.fmt_mib(1024) == "1 GiB"
+    assert style.fmt_bytes(3000) == "3,000 B" and style.fmt_bytes(1.5 * 2**30) == "1.5 GiB"
+    assert style.fmt_mib(1024) == "1 GiB"
