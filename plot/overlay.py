@@ -122,7 +122,8 @@ def pattern_figure(pattern: str, data: pd.DataFrame, labels: list[str], context:
     if seen:
         fig.legend(list(seen.values()), list(seen.keys()), loc="outside lower center", ncols=min(len(seen), 2 * cols),
                    fontsize=7, frameon=False)
-    fig.suptitle(f"{pattern}: {style.counter(metric, context).label}, every GPU overlaid", fontsize=10)
+    fig.suptitle(textwrap.fill(f"{pattern}: {style.counter(metric, context).label}, every GPU overlaid",
+                               int(fig.get_figwidth() * 11)), fontsize=10)
     return save(fig, stem, formats=formats)
 
 
