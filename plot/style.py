@@ -263,6 +263,16 @@ def rate_axis(axis, unit: str = "calls/s") -> None:
     axis.set_major_formatter(FuncFormatter(lambda v, _: fmt_si(v)))
 
 
+def ns_axis(axis) -> None:
+    """A log10 axis of times in ns, written 500 ns, 2 us, 10 us."""
+    ax = axis.axes
+    (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log")
+    axis.set_major_locator(_DecadeLocator())
+    axis.set_minor_locator(NullLocator())
+    axis.set_major_formatter(FuncFormatter(
+        lambda v, _: f"{v / 1e6:.3g} ms" if v >= 1e6 else f"{v / 1e3:.3g} us" if v >= 1e3 else f"{v:.3g} ns"))
+
+
 def ratio_axis(axis, ratios) -> None:
     """A log2 axis symmetric about 1 (a 0.5x as far from 1 as a 2x), ticks written 0.5x, 1x, 2x."""
     ax = axis.axes
