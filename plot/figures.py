@@ -107,15 +107,39 @@ def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Pa
         rows_of = [heaps] if series <= MAX_LEGEND else [[h] for h in reversed(heaps)]
         rows_of = [hs for hs in rows_of if not pdf[pdf["heap_mib"].isin(hs)].empty]
         cols = min(4, len(panels))
-        per_row = [math.ceil(len(panels) / cols) for _ in rows_of]
+        # A heap that only one API was measured at is one row of panels with a line per
+        # `panel` value (at most 8 a panel), not a panel per value with one line in each.
+        single = [len(pdf[pdf["heap_mib"].isin(hs)][["api", "align"]].drop_duplicates()) == 1 and len(rows_of) > 1
+                  for hs in rows_of]
+        chunks = [[v for v in panels if v in set(pdf[pdf["heap_mib"].isin(hs)][panel])] for hs in rows_of]
+        chunks = [[c[k:k + 8] for k in range(0, len(c), 8)] if one else None for c, one in zip(chunks, single)]
+        per_row = [math.ceil((len(ch) if ch else len(panels)) / cols) for ch in chunks]
         nrows = sum(per_row)
         fig, axes = plt.subplots(nrows, cols, figsize=(3.4 * cols + 3.0, 2.9 * nrows + 1.0), squeeze=False,
                                  sharey=True, layout="constrained")
         r0 = 0
-        for hs, nr in zip(rows_of, per_row):
+        for hs, nr, ch in zip(rows_of, per_row, chunks):
             block = axes[r0:r0 + nr].ravel()
             sub_all = pdf[pdf["heap_mib"].isin(hs)]
             drawn = []
+            if ch:
+                api, align = sub_all[["api", "align"]].iloc[0]
+                for ax, values in zip(block, ch):
+                    sst = style.series_styles([f"{panel} {_fmt_bytes(v) if panel == 'size' else f'{int(v):,}'}"
+                                               for v in values])
+                    for v, (lab, st) in zip(values, sst.items()):
+                        s = sub_all[sub_all[panel] == v].sort_values(x)
+                        ax.plot(s[x], s["allocs_per_s"], ms=4, label=lab, **st)
+                    (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, pdf[x])
+                    style.rate_axis(ax.yaxis)
+                    ax.set_title(f"{_series_label(api, align)}, heap {_fmt_mib(hs[0])}", fontsize=9)
+                    ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
+                    ax.grid(True, which="major", alpha=0.3)
+                    ax.legend(fontsize=6, loc="best")
+                for ax in block[len(ch):]:
+                    ax.set_visible(False)
+                r0 += nr
+                continue
             for ax, pv in zip(block, panels):
                 sub = sub_all[sub_all[panel] == pv]
                 if sub.empty:
@@ -176,7 +200,8 @@ def allocators_per_pattern(res: Results, cases: pd.DataFrame, out: Path, written
     sel = ok[(ok["size"] == size) & (ok["threads"] == threads) & (ok["heap_mib"] == heap)]
     patterns = [p for p in sel["pattern"].drop_duplicates() if {"malloc", "bump"} <= set(sel[sel["pattern"] == p]["api"])]
     apis = sorted(sel["api"].unique(), key=lambda a: (a == "bump", a != "malloc", style.api_sort_key(a)))
-    fig, ax = plt.subplots(figsize=(1.1 * len(patterns) * max(1, len(apis)) / 3 + 3.5, 4.2), layout="constrained")
+    fig, ax = plt.subplots(figsize=(min(16.0, 0.2 * len(patterns) * max(1, len(apis)) + 3.5), 4.5),
+                           layout="constrained")
     width = 0.8 / len(apis)
     hatches = {"bump": "//", "cuda_std_aligned": "..", "new": "\\\\", "aligned": "xx"}
     for k, api in enumerate(apis):
@@ -191,7 +216,7 @@ def allocators_per_pattern(res: Results, cases: pd.DataFrame, out: Path, written
         ax.bar(np.arange(len(patterns)) + (k - (len(apis) - 1) / 2) * width, ys, width, label=api, lw=0.5,
                **bar_style)
     style.rate_axis(ax.yaxis)
-    ax.set_xticks(np.arange(len(patterns)), patterns, rotation=25, ha="right", fontsize=8)
+    ax.set_xticks(np.arange(len(patterns)), patterns, fontsize=7)
     ax.set_ylabel(style.axis_label("allocs_per_s", res.context))
     ax.grid(True, axis="y", which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)

@@ -250,7 +250,7 @@ class _DecadeLocator(Locator):
             return []
         a, b = math.floor(math.log10(vmin)), math.ceil(math.log10(vmax))
         subs = (1, 2, 5) if b - a <= 2 else (1,)
-        step = max(1, math.ceil((b - a + 1) / 6)) if len(subs) == 1 else 1
+        step = max(1, math.ceil((b - a + 1) / 8)) if len(subs) == 1 else 1
         return [m * 10.0 ** e for e in range(a, b + 1, step) for m in subs if vmin <= m * 10.0 ** e <= vmax]
 
 
