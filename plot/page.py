@@ -311,15 +311,40 @@ def write(specs: list[str], out: str | Path, size_map_file=None, advice=None) ->
     return out
 
 
+def chromium() -> str | None:
+    import shutil
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def screenshot(page_html: Path, png: Path, width: int = 1280, height: int = 2400) -> Path:
+    """The top of the page (findings and the first figures) as headless Chromium draws it."""
+    import subprocess
+    browser = chromium()
+    if browser is None:
+        raise OSError("--screenshot needs chromium (Debian: apt-get install chromium)")
+    png = Path(png).resolve()
+    png.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                    f"--window-size={width},{height}", f"--screenshot={png}", Path(page_html).resolve().as_uri()],
+                   capture_output=True, text=True, timeout=120, check=True, cwd=png.parent)
+    return png
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="+", help="heapbench results files (FILE@gpuN: device N of a --devices file)")
     ap.add_argument("-o", "--out", required=True, help="the HTML file to write")
     ap.add_argument("--size-map", type=Path, help="a results file of --sweep=size_map: its size classes and advice")
     ap.add_argument("--advice", type=Path, nargs="*", default=[], help="files `heapbench advise --out` wrote")
+    ap.add_argument("--screenshot", type=Path, help="also write a PNG of the page's top as headless chromium draws it")
     a = ap.parse_args(argv)
-    return finish("html", lambda: ([write(a.results, a.out, a.size_map, a.advice)], []), a.out,
-                  (SchemaError, OSError, KeyError, json.JSONDecodeError))
+
+    def make():
+        written = [write(a.results, a.out, a.size_map, a.advice)]
+        if a.screenshot:
+            written.append(screenshot(written[0], a.screenshot))
+        return written, []
+    return finish("html", make, a.out, (SchemaError, OSError, KeyError, json.JSONDecodeError))
 
 
 if __name__ == "__main__":

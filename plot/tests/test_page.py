@@ -4,7 +4,6 @@ error. The screenshot is kept as a test artefact (HEAPBENCH_TEST_ARTEFACTS, defa
 build/test-artefacts/)."""
 import os
 import re
-import shutil
 import subprocess
 import tarfile
 from pathlib import Path
@@ -14,7 +13,7 @@ from conftest import H200, ROOT
 
 import page
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = page.chromium()
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (Debian package chromium; "
                                                              "plot/tests/install_chromium installs it in CI)")
 ANSWERS = ROOT / "results" / "H200" / "answers" / "answers.tar.gz"
@@ -33,9 +32,7 @@ def open_in_chromium(html: Path, screenshot: Path | None = None) -> tuple[str, s
              "--enable-logging=stderr", "--v=0"]
     run = subprocess.run(flags + ["--dump-dom", html.as_uri()], capture_output=True, text=True, timeout=120)
     if screenshot:
-        screenshot.parent.mkdir(parents=True, exist_ok=True)
-        subprocess.run(flags + ["--window-size=1280,2400", f"--screenshot={screenshot}", html.as_uri()],
-                       capture_output=True, text=True, timeout=120, cwd=screenshot.parent)
+        page.screenshot(html, screenshot)
     return run.stdout, run.stderr
 
 
