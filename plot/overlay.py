@@ -158,6 +158,8 @@ def ratio_strip(table: pd.DataFrame, base_label: str, other_label: str, stem: Pa
     sig_kw = {"color": style.OKABE_ITO["blue"], "marker": "o", "linestyle": "None", "ms": 5}
     plain_kw = {"color": style.OKABE_ITO["black"], "marker": "o", "linestyle": "None", "ms": 5,
                 "markerfacecolor": "none"}
+    # The geometric mean as a tall tick mark, not a line: a line over one x value reads as data.
+    gm_kw = {"color": style.OKABE_ITO["vermillion"], "marker": "|", "ms": 14, "mew": 2.5, "linestyle": "None"}
     for y, (_, g) in enumerate(groups):
         sig = g["verdict"].astype(str).str.startswith("different").to_numpy()
         ys = np.full(len(g), float(y)) if per_case else y + rng.uniform(-0.25, 0.25, len(g))
@@ -165,7 +167,7 @@ def ratio_strip(table: pd.DataFrame, base_label: str, other_label: str, stem: Pa
         ax.plot(g[col].to_numpy()[~sig], ys[~sig], **plain_kw, label="_not_different")
         if not per_case:
             gm = math.exp(np.log(g[col]).mean())
-            ax.plot([gm, gm], [y - 0.4, y + 0.4], color=style.OKABE_ITO["vermillion"], lw=2, label="_gm")
+            ax.plot([gm], [y], **gm_kw, label="_gm")
     if len(t):
         style.ratio_axis(ax.xaxis, t[col])
         ax.set_yticks(range(len(groups)), [n for n, _ in groups], fontsize=7)
@@ -178,7 +180,7 @@ def ratio_strip(table: pd.DataFrame, base_label: str, other_label: str, stem: Pa
     handles = [plt.Line2D([], [], **sig_kw, label="different (Mann-Whitney U, p < 0.05)"),
                plt.Line2D([], [], **plain_kw, label="not different, or too few repetitions to test")]
     if not per_case:
-        handles.append(plt.Line2D([], [], color=style.OKABE_ITO["vermillion"], lw=2, label="geometric mean"))
+        handles.append(plt.Line2D([], [], **gm_kw, label="geometric mean"))
     fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=7, frameon=False)
-    ax.set_title(textwrap.fill(f"{other_label} / {base_label}", 80), fontsize=9)
+    ax.set_title(textwrap.fill(f"{other_label} / {base_label}", 60), fontsize=9)
     return save(fig, stem, formats=formats)
