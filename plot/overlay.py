@@ -111,8 +111,8 @@ def pattern_figure(pattern: str, data: pd.DataFrame, labels: list[str], context:
             pts = {_point_text(p, "") for _, p, _ in rows}
             ax.set_title("measured at one point each" + (f"\n{pts.pop()}" if len(pts) == 1 else ""), fontsize=8)
         style.rate_axis(ax.yaxis)
-        ax.set_ylabel(ylabel, fontsize=7)
         ax.grid(True, which="major", alpha=0.3)
+    fig.supylabel(ylabel, fontsize=9)  # one label for every panel: each panel's own cost time and room
     # A GPU looks the same in every panel: one legend serves them all (a legend per panel
     # was half the report's drawing time).
     seen = {}

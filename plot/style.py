@@ -251,7 +251,11 @@ class _DecadeLocator(Locator):
         a, b = math.floor(math.log10(vmin)), math.ceil(math.log10(vmax))
         subs = (1, 2, 5) if b - a <= 2 else (1,)
         step = max(1, math.ceil((b - a + 1) / 8)) if len(subs) == 1 else 1
-        return [m * 10.0 ** e for e in range(a, b + 1, step) for m in subs if vmin <= m * 10.0 ** e <= vmax]
+        ticks = [m * 10.0 ** e for e in range(a, b + 1, step) for m in subs if vmin <= m * 10.0 ** e <= vmax]
+        if len(ticks) < 2:  # a view inside one 1-2-5 step: evenly spaced round values
+            from matplotlib.ticker import MaxNLocator
+            ticks = [t for t in MaxNLocator(4).tick_values(vmin, vmax) if vmin <= t <= vmax and t > 0]
+        return ticks
 
 
 def rate_axis(axis, unit: str = "calls/s") -> None:
