@@ -29,7 +29,7 @@ import style  # noqa: E402
 from heapbench_results import Results, SchemaError, cuda_version, distinct_labels, finish, load_selection  # noqa: E402
 
 # The sortable tables: a click on a header sorts by that column (numbers by value, via
-# data-v), a second click reverses. window.onerror writes into the page, so a test (or a
+# data-v), a second click reverses; page.html#sort=COLUMN opens the page sorted. window.onerror writes into the page, so a test (or a
 # reader) sees a script error without a console.
 SCRIPT = """
 window.onerror = function (msg) { var e = document.getElementById('js-errors'); e.hidden = false;
@@ -43,6 +43,10 @@ document.querySelectorAll('table.sortable th').forEach(function (th, col) {
     rows.forEach(function (r) { body.appendChild(r); });
   });
 });
+// #sort=COLUMN sorts every table that has the column, as a click on its header would (a link to a view).
+var m = location.hash.match(/sort=([A-Za-z0-9_]+)/);
+if (m) { document.querySelectorAll('table.sortable th').forEach(function (th) {
+  if (th.textContent === m[1]) { th.click(); } }); }
 document.body.dataset.ready = '1';
 """
 

@@ -26,11 +26,12 @@ def _size_map(tmp_path) -> Path:
     return tmp_path / "answers" / "size_map.json"
 
 
-def open_in_chromium(html: Path, screenshot: Path | None = None) -> tuple[str, str]:
+def open_in_chromium(html: Path, screenshot: Path | None = None, fragment: str = "") -> tuple[str, str]:
     """(the DOM after the page's script ran, the browser's log of console messages)."""
     flags = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
              "--enable-logging=stderr", "--v=0"]
-    run = subprocess.run(flags + ["--dump-dom", html.as_uri()], capture_output=True, text=True, timeout=120)
+    run = subprocess.run(flags + ["--dump-dom", html.as_uri() + fragment], capture_output=True, text=True,
+                         timeout=120)
     if screenshot:
         page.screenshot(html, screenshot)
     return run.stdout, run.stderr
@@ -82,3 +83,22 @@ def test_a_set_of_files_overlays_its_runs(tmp_path):
     quick = ROOT / "results" / "H200" / "quick.json"
     text = page.write([str(H200), str(quick)], tmp_path / "page.html").read_text()
     assert "every run overlaid" in text and "quick.json" in text
+
+
+@needs_chromium
+def test_the_tables_sort_in_the_browser(tmp_path):
+    out = page.write([str(ROOT / "results" / "H200" / "quick.json")], tmp_path / "page.html")
+
+    def first_rates(dom):
+        table = dom[dom.index('id="cases0"'):]
+        table = table[:table.index("</table>")]
+        head = re.findall(r"<th[^>]*>(.*?)</th>", table)
+        col = head.index("allocs_per_s")
+        rows = re.findall(r"<tr>(.*?)</tr>", table[table.index("<tbody>"):])
+        return [float(re.findall(r'data-v="([^"]*)"|<td class="t[^"]*">', r)[col] or "nan") for r in rows[:5]]
+
+    unsorted, _ = open_in_chromium(out)
+    by_rate, log = open_in_chromium(out, fragment="#sort=allocs_per_s")
+    assert console_errors(by_rate, log) == []
+    rates = first_rates(by_rate)
+    assert rates == sorted(rates) and rates != first_rates(unsorted)
