@@ -19,22 +19,18 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-import textwrap
 from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-from scipy.stats import mannwhitneyu  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from heapbench_results import COUNTERS, Results, SchemaError, distinct_labels, finish, load_selection  # noqa: E402
-from matplotlib.patches import Patch  # noqa: E402
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
-from readability import FigureError, save  # noqa: E402
+from overlay import ratio_strip  # noqa: E402
+from readability import FigureError  # noqa: E402
 
 FIGURES = [c for c in COUNTERS if c != "heap_bytes"] + ["real_time"]
 ALPHA = 0.05
@@ -79,6 +75,7 @@ def significance(a: pd.Series, b: pd.Series) -> tuple[float, str]:
         return math.nan, f"too few repetitions ({len(a)} vs {len(b)}): no test"
     if a.nunique() == 1 and b.nunique() == 1 and a.iloc[0] == b.iloc[0]:
         return 1.0, "same"
+    from scipy.stats import mannwhitneyu  # here, not at the top: scipy.stats alone took 1.7 s to import
     p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
     verdict = "different" if p < ALPHA else "not distinguishable"
     if n < WEAK_REPETITIONS:
@@ -142,71 +139,13 @@ def _md_table(df: pd.DataFrame, cols: list[str]) -> list[str]:
     return lines
 
 
-def _ratio_axis(ax, ratios: pd.Series) -> None:
-    """A log axis centred on 1 (a 0.7x slowdown as long as a 1.43x speedup), ticks as plain
-    ratios: log-axis minor labels (9.6x10^-1) overlapped at 47fe9e1."""
-    # At most 1e300 either way: a larger span has no float for its edge.
-    span = min(max(abs(math.log(ratios.min())), abs(math.log(ratios.max())), math.log(1.05)) * 1.08, 690.0)
-    lo, hi = math.exp(-span), math.exp(span)
-    ax.set_xscale("log")
-    ax.set_xlim(lo, hi)
-    if hi / lo > 20:
-        ticks = [10.0 ** k * m for k in range(-6, 7) for m in (1, 2, 5)]
-    else:
-        step = next(s for s in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0) if (hi - lo) / s <= 8)
-        ticks = list(np.arange(math.ceil(lo / step) * step, hi, step))
-    ax.xaxis.set_major_locator(FixedLocator(sorted({round(t, 6) for t in ticks if lo <= t <= hi} | {1.0})))
-    ax.xaxis.set_minor_locator(NullLocator())
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.3g}x"))
-    ax.axvline(1.0, color="black", lw=0.8)
-    ax.grid(True, axis="x", alpha=0.3)
-
-
-def _verdict_colour(verdict: str, ratio: float) -> str:
-    return "tab:red" if "different" in verdict and ratio < 1 else "tab:green" if "different" in verdict else "tab:grey"
-
-
 def ratio_figure(table: pd.DataFrame, base_label: str, other_label: str, stem: Path) -> list[Path]:
-    """allocs_per_s of other / baseline: a bar per case from 1 to its ratio, or, past
-    MAX_CASE_BARS cases, every case as a dot in a row per pattern and API with the
-    geometric mean marked."""
+    """allocs_per_s of other / baseline per case, or past MAX_CASE_BARS cases per pattern and
+    API with the geometric mean marked: overlay.ratio_strip, the report's figure (a log2 axis
+    symmetric about 1, significance by filled dots, no red/green pair)."""
     # A ratio must be finite to be drawn: 1.7e308 over a figure near 1 is not (an overflow at e3cab52).
-    t = table[(table["allocs_per_s_ratio"] > 0) & np.isfinite(table["allocs_per_s_ratio"])]
-    per_case = len(t) <= MAX_CASE_BARS
-    if per_case:
-        t = t.sort_values("allocs_per_s_ratio")
-        rows = list(t["case"])
-    else:
-        groups = sorted(t.groupby(["pattern", "api"]), key=lambda kv: kv[0])
-        rows = [f"{p}/{a} ({len(g)})" for (p, a), g in groups]
-    fig, ax = plt.subplots(figsize=(8, 0.22 * max(len(rows), 1) + 2.2), layout="constrained")
-    if not t.empty:
-        _ratio_axis(ax, t["allocs_per_s_ratio"])
-        if per_case:
-            colours = [_verdict_colour(v, r) for v, r in zip(t["verdict"], t["allocs_per_s_ratio"])]
-            # Bars grow from 1, not from the axis' left edge: a slowdown points left.
-            ax.barh(range(len(t)), t["allocs_per_s_ratio"] - 1.0, left=1.0, color=colours, height=0.7)
-        else:
-            rng = np.random.default_rng(0)  # fixed jitter: the same figure every run
-            for y, (_, g) in enumerate(groups):
-                ax.scatter(g["allocs_per_s_ratio"], y + rng.uniform(-0.25, 0.25, len(g)), s=9,
-                           c=[_verdict_colour(v, r) for v, r in zip(g["verdict"], g["allocs_per_s_ratio"])])
-                gm = math.exp(np.log(g["allocs_per_s_ratio"]).mean())
-                ax.plot([gm, gm], [y - 0.4, y + 0.4], color="black", lw=2)
-        ax.set_yticks(range(len(rows)), rows, fontsize=7)
-        ax.set_ylim(-0.6, len(rows) - 0.4)
-        if not per_case:
-            ax.invert_yaxis()  # patterns and APIs read in alphabetical order from the top
-    ax.set_xlabel("allocs_per_s ratio (>1: faster than the baseline)")
-    title = f"{other_label} / {base_label}"
-    ax.set_title(textwrap.fill(title, 70), fontsize=9)
-    handles = [Patch(color="tab:green", label="faster (Mann-Whitney U, p < 0.05)"),
-               Patch(color="tab:red", label="slower (Mann-Whitney U, p < 0.05)"),
-               Patch(color="tab:grey", label="not tested or not significant")]
-    if not per_case:
-        handles.append(plt.Line2D([], [], color="black", lw=2, label="geometric mean"))
-    fig.legend(handles=handles, loc="outside lower center", ncols=2, fontsize=7, frameon=False)
-    return save(fig, stem)
+    finite = table[(table["allocs_per_s_ratio"] > 0) & np.isfinite(table["allocs_per_s_ratio"])]
+    return ratio_strip(finite, base_label, other_label, stem, max_bars=MAX_CASE_BARS)
 
 
 def compare(paths: list[str | Path], out: str | Path) -> tuple[list[Path], list[str]]:

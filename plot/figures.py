@@ -25,28 +25,28 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from heapbench_results import Results, SchemaError, cuda_version, load, load_selection, one_line  # noqa: E402
+import style  # noqa: E402
 from readability import FigureError, save  # noqa: E402
 
 BASELINES = {"bump", "alloca"}
+MAX_LEGEND = 12  # readability.MAX_LEGEND_ENTRIES: more series and the figure gets another row
 
 
 def _series_label(api: str, align: int) -> str:
-    return f"{api} align {align}" if align else api
+    return f"{api} align {style.fmt_bytes(align)}" if align else api
 
 
-_API_ORDER = ["malloc", "aligned", "cuda_std_aligned", "new", "bump", "alloca", "slab"]
-_ALIGN_MARKERS = "osD^v<>p*h"
+_API_ORDER = style.API_ORDER
 
 
 def _style(api: str, align: int = 0) -> dict:
-    """The same series looks the same in every panel and every figure."""
-    if api == "bump":
-        return {"linestyle": "--", "color": "black"}
-    if api == "alloca":
-        return {"linestyle": ":", "color": "grey"}
-    colour = plt.get_cmap("tab10")(_API_ORDER.index(api) if api in _API_ORDER else 9)
-    marker = _ALIGN_MARKERS[int(math.log2(align)) % len(_ALIGN_MARKERS)] if align else "o"
-    return {"color": colour, "marker": marker, "linestyle": "-" if align <= 16 else "-."}
+    """The same series looks the same in every panel and every figure (plot/style.py): an
+    API's colour and marker; an alignment above 16 B keeps the colour, changes the marker."""
+    s = dict(style.api_styles([api])[api])
+    if align > 16:
+        k = style.MARKERS.index(s["marker"]) if s["marker"] in style.MARKERS else 0
+        s.update(marker=style.MARKERS[(k + int(math.log2(align))) % len(style.MARKERS)], linestyle="-.")
+    return s
 
 
 def _save(fig, out: Path, stem: str, written: list[Path]) -> None:
@@ -54,15 +54,11 @@ def _save(fig, out: Path, stem: str, written: list[Path]) -> None:
 
 
 def _fmt_mib(mib: int) -> str:
-    return f"{mib // 1024} GiB" if mib >= 1024 and mib % 1024 == 0 else f"{mib} MiB"
+    return style.fmt_mib(mib)
 
 
 def _fmt_bytes(v: float) -> str:
-    v = int(v)
-    for unit, div in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if v >= div and v % div == 0:
-            return f"{v // div}{unit}"
-    return str(v)
+    return style.fmt_bytes(v)
 
 
 def _legend(fig, axes) -> None:
@@ -70,15 +66,34 @@ def _legend(fig, axes) -> None:
     seen = {}
     for ax in axes:
         for h, lab in zip(*ax.get_legend_handles_labels()):
-            seen.setdefault(lab, h)
+            if not lab.startswith("_"):
+                seen.setdefault(lab, h)
     if seen:
         fig.legend(list(seen.values()), list(seen.keys()), loc="outside right center", fontsize=7)
 
 
+def _row_legend(ax) -> None:
+    """The legend of one row of panels, right of its last panel."""
+    h, lab = ax.get_legend_handles_labels()
+    if h:
+        ax.legend(h, lab, loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=7, frameon=False)
+
+
+def _heap_marker(api: str, align: int, k: int) -> str:
+    """The API's marker for its largest heap, the next markers for smaller ones."""
+    m = _style(api, align)["marker"]
+    if k == 0:
+        return m
+    i = style.MARKERS.index(m) if m in style.MARKERS else 3 * (style.api_sort_key(api)[0] + 1)
+    return style.MARKERS[(i + k) % len(style.MARKERS)]
+
+
 def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Path, written: list[Path]) -> None:
     """Per pattern: allocs_per_s against `x` (size or threads), one panel per value of `panel`,
-    one line per API and heap (at 47fe9e1 the largest heap at each point was drawn, unsaid)."""
-    ok = cases[~cases["error"] & cases["allocs_per_s"].notna()]
+    one line per API and heap (at 47fe9e1 the largest heap at each point was drawn, unsaid).
+    Alignments above 16 B are left to the allocators figure; past MAX_LEGEND series a
+    figure gets a row of panels per heap."""
+    ok = cases[~cases["error"] & cases["allocs_per_s"].notna() & (cases["align"] <= 16)]
     for pattern, pdf in ok.groupby("pattern"):
         # A line needs two points: series measured at one value of x are left out and counted.
         npoints = pdf.groupby([panel, "api", "align", "heap_mib"])[x].transform("nunique")
@@ -88,33 +103,75 @@ def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Pa
         if not panels:
             continue
         heaps = sorted(pdf["heap_mib"].unique())
+        series = pdf.groupby(["api", "align", "heap_mib"]).ngroups
+        rows_of = [heaps] if series <= MAX_LEGEND else [[h] for h in reversed(heaps)]
+        rows_of = [hs for hs in rows_of if not pdf[pdf["heap_mib"].isin(hs)].empty]
         cols = min(4, len(panels))
-        rows = math.ceil(len(panels) / cols)
-        fig, axes = plt.subplots(rows, cols, figsize=(3.6 * cols + 2.4, 3.3 * rows + 1.0), squeeze=False,
+        # A heap that only one API was measured at is one row of panels with a line per
+        # `panel` value (at most 8 a panel), not a panel per value with one line in each.
+        single = [len(pdf[pdf["heap_mib"].isin(hs)][["api", "align"]].drop_duplicates()) == 1 and len(rows_of) > 1
+                  for hs in rows_of]
+        chunks = [[v for v in panels if v in set(pdf[pdf["heap_mib"].isin(hs)][panel])] for hs in rows_of]
+        chunks = [[c[k:k + 8] for k in range(0, len(c), 8)] if one else None for c, one in zip(chunks, single)]
+        per_row = [math.ceil((len(ch) if ch else len(panels)) / cols) for ch in chunks]
+        nrows = sum(per_row)
+        fig, axes = plt.subplots(nrows, cols, figsize=(3.4 * cols + 3.0, 2.9 * nrows + 1.0), squeeze=False,
                                  sharey=True, layout="constrained")
-        flat = axes.ravel()
-        for ax in flat[len(panels):]:
-            ax.set_visible(False)
-        for ax, pv in zip(flat, panels):
-            sub = pdf[pdf[panel] == pv]
-            for (api, align, heap), s in sub.groupby(["api", "align", "heap_mib"]):
-                s = s.sort_values(x)
-                style = _style(api, align)
-                if len(heaps) > 1:  # the API by colour and line; the heap by marker, and smaller heaps lighter
-                    k = heaps.index(heap)
-                    style.update(marker="osD^v<>p*h"[k % 10], alpha=0.35 + 0.65 * (k + 1) / len(heaps),
-                                 lw=0.8 + 1.2 * (k + 1) / len(heaps))
-                label = _series_label(api, align) + (f", heap {_fmt_mib(heap)}" if len(heaps) > 1 else "")
-                ax.plot(s[x], s["allocs_per_s"], ms=4, label=label, **{"marker": "o", **style})
-            ax.set_xscale("log", base=2)
-            ax.set_yscale("log")
-            ax.set_title(f"{panel} {_fmt_bytes(pv) if panel == 'size' else f'{int(pv):,}'}" +
-                         (" B" if panel == "size" else ""), fontsize=9)
-            ax.set_xlabel("bytes per thread" if x == "size" else "threads")
-            ax.grid(True, which="major", alpha=0.3)
-        for r in range(rows):
-            axes[r][0].set_ylabel("successful allocs / s (GPU time)")
-        _legend(fig, flat[: len(panels)])
+        r0 = 0
+        for hs, nr, ch in zip(rows_of, per_row, chunks):
+            block = axes[r0:r0 + nr].ravel()
+            sub_all = pdf[pdf["heap_mib"].isin(hs)]
+            drawn = []
+            if ch:
+                api, align = sub_all[["api", "align"]].iloc[0]
+                for ax, values in zip(block, ch):
+                    sst = style.series_styles([f"{panel} {_fmt_bytes(v) if panel == 'size' else f'{int(v):,}'}"
+                                               for v in values])
+                    for v, (lab, st) in zip(values, sst.items()):
+                        s = sub_all[sub_all[panel] == v].sort_values(x)
+                        ax.plot(s[x], s["allocs_per_s"], ms=4, label=lab, **st)
+                    (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, pdf[x])
+                    style.rate_axis(ax.yaxis)
+                    ax.set_title(f"{_series_label(api, align)}, heap {_fmt_mib(hs[0])}", fontsize=9)
+                    ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
+                    ax.grid(True, which="major", alpha=0.3)
+                    ax.legend(fontsize=6, loc="best")
+                for ax in block[len(ch):]:
+                    ax.set_visible(False)
+                r0 += nr
+                continue
+            for ax, pv in zip(block, panels):
+                sub = sub_all[sub_all[panel] == pv]
+                if sub.empty:
+                    ax.set_visible(False)
+                    continue
+                drawn.append(ax)
+                keys = sorted(sub.groupby(["api", "align", "heap_mib"]).groups,
+                              key=lambda k: (style.api_sort_key(k[0]), k[1], -k[2]))
+                for api, align, heap in keys:
+                    s = sub[(sub["api"] == api) & (sub["align"] == align) & (sub["heap_mib"] == heap)].sort_values(x)
+                    st = _style(api, align)
+                    if len(heaps) > 1:
+                        st["marker"] = _heap_marker(api, align, heaps[::-1].index(heap))
+                    label = _series_label(api, align) + (f", heap {_fmt_mib(heap)}" if len(heaps) > 1 else "")
+                    ax.plot(s[x], s["allocs_per_s"], ms=4, label=label, **st)
+                (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, pdf[x])
+                style.rate_axis(ax.yaxis)
+                ax.set_title(f"{panel} {_fmt_bytes(pv) if panel == 'size' else f'{int(pv):,}'}"
+                             + (f", heap {_fmt_mib(hs[0])}" if len(hs) == 1 and len(rows_of) > 1 else ""), fontsize=9)
+                ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
+                ax.grid(True, which="major", alpha=0.3)
+            for ax in block[len(panels):]:
+                ax.set_visible(False)
+            if drawn:
+                seen = {}
+                for ax in drawn:
+                    for h, lab in zip(*ax.get_legend_handles_labels()):
+                        seen.setdefault(lab, h)
+                drawn[-1].legend(list(seen.values()), list(seen.keys()), loc="center left",
+                                 bbox_to_anchor=(1.02, 0.5), fontsize=7, frameon=False)
+            r0 += nr
+        fig.supylabel(style.axis_label("allocs_per_s", res.context), fontsize=9)
         heap_note = f"heap {_fmt_mib(heaps[0])}" if len(heaps) == 1 else "marker: heap"
         if left_out:
             heap_note += f"; {left_out} case(s) measured at one {x} value only not drawn"
@@ -142,69 +199,84 @@ def allocators_per_pattern(res: Results, cases: pd.DataFrame, out: Path, written
     size, threads, heap = best
     sel = ok[(ok["size"] == size) & (ok["threads"] == threads) & (ok["heap_mib"] == heap)]
     patterns = [p for p in sel["pattern"].drop_duplicates() if {"malloc", "bump"} <= set(sel[sel["pattern"] == p]["api"])]
-    apis = sorted(sel["api"].unique(), key=lambda a: (a == "bump", a != "malloc",
-                                                      _API_ORDER.index(a) if a in _API_ORDER else 99, a))
-    fig, ax = plt.subplots(figsize=(1.1 * len(patterns) * max(1, len(apis)) / 3 + 3.5, 4.2), layout="constrained")
+    apis = sorted(sel["api"].unique(), key=lambda a: (a == "bump", a != "malloc", style.api_sort_key(a)))
+    fig, ax = plt.subplots(figsize=(min(16.0, 0.2 * len(patterns) * max(1, len(apis)) + 3.5), 4.5),
+                           layout="constrained")
     width = 0.8 / len(apis)
+    hatches = {"bump": "//", "cuda_std_aligned": "..", "new": "\\\\", "aligned": "xx"}
     for k, api in enumerate(apis):
         ys = []
         for p in patterns:
             v = sel[(sel["pattern"] == p) & (sel["api"] == api)]["allocs_per_s"]
             ys.append(float(v.iloc[0]) if len(v) else np.nan)
-        style = _style(api)
-        bar_style = {"color": style["color"], "hatch": "//" if api == "bump" else None,
-                     "edgecolor": "black" if api == "bump" else style["color"]}
-        if api == "bump":
-            bar_style["color"] = "white"
-        ax.bar(np.arange(len(patterns)) + (k - (len(apis) - 1) / 2) * width, ys, width, label=api, **bar_style)
-    ax.set_yscale("log")
-    ax.set_xticks(np.arange(len(patterns)), patterns, rotation=25, ha="right", fontsize=8)
-    ax.set_ylabel("successful allocation calls / s (GPU time)")
+        st = _style(api)
+        # Colour and a hatch per API: bars of neighbouring APIs differ in print and to every eye.
+        bar_style = {"color": "white" if api == "bump" else st["color"], "hatch": hatches.get(api),
+                     "edgecolor": "black"}
+        ax.bar(np.arange(len(patterns)) + (k - (len(apis) - 1) / 2) * width, ys, width, label=api, lw=0.5,
+               **bar_style)
+    style.rate_axis(ax.yaxis)
+    ax.set_xticks(np.arange(len(patterns)), patterns, fontsize=7)
+    ax.set_ylabel(style.axis_label("allocs_per_s", res.context))
     ax.grid(True, axis="y", which="major", alpha=0.3)
-    ax.legend(fontsize=8, loc="best")
-    fig.suptitle(f"every allocator per pattern: {_fmt_bytes(size)} B x {int(threads):,} threads, heap "
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    fig.suptitle(f"every allocator per pattern: {_fmt_bytes(size)} x {int(threads):,} threads, heap "
                  f"{_fmt_mib(int(heap))} (bump: the ceiling, never frees)\n{res.title_suffix()}", fontsize=10)
     _save(fig, out, "allocators_per_pattern", written)
 
 
-def fail_rate_heatmaps(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
-    """fail_rate over size x heap, one panel per thread count, for each pattern/API with both axes swept."""
+def fail_rate_lines(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
+    """fail_rate against the heap limit, a line per size, a panel per thread count, for each
+    pattern/API with sizes and heaps both swept. At 9b2c92f these were heatmaps, 80 % blank,
+    where a pale 0 looked like a blank "not measured": here a case not measured has no marker,
+    a measured 0 a marker on the zero line, a case that failed a cross."""
     for (pattern, api, align), g in cases.groupby(["pattern", "api", "align"]):
         if g["size"].nunique() < 2 or g["heap_mib"].nunique() < 2 or not g["fail_rate"].notna().any():
             continue
-        threads = sorted(g["threads"].unique())
-        sizes = sorted(g["size"].unique())
-        heaps = sorted(g["heap_mib"].unique())
-        # Wide enough cells for "0.65" at 8 pt; heap ticks as bare MiB (at 47fe9e1 "8 MiB12 MiB" ran together).
-        panel_w = max(2.6, 0.45 * len(heaps) + 0.9)
-        cols = min(3, len(threads))  # rows of three panels: one long row scaled down to unreadable text
-        nrows = math.ceil(len(threads) / cols)
-        fig, axes = plt.subplots(nrows, cols, figsize=(panel_w * cols + 1.6, (0.3 * len(sizes) + 1.2) * nrows + 1.2),
-                                 squeeze=False, layout="constrained")
-        for ax in axes.ravel()[len(threads):]:
+        panels = []
+        for t in sorted(g["threads"].unique()):
+            gt = g[(g["threads"] == t) & ~g["error"] & g["fail_rate"].notna()]
+            # Sizes measured at one heap only draw no line (their cases are in summary.md).
+            sizes = [z for z in sorted(gt["size"].unique()) if gt[gt["size"] == z]["heap_mib"].nunique() > 1]
+            for k in range(0, len(sizes), 8):
+                panels.append((t, sizes[k:k + 8], len(sizes) > 8))
+        if not panels:
+            continue
+        all_sizes = sorted(g["size"].unique())
+        sst = style.series_styles([_fmt_bytes(s) for s in all_sizes])
+        cols = min(3, len(panels))
+        nrows = math.ceil(len(panels) / cols)
+        fig, axes = plt.subplots(nrows, cols, figsize=(4.0 * cols + 1.8, 3.0 * nrows + 1.2), squeeze=False,
+                                 sharey=True, layout="constrained")
+        for ax in axes.ravel()[len(panels):]:
             ax.set_visible(False)
-        for ax, t in zip(axes.ravel(), threads):
-            grid = np.full((len(sizes), len(heaps)), np.nan)
-            for _, r in g[g["threads"] == t].iterrows():
-                i, j = sizes.index(r["size"]), heaps.index(r["heap_mib"])
-                grid[i, j] = r["fail_rate"]
-                text = "err" if r["error"] else "0" if r["fail_rate"] == 0 else f"{r['fail_rate']:.2f}"
-                # White on the dark cells, so a high rate stays readable.
-                colour = "blue" if r["error"] else "white" if r["fail_rate"] > 0.6 else "black"
-                ax.text(j, i, text, ha="center", va="center", fontsize=8, color=colour)
-            im = ax.imshow(grid, vmin=0, vmax=1, cmap="Reds", aspect="auto")
-            ax.set_xticks(range(len(heaps)), [str(h) for h in heaps], fontsize=8,
-                          rotation=90 if len(heaps) * 0.45 > panel_w else 0)
-            ax.set_yticks(range(len(sizes)), [_fmt_bytes(s) for s in sizes], fontsize=8)
-            ax.set_title(f"{int(t):,} threads", fontsize=9)
-        fig.supxlabel("heap, MiB (cudaLimitMallocHeapSize)", fontsize=9)
+        for ax, (t, sizes, split) in zip(axes.ravel(), panels):
+            gt = g[(g["threads"] == t) & g["size"].isin(sizes)]
+            for size in sizes:
+                s = gt[gt["size"] == size].sort_values("heap_mib")
+                m = s[~s["error"] & s["fail_rate"].notna()]
+                ax.plot(m["heap_mib"], m["fail_rate"], ms=4, lw=1, label=_fmt_bytes(size), **sst[_fmt_bytes(size)])
+                e = s[s["error"]]
+                if len(e):
+                    ax.plot(e["heap_mib"], [1.05] * len(e), linestyle="None", marker="x", color="black", ms=6,
+                            label="_error")
+            style.byte_axis(ax.xaxis, g["heap_mib"], scale=2**20, most=5)
+            ax.set_ylim(-0.05, 1.1)
+            ax.axhline(0, color="grey", lw=0.6)
+            ax.set_xlabel("heap limit (bytes, cudaLimitMallocHeapSize)", fontsize=8)
+            ax.set_title(f"{int(t):,} threads" + (f", {_fmt_bytes(sizes[0])}-{_fmt_bytes(sizes[-1])}" if split else ""),
+                         fontsize=9)
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=6, title="bytes per allocation", title_fontsize=6, loc="upper right")
         for r in range(nrows):
-            axes[r][0].set_ylabel("bytes per thread")
-        fig.colorbar(im, ax=axes.ravel().tolist(), label="fail_rate (NULL / calls)", shrink=0.8)
+            axes[r][0].set_ylabel(style.axis_label("fail_rate", res.context), fontsize=8)
         name = f"{pattern}/{_series_label(api, align)}"
-        fig.suptitle(f"{name}: failure rate (blank: not measured; err: the case failed)\n{res.title_suffix()}",
-                     fontsize=10)
+        fig.suptitle(f"{name}: failure rate against the heap\n(no marker: not measured; x: the case failed)\n"
+                     f"{res.title_suffix()}", fontsize=10)
         _save(fig, out, f"fail_rate_{pattern}_{api}{f'_align{align}' if align else ''}", written)
+
+
+fail_rate_heatmaps = fail_rate_lines  # the name of 9b2c92f
 
 
 def failure_curves(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
@@ -214,21 +286,24 @@ def failure_curves(res: Results, cases: pd.DataFrame, out: Path, written: list[P
               .nunique().max() >= 3 and (g["fail_rate"] > 0).any()]
     if not groups:
         return
-    fig, axes = plt.subplots(1, len(groups), figsize=(5 * len(groups) + 2, 3.8), squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(1, len(groups), figsize=(5 * len(groups) + 2.5, 3.8), squeeze=False, layout="constrained")
+    keys = sorted({(p, a, al) for _, g in groups for p, a, al in zip(g["pattern"], g["api"], g["align"])})
+    sst = style.series_styles([f"{p}/{_series_label(a, al)}" for p, a, al in keys])
     for ax, ((size, threads), g) in zip(axes[0], groups):
         for (pattern, api, align), s in g.groupby(["pattern", "api", "align"]):
             s = s.sort_values("heap_mib")
             if s["heap_mib"].nunique() < 3:
                 continue
-            # Series differ by pattern here as often as by API: let the colour cycle tell them apart.
-            ax.plot(s["heap_mib"], s["fail_rate"], marker="o", ms=3, label=f"{pattern}/{_series_label(api, align)}")
+            label = f"{pattern}/{_series_label(api, align)}"
+            # Series differ by pattern here as often as by API: a style per series.
+            ax.plot(s["heap_mib"], s["fail_rate"], ms=4, label=label, **sst[label])
         demand_mib = size * threads / 2**20
         ax.axvline(demand_mib, color="grey", lw=0.8, ls=":")
-        ax.set_xscale("log", base=2)
-        ax.set_xlabel("heap (MiB); dotted: threads x size")
-        ax.set_ylabel("fail_rate")
+        style.byte_axis(ax.xaxis, list(g["heap_mib"]) + [demand_mib], scale=2**20, most=6)
+        ax.set_xlabel("heap limit (bytes); dotted: threads x size")
+        ax.set_ylabel(style.axis_label("fail_rate", res.context), fontsize=8)
         ax.set_ylim(-0.02, 1.02)
-        ax.set_title(f"{int(threads):,} threads x {_fmt_bytes(size)} B", fontsize=9)
+        ax.set_title(f"{int(threads):,} threads x {_fmt_bytes(size)}", fontsize=9)
         ax.grid(True, alpha=0.3)
     _legend(fig, axes[0])
     fig.suptitle(f"failure rate against the heap limit at fixed demand\n{res.title_suffix()}", fontsize=10)
@@ -236,27 +311,33 @@ def failure_curves(res: Results, cases: pd.DataFrame, out: Path, written: list[P
 
 
 def printf_fifo(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
-    """printf: share of lines lost and printf calls per second against the lines asked for, one line per FIFO size
-    and argument count."""
+    """printf: share of lines lost and printf calls per second against the lines asked for, one series per FIFO size
+    and argument count. Two measured points are two markers, not a line that suggests data between them."""
     if "loss_rate" not in cases.columns:
         return
     ok = cases[~cases["error"] & cases["loss_rate"].notna()]
     if ok.empty:
         return
     fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), squeeze=False, layout="constrained")
-    fifos = sorted(set(ok["heap_mib"]))
+    keys = [f"{int(size) // 8} args, FIFO {_fmt_mib(fifo)}" for size, fifo in sorted(set(zip(ok["size"], ok["heap_mib"])))]
+    sst = style.series_styles(keys)
+    xs = []
     for (size, fifo), s in ok.groupby(["size", "heap_mib"]):
         s = s.sort_values("threads")
         lines = s["lines_delivered"] + s["lines_lost"]  # the printf calls of one launch
-        style = {"marker": "os^Dv"[fifos.index(fifo) % 5], "ms": 4, "label": f"{int(size) // 8} args, FIFO {fifo} MiB"}
-        axes[0][0].plot(lines, s["loss_rate"], **style)
-        axes[0][1].plot(lines, s["printf_per_s"], **style)
-    for ax, label in zip(axes[0], ("loss_rate (lines lost / printf calls)", "printf calls per second of kernel time")):
-        ax.set_xscale("log", base=2)
+        xs += list(lines)
+        label = f"{int(size) // 8} args, FIFO {_fmt_mib(fifo)}"
+        st = dict(sst[label])
+        if len(s) < 3:
+            st["linestyle"] = "None"
+        axes[0][0].plot(lines, s["loss_rate"], ms=5, label=label, **st)
+        axes[0][1].plot(lines, s["printf_per_s"], ms=5, label=label, **st)
+    for ax, c in zip(axes[0], ("loss_rate", "printf_per_s")):
+        style.count_axis(ax.xaxis, xs)
         ax.set_xlabel("lines printed in one launch")
-        ax.set_ylabel(label)
+        ax.set_ylabel(style.axis_label(c, res.context))
         ax.grid(True, alpha=0.3)
-    axes[0][1].set_yscale("log")
+    style.rate_axis(axes[0][1].yaxis)
     axes[0][0].set_ylim(-0.02, 1.02)
     _legend(fig, axes[0])
     fig.suptitle(f"device printf into its FIFO (cudaLimitPrintfFifoSize)\n{res.title_suffix()}", fontsize=10)
@@ -268,18 +349,27 @@ def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylab
     present = [c for c in counters if c in cases.columns and cases[c].notna().any()]
     if not present:
         return
-    fig, axes = plt.subplots(1, len(present), figsize=(4.5 * len(present) + 2, 3.8), squeeze=False, layout="constrained")
+    fig, axes = plt.subplots(1, len(present), figsize=(4.5 * len(present) + 2.5, 3.8), squeeze=False,
+                             layout="constrained")
     for ax, c in zip(axes[0], present):
         sub = cases[cases[c].notna()]
-        heaps = sorted(set(sub["heap_mib"]))
-        for (pattern, api, align, heap), s in sub.groupby(["pattern", "api", "align", "heap_mib"]):
+        groups = sorted(sub.groupby(["pattern", "api", "align", "heap_mib"]),
+                        key=lambda kv: (kv[0][0], style.api_sort_key(kv[0][1]), kv[0][2], kv[0][3]))
+        label = lambda k: f"{k[0]}/{_series_label(k[1], k[2])}, heap {_fmt_mib(k[3])}"  # noqa: E731
+        # Series differ by pattern and heap as often as by API: a style per series.
+        sst = style.series_styles([label(k) for k, _ in groups])
+        for k, s in groups:
             s = s.groupby("size")[c].mean().sort_index()
-            marker = "os^Dv"[heaps.index(heap) % 5]  # one marker per heap size, colours per API
-            ax.plot(s.index, s.values, ms=4, label=f"{pattern}/{_series_label(api, align)} {heap} MiB",
-                    **{**_style(api, align), "marker": marker})
-        ax.set_xscale("log", base=2)
+            st = dict(sst[label(k)])
+            if len(s) < 2:
+                st["linestyle"] = "None"
+            ax.plot(s.index, s.values, ms=4, label=label(k), **st)
+        style.byte_axis(ax.xaxis, sub["size"])
+        if style.counter(c, res.context).unit == "B":
+            # overhead_bytes spans 16 B to 1 MiB: on a linear axis one point hid the rest.
+            style.byte_axis(ax.yaxis, sub[c].clip(lower=1))
         ax.set_xlabel("bytes per allocation")
-        ax.set_ylabel(c if len(present) > 1 else ylabel)
+        ax.set_ylabel(style.axis_label(c, res.context), fontsize=8)
         ax.set_title(c, fontsize=9)
         ax.grid(True, alpha=0.3)
     _legend(fig, axes[0])
@@ -288,29 +378,48 @@ def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylab
 
 
 def latency(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
-    """Percentiles of per-call latency, allocation and free side by side, one row per case."""
+    """Percentiles of per-call latency, allocation and free side by side, one row per case, named
+    by what differs (at 9b2c92f: 48 rows of full case names)."""
     kinds = [(prefix, title) for prefix, title in (("lat_", "allocation"), ("free_lat_", "free"))
              if f"{prefix}p50_ns" in cases.columns and cases[f"{prefix}p50_ns"].notna().any()]
     if not kinds:
         return
-    lat = cases[cases[f"{kinds[0][0]}p50_ns"].notna()].sort_values("case")
-    fig, axes = plt.subplots(1, len(kinds), figsize=(6 * len(kinds) + 3, 0.32 * len(lat) + 1.8), squeeze=False,
+    lat = cases[cases[f"{kinds[0][0]}p50_ns"].notna()].sort_values(["api", "size", "threads", "heap_mib"],
+                                                                     key=lambda c: c.map(style.api_sort_key)
+                                                                     if c.name == "api" else c)
+    fig, axes = plt.subplots(1, len(kinds), figsize=(5 * len(kinds) + 3, 0.22 * len(lat) + 1.8), squeeze=False,
                              sharey=True, layout="constrained")
     y = np.arange(len(lat))
+    qs = ("p50", "p90", "p99", "max")
+    qst = style.series_styles(qs)
     for ax, (prefix, title) in zip(axes[0], kinds):
-        for k, q in enumerate(("p50", "p90", "p99", "max")):
+        for q in qs:
             col = f"{prefix}{q}_ns"
             if col in lat.columns:
-                ax.scatter(lat[col], y, label=q, s=14, marker="os^v"[k])
+                ax.plot(lat[col], y, label=q, ms=4, **{**qst[q], "linestyle": "None"})
         ax.set_xscale("log")
         ax.set_xlabel(f"{title} latency per call (ns, clock64 / SM clock)")
         ax.set_title(title, fontsize=9)
         ax.grid(True, axis="x", alpha=0.3)
-    axes[0][0].set_yticks(y, lat["case"], fontsize=7)
+    one = lambda col: lat[col].nunique() == 1  # noqa: E731
+    names = [", ".join([r.api] + ([] if one("pattern") else [r.pattern]) + ([] if one("size") else [_fmt_bytes(r.size)])
+                       + ([] if one("threads") else [f"{int(r.threads):,} thr"])
+                       + ([] if one("heap_mib") else [f"heap {_fmt_mib(r.heap_mib)}"])) for r in lat.itertuples()]
+    axes[0][0].set_yticks(y, names, fontsize=7)
     axes[0][0].invert_yaxis()
     axes[0][-1].legend(fontsize=7)
-    fig.suptitle(f"per-call latency percentiles\n{res.title_suffix()}", fontsize=10)
+    fixed = [f"{lat['pattern'].iloc[0]}"] + ([_fmt_bytes(lat["size"].iloc[0])] if one("size") else []) + (
+        [f"{int(lat['threads'].iloc[0]):,} threads"] if one("threads") else [])
+    fig.suptitle(f"per-call latency percentiles ({', '.join(fixed)})\n{res.title_suffix()}", fontsize=10)
     _save(fig, out, "latency", written)
+
+
+def _clock(khz) -> str:
+    """1980000 (kHz, as CUDA gives it) -> "1980 MHz"."""
+    try:
+        return f"{float(khz) / 1000:.0f} MHz"
+    except (TypeError, ValueError):
+        return "?"
 
 
 def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -> Path:
@@ -318,7 +427,7 @@ def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -
     lines = [f"# heapbench results: {res.gpu}", "",
              f"- file: `{res.path.name}`",
              f"- GPU: {res.gpu} (compute capability {ctx.get('gpu_compute_capability', '?')}, "
-             f"{ctx.get('gpu_sm_count', '?')} SMs, SM clock {ctx.get('gpu_sm_clock_khz', '?')} kHz)",
+             f"{ctx.get('gpu_sm_count', '?')} SMs, SM clock {_clock(ctx.get('gpu_sm_clock_khz'))})",
              f"- CUDA runtime {cuda_version(ctx.get('cuda_runtime_version'))}, driver API {cuda_version(ctx.get('cuda_driver_version'))}",
              f"- heapbench {ctx.get('heapbench_version', '?')} at {ctx.get('heapbench_git_commit', '?')}, "
              f"schema {res.schema_version}, run {ctx.get('date', '?')}",
@@ -376,7 +485,7 @@ def _make_figures(res: Results, out: Path) -> list[Path]:
         throughput_vs(res, cases, "size", "threads", out, written)
         throughput_vs(res, cases, "threads", "size", out, written)
         allocators_per_pattern(res, cases, out, written)
-        fail_rate_heatmaps(res, cases, out, written)
+        fail_rate_lines(res, cases, out, written)
         failure_curves(res, cases, out, written)
         counter_vs_size(res, cases, ["utilization", "ext_frag", "overhead_bytes"],
                         "heap utilisation, external fragmentation (2x blocks) and per-block overhead",

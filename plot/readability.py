@@ -3,20 +3,33 @@
 Every figure plot/ writes goes through `save()`, which looks for the faults people
 found in the figures of 47fe9e1: text outside the canvas (a title and an x label
 cut off on the right) and tick labels drawn over each other ("8 MiB12 MiB",
-log-axis minor labels run together). Each fault is a `FigureWarning`, so a user
-sees it and the tests turn it into a failure.
+log-axis minor labels run together), and the faults a reviewer found in the
+report of 9b2c92f (issue 26): more than MAX_LEGEND_ENTRIES legend entries for a
+panel (37), two series of a panel alike in colour and marker (four call paths in
+one cyan), byte axes ticked 2^22 instead of 4 MiB, and lines over a single x
+value. Each fault is a `FigureWarning`, so a user sees it and the tests turn it
+into a failure.
 """
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 
 import matplotlib
+import numpy as np
+from matplotlib.collections import PathCollection
+from matplotlib.colors import to_hex
 from matplotlib.text import Text
 
 DPI = 120
 # Pixels of slack: anti-aliasing and rounding put an extent a pixel past where it is drawn.
 TOLERANCE_PX = 1.5
+# More entries than this and a reader stops matching legend to lines.
+MAX_LEGEND_ENTRIES = 12
+# An axis is of bytes when its label says so; its ticks must then carry a unit.
+_BYTE_AXIS = re.compile(r"byte|\bheap\b|\bsize\b|\(B\)|[KMG]iB", re.IGNORECASE)
+_BYTE_TICK = re.compile(r"^\d+(\.\d+)?\s?(B|KiB|MiB|GiB|TiB)$")
 
 
 class FigureWarning(UserWarning):
@@ -70,6 +83,7 @@ def problems(fig: matplotlib.figure.Figure) -> list[str]:
                     found.append(f"{name} tick labels {ta!r} and {tb!r} overlap"
                                  f"{' in ' + repr(ax.get_title()) if ax.get_title() else ''}")
                     break
+    found += series_problems(fig)
     return found
 
 
@@ -78,17 +92,97 @@ class FigureError(ValueError):
     (1.7e308 allocations per second overflowed at e3cab52)."""
 
 
-def save(fig, stem: Path, written: list[Path] | None = None) -> list[Path]:
-    """Writes stem.png and stem.svg, warns (FigureWarning) about what cannot be read, closes `fig`.
-    Raises FigureError for one that matplotlib cannot draw."""
+def _series(ax) -> list[tuple[str, str, str, bool, np.ndarray]]:
+    """(label, colour, marker, connected, x values) of each data series drawn in `ax`:
+    lines in data coordinates (not axhline/axvline, which span the axes) and scatters."""
+    out = []
+    for line in ax.get_lines():
+        if not line.get_visible() or line.get_transform() != ax.transData:
+            continue
+        x = np.asarray(line.get_xdata(), dtype=float) if len(line.get_xdata()) else np.array([])
+        connected = line.get_linestyle() not in ("None", "", " ") and len(x) > 0
+        out.append((line.get_label(), to_hex(line.get_color()), str(line.get_marker()), connected, x))
+    for coll in ax.collections:
+        if isinstance(coll, PathCollection) and coll.get_visible() and len(coll.get_offsets()):
+            fc = coll.get_facecolor()
+            colour = to_hex(fc[0]) if len(fc) else "none"
+            path = coll.get_paths()[0] if coll.get_paths() else None
+            marker = str(np.round(path.vertices, 2).tolist()) if path is not None else ""
+            out.append((coll.get_label(), colour, marker, False, np.asarray(coll.get_offsets())[:, 0]))
+    return out
+
+
+# Colours closer than this (RGB, 0-1) cannot be told apart in a legend: neighbouring shades of a
+# 16-step viridis are 0.07-0.2 apart (most under 0.1), the Okabe-Ito colours 0.26 or more.
+ALIKE_COLOUR = 0.1
+
+
+def _alike(a: str, b: str) -> bool:
+    from matplotlib.colors import to_rgb
+    return float(np.linalg.norm(np.subtract(to_rgb(a), to_rgb(b)))) < ALIKE_COLOUR
+
+
+def series_problems(fig) -> list[str]:
+    """The faults of issue 26: crowded legends, look-alike series, byte ticks without
+    units, line panels over one x value."""
+    found = []
+    legends = list(fig.legends) + [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    for leg in legends:
+        n = len([t for t in leg.get_texts() if t.get_text().strip()])
+        if n > MAX_LEGEND_ENTRIES:
+            found.append(f"a legend has {n} entries (at most {MAX_LEGEND_ENTRIES} per panel)")
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        where = f" in {ax.get_title()!r}" if ax.get_title() else ""
+        series = _series(ax)
+        seen: list[tuple[str, str, str]] = []
+        for label, colour, marker, _, _ in series:
+            if label.startswith("_"):
+                continue  # unlabelled: a reference line or a shading, not a series
+            for other, c, m in seen:
+                if other != label and m == marker and _alike(c, colour):
+                    found.append(f"series {other!r} and {label!r} share colour {colour} and marker {marker!r}{where}")
+                    break
+            else:
+                seen.append((label, colour, marker))
+        xs = [x for *_, connected, x in series if connected]
+        if xs:
+            finite = np.concatenate(xs)
+            finite = finite[np.isfinite(finite)]
+            if len(finite) and len(np.unique(finite)) == 1:
+                found.append(f"lines drawn over a single x value{where}: use a dot or bar plot")
+        for axis, name in ((ax.xaxis, "x"), (ax.yaxis, "y")):
+            if axis.get_scale() != "log" or not _BYTE_AXIS.search(axis.get_label_text()):
+                continue
+            if getattr(axis.get_transform(), "base", 10) != 2:
+                continue
+            bad = [t.get_text() for t in _tick_labels(axis) if not _BYTE_TICK.match(t.get_text().strip())]
+            if bad:
+                found.append(f"{name} axis {axis.get_label_text()!r} has byte ticks without units: {bad[:3]}{where}")
+    return found
+
+
+def save(fig, stem: Path, written: list[Path] | None = None, formats=("png", "svg")) -> list[Path]:
+    """Writes stem.png and stem.svg (or `formats`), warns (FigureWarning) about what cannot be
+    read, closes `fig`."""
     import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    # problems() draws the figure; drawn at the PNG's resolution, that drawing is the PNG
+    # (a second full draw by savefig was a third of the report's time).
+    fig.set_dpi(DPI)
     paths = []
     try:
         for p in problems(fig):
             warnings.warn(f"{stem.name}: {p}", FigureWarning, stacklevel=2)
-        for ext in ("png", "svg"):
+        for ext in formats:
             p = stem.with_name(f"{stem.name}.{ext}")
-            fig.savefig(p, dpi=DPI)
+            if ext == "png" and isinstance(fig.canvas, FigureCanvasAgg):
+                from PIL import Image
+                Image.frombuffer("RGBA", fig.canvas.get_width_height(), fig.canvas.buffer_rgba(), "raw", "RGBA", 0, 1
+                                 ).save(p, dpi=(DPI, DPI))
+            else:
+                fig.savefig(p, dpi=DPI)
             paths.append(p)
     except (OverflowError, ValueError) as e:
         raise FigureError(f"{stem.name}: cannot be drawn from these values ({e})") from e

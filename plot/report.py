@@ -5,9 +5,9 @@ usage: python3 plot/report.py RESULTS.json [FILE@gpuN ...] -o OUTDIR [--baseline
 Files are grouped into GPUs by GPU name, driver, CUDA runtime, heapbench commit and,
 for a file `heapbench --devices` wrote, the device (FILE@gpuN, or the whole file,
 which is split into its devices). A case measured by several files of one group is
-pooled: each file's runs count as repetitions. OUTDIR gets report.md with, per pattern and API, a
-figure of every GPU side by side (allocs_per_s, frees_per_s, fail_rate,
-utilization, lat_p50_ns, lat_p99_ns against threads, a line per size and heap),
+pooled: each file's runs count as repetitions. OUTDIR gets report.md with, per pattern, a
+figure with every GPU overlaid in each panel (a panel per API: allocs_per_s against
+threads or size, at most 8 GPUs per panel, a dot plot for APIs measured at one point),
 the geometric mean of the ratios against the baseline GPU per pattern and per
 pattern and API, and the cases whose difference is significant where both sides
 hold repetitions (the Mann-Whitney U test of compare.py), plus a CSV of every
@@ -29,21 +29,14 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from compare import compare_pair, geomeans, ratio_figure  # noqa: E402
-from heapbench_results import Results, SchemaError, cuda_version, finish, load, load_selection  # noqa: E402
-from readability import FigureError, save  # noqa: E402
-
-# The figures every GPU is drawn with, in this order, where a pattern and API have them.
-SIDE_BY_SIDE = ["allocs_per_s", "frees_per_s", "fail_rate", "utilization", "lat_p50_ns", "lat_p99_ns"]
-YLABELS = {"allocs_per_s": "allocs / s", "frees_per_s": "frees / s", "fail_rate": "fail_rate",
-           "utilization": "utilization", "lat_p50_ns": "alloc latency p50 (ns)",
-           "lat_p99_ns": "alloc latency p99 (ns)"}
-LOG_Y = {"allocs_per_s", "frees_per_s", "lat_p50_ns", "lat_p99_ns"}
+from compare import compare_pair, geomeans  # noqa: E402
+from heapbench_results import Results, SchemaError, cuda_version, finish, load_selection  # noqa: E402
+from overlay import gpu_frame, pattern_figure, ratio_strip  # noqa: E402
+from readability import FigureError  # noqa: E402
 
 
 class ReportError(ValueError):
@@ -145,53 +138,6 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")
 
 
-def side_by_side(pattern: str, api: str, gpus: list[Gpu], stem: Path) -> list[Path] | None:
-    """Rows: the figures this pattern and API have; columns: the GPUs that measured it;
-    each panel the figure against threads, a line per size and heap, y shared per row."""
-    data = []
-    for g in gpus:
-        c = g.results.cases()
-        c = c[(c["pattern"] == pattern) & (c["api"] == api) & ~c["error"].astype(bool)]
-        if not c.empty:
-            data.append((g, c))
-    metrics = [m for m in SIDE_BY_SIDE if any(c[m].notna().any() for _, c in data)]
-    if not data or not metrics:
-        return None
-    sizes = sorted({(s, a) for _, c in data for s, a in zip(c["size"], c["align"])})
-    heaps = sorted({h for _, c in data for h in c["heap_mib"]})
-    cmap = plt.get_cmap("viridis")
-    fig, axes = plt.subplots(len(metrics), len(data), figsize=(3.4 * len(data) + 2.6, 2.6 * len(metrics) + 1.0),
-                             squeeze=False, sharey="row", sharex=True, layout="constrained")
-    for j, (g, c) in enumerate(data):
-        axes[0][j].set_title(g.label, fontsize=9)
-        for i, m in enumerate(metrics):
-            ax = axes[i][j]
-            for (size, align, heap), s in c[c[m].notna()].groupby(["size", "align", "heap_mib"]):
-                s = s.sort_values("threads")
-                k = sizes.index((size, align))
-                label = f"{size} B" + (f" align {align}" if align else "") + (
-                    f", heap {heap} MiB" if len(heaps) > 1 else "")
-                ax.plot(s["threads"], s[m], marker="osD^v<>p*h"[heaps.index(heap) % 10], ms=4,
-                        color=cmap(k / max(1, len(sizes) - 1)), label=label)
-            ax.set_xscale("log", base=2)
-            if m in LOG_Y and (c[m] > 0).any():
-                ax.set_yscale("log")
-            ax.grid(True, alpha=0.3)
-            if j == 0:
-                ax.set_ylabel(YLABELS[m], fontsize=8)
-            if i == len(metrics) - 1:
-                ax.set_xlabel("threads")
-    seen = {}
-    for ax in axes.ravel():
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            seen.setdefault(lab, h)
-    key = "size (colour)" + (f", heap {heaps[0]} MiB" if len(heaps) == 1 else ", heap (marker)")
-    fig.legend(list(seen.values()), list(seen.keys()), loc="outside right center", fontsize=7, title=key,
-               title_fontsize=7)
-    fig.suptitle(f"{pattern}/{api}", fontsize=10)
-    return save(fig, stem)
-
-
 def _fmt(v, digits: int = 3) -> str:
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}g}"
 
@@ -264,7 +210,7 @@ def report(specs: list[str], out: str | Path, baseline: str | None = None) -> tu
             continue
         t.to_csv(out / f"{stem}.csv", index=False)
         written.append(out / f"{stem}.csv")
-        written += ratio_figure(t, base.label, g.label, out / f"{stem}_ratio")
+        written += ratio_strip(t, base.label, g.label, out / f"{stem}_ratio", formats=("png",))
         tested = t[t["p_value"].notna()]
         different = tested[tested["verdict"].str.startswith("different")]
         md += [f"{len(t)} cases in common ([CSV]({stem}.csv)); {len(tested)} with repetitions on both sides, "
@@ -275,29 +221,33 @@ def report(specs: list[str], out: str | Path, baseline: str | None = None) -> tu
                       f"{r['verdict']})")
         md += ["", f"![{g.label} / {base.label}]({stem}_ratio.png)", ""]
 
-    md += ["## Per pattern and API", ""]
-    apis = sorted({(p, a) for g in gpus for p, a in zip(g.results.cases()["pattern"], g.results.cases()["api"])})
-    for pattern, api in apis:
-        paths = side_by_side(pattern, api, gpus, out / f"{_slug(pattern)}__{_slug(api)}")
-        if not paths:
-            continue
-        written += paths
-        md += [f"### {pattern} / {api}", "", f"![{pattern}/{api}]({paths[0].name})", ""]
+    md += ["## Per pattern and API", "",
+           "Each figure overlays every GPU in each panel: a panel per API, drawn against the axis the data "
+           "sweeps most at the point its title names; the other points are in the tables and CSV files.", ""]
+    frame, labels = gpu_frame(gpus)
+    for pattern in sorted(frame["pattern"].unique()) if not frame.empty else []:
+        paths = pattern_figure(pattern, frame[frame["pattern"] == pattern], labels, base.context,
+                               out / f"pattern_{_slug(pattern)}")
+        if paths:
+            written += paths
+            md += [f"### {pattern}", "", f"![{pattern}]({paths[0].name})", ""]
         rows = []
-        for g in others:
-            t = tables[id(g)]
-            sub = t[(t["pattern"] == pattern) & (t["api"] == api)] if not t.empty else t
-            if sub.empty:
-                continue
-            gm = geomeans(sub).iloc[0]
-            tested = sub[sub["p_value"].notna()]
-            sig = int(tested["verdict"].str.startswith("different").sum())
-            rows.append(f"| {g.label} | {int(gm['allocs_per_s_cases'])} | {_fmt(gm['allocs_per_s_geomean_ratio'])} "
-                        f"| {_fmt(gm['frees_per_s_geomean_ratio'])} | {sig} of {len(tested)} |")
+        for api in sorted(frame.loc[frame["pattern"] == pattern, "api"].unique()):
+            for g in others:
+                t = tables[id(g)]
+                sub = t[(t["pattern"] == pattern) & (t["api"] == api)] if not t.empty else t
+                if sub.empty:
+                    continue
+                gm = geomeans(sub).iloc[0]
+                tested = sub[sub["p_value"].notna()]
+                sig = int(tested["verdict"].str.startswith("different").sum())
+                rows.append(f"| {api} | {g.label} | {int(gm['allocs_per_s_cases'])} | "
+                            f"{_fmt(gm['allocs_per_s_geomean_ratio'])} | {_fmt(gm['frees_per_s_geomean_ratio'])} | "
+                            f"{sig} of {len(tested)} |")
         if rows:
-            md += [f"| GPU | cases in common with {base.label} | geomean allocs_per_s ratio | "
+            md += [f"| API | GPU | cases in common with {base.label} | geomean allocs_per_s ratio | "
                    "geomean frees_per_s ratio | significantly different (of tested) |",
-                   "| --- | --- | --- | --- | --- |"] + rows + [""]
+                   "| --- | --- | --- | --- | --- | --- |"] + rows + [""]
     (out / "report.md").write_text("\n".join(md))
     written.append(out / "report.md")
     return written, warnings

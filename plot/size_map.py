@@ -3,7 +3,8 @@ scripts/answers.
 
 usage: python3 plot/size_map.py RUN -o OUTDIR [--time-threshold 1.5] [--stride-threshold 0.25]
 
-RUN is the directory (or the .tar.gz of it) that the script wrote: size_map.json
+RUN is the results file that `heapbench --sweep=size_map` wrote (advice files
+beside it are read too), or the directory (or the .tar.gz of it) that the script wrote: size_map.json
 (a heapbench results file of the size_map pattern), advice_<name>.json
 (`heapbench advise --out`) and check_<name>_<label>.json (ordinary runs at
 the advised heap, at the smallest heap found, and 10 % below it). A .tar.gz is
@@ -161,31 +162,31 @@ def _title(ctx: dict) -> str:
 
 
 def figure(df: pd.DataFrame, classes: list[SizeClass], ctx: dict, out: Path) -> list[Path]:
-    fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(11, 8))
-    top.plot(df["size"], df["alloc_ns"], "o-", ms=2, lw=0.8, label="malloc")
-    top.plot(df["size"], df["free_ns"], "s-", ms=2, lw=0.8, label="free")
-    top.set_yscale("log")
-    top.set_ylabel("GPU ns per call (1 / calls per second)")
+    import style
+    from readability import save
+    fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(11, 8), layout="constrained")
+    blue, vermillion = style.OKABE_ITO["blue"], style.OKABE_ITO["vermillion"]
+    top.plot(df["size"], df["alloc_ns"], "o-", color=vermillion, ms=2, lw=0.8, label="malloc")
+    top.plot(df["size"], df["free_ns"], "s-", color=blue, ms=2, lw=0.8, label="free")
+    style.ns_axis(top.yaxis)
+    top.set_ylabel("GPU time per call (1 / calls per second)")
     top.legend()
-    bottom.plot(df["size"], df["stride_bytes"], "o-", ms=2, lw=0.8, label="bytes per block (median address stride)")
+    bottom.plot(df["size"], df["stride_bytes"], "o-", color=vermillion, ms=2, lw=0.8,
+                label="bytes per block (median address stride)")
     bottom.plot(df["size"], df["size"], "k--", lw=0.8, label="bytes asked")
-    bottom.set_xscale("log", base=2)
-    bottom.set_yscale("log", base=2)
+    style.byte_axis(bottom.xaxis, df["size"], most=11)
+    style.byte_axis(bottom.yaxis, list(df["stride_bytes"].dropna()) + list(df["size"]), most=8)
     bottom.set_xlabel("request size (bytes)")
-    bottom.set_ylabel("bytes")
+    bottom.set_ylabel("bytes per block")
     bottom.legend()
     for k, c in enumerate(classes):
         # Up to the next class's first size: no unshaded gap between classes.
         right = classes[k + 1].lo if k + 1 < len(classes) else max(c.hi, c.lo * 1.02)
         for ax in (top, bottom):
-            ax.axvspan(c.lo, right, color="C2" if k % 2 else "C1", alpha=0.12, lw=0)
-    fig.suptitle(f"Size classes of the device heap: {len(classes)} classes\n{_title(ctx)}", fontsize=10)
-    fig.tight_layout()
-    paths = [out / "size_map.png", out / "size_map.svg"]
-    for p in paths:
-        fig.savefig(p, dpi=130)
-    plt.close(fig)
-    return paths
+            ax.axvspan(c.lo, right, color=style.OKABE_ITO["sky_blue"] if k % 2 else style.OKABE_ITO["orange"],
+                       alpha=0.12, lw=0)
+    fig.suptitle(f"Size classes of the device heap: {len(classes)} classes (shaded)\n{_title(ctx)}", fontsize=10)
+    return save(fig, out / "size_map")
 
 
 def _markdown(df: pd.DataFrame) -> str:
@@ -253,7 +254,7 @@ def _advice_part(p: Path, doc: dict) -> str:
 
 
 def unpack(run: Path, out: Path) -> Path:
-    if run.is_dir():
+    if run.is_dir() or run.suffix == ".json":
         return run
     raw = out / "raw"
     raw.mkdir(parents=True, exist_ok=True)
@@ -268,7 +269,8 @@ def unpack(run: Path, out: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("run", type=Path, help="directory or .tar.gz written by scripts/answers")
+    ap.add_argument("run", type=Path, help="results file of --sweep=size_map, or the directory or .tar.gz "
+                                           "written by scripts/answers")
     ap.add_argument("-o", "--out", type=Path, required=True)
     ap.add_argument("--time-threshold", type=float, default=1.5,
                     help="ratio of time per call that opens a class (default 1.5)")
@@ -282,8 +284,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         a.out.mkdir(parents=True, exist_ok=True)
         run = unpack(a.run, a.out)
+        df, ctx = size_map_frame(run if run.is_file() else run / "size_map.json")
+        run = run if run.is_dir() else run.parent
         adv = advice_markdown(run)  # before anything is written: a damaged advice file writes nothing
-        df, ctx = size_map_frame(run / "size_map.json")
         classes = find_classes(df, a.time_threshold, a.stride_threshold)
         table = class_table(classes)
         lines = advice(classes, a.advice_factor)

@@ -52,3 +52,43 @@ def test_every_figure_of_the_committed_results_is_readable(results, tmp_path):
                          ids=["two-gpu", "quick-to-default"])
 def test_ratio_figures_are_readable(pair, tmp_path):
     assert _no_figure_warnings(lambda: compare.compare(list(pair), tmp_path)) == []
+
+
+def _report_style_of_9b2c92f():
+    """The panel the reviewer of issue 26 refused, drawn as report.py drew it at 9b2c92f: a
+    line per size (viridis) and heap (marker) against threads, one legend of every series,
+    and a capacity panel over its one thread count."""
+    import numpy as np
+    sizes = [16, 24, 32, 48, 64, 96, 128, 256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536]
+    heaps = [8, 1024]
+    fig, (ax, cap, heap_ax) = plt.subplots(1, 3, figsize=(12, 4), layout="constrained")
+    cmap = plt.get_cmap("viridis")
+    for k, size in enumerate(sizes):
+        for h, heap in enumerate(heaps):
+            ax.plot([1024, 65536], np.array([1e7, 2e7]) / (k + 1), marker="os"[h], color=cmap(k / 15),
+                    label=f"{size} B, heap {heap} MiB")
+    ax.set_xscale("log", base=2)
+    cap.plot([1024], [1e6], marker="o", label="64 B")
+    cap.set_xscale("log", base=2)
+    cap.set_xlabel("threads")
+    heap_ax.plot([2**22, 2**30], [1, 1], marker="o", label="fail_rate")
+    heap_ax.set_xscale("log", base=2)
+    heap_ax.set_xlabel("heap (bytes)")
+    fig.legend(*ax.get_legend_handles_labels(), loc="outside right center", fontsize=6)
+    return fig
+
+
+def test_the_checks_refuse_the_report_style_of_9b2c92f():
+    fig = _report_style_of_9b2c92f()
+    found = problems(fig)
+    plt.close(fig)
+    assert any("legend has 32 entries" in p for p in found), found
+    assert any("share colour" in p for p in found), found
+    assert any("byte ticks without units" in p for p in found), found
+    assert any("single x value" in p for p in found), found
+
+
+def test_the_report_of_the_committed_results_passes_them(tmp_path):
+    import report
+    specs = [str(ROOT / "results" / "H200" / n) for n in ("default-sweep.json", "quick.json", "two-gpu.json")]
+    assert _no_figure_warnings(lambda: report.report(specs, tmp_path)) == []

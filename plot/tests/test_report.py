@@ -43,7 +43,7 @@ def test_gpus_side_by_side_with_ratios_geomeans_and_significance(write_results, 
     assert "2 with repetitions on both sides, 1 of them significantly different" in md
     table = pd.read_csv(tmp_path / "out" / "vs_baseline_1.csv")
     assert set(table["verdict"]) == {"different", "not distinguishable"}
-    assert (tmp_path / "out" / "per_thread__malloc.png") in written
+    assert (tmp_path / "out" / "pattern_per_thread.png") in written
     assert warns == []
 
 
@@ -122,4 +122,26 @@ def test_one_gpu_alone_gets_its_figures_and_no_ratio_tables(write_results, tmp_p
     report([a], tmp_path / "out")
     md = (tmp_path / "out" / "report.md").read_text()
     assert "One GPU only" in md and "| pattern |  |" not in md
-    assert "![per_thread/malloc](per_thread__malloc.png)" in md
+    assert "![per_thread](pattern_per_thread.png)" in md
+
+
+def test_the_committed_h200_files_make_one_figure_per_pattern_and_ratio(tmp_path):
+    # The report's time budget (issue 26: at most 20 s over results/H200/*.json) is held by
+    # the number of figures it draws: one per pattern and one ratio strip per GPU with cases
+    # in common with the baseline, PNG only (at 9b2c92f: 139 files, a figure and SVG per
+    # pattern and API).
+    from conftest import ROOT
+    specs = sorted(str(p) for p in (ROOT / "results" / "H200").glob("*.json"))
+    written, _ = report(specs, tmp_path / "out")
+    pngs = [p for p in written if p.suffix == ".png"]
+    files, _ = heapbench_results_files(specs)
+    patterns = {p for r in files for p in r.cases()["pattern"]}
+    ratios = [p for p in pngs if p.name.startswith("vs_baseline_")]
+    assert len(pngs) - len(ratios) == len(patterns)
+    assert len(ratios) <= 3
+    assert not [p for p in written if p.suffix == ".svg"]
+
+
+def heapbench_results_files(specs):
+    from report import read
+    return read(specs)

@@ -92,3 +92,18 @@ def test_main_refuses_a_file_without_strides(tmp_path, write_results, capsys):
     run = write_run(tmp_path, write_results, strides=False)
     assert size_map.main([str(run), "-o", str(tmp_path / "out")]) == 2
     assert "stride_bytes" in capsys.readouterr().err
+
+
+def test_the_json_that_sweep_size_map_writes_is_read_directly(tmp_path):
+    # Issue 26: the tool needed a folder holding a file named size_map.json.
+    import tarfile
+
+    from conftest import ROOT
+    from size_map import main as size_map_main
+    with tarfile.open(ROOT / "results" / "H200" / "answers" / "answers.tar.gz") as t:
+        t.extract("answers/size_map.json", tmp_path, filter="data")
+    renamed = tmp_path / "h200_sizes.json"
+    (tmp_path / "answers" / "size_map.json").rename(renamed)
+    assert size_map_main([str(renamed), "-o", str(tmp_path / "out")]) == 0
+    assert "| 1920-2192 | 18 |" in (tmp_path / "out" / "size_map_classes.md").read_text()
+    assert (tmp_path / "out" / "size_map.png").exists()
