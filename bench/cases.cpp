@@ -14,6 +14,7 @@
 
 #include "cases.hpp"
 #include "heapbench/axis_values.hpp"
+#include "heapbench/catalog.hpp"
 #include "round.hpp"
 #include "heapbench/measure.hpp"
 #include "heapbench/nvtx.hpp"
@@ -144,7 +145,15 @@ void set_measurement_counters(benchmark::State& st, const Measured& m, bool fixe
   if (m.unheld_rounds > 0) st.counters["unheld_rounds"] = m.unheld_rounds;
 }
 
-void run_case(benchmark::State& st, const Case& c, const std::string& name, const RunConfig& cfg) {
+// The case's own configuration: its pattern's share of the kernel budget.
+RunConfig for_case(const Case& c, const RunConfig& cfg) {
+  RunConfig out = cfg;
+  if (const PatternTraits* t = find_pattern_traits(c.pattern)) out.kernel_budget_s *= t->budget_factor;
+  return out;
+}
+
+void run_case(benchmark::State& st, const Case& c, const std::string& name, const RunConfig& run_cfg) {
+  const RunConfig cfg = for_case(c, run_cfg);
   if (cfg.stop && cfg.stop->due()) throw StoppedAfterDeviceError{};
   nvtx::range case_range{nvtx::case_range(name.c_str(), c.threads)};
   Backend& backend = *cfg.backend;

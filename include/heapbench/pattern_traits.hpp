@@ -39,6 +39,9 @@ struct PatternTraits {
   std::uint64_t min_size = 1;
   std::uint64_t max_size = std::numeric_limits<std::uint64_t>::max();
   std::uint64_t size_step = 1;
+  // Its launches get this many times --kernel-budget-ms: a launch that must wait
+  // for the host (printf into a full FIFO) needs more than an allocating one.
+  double budget_factor = 1.0;
 
   constexpr bool takes(Source s) const { return (sources & source_bit(s)) != 0; }
 
@@ -46,6 +49,7 @@ struct PatternTraits {
   constexpr PatternTraits with_stack() const { return with(&PatternTraits::sources, sources | source_bit(Source::stack)); }
   constexpr PatternTraits with_call_paths() const { return with(&PatternTraits::call_paths, true); }
   constexpr PatternTraits filling_heap() const { return with(&PatternTraits::fills_heap, true); }
+  constexpr PatternTraits budget_times(double f) const { return with(&PatternTraits::budget_factor, f); }
   constexpr PatternTraits in_own_sweep() const { return with(&PatternTraits::own_sweep, true); }
   constexpr PatternTraits shared_by(std::uint64_t threads) const { return with(&PatternTraits::threads_per_call, threads); }
   constexpr PatternTraits limited_by(Limit l, unsigned source_bits) const {

@@ -249,3 +249,12 @@ TEST(Sweep, SizeMapIsEvery16BytesTo8KiBThenCoarserTo1MiB) {
 
 }  // namespace
 }  // namespace heapbench
+
+// printf's launches wait for the host to drain a full FIFO (2.4-5.2 s on the
+// H200 for 32,768 threads into 1 MiB, once past the 5 s default): its traits ask
+// for four kernel budgets, and no allocating pattern for more than one.
+TEST(PatternTraitsBudget, OnlyPrintfWaitsForTheHost) {
+  for (const heapbench::PatternTraits* t : heapbench::kPatternTraits) {
+    EXPECT_EQ(t->budget_factor, t->name == "printf" ? 4.0 : 1.0) << t->name;
+  }
+}
