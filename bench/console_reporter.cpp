@@ -8,25 +8,10 @@
 #include <type_traits>
 
 #include "heapbench/counter_units.hpp"
+#include "run_error.hpp"
 
 namespace heapbench {
 namespace {
-
-// Google Benchmark 1.7 marks a failed run with `error_occurred` and
-// `error_message`; 1.8 replaced them with `skipped` and `skip_message`.
-template <class R, class = void>
-struct HasErrorOccurred : std::false_type {};
-template <class R>
-struct HasErrorOccurred<R, std::void_t<decltype(std::declval<R>().error_occurred)>> : std::true_type {};
-
-template <class R>
-const std::string* error_of(const R& run) {
-  if constexpr (HasErrorOccurred<R>::value) {
-    return run.error_occurred ? &run.error_message : nullptr;
-  } else {
-    return run.skipped ? &run.skip_message : nullptr;
-  }
-}
 
 constexpr int kTimeWidth = 14;
 
@@ -93,7 +78,7 @@ void ConsoleReporter::PrintRunData(const Run& run) {
   const bool c = output_options_ & OO_Color;
   std::ostream& out = GetOutputStream();
   out << fmt::format("{}{:<{}}{} ", color(c, kGreen), run.benchmark_name(), name_field_width_, color(c, kReset));
-  if (const std::string* error = error_of(run)) {
+  if (const std::string* error = run_error(run)) {
     out << fmt::format("{}ERROR: {}{}\n", color(c, kRed), *error, color(c, kReset));
     return;
   }

@@ -4,6 +4,7 @@
 #include "heapbench/axis_values.hpp"
 #include "heapbench/merge.hpp"
 #include "heapbench/results_file.hpp"
+#include "run_error.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -11,32 +12,12 @@
 #include <iterator>
 #include <set>
 #include <sstream>
-#include <type_traits>
 
 namespace heapbench {
-namespace {
-
-// Google Benchmark 1.7 marks a failed run with `error_occurred`; 1.8 replaced
-// it with `skipped`. Both are built against (Debian 12 and the GPU machine).
-template <class R, class = void>
-struct HasErrorOccurred : std::false_type {};
-template <class R>
-struct HasErrorOccurred<R, std::void_t<decltype(std::declval<R>().error_occurred)>> : std::true_type {};
-
-template <class R>
-bool failed(const R& run) {
-  if constexpr (HasErrorOccurred<R>::value) {
-    return run.error_occurred;
-  } else {
-    return static_cast<bool>(run.skipped);
-  }
-}
-
-}  // namespace
 
 CaseTiming case_timing(const benchmark::BenchmarkReporter::Run& run) {
   CaseTiming t;
-  t.counts = !failed(run) && run.run_type != benchmark::BenchmarkReporter::Run::RT_Aggregate;
+  t.counts = run_error(run) == nullptr && run.run_type != benchmark::BenchmarkReporter::Run::RT_Aggregate;
   if (const auto c = run.counters.find("timed_s"); c != run.counters.end()) t.timed_s = c->second.value;
   t.real_time = run.GetAdjustedRealTime();
   t.iterations = static_cast<double>(run.iterations);
