@@ -146,7 +146,7 @@ class Verdicts(unittest.TestCase):
             self.assertIn(flag, r.stdout)
         self.assertNotIn("--child-out", r.stdout)
         r = run(BINARY, "--help")
-        self.assertRegex(r.stdout, r"\n  advise +.*\n  check +a conformance verdict")
+        self.assertRegex(r.stdout, r"\nSubcommands:\n  advise +.*\n  check +A conformance verdict")
 
 
 if __name__ == "__main__":

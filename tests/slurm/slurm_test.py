@@ -236,7 +236,7 @@ def check_two_tasks_two_files_one_report(cluster: Cluster, nogpu: str, python: s
     assert len(reports) == 1, reports
     md = reports[0].read_text()
     assert "2 task(s), 0 failed" in md and "from 2 files" in md, md[:2000]
-    assert (reports[0].parent / "per_thread__malloc.png").exists()
+    assert (reports[0].parent / "pattern_per_thread.png").exists()  # one figure per pattern, every GPU overlaid
 
 
 def check_failed_tasks_are_reported(cluster: Cluster, nogpu: str, python: str) -> None:
