@@ -280,8 +280,9 @@ def ns_axis(axis) -> None:
 def ratio_axis(axis, ratios) -> None:
     """A log2 axis symmetric about 1 (a 0.5x as far from 1 as a 2x), ticks written 0.5x, 1x, 2x."""
     ax = axis.axes
-    vals = [float(r) for r in ratios if r and r > 0 and not math.isnan(float(r))]
-    span = max([abs(math.log2(v)) for v in vals] + [math.log2(1.1)]) * 1.1
+    vals = [float(r) for r in ratios if r and r > 0 and math.isfinite(float(r))]
+    # At most 2^1000 either way: a ratio of 1.7e308 over a figure near 1 leaves no float for a wider edge.
+    span = min(max([abs(math.log2(v)) for v in vals] + [math.log2(1.1)]) * 1.1, 1000.0)
     (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log", base=2)
     (ax.set_xlim if axis is ax.xaxis else ax.set_ylim)(2 ** -span, 2 ** span)
     if span > 1.5:

@@ -27,7 +27,17 @@ def test_a_file_against_itself_is_all_ones(tmp_path):
     assert (tmp_path / "compare_1_ratio.png").exists()
     md = (tmp_path / "comparison.md").read_text()
     assert "too few repetitions (1 vs 1): no test" in md
+
+
+def test_a_case_that_failed_on_both_sides_is_named_not_compared(write_results, tmp_path):
+    failed = "per_thread/malloc/size:16/threads:1048576/heap:64"
+    a = write_results([bench(NAME, 1e6), bench(failed, None, error="truncated: 88832 thread(s)")], "a.json")
+    b = write_results([bench(NAME, 1e6), bench(failed, None, error="truncated: 114176 thread(s)")], "b.json")
+    compare([a, b], tmp_path)
+    md = (tmp_path / "comparison.md").read_text()
     assert "error in both" in md
+    table = pd.read_csv(tmp_path / "compare_1.csv")
+    assert table[table["case"] == failed]["allocs_per_s_ratio"].isna().all()
 
 
 def test_repetitions_decide_whether_a_difference_is_real(write_results, tmp_path):

@@ -2,6 +2,7 @@
 provenance; opened in a real headless Chromium, which must run its script without an
 error. The screenshot is kept as a test artefact (HEAPBENCH_TEST_ARTEFACTS, default
 build/test-artefacts/)."""
+import json
 import os
 import re
 import subprocess
@@ -57,7 +58,8 @@ def test_the_page_puts_findings_first_and_is_self_contained(tmp_path):
     assert "Size classes (size_map.json): 25 classes" in text
     assert "<svg" in text and 'class="sortable"' in text
     assert not re.search(r'(src|href)="(https?:)?//', text), "nothing is fetched"
-    assert "19709e3" in text and "NVIDIA H200" in text  # provenance
+    commit = json.loads(H200.read_text())["context"]["heapbench_git_commit"]
+    assert commit in text and "NVIDIA H200" in text  # provenance
 
 
 @needs_chromium
