@@ -13,6 +13,7 @@ the table says, 1 otherwise.
 import argparse
 import json
 import os
+import re
 import resource
 import signal
 import stat
@@ -273,6 +274,45 @@ ROWS = [
 ]
 
 
+
+def built_at(binary):
+    """The commit the binary says it was built from (its --version): a copy of the tree
+    on a GPU machine may not read its own commit from git."""
+    r = subprocess.run([binary, "--version"], capture_output=True, text=True)
+    m = re.search(r"git commit (\S+)\)", r.stdout)
+    return f" built at commit {m.group(1)}" if r.returncode == 0 and m else ""
+
+
+def run_rows(script, what, rows, log_path, start):
+    """Runs each (name, fn(folder, Check)) row in a scratch folder, writes the log and
+    prints the summary table; 0 when every row behaved as documented."""
+    results = []
+    for name, fn in rows:
+        c = Check()
+        t0 = time.time()
+        log(f"\n## {name}")
+        with tempfile.TemporaryDirectory() as d:
+            try:
+                fn(d, c)
+            except Exception:  # a row that could not even run is a failure, with its traceback in the log
+                c.expect(False, traceback.format_exc().strip().splitlines()[-1])
+                log(traceback.format_exc())
+        results.append((name, not c.problems, "; ".join(c.seen), "; ".join(c.problems), time.time() - t0))
+    with open(log_path, "w") as f:
+        f.write(f"# {script} against {BINARY}{built_at(BINARY)}, {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+        smi = subprocess.run(["sh", "-c", "nvidia-smi -L 2>/dev/null || echo '(no nvidia-smi)'"], capture_output=True,
+                             text=True)
+        f.write(smi.stdout)
+        f.write("\n".join(LOG) + "\n\n# summary\n")
+        for name, ok, seen, problems, secs in results:
+            f.write(f"| {name} | {'ok' if ok else 'FAILED'} | {seen} {problems} | {secs:.1f} s |\n")
+    print(f"{what:60} result  seen")
+    for name, ok, seen, problems, secs in results:
+        print(f"{name[:60]:60} {'ok    ' if ok else 'FAILED'}  {seen}{'  PROBLEMS: ' + problems if problems else ''}")
+    print(f"{sum(ok for _, ok, *_ in results)} of {len(results)} as documented, {time.time() - start:.0f} s; "
+          f"log: {log_path}")
+    return 0 if all(ok for _, ok, *_ in results) else 1
+
 def main():
     global BINARY
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -288,33 +328,7 @@ def main():
     start = time.time()
     rows = [*ROWS, (f"{a.trials} random kills of parent or child (fault_test.py)",
                     lambda d, c: random_kills(d, c, a.trials))]
-    results = []
-    for name, fn in rows:
-        c = Check()
-        t0 = time.time()
-        log(f"\n## {name}")
-        with tempfile.TemporaryDirectory() as d:
-            try:
-                fn(d, c)
-            except Exception:  # a check that could not even run is a failure, with its traceback in the log
-                c.expect(False, traceback.format_exc().strip().splitlines()[-1])
-                log(traceback.format_exc())
-        results.append((name, not c.problems, "; ".join(c.seen), "; ".join(c.problems), time.time() - t0))
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    head = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    commit = f" at commit {head.stdout.strip()}" if head.returncode == 0 else ""
-    with open(log_path, "w") as f:
-        f.write(f"# h200_faults.py against {BINARY}, {time.strftime('%Y-%m-%d %H:%M:%S')}{commit}\n")
-        f.write(subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout
-                if subprocess.run(["which", "nvidia-smi"], capture_output=True).returncode == 0 else "(no nvidia-smi)\n")
-        f.write("\n".join(LOG) + "\n\n# summary\n")
-        for name, ok, seen, problems, secs in results:
-            f.write(f"| {name} | {'ok' if ok else 'FAILED'} | {seen} {problems} | {secs:.1f} s |\n")
-    print(f"{'fault':60} result  seen")
-    for name, ok, seen, problems, secs in results:
-        print(f"{name[:60]:60} {'ok    ' if ok else 'FAILED'}  {seen}{'  PROBLEMS: ' + problems if problems else ''}")
-    print(f"{sum(ok for _, ok, *_ in results)} of {len(results)} as documented, {time.time() - start:.0f} s; log: {log_path}")
-    return 0 if all(ok for _, ok, *_ in results) else 1
+    return run_rows("h200_faults.py", "fault", rows, log_path, start)
 
 
 if __name__ == "__main__":

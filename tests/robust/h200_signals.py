@@ -19,9 +19,7 @@ import resource
 import signal
 import subprocess
 import sys
-import tempfile
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import h200_faults as hf  # noqa: E402  (its tiny sweep, log and checks, shared)
@@ -159,35 +157,7 @@ def main():
     start = time.time()
     rows = [*ROWS, (f"{a.trials} seeded kill trials (fault_test.py: kills, damaged and foreign .groups, rerun, "
                     "SIGPIPE/SIGXFSZ)", lambda d, c: hf.random_kills(d, c, a.trials))]
-    results = []
-    for name, fn in rows:
-        c = hf.Check()
-        t0 = time.time()
-        hf.log(f"\n## {name}")
-        with tempfile.TemporaryDirectory() as d:
-            try:
-                fn(d, c)
-            except Exception:  # a row that could not even run is a failure, with its traceback in the log
-                c.expect(False, traceback.format_exc().strip().splitlines()[-1])
-                hf.log(traceback.format_exc())
-        results.append((name, not c.problems, "; ".join(c.seen), "; ".join(c.problems), time.time() - t0))
-    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    head = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
-    commit = f" at commit {head.stdout.strip()}" if head.returncode == 0 else ""
-    with open(log_path, "w") as f:
-        f.write(f"# h200_signals.py against {hf.BINARY}, {time.strftime('%Y-%m-%d %H:%M:%S')}{commit}\n")
-        smi = subprocess.run(["sh", "-c", "nvidia-smi -L 2>/dev/null || echo '(no nvidia-smi)'"], capture_output=True,
-                             text=True)
-        f.write(smi.stdout)
-        f.write("\n".join(hf.LOG) + "\n\n# summary\n")
-        for name, ok, seen, problems, secs in results:
-            f.write(f"| {name} | {'ok' if ok else 'FAILED'} | {seen} {problems} | {secs:.1f} s |\n")
-    print(f"{'row':60} result  seen")
-    for name, ok, seen, problems, secs in results:
-        print(f"{name[:60]:60} {'ok    ' if ok else 'FAILED'}  {seen}{'  PROBLEMS: ' + problems if problems else ''}")
-    print(f"{sum(ok for _, ok, *_ in results)} of {len(results)} as documented, {time.time() - start:.0f} s; "
-          f"log: {log_path}")
-    return 0 if all(ok for _, ok, *_ in results) else 1
+    return hf.run_rows("h200_signals.py", "row", rows, log_path, start)
 
 
 if __name__ == "__main__":
