@@ -468,7 +468,8 @@ struct slab {
 
   // With no page free: up to `want` blocks in a page of class cls that has
   // room, found by find_room from `start` (the roomiest of the first 16
-  // headers with room for all, within kRoomScan headers), reserved as in a
+  // headers that include one with room for all, else the roomiest of
+  // kRoomScan headers), reserved as in a
   // slot's page; 0 when none has room. Without it a page that left its slot
   // full came back only once empty (docs/slab.md, "Stranded room").
   __device__ std::uint32_t reserve_room(unsigned cls, std::uint32_t want, std::uint32_t start, std::uint32_t& page,
