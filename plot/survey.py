@@ -46,7 +46,7 @@ GPUS = {
     "2080Ti": {"gpu_name": "2080 Ti", "gpu_compute_capability": "7.5", "gpu_sm_count": "68"},
 }
 
-# The survey's allocator names -> heapbench API names (docs/allocators.md, "Names").
+# The survey's allocator names -> heapbench API names (the table in docs/generations.md, "Names").
 APIS = {
     "CUDA": "malloc", "ScatterAlloc": "scatteralloc", "Halloc": "halloc", "XMalloc": "xmalloc",
     "FDGMalloc": "fdgmalloc",
@@ -66,7 +66,7 @@ class SurveyError(ValueError):
 
 def api_name(allocator: str) -> str:
     """The heapbench API name of a survey allocator; an unknown one gets its name in lower case
-    with '-' as '_' (a stable name, but not one docs/allocators.md lists)."""
+    with '-' as '_' (a stable name, but not one docs/generations.md lists)."""
     return APIS.get(allocator, re.sub(r"[^a-z0-9_]", "_", allocator.lower()))
 
 
