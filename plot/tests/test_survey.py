@@ -103,3 +103,12 @@ def test_bad_files_are_refused(tmp_path, text, message):
 def test_a_folder_without_survey_files_is_refused(tmp_path, capsys):
     assert main([str(tmp_path), "-o", str(tmp_path / "out")]) == 2
     assert "no perf_alloc_*/perf_free_*.csv files" in capsys.readouterr().err
+
+
+def test_the_page_names_an_imported_file_s_source(tmp_path):
+    from page import provenance
+    write_survey(tmp_path / "in", alloc_rows=[(16, "1,0,1,1,1")], free_rows=[(16, "1,0,1,1,1")])
+    assert main([str(tmp_path / "in"), "-o", str(tmp_path / "out")]) == 0
+    row = provenance([load(tmp_path / "out" / "survey-TITANV.json")]).iloc[0]
+    assert row["heapbench"] == "imported from GPUMemManSurvey @ 35f933b"
+    assert row["CUDA runtime"].startswith("10.1, 10.2, 11.0, 11.1")
