@@ -1,11 +1,12 @@
 """The per-point ratio table of heapbench against the survey's harness on one GPU, and the
 threshold a difference between GPU generations must exceed to count.
 
-usage: heapbench-calibration CALIBRATION_DIR -o OUTDIR [--same-gpu FILE@gpu0 FILE@gpu1]
+usage: heapbench-calibration CALIBRATION_DIR... -o OUTDIR [--same-gpu FILE@gpu0 FILE@gpu1]
 
 CALIBRATION_DIR is what scripts/survey-calibrate wrote: heapbench.json and survey/ (the survey's
-perf_allocation rows, in its CSV format). OUTDIR gets:
-- survey-<GPU>.json: the survey harness's rows as a heapbench results file (heapbench-import-survey);
+perf_allocation rows, in its CSV format); several of one GPU are one grid run in parts. OUTDIR gets:
+- survey-harness-mean.json, -median.json: the survey harness's rows as heapbench results files
+  (through heapbench-import-survey), the rate from its mean or its median launch;
 - calibration.csv and calibration.md: per (threads, size) heapbench's allocs_per_s and frees_per_s,
   the survey harness's (from its mean and from its median launch time) and their ratios
   heapbench / survey;
@@ -20,6 +21,7 @@ import argparse
 import json
 import math
 import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -38,20 +40,41 @@ class CalibrationError(ValueError):
     pass
 
 
-def import_survey_rows(folder: Path, hb: Results, out: Path) -> tuple[dict[str, Results], list[str]]:
-    """The survey harness's rows of a calibration folder as results, by statistic (mean, median),
-    named for heapbench's GPU and toolkit: they ran on the same device."""
-    if not (folder / "survey").is_dir():
-        raise CalibrationError(f"{folder}: no survey/ folder (scripts/survey-calibrate writes one)")
+def import_survey_rows(folders: list[Path], hb: Results, out: Path) -> tuple[dict[str, Results], list[str]]:
+    """The survey harness's rows of the calibration folders as one results file per statistic
+    (OUTDIR/survey-harness-mean.json, -median.json), named for heapbench's GPU and toolkit: they ran
+    on the same device."""
     found, warnings = {}, []
     for stat in ("mean", "median"):
-        opts = survey.parser().parse_args([str(folder / "survey"), "-o", str(out), "--gpu", hb.gpu, "--sizes", "all",
-                                           "--statistic", stat, "--cuda", cuda_version(hb.context.get(
-                                               "cuda_runtime_version")), "--date", hb.date])
-        written, w = survey.import_survey(folder / "survey", out / stat, opts)
-        warnings += w
-        found[stat] = load(written[0])
+        docs = []
+        for folder in folders:
+            if not (folder / "survey").is_dir():
+                raise CalibrationError(f"{folder}: no survey/ folder (scripts/survey-calibrate writes one)")
+            opts = survey.parser().parse_args([
+                str(folder / "survey"), "-o", "unused", "--gpu", hb.gpu, "--sizes", "all", "--statistic", stat,
+                "--cuda", cuda_version(hb.context.get("cuda_runtime_version")), "--date", hb.date])
+            with tempfile.TemporaryDirectory() as tmp:
+                written, w = survey.import_survey(folder / "survey", tmp, opts)
+                warnings += w
+                docs.append(json.loads(written[0].read_text(encoding="utf-8")))
+        merged = {"context": docs[0]["context"], "benchmarks": [b for d in docs for b in d["benchmarks"]]}
+        path = out / f"survey-harness-{stat}.json"
+        path.write_text(json.dumps(merged, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+        found[stat] = load(path)
     return found, warnings
+
+
+def load_heapbench(folders: list[Path]) -> Results:
+    """heapbench.json of every folder as one Results (a grid split over several GPU calls)."""
+    runs = []
+    for folder in folders:
+        if not (folder / "heapbench.json").is_file():
+            raise CalibrationError(f"{folder}: no heapbench.json (scripts/survey-calibrate writes one)")
+        runs.append(load(folder / "heapbench.json"))
+    if len({r.gpu for r in runs}) > 1:
+        raise CalibrationError(f"the folders ran on different GPUs ({', '.join(sorted({r.gpu for r in runs}))}): "
+                               "a calibration is of one GPU")
+    return Results(runs[0].path, runs[0].context, pd.concat([r.frame for r in runs], ignore_index=True))
 
 
 def ratio_table(hb: Results, harness: dict[str, Results]) -> pd.DataFrame:
@@ -134,13 +157,11 @@ def markdown(table: pd.DataFrame, th: dict, hb: Results, harness: Results) -> st
     return "\n".join(lines) + "\n"
 
 
-def calibrate(folder: str | Path, out: str | Path, same_gpu: list[str] | None) -> tuple[list[Path], list[str]]:
-    folder, out = Path(folder), Path(out)
-    if not (folder / "heapbench.json").is_file():
-        raise CalibrationError(f"{folder}: no heapbench.json (scripts/survey-calibrate writes one)")
-    hb = load(folder / "heapbench.json")
+def calibrate(folders: list[str | Path], out: str | Path, same_gpu: list[str] | None) -> tuple[list[Path], list[str]]:
+    folders, out = [Path(f) for f in folders], Path(out)
+    hb = load_heapbench(folders)
     out.mkdir(parents=True, exist_ok=True)
-    harness, warnings = import_survey_rows(folder, hb, out)
+    harness, warnings = import_survey_rows(folders, hb, out)
     table = ratio_table(hb, harness)
     th = threshold(table, same_gpu_spread(same_gpu))
     written = [out / "calibration.csv", out / "calibration.md", out / "threshold.json"]
@@ -154,7 +175,8 @@ def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="heapbench-calibration", description=(
         "heapbench / the survey's harness per point on one GPU (a folder of scripts/survey-calibrate), and the "
         "factor a difference between GPU generations must exceed. docs/generations.md."))
-    p.add_argument("folder", help="the folder scripts/survey-calibrate wrote (heapbench.json, survey/)")
+    p.add_argument("folders", nargs="+", help="the folder(s) scripts/survey-calibrate wrote (heapbench.json, survey/): "
+                   "several when the grid was run in parts, e.g. one per thread count")
     p.add_argument("-o", "--out", required=True, help="output folder")
     p.add_argument("--same-gpu", nargs=2, metavar="FILE", help="two results of one GPU model (FILE or FILE@gpuN), "
                    "e.g. results/H200/two-gpu.json@gpu0 results/H200/two-gpu.json@gpu1: their spread joins the "
@@ -164,7 +186,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
-    return finish("heapbench-calibration", lambda: calibrate(args.folder, args.out, args.same_gpu), args.out,
+    return finish("heapbench-calibration", lambda: calibrate(args.folders, args.out, args.same_gpu), args.out,
                   (CalibrationError, SchemaError, survey.SurveyError, OSError))
 
 
