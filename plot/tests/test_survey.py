@@ -112,3 +112,14 @@ def test_the_page_names_an_imported_file_s_source(tmp_path):
     row = provenance([load(tmp_path / "out" / "survey-TITANV.json")]).iloc[0]
     assert row["heapbench"] == "imported from GPUMemManSurvey @ 35f933b"
     assert row["CUDA runtime"].startswith("10.1, 10.2, 11.0, 11.1")
+
+
+def test_the_report_warns_when_harnesses_are_mixed(tmp_path, write_results):
+    from conftest import bench
+    from report import harness_warnings
+    write_survey(tmp_path / "in", alloc_rows=[(16, "1,0,1,1,1")], free_rows=[(16, "1,0,1,1,1")])
+    assert main([str(tmp_path / "in"), "-o", str(tmp_path / "out")]) == 0
+    imported = load(tmp_path / "out" / "survey-TITANV.json")
+    mine = load(write_results([bench("per_thread/malloc/size:16/threads:10000/heap:8192", 1e7)]))
+    assert harness_warnings([mine]) == [] and harness_warnings([imported]) == []
+    assert "2 harnesses (GPUMemManSurvey, heapbench)" in harness_warnings([imported, mine])[0]
