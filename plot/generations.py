@@ -250,7 +250,7 @@ def calibration_md(cal: Calibration) -> list[str]:
     if cal.folder is None:
         return ["**No calibration given (--calibration)**: a ratio between figures of two harnesses cannot be "
                 "judged. Run scripts/survey-calibrate on the GPU and heapbench-calibration on its folder.", ""]
-    body = [f"#{line}" if line.startswith("#") else line for line in cal.markdown.splitlines()]
+    body = [f"##{line}" if line.startswith("#") else line for line in cal.markdown.splitlines()]
     return [f"From `{cal.folder}`. Cross-harness ratios count beyond **{cal.threshold:.3g}x**; ratios within one "
             f"harness beyond **{cal.same_gpu:.3g}x** (two GPUs of one model).", ""] + body + [""]
 
