@@ -4,8 +4,8 @@ usage: heapbench-generations FILES... -o OUTDIR [--calibration DIR] [--baseline 
 
 FILES are results files: heapbench's (an H200 sweep, a calibration's heapbench.json) and the
 survey's published results imported by heapbench-import-survey (TITAN V, 2080 Ti), or the survey
-harness's rows of a calibration run (heapbench-calibration writes them). Each file is a source:
-a GPU as one harness measured it. OUTDIR gets generations.md with
+harness's rows of a calibration run (heapbench-calibration writes them). A source is a GPU as one
+harness measured it: files of one GPU and harness are pooled. OUTDIR gets generations.md with
 - malloc.png: CUDA's malloc and free per second against size, a panel per thread count, every
   source on the same axes;
 - allocators_<threads>.png: each other allocator of the survey, a panel per allocator, every
@@ -54,6 +54,7 @@ class Source:
     label: str
     harness: str
     cc: float  # compute capability: the generation's order
+    files: list[Path] | None = None  # the files pooled into this source, where more than one
 
     @property
     def cuda(self) -> str:
@@ -71,13 +72,21 @@ def source(r: Results) -> Source:
 
 
 def read_sources(paths: list[str]) -> list[Source]:
-    sources = [source(load(p)) for p in paths]
-    seen: dict[str, int] = {}
-    for s in sources:  # two files of one GPU and harness: told apart by their file names
-        seen[s.label] = seen.get(s.label, 0) + 1
-    for s in sources:
-        if seen[s.label] > 1:
-            s.label = f"{s.label} {s.results.path.stem}"
+    """One source per GPU and harness: files of both alike (a grid run in parts, a sweep beside a
+    calibration run) are pooled; a case in several is their mean, each file a repetition (as
+    heapbench-report pools a group)."""
+    groups: dict[str, list[Source]] = {}
+    for p in paths:
+        s = source(load(p))
+        groups.setdefault(s.label, []).append(s)
+    sources = []
+    for label, members in groups.items():
+        first = members[0]
+        if len(members) > 1:
+            frame = pd.concat([m.results.frame for m in members], ignore_index=True)
+            first = Source(Results(first.results.path, first.results.context, frame), label, first.harness, first.cc)
+            first.files = [m.results.path for m in members]
+        sources.append(first)
     return sorted(sources, key=lambda s: (math.inf if s.cc != s.cc else s.cc, s.label))
 
 
@@ -85,7 +94,7 @@ def points(s: Source) -> pd.DataFrame:
     """The source's per_thread cases without errors, one row per (api, threads, size): the largest heap."""
     c = s.results.cases()
     c = c[(c["pattern"] == "per_thread") & ~c["error"].astype(bool)]
-    c = c.sort_values("heap_mib").groupby(KEYS, as_index=False).last()
+    c = c.sort_values("heap_mib", kind="stable").groupby(KEYS, as_index=False).last()
     return c[KEYS + ["heap_mib"] + FIGURES].assign(source=s.label, harness=s.harness, gpu=s.results.gpu)
 
 
@@ -242,7 +251,7 @@ def sources_md(sources: list[Source]) -> list[str]:
         c = s.results.context
         commit = str(c.get("source_commit") or c.get("heapbench_git_commit", "?"))[:7]
         lines.append(f"| {s.label} | {s.results.gpu} | {c.get('gpu_compute_capability', '?')} | {s.harness} | "
-                     f"{s.cuda} | {commit} | `{s.results.path.name}` |")
+                     f"{s.cuda} | {commit} | {', '.join(f'`{p.name}`' for p in s.files or [s.results.path])} |")
     return lines
 
 

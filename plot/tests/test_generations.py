@@ -93,3 +93,16 @@ def test_bad_input_is_refused(tmp_path, write_results, capsys):
     other = write_results([bench("per_warp/malloc/size:64/threads:1024/heap:8", 1e6)], name="w.json")
     assert main([str(other), "-o", str(tmp_path / "gen")]) == 2
     assert "no per_thread malloc case" in capsys.readouterr().err
+
+
+def test_files_of_one_gpu_and_harness_are_one_source(tmp_path, write_results):
+    part = lambda t, name: str(write_results(  # noqa: E731
+        [bench(f"per_thread/malloc/size:{s}/threads:{t}/heap:8192", 4e7) for s in SIZES], name=name,
+        gpu_name="NVIDIA H200", gpu_compute_capability="9.0"))
+    files = survey_files(tmp_path) + [part(10000, "a.json"), part(100000, "b.json")]
+    assert main(files + ["-o", str(tmp_path / "gen")]) == 0
+    r = pd.read_csv(tmp_path / "gen" / "generations.csv")
+    h = r[r["source"] == "NVIDIA H200 (heapbench)"]
+    assert sorted(set(h["threads"])) == [10000, 100000]
+    md = (tmp_path / "gen" / "generations.md").read_text()
+    assert "| `a.json`, `b.json` |" in md
