@@ -310,6 +310,7 @@ class ThreePhaseRunner final : public Round {
   std::unique_ptr<Reducer> reducer() const override {
     AllocationCounters which;
     which.use = Pattern::times_use;
+    which.peak = true;  // every block of a round is live between its allocating and freeing launches
     std::vector<std::unique_ptr<Reducer>> parts;
     parts.push_back(allocation_reducer(which));
     if (Pattern::has_latency) parts.push_back(latency_reducer());
