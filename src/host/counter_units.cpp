@@ -97,8 +97,6 @@ const std::vector<CounterDecl> kCounters = {
     {"ret_other_value", U::count, "calls", B::lower, "printf calls returning another value"},
     {"flush_lines_per_s", U::per_s, "lines/s", B::higher, "lines drained per host second"},
     {"fifo_bytes", U::bytes, "B", B::neither, "printf FIFO limit applied"},
-    // heapbench_host_lambda (bench/host_lambda.cu)
-    {"calls_per_s", U::per_s, "calls/s", B::higher, "host lambda calls per CPU second"},
 };
 
 }  // namespace

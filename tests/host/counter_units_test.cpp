@@ -50,11 +50,10 @@ TEST(CounterUnits, EveryCounterTheHarnessWritesHasItsUnit) {
                         "recovery", "loss_rate", "ret_documented"}) {
     EXPECT_EQ(counter_unit(f), CounterUnit::fraction) << f;
   }
-  for (const char* b : {"heap_bytes", "fifo_bytes", "overhead_bytes", "stride_bytes"}) {
+  for (const char* b : {"heap_bytes", "fifo_bytes", "overhead_bytes", "stride_bytes", "peak_bytes", "bytes_per_line"}) {
     EXPECT_EQ(counter_unit(b), CounterUnit::bytes) << b;
   }
-  for (const char* r : {"allocs_per_s", "frees_per_s", "printf_per_s", "flush_lines_per_s", "recovery_allocs_per_s",
-                        "calls_per_s"}) {
+  for (const char* r : {"allocs_per_s", "frees_per_s", "printf_per_s", "flush_lines_per_s", "recovery_allocs_per_s"}) {
     EXPECT_EQ(counter_unit(r), CounterUnit::per_s) << r;
   }
   for (const char* c : {"rounds", "converged", "throttled_rounds", "unheld_rounds", "lines_delivered", "lines_lost",
