@@ -6,6 +6,7 @@
 // group and device (run_isolated.cpp). Exit statuses: exit_codes.hpp.
 #include "app.hpp"
 
+#include <CLI/CLI.hpp>
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 
@@ -16,6 +17,8 @@
 #include "cases.hpp"
 #include "check.hpp"
 #include "exit_codes.hpp"
+#include "heapbench/catalog.hpp"
+#include "heapbench/counter_units.hpp"
 #include "heapbench/suggest.hpp"
 #include "orchestrate.hpp"
 #include "plan.hpp"
@@ -62,6 +65,32 @@ int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* ou
   return plan.isolated ? run_isolated(run, d.indices, *out) : run_in_process(run, d.last, cfg, out);
 }
 
+// `heapbench counters`: the counter declarations (counter_units.cpp) and the
+// APIs' traits, as every results file carries them; docs/metrics.md's test reads these.
+int run_counters(int argc, char** argv, const DeviceHooks&) {
+  CLI::App app{"heapbench counters: every counter heapbench writes (name, unit, direction, meaning) and the APIs' traits",
+               "heapbench counters"};
+  bool json = false;
+  app.add_flag("--json", json, "The \"counters\" and \"apis\" blocks of a results file, as JSON");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+  }
+  if (json) {
+    nlohmann::ordered_json doc;
+    add_declarations(doc);
+    fmt::print("{}\n", doc.dump(2));
+    return kExitOk;
+  }
+  constexpr const char* kDirection[] = {"higher is better", "lower is better", "-"};
+  for (const CounterDecl& d : counter_declarations()) {
+    fmt::print("{:<24} {:<8} {:<17} {}\n", d.name, d.symbol.empty() ? "-" : d.symbol,
+               kDirection[static_cast<int>(d.better)], d.description);
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 const std::vector<Subcommand>& subcommands() {
@@ -69,6 +98,8 @@ const std::vector<Subcommand>& subcommands() {
       {"advise", "The smallest cudaLimitMallocHeapSize that holds a workload, by bisection over real runs", run_advise},
       {"check", "A conformance verdict for device allocators: PASS / FAIL / NOT SUPPORTED per property (docs/check.md)",
        run_check},
+      {"counters", "Every counter a results file may hold: unit, whether higher is better, meaning (--json: as the file's blocks)",
+       run_counters},
   };
   return list;
 }

@@ -74,6 +74,7 @@ void SnapshotReporter::write() {
       if (!present.count(entry_key(entry))) doc["benchmarks"].push_back(nlohmann::ordered_json::parse(entry.dump()));
     }
   }
+  add_declarations(doc);
   write_atomically(path_, doc.dump(2) + '\n');
 }
 

@@ -28,11 +28,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from heapbench_results import COUNTERS, Results, SchemaError, distinct_labels, finish, load_selection  # noqa: E402
+from heapbench_results import Results, SchemaError, distinct_labels, finish, load_selection  # noqa: E402
 from overlay import ratio_strip  # noqa: E402
 from readability import FigureError  # noqa: E402
 
-FIGURES = [c for c in COUNTERS if c != "heap_bytes"] + ["real_time"]
 ALPHA = 0.05
 MIN_REPETITIONS = 2      # below this no test is made
 WEAK_REPETITIONS = 9     # below this the test is reported as weak (as Google Benchmark's compare.py)
@@ -83,6 +82,12 @@ def significance(a: pd.Series, b: pd.Series) -> tuple[float, str]:
     return p, verdict
 
 
+def figures(base: Results, other: Results) -> list[str]:
+    """What compare_pair takes ratios of: every counter either file has (the heap limit aside:
+    the check above compares it), in the files' order, then Google Benchmark's real_time."""
+    return [c for c in dict.fromkeys(base.counters + other.counters) if c != "heap_bytes"] + ["real_time"]
+
+
 def compare_pair(base: Results, other: Results) -> pd.DataFrame:
     """One row per case present in both files: ratios per figure and the test."""
     bc, oc = base.cases(), other.cases()
@@ -98,7 +103,7 @@ def compare_pair(base: Results, other: Results) -> pd.DataFrame:
                "pattern": m["pattern"], "api": m["api"],
                "error_a": bool(m["error_a"]), "error_b": bool(m["error_b"]),
                "repetitions_a": int(m["repetitions_a"]), "repetitions_b": int(m["repetitions_b"])}
-        for f in FIGURES:
+        for f in figures(base, other):
             a, b = m.get(f"{f}_a", math.nan), m.get(f"{f}_b", math.nan)
             row[f"{f}_a"], row[f"{f}_b"] = a, b
             row[f"{f}_ratio"] = b / a if (a == a and b == b and a != 0) else math.nan
@@ -139,13 +144,14 @@ def _md_table(df: pd.DataFrame, cols: list[str]) -> list[str]:
     return lines
 
 
-def ratio_figure(table: pd.DataFrame, base_label: str, other_label: str, stem: Path) -> list[Path]:
+def ratio_figure(table: pd.DataFrame, base_label: str, other_label: str, stem: Path,
+                 context: dict | None = None) -> list[Path]:
     """allocs_per_s of other / baseline per case, or past MAX_CASE_BARS cases per pattern and
     API with the geometric mean marked: overlay.ratio_strip, the report's figure (a log2 axis
     symmetric about 1, significance by filled dots, no red/green pair)."""
     # A ratio must be finite to be drawn: 1.7e308 over a figure near 1 is not (an overflow at e3cab52).
     finite = table[(table["allocs_per_s_ratio"] > 0) & np.isfinite(table["allocs_per_s_ratio"])]
-    return ratio_strip(finite, base_label, other_label, stem, max_bars=MAX_CASE_BARS)
+    return ratio_strip(finite, base_label, other_label, stem, max_bars=MAX_CASE_BARS, context=context)
 
 
 def compare(paths: list[str | Path], out: str | Path) -> tuple[list[Path], list[str]]:
@@ -183,7 +189,7 @@ def compare(paths: list[str | Path], out: str | Path) -> tuple[list[Path], list[
         gm = geomeans(table)
         gm.to_csv(out / f"{stem}_geomean.csv", index=False)
         written.append(out / f"{stem}_geomean.csv")
-        written += ratio_figure(table, labels[0], label, out / f"{stem}_ratio")
+        written += ratio_figure(table, labels[0], label, out / f"{stem}_ratio", base.context)
         only_a = set(base.cases()["case"]) - set(table["case"])
         only_b = set(other.cases()["case"]) - set(table["case"])
         md += [f"## {label} (`{other.path.name}`) / {labels[0]}", "",

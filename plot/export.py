@@ -33,7 +33,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import style  # noqa: E402
-from heapbench_results import COUNTERS, Results, SchemaError, finish, load_selection  # noqa: E402
+from heapbench_results import Results, SchemaError, finish, load_selection  # noqa: E402
 
 AXES = ["pattern", "api", "size", "align", "threads", "heap_mib", "limit", "gpu_index"]
 FORMATS = {"csv": ".csv", "md": ".md", "long": ".csv", "gbench": ".json", "nvbench": ".json"}
@@ -42,7 +42,7 @@ FORMATS = {"csv": ".csv", "md": ".md", "long": ".csv", "gbench": ".json", "nvben
 def tidy(res: Results) -> pd.DataFrame:
     """One row per case: the axes, the counters the file has, the error; case names last."""
     cases = res.cases()
-    counters = [c for c in COUNTERS if c in cases.columns and cases[c].notna().any()]
+    counters = [c for c in res.counters if c in cases.columns and cases[c].notna().any()]
     out = cases[AXES + counters + ["repetitions", "error", "error_message", "case"]].copy()
     out["error_message"] = out["error_message"].fillna("")
     return out.reset_index(drop=True)
@@ -50,7 +50,7 @@ def tidy(res: Results) -> pd.DataFrame:
 
 def long(res: Results) -> pd.DataFrame:
     wide = tidy(res)
-    counters = [c for c in COUNTERS if c in wide.columns]
+    counters = [c for c in res.counters if c in wide.columns]
     df = wide.melt(id_vars=AXES + ["case"], value_vars=counters, var_name="counter", value_name="value")
     df = df[df["value"].notna()]
     table = style.counters(res.context)
@@ -140,7 +140,7 @@ def nvbench(res: Results) -> dict:
                      "data": [{"name": "value", "type": "float64",
                                "value": repr(float(noise)) if noise == noise else None}]},
                 ]
-                for c in COUNTERS:
+                for c in res.counters:
                     v = getattr(r, c, math.nan)
                     if isinstance(v, float) and not math.isnan(v):
                         info = table.get(c, style.Counter(c))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -28,21 +29,19 @@ from heapbench_results import Results, SchemaError, cuda_version, load, load_sel
 import style  # noqa: E402
 from readability import FigureError, save  # noqa: E402
 
-BASELINES = {"bump", "alloca"}
 MAX_LEGEND = 12  # readability.MAX_LEGEND_ENTRIES: more series and the figure gets another row
 
 
-def _series_label(api: str, align: int) -> str:
-    return f"{api} align {style.fmt_bytes(align)}" if align else api
+def _series_label(api: str, align: int, context: dict | None = None) -> str:
+    """An API as the file names it (its display_name), with its alignment where it has one."""
+    name = style.api_label(api, context)
+    return f"{name} align {style.fmt_bytes(align)}" if align else name
 
 
-_API_ORDER = style.API_ORDER
-
-
-def _style(api: str, align: int = 0) -> dict:
+def _style(api: str, align: int = 0, context: dict | None = None) -> dict:
     """The same series looks the same in every panel and every figure (plot/style.py): an
     API's colour and marker; an alignment above 16 B keeps the colour, changes the marker."""
-    s = dict(style.api_styles([api])[api])
+    s = dict(style.api_styles([api], context)[api])
     if align > 16:
         k = style.MARKERS.index(s["marker"]) if s["marker"] in style.MARKERS else 0
         s.update(marker=style.MARKERS[(k + int(math.log2(align))) % len(style.MARKERS)], linestyle="-.")
@@ -79,13 +78,32 @@ def _row_legend(ax) -> None:
         ax.legend(h, lab, loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=7, frameon=False)
 
 
-def _heap_marker(api: str, align: int, k: int) -> str:
+def _heap_marker(api: str, align: int, k: int, context: dict | None = None) -> str:
     """The API's marker for its largest heap, the next markers for smaller ones."""
-    m = _style(api, align)["marker"]
+    m = _style(api, align, context)["marker"]
     if k == 0:
         return m
-    i = style.MARKERS.index(m) if m in style.MARKERS else 3 * (style.api_sort_key(api)[0] + 1)
+    i = style.MARKERS.index(m) if m in style.MARKERS else 3 * (style.api_sort_key(api, context)[1] + 1)
     return style.MARKERS[(i + k) % len(style.MARKERS)]
+
+
+def _one_api_row(res: Results, block, chunks, sub_all: pd.DataFrame, xs, x: str, panel: str, heap) -> None:
+    """throughput_vs's row for a heap only one API was measured at: a panel per chunk of
+    `panel` values, a line per value."""
+    api, align = sub_all[["api", "align"]].iloc[0]
+    for ax, values in zip(block, chunks):
+        sst = style.series_styles([f"{panel} {_fmt_bytes(v) if panel == 'size' else f'{int(v):,}'}" for v in values])
+        for v, (lab, st) in zip(values, sst.items()):
+            s = sub_all[sub_all[panel] == v].sort_values(x)
+            ax.plot(s[x], s["allocs_per_s"], ms=4, label=lab, **st)
+        (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, xs)
+        style.rate_axis(ax.yaxis)
+        ax.set_title(f"{_series_label(api, align, res.context)}, heap {_fmt_mib(heap)}", fontsize=9)
+        ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=6, loc="best")
+    for ax in block[len(chunks):]:
+        ax.set_visible(False)
 
 
 def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Path, written: list[Path]) -> None:
@@ -93,6 +111,8 @@ def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Pa
     one line per API and heap (at 47fe9e1 the largest heap at each point was drawn, unsaid).
     Alignments above 16 B are left to the allocators figure; past MAX_LEGEND series a
     figure gets a row of panels per heap."""
+    if "allocs_per_s" not in cases:  # a file of printf cases alone
+        return
     ok = cases[~cases["error"] & cases["allocs_per_s"].notna() & (cases["align"] <= 16)]
     for pattern, pdf in ok.groupby("pattern"):
         # A line needs two points: series measured at one value of x are left out and counted.
@@ -123,21 +143,7 @@ def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Pa
             sub_all = pdf[pdf["heap_mib"].isin(hs)]
             drawn = []
             if ch:
-                api, align = sub_all[["api", "align"]].iloc[0]
-                for ax, values in zip(block, ch):
-                    sst = style.series_styles([f"{panel} {_fmt_bytes(v) if panel == 'size' else f'{int(v):,}'}"
-                                               for v in values])
-                    for v, (lab, st) in zip(values, sst.items()):
-                        s = sub_all[sub_all[panel] == v].sort_values(x)
-                        ax.plot(s[x], s["allocs_per_s"], ms=4, label=lab, **st)
-                    (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, pdf[x])
-                    style.rate_axis(ax.yaxis)
-                    ax.set_title(f"{_series_label(api, align)}, heap {_fmt_mib(hs[0])}", fontsize=9)
-                    ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
-                    ax.grid(True, which="major", alpha=0.3)
-                    ax.legend(fontsize=6, loc="best")
-                for ax in block[len(ch):]:
-                    ax.set_visible(False)
+                _one_api_row(res, block, ch, sub_all, pdf[x], x, panel, hs[0])
                 r0 += nr
                 continue
             for ax, pv in zip(block, panels):
@@ -147,13 +153,13 @@ def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Pa
                     continue
                 drawn.append(ax)
                 keys = sorted(sub.groupby(["api", "align", "heap_mib"]).groups,
-                              key=lambda k: (style.api_sort_key(k[0]), k[1], -k[2]))
+                              key=lambda k: (style.api_sort_key(k[0], res.context), k[1], -k[2]))
                 for api, align, heap in keys:
                     s = sub[(sub["api"] == api) & (sub["align"] == align) & (sub["heap_mib"] == heap)].sort_values(x)
-                    st = _style(api, align)
+                    st = _style(api, align, res.context)
                     if len(heaps) > 1:
-                        st["marker"] = _heap_marker(api, align, heaps[::-1].index(heap))
-                    label = _series_label(api, align) + (f", heap {_fmt_mib(heap)}" if len(heaps) > 1 else "")
+                        st["marker"] = _heap_marker(api, align, heaps[::-1].index(heap), res.context)
+                    label = _series_label(api, align, res.context) + (f", heap {_fmt_mib(heap)}" if len(heaps) > 1 else "")
                     ax.plot(s[x], s["allocs_per_s"], ms=4, label=label, **st)
                 (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, pdf[x])
                 style.rate_axis(ax.yaxis)
@@ -180,17 +186,40 @@ def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Pa
         _save(fig, out, f"throughput_vs_{x}_{pattern}", written)
 
 
+def _ceilings(res: Results, apis) -> set[str]:
+    """The baselines among `apis` that a bar chart draws as the ceiling: those the file declares
+    (its "apis" block) with an arena of their own; in a file written before the block, bump
+    (heapbench's one such baseline then)."""
+    if not res.apis:
+        return {"bump"} & set(apis)
+    return {a for a in apis if res.apis.get(a, {}).get("baseline") and res.apis[a].get("source") == "own_arena"}
+
+
+def _direct_heap_apis(res: Results, apis) -> list[str]:
+    """The APIs of `apis` that allocate from a heap through a direct call: not the stack (alloca,
+    per_thread only) nor an indirect call path. A file without an "apis" block says neither:
+    its call paths are known by their names' suffixes, as heapbench names them."""
+    if not res.apis:
+        return [a for a in apis if a != "alloca" and not re.search(r"_fnptr$|_nvfunction$", a)]
+    return [a for a in apis if res.apis.get(a, {}).get("source") in ("device_heap", "own_arena")
+            and res.apis.get(a, {}).get("call_path", "direct") == "direct"]
+
+
 def allocators_per_pattern(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
-    """One point (size, threads, heap) measured in the most patterns with malloc and bump: per pattern,
-    the allocation rate of every heap API there, from CUDA's malloc through the allocators that free
-    (slab and any adapter) to the bump ceiling. The README's table "CUDA's malloc against the ceiling"."""
+    """One point (size, threads, heap) measured in the most patterns with malloc and a ceiling: per
+    pattern, the allocation rate of every heap API there, from CUDA's malloc through the allocators
+    that free (slab and any adapter) to the ceiling (bump). The README's table "CUDA's malloc
+    against the ceiling"."""
+    if "allocs_per_s" not in cases:
+        return
     ok = cases[~cases["error"] & cases["allocs_per_s"].notna() & (cases["align"] <= 16)]
-    ok = ok[~ok["api"].isin(["alloca"]) & ~ok["api"].str.contains("_fnptr|_nvfunction")]
-    if ok.empty:
+    ok = ok[ok["api"].isin(_direct_heap_apis(res, ok["api"].unique()))]
+    ceilings = _ceilings(res, ok["api"].unique())
+    if ok.empty or not ceilings:
         return
     point = ["size", "threads", "heap_mib"]
     has = ok.groupby(point + ["pattern"])["api"].agg(set)
-    both = has[has.map(lambda a: {"malloc", "bump"} <= a and len(a) >= 3)]
+    both = has[has.map(lambda a: "malloc" in a and bool(a & ceilings) and len(a) >= 3)]
     if both.empty:
         return
     per_point = both.reset_index().groupby(point)["pattern"].nunique()
@@ -198,31 +227,39 @@ def allocators_per_pattern(res: Results, cases: pd.DataFrame, out: Path, written
     best = sorted(per_point.items(), key=lambda kv: (-kv[1], -kv[0][1], -kv[0][2], kv[0][0]))[0][0]
     size, threads, heap = best
     sel = ok[(ok["size"] == size) & (ok["threads"] == threads) & (ok["heap_mib"] == heap)]
-    patterns = [p for p in sel["pattern"].drop_duplicates() if {"malloc", "bump"} <= set(sel[sel["pattern"] == p]["api"])]
-    apis = sorted(sel["api"].unique(), key=lambda a: (a == "bump", a != "malloc", style.api_sort_key(a)))
+    patterns = [p for p in sel["pattern"].drop_duplicates()
+                if "malloc" in set(sel[sel["pattern"] == p]["api"]) and set(sel[sel["pattern"] == p]["api"]) & ceilings]
+    apis = sorted(sel["api"].unique(), key=lambda a: (a in ceilings, a != "malloc", style.api_sort_key(a, res.context)))
+    _allocator_bars(res, sel, patterns, apis, ceilings)
+    fig = plt.gcf()
+    names = ", ".join(style.api_label(a, res.context) for a in sorted(ceilings & set(apis)))
+    fig.suptitle(f"every allocator per pattern: {_fmt_bytes(size)} x {int(threads):,} threads, heap "
+                 f"{_fmt_mib(int(heap))} ({names}: the ceiling, never frees)\n{res.title_suffix()}", fontsize=10)
+    _save(fig, out, "allocators_per_pattern", written)
+
+
+def _allocator_bars(res: Results, sel: pd.DataFrame, patterns: list[str], apis: list[str], ceilings: set[str]) -> None:
+    """allocators_per_pattern's bars: a group per pattern, a bar per API, ceilings white and hatched."""
     fig, ax = plt.subplots(figsize=(min(16.0, 0.2 * len(patterns) * max(1, len(apis)) + 3.5), 4.5),
                            layout="constrained")
     width = 0.8 / len(apis)
-    hatches = {"bump": "//", "cuda_std_aligned": "..", "new": "\\\\", "aligned": "xx"}
+    hatches = ["xx", "..", "\\\\", "++", "oo", "--"]
     for k, api in enumerate(apis):
         ys = []
         for p in patterns:
             v = sel[(sel["pattern"] == p) & (sel["api"] == api)]["allocs_per_s"]
             ys.append(float(v.iloc[0]) if len(v) else np.nan)
-        st = _style(api)
+        st = _style(api, 0, res.context)
         # Colour and a hatch per API: bars of neighbouring APIs differ in print and to every eye.
-        bar_style = {"color": "white" if api == "bump" else st["color"], "hatch": hatches.get(api),
-                     "edgecolor": "black"}
-        ax.bar(np.arange(len(patterns)) + (k - (len(apis) - 1) / 2) * width, ys, width, label=api, lw=0.5,
-               **bar_style)
+        hatch = "//" if api in ceilings else hatches[(k - 1) % len(hatches)] if k else None
+        bar_style = {"color": "white" if api in ceilings else st["color"], "hatch": hatch, "edgecolor": "black"}
+        ax.bar(np.arange(len(patterns)) + (k - (len(apis) - 1) / 2) * width, ys, width,
+               label=style.api_label(api, res.context), lw=0.5, **bar_style)
     style.rate_axis(ax.yaxis)
     ax.set_xticks(np.arange(len(patterns)), patterns, fontsize=7)
     ax.set_ylabel(style.axis_label("allocs_per_s", res.context))
     ax.grid(True, axis="y", which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-    fig.suptitle(f"every allocator per pattern: {_fmt_bytes(size)} x {int(threads):,} threads, heap "
-                 f"{_fmt_mib(int(heap))} (bump: the ceiling, never frees)\n{res.title_suffix()}", fontsize=10)
-    _save(fig, out, "allocators_per_pattern", written)
 
 
 def fail_rate_lines(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
@@ -270,7 +307,7 @@ def fail_rate_lines(res: Results, cases: pd.DataFrame, out: Path, written: list[
             ax.legend(fontsize=6, title="bytes per allocation", title_fontsize=6, loc="upper right")
         for r in range(nrows):
             axes[r][0].set_ylabel(style.axis_label("fail_rate", res.context), fontsize=8)
-        name = f"{pattern}/{_series_label(api, align)}"
+        name = f"{pattern}/{_series_label(api, align, res.context)}"
         fig.suptitle(f"{name}: failure rate against the heap\n(no marker: not measured; x: the case failed)\n"
                      f"{res.title_suffix()}", fontsize=10)
         _save(fig, out, f"fail_rate_{pattern}_{api}{f'_align{align}' if align else ''}", written)
@@ -288,13 +325,13 @@ def failure_curves(res: Results, cases: pd.DataFrame, out: Path, written: list[P
         return
     fig, axes = plt.subplots(1, len(groups), figsize=(5 * len(groups) + 2.5, 3.8), squeeze=False, layout="constrained")
     keys = sorted({(p, a, al) for _, g in groups for p, a, al in zip(g["pattern"], g["api"], g["align"])})
-    sst = style.series_styles([f"{p}/{_series_label(a, al)}" for p, a, al in keys])
+    sst = style.series_styles([f"{p}/{_series_label(a, al, res.context)}" for p, a, al in keys])
     for ax, ((size, threads), g) in zip(axes[0], groups):
         for (pattern, api, align), s in g.groupby(["pattern", "api", "align"]):
             s = s.sort_values("heap_mib")
             if s["heap_mib"].nunique() < 3:
                 continue
-            label = f"{pattern}/{_series_label(api, align)}"
+            label = f"{pattern}/{_series_label(api, align, res.context)}"
             # Series differ by pattern here as often as by API: a style per series.
             ax.plot(s["heap_mib"], s["fail_rate"], ms=4, label=label, **sst[label])
         demand_mib = size * threads / 2**20
@@ -313,7 +350,7 @@ def failure_curves(res: Results, cases: pd.DataFrame, out: Path, written: list[P
 def printf_fifo(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
     """printf: share of lines lost and printf calls per second against the lines asked for, one series per FIFO size
     and argument count. Two measured points are two markers, not a line that suggests data between them."""
-    if "loss_rate" not in cases.columns:
+    if not {"loss_rate", "lines_delivered", "lines_lost", "printf_per_s"} <= set(cases.columns):
         return
     ok = cases[~cases["error"] & cases["loss_rate"].notna()]
     if ok.empty:
@@ -354,8 +391,8 @@ def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylab
     for ax, c in zip(axes[0], present):
         sub = cases[cases[c].notna()]
         groups = sorted(sub.groupby(["pattern", "api", "align", "heap_mib"]),
-                        key=lambda kv: (kv[0][0], style.api_sort_key(kv[0][1]), kv[0][2], kv[0][3]))
-        label = lambda k: f"{k[0]}/{_series_label(k[1], k[2])}, heap {_fmt_mib(k[3])}"  # noqa: E731
+                        key=lambda kv: (kv[0][0], style.api_sort_key(kv[0][1], res.context), kv[0][2], kv[0][3]))
+        label = lambda k: f"{k[0]}/{_series_label(k[1], k[2], res.context)}, heap {_fmt_mib(k[3])}"  # noqa: E731
         # Series differ by pattern and heap as often as by API: a style per series.
         sst = style.series_styles([label(k) for k, _ in groups])
         for k, s in groups:
@@ -385,7 +422,7 @@ def latency(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -
     if not kinds:
         return
     lat = cases[cases[f"{kinds[0][0]}p50_ns"].notna()].sort_values(["api", "size", "threads", "heap_mib"],
-                                                                     key=lambda c: c.map(style.api_sort_key)
+                                                                     key=lambda c: c.map(lambda a: style.api_sort_key(a, res.context))
                                                                      if c.name == "api" else c)
     fig, axes = plt.subplots(1, len(kinds), figsize=(5 * len(kinds) + 3, 0.22 * len(lat) + 1.8), squeeze=False,
                              sharey=True, layout="constrained")
@@ -432,7 +469,7 @@ def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -
              f"- heapbench {ctx.get('heapbench_version', '?')} at {ctx.get('heapbench_git_commit', '?')}, "
              f"schema {res.schema_version}, run {ctx.get('date', '?')}",
              f"- cases: {len(cases)}, errors: {int(cases['error'].sum())}", ""]
-    ok = cases[~cases["error"]]
+    ok = cases[~cases["error"]] if "allocs_per_s" in cases else cases.iloc[0:0]
     if not ok.empty:
         lines += ["## Allocation throughput by pattern and API", "",
                   "Geometric mean of `allocs_per_s` over the cases measured, and the best case.", "",

@@ -3,7 +3,11 @@
 Everything in plot/ loads results through `load()`, which checks the schema
 version heapbench writes into the context, takes the axes of each entry from its
 `axis_values` field (from its name in files written before heapbench wrote the
-field), and returns one pandas DataFrame row per benchmark entry.
+field), and returns one pandas DataFrame row per benchmark entry, with a column per
+counter the file has. What each counter and API is (unit, direction, label,
+baseline) comes from the file's "counters" and "apis" blocks, handed to style.py
+through the context; a file written before them gets its counters from its entries
+(every number beyond Google Benchmark's fields) and its APIs by name alone.
 """
 from __future__ import annotations
 
@@ -19,31 +23,24 @@ import pandas as pd
 # Schema versions this reader understands (heapbench's kSchemaVersion).
 KNOWN_SCHEMA_VERSIONS = {1}
 
-# One vocabulary with the C++ side, the README and docs/metrics.md.
-COUNTERS = [
-    "allocs_per_s", "frees_per_s", "bytes_per_s", "fail_rate", "heap_bytes", "use_bytes_per_s", "stride_bytes",
-    "utilization", "overhead_bytes", "ext_frag", "ext_frag_4x", "ext_frag_8x", "ext_frag_random", "addr_range_ratio", "addr_range_ratio_rounds",
-    "recovery", "recovery_allocs_per_s",
-    "lat_p50_ns", "lat_p90_ns", "lat_p99_ns", "lat_max_ns",
-    "free_lat_p50_ns", "free_lat_p90_ns", "free_lat_p99_ns", "free_lat_max_ns",
-    # printf
-    "printf_per_s", "lines_delivered", "lines_lost", "lines_garbled", "loss_rate", "bytes_per_line", "ret_documented",
-    "flush_lines_per_s", "fifo_bytes",
-    # how long each case ran and how well its mean is known (docs/metrics.md, "How long a case runs")
-    "rounds", "noise", "converged", "timed_s", "sm_clock_mhz", "throttled_rounds", "unheld_rounds",
-]
-# Figures where bigger is better (the rest: smaller is better, or neither).
-HIGHER_IS_BETTER = {"allocs_per_s", "frees_per_s", "bytes_per_s", "use_bytes_per_s", "utilization", "printf_per_s",
-                    "flush_lines_per_s"}
+# Google Benchmark's own fields of an entry, and heapbench's that are not counters:
+# every other number in an entry is a counter. What each counter and API is comes
+# from the file (its "counters" and "apis" blocks, docs/json.md); plot/ keeps no
+# table of them.
+GB_FIELDS = {"name", "family_index", "per_family_instance_index", "run_name", "run_type", "repetitions",
+             "repetition_index", "threads", "iterations", "real_time", "cpu_time", "time_unit", "aggregate_name",
+             "aggregate_unit", "error_occurred", "error_message", "label", "axis_values", "gpu_index"}
+# Context keys under which load() hands the file's declarations to style.counters() and
+# style.api_styles() (which every figure already passes the context).
+COUNTERS_KEY, APIS_KEY = "heapbench_counters", "heapbench_apis"
 
-# Every column of Results.frame: the axes, Google Benchmark's fields, the counters. Fields
-# a reader does not know (newer counters, context keys) are ignored, not refused.
+# The columns of Results.frame before its counters: the axes, Google Benchmark's fields.
 # heap_mib is the case's device limit in MiB, and limit says which: "malloc_heap"
 # (cudaLimitMallocHeapSize, "heap:<MiB>" in the name) or, for printf, "printf_fifo"
 # (cudaLimitPrintfFifoSize, "fifo:<MiB>").
-COLUMNS = ["case", "pattern", "api", "size", "align", "threads", "heap_mib", "limit", "gpu_index", "name", "run_type",
-           "aggregate_name", "repetition_index", "error", "error_message", "real_time", "time_unit",
-           "iterations"] + COUNTERS
+BASE_COLUMNS = ["case", "pattern", "api", "size", "align", "threads", "heap_mib", "limit", "gpu_index", "name",
+                "run_type", "aggregate_name", "repetition_index", "error", "error_message", "real_time", "time_unit",
+                "iterations"]
 
 _NAME = re.compile(
     r"^(?P<pattern>[a-z_]+)/(?P<api>[a-z_]+)/size:(?P<size>\d+)(?:/align:(?P<align>\d+))?"
@@ -65,6 +62,22 @@ class Results:
     context: dict
     frame: pd.DataFrame = field(repr=False)
     selection: str = ""  # "GPU 1" when one device of a --devices file was selected
+
+    @property
+    def counters(self) -> list[str]:
+        """The file's counters, in its order: those it declares, then any other number its
+        entries carry (all of them, for a file written before the declarations)."""
+        return [c for c in self.frame.columns if c not in BASE_COLUMNS]
+
+    @property
+    def apis(self) -> dict:
+        """The file's "apis" block: {name: {order, source, baseline, display_name, ...}};
+        {} for a file written before it."""
+        return self.context.get(APIS_KEY, {})
+
+    def baselines(self) -> set[str]:
+        """The APIs the file marks as reference points (bump, alloca): drawn as ceilings."""
+        return {name for name, a in self.apis.items() if isinstance(a, dict) and a.get("baseline")}
 
     @property
     def schema_version(self) -> int:
@@ -121,7 +134,7 @@ class Results:
         """One row per case: the mean over repetitions of every counter, errors kept
         as rows with error=True."""
         it = self.iterations()
-        counters = [c for c in COUNTERS + ["real_time"] if c in it.columns]
+        counters = [c for c in self.counters + ["real_time"] if c in it.columns]
         keys = ["case", "pattern", "api", "size", "align", "threads", "heap_mib", "limit", "gpu_index"]
         if it.empty:
             return pd.DataFrame(columns=keys + counters + ["error", "error_message", "repetitions"])
@@ -274,7 +287,7 @@ def _text(value, what: str, default: str = "") -> str:
     return value
 
 
-def _row(b) -> dict:
+def _row(b, counters: list[str]) -> dict:
     """One entry as a frame row; SchemaError (without the file's name) for an entry of the wrong shape."""
     if not isinstance(b, dict):
         raise SchemaError(f"a benchmarks entry is {json.dumps(b)[:60]}, not an object")
@@ -297,9 +310,30 @@ def _row(b) -> dict:
            "real_time": _number(b.get("real_time"), f"{name!r}: real_time"),
            "time_unit": _text(b.get("time_unit"), f"{name!r}: time_unit"),
            "iterations": _number(b.get("iterations", 0), f"{name!r}: iterations")}
-    for c in COUNTERS:
+    for c in counters:
         row[c] = _number(b.get(c), f"{name!r}: {c}")
     return row
+
+
+def _declared(doc: dict, key: str, path: Path) -> dict:
+    """The file's "counters" or "apis" block ({} where it has none: written before them)."""
+    block = doc.get(key, {})
+    if not isinstance(block, dict) or not all(isinstance(v, dict) for v in block.values()):
+        raise SchemaError(f"{path}: its {key!r} block is not an object of objects")
+    return block
+
+
+def counter_names(doc: dict, declared: dict) -> list[str]:
+    """The counters of a file: the declared ones first, in their order, then every other
+    field of an entry that is a number and not one of Google Benchmark's (GB_FIELDS): a
+    counter a file carries is never dropped, declared or not."""
+    names = dict.fromkeys(declared)
+    for b in doc["benchmarks"]:
+        if isinstance(b, dict):
+            for k, v in b.items():
+                if k not in GB_FIELDS and isinstance(v, (int, float)) and not isinstance(v, bool):
+                    names.setdefault(k)
+    return list(names)
 
 
 def load(path: str | Path) -> Results:
@@ -326,13 +360,16 @@ def load(path: str | Path) -> Results:
 
     if not isinstance(doc["benchmarks"], list):
         raise SchemaError(f"{path}: 'benchmarks' is not a list")
+    declared = _declared(doc, "counters", path)
+    counters = counter_names(doc, declared)
     rows = []
     for b in doc["benchmarks"]:
         try:
-            rows.append(_row(b))
+            rows.append(_row(b, counters))
         except SchemaError as e:
             raise SchemaError(f"{path}: {e}") from e
     # The same columns with or without entries, so an empty file reads as zero cases rather
     # than as a frame that lacks the columns every caller indexes.
-    frame = pd.DataFrame(rows, columns=COLUMNS)
+    frame = pd.DataFrame(rows, columns=BASE_COLUMNS + counters)
+    ctx = {**ctx, COUNTERS_KEY: declared, APIS_KEY: _declared(doc, "apis", path)}
     return Results(path=path, context=ctx, frame=frame)

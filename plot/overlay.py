@@ -71,7 +71,7 @@ def pattern_figure(pattern: str, data: pd.DataFrame, labels: list[str], context:
         return None
     gstyle = style.series_styles(labels)
     panels, dots = [], []
-    for api in sorted(data["api"].unique(), key=style.api_sort_key):
+    for api in sorted(data["api"].unique(), key=lambda a: style.api_sort_key(a, context)):
         x, point, rows = _choose(data[data["api"] == api])
         if x is None:
             dots.append((api, point, rows))
@@ -140,7 +140,7 @@ def gpu_frame(gpus) -> tuple[pd.DataFrame, list[str]]:
 
 
 def ratio_strip(table: pd.DataFrame, base_label: str, other_label: str, stem: Path, metric: str = "allocs_per_s",
-                max_bars: int = 40, formats=("png", "svg")) -> list[Path]:
+                max_bars: int = 40, formats=("png", "svg"), context: dict | None = None) -> list[Path]:
     """other / baseline of `metric` per case on a log2 axis symmetric about 1: a dot per case
     (a row per pattern and API past `max_bars` cases, the geometric mean a bar), filled where
     the Mann-Whitney U test says the difference is real, hollow where it was not or could
@@ -174,7 +174,7 @@ def ratio_strip(table: pd.DataFrame, base_label: str, other_label: str, stem: Pa
         ax.set_ylim(len(groups) - 0.4, -0.6)
     ax.axvline(1.0, color="black", lw=0.8)
     ax.grid(True, axis="x", alpha=0.3)
-    better = style.counter(metric).higher_is_better
+    better = style.counter(metric, context).higher_is_better  # the baseline file's declaration
     ax.set_xlabel(f"{metric} ratio, other / baseline (log2 axis; "
                   f"{'>1: the other is faster' if better else '>1: the other is higher'})", fontsize=8)
     handles = [plt.Line2D([], [], **sig_kw, label="different (Mann-Whitney U, p < 0.05)"),

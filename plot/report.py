@@ -222,7 +222,8 @@ def report(specs: list[str], out: str | Path, baseline: str | None = None) -> tu
             continue
         t.to_csv(out / f"{stem}.csv", index=False)
         written.append(out / f"{stem}.csv")
-        written += ratio_strip(t, base.label, g.label, out / f"{stem}_ratio", formats=("png",))
+        written += ratio_strip(t, base.label, g.label, out / f"{stem}_ratio", formats=("png",),
+                               context=base.results.context)
         tested = t[t["p_value"].notna()]
         different = tested[tested["verdict"].str.startswith("different")]
         md += [f"{len(t)} cases in common ([CSV]({stem}.csv)); {len(tested)} with repetitions on both sides, "

@@ -3,13 +3,17 @@
 - Colours are Okabe and Ito's eight (safe for the common colour-vision
   deficiencies; no red/green pair carries meaning), with a marker per API, so a
   series reads by shape in grey print too.
-- Every API gets a colour and marker: the ones heapbench ships a fixed pair, any
-  other name (a user's adapter) a pair chosen from a hash of the name, moved on to
-  the next free pair where it would look like a series already in the figure.
-- Counter labels, units and directions come from COUNTERS below, the one table of
-  them in plot/; a results file that describes its own counters (context key
-  `heapbench_counters`: {name: {"label", "unit", "higher_is_better"}}) takes
-  precedence, so a new counter needs no change here.
+- Every API gets a colour and marker: the ones heapbench ships a fixed pair (a
+  choice of look, so figures stay as they were; what an API is comes from the
+  file), any other name (a user's adapter) a pair chosen from a hash of the name,
+  moved on to the next free pair where it would look like a series already in the
+  figure. A baseline the file declares (its "apis" block) is drawn black and dashed.
+  Legends follow the file's order of its APIs, baselines last.
+- Counter labels, units and directions come from the results file's "counters"
+  block (heapbench_results.load() hands it over as context key
+  `heapbench_counters`: {name: {"description", "unit", "higher_is_better"}}); plot/
+  keeps no table of counters, so a new counter needs no change here. A file
+  written before the block gets each counter's name as its label.
 - Byte axes are log2 with ticks written 64 B, 4 KiB, 1 GiB; rates as calls/s.
 """
 from __future__ import annotations
@@ -48,18 +52,33 @@ _KNOWN = {
     "bump_nvfunction": (OKABE_ITO["black"], "X", ":"),
     "printf": (OKABE_ITO["orange"], "o", "-"),
 }
-API_ORDER = list(_KNOWN)
 
 
-def api_styles(apis) -> dict[str, dict]:
+def _apis(context: dict | None) -> dict:
+    own = (context or {}).get("heapbench_apis")
+    return own if isinstance(own, dict) else {}
+
+
+def api_styles(apis, context: dict | None = None) -> dict[str, dict]:
     """matplotlib keyword arguments per API: every API of `apis` a distinct (colour, marker)
     pair, the same pair for the same API whatever else is drawn beside it, unless a user's
-    adapter hashes onto a pair already taken (then it moves to the next free one)."""
+    adapter hashes onto a pair already taken (then it moves to the next free one). A
+    baseline the file declares and heapbench does not ship is black and dashed."""
     taken = {(c, m) for c, m, _ in _KNOWN.values()}
+    declared = _apis(context)
     out = {}
-    for api in sorted(set(apis), key=api_sort_key):
+    for api in sorted(set(apis), key=lambda a: api_sort_key(a, context)):
         if api in _KNOWN:
             c, m, ls = _KNOWN[api]
+        elif declared.get(api, {}).get("baseline"):
+            pairs = [(OKABE_ITO["black"], m) for m in MARKERS]
+            k = zlib.crc32(api.encode()) % len(pairs)
+            for _ in range(len(pairs)):  # the next free black pair, if any is left
+                if pairs[k] not in taken:
+                    break
+                k = (k + 1) % len(pairs)
+            (c, m), ls = pairs[k], "--"
+            taken.add((c, m))
         else:
             pairs = [(c, m) for m in MARKERS for c in PALETTE[:7]]
             k = zlib.crc32(api.encode()) % len(pairs)
@@ -71,9 +90,20 @@ def api_styles(apis) -> dict[str, dict]:
     return out
 
 
-def api_sort_key(api: str):
-    """CUDA's own APIs first, then the allocators, the ceilings last: a legend reads in that order."""
-    return (API_ORDER.index(api) if api in API_ORDER else len(API_ORDER), api)
+def api_sort_key(api: str, context: dict | None = None):
+    """A legend's order: the file's own (its "apis" block's `order`: CUDA's APIs, the call
+    paths, the adapters), the baselines last; APIs the file does not declare after those,
+    by name."""
+    d = _apis(context).get(api)
+    if not isinstance(d, dict):
+        return (2, 0, api)
+    return (1 if d.get("baseline") else 0, int(d.get("order", 0)), api)
+
+
+def api_label(api: str, context: dict | None = None) -> str:
+    """The name figures and tables give an API: its display_name where the file has one."""
+    d = _apis(context).get(api)
+    return str(d.get("display_name") or api) if isinstance(d, dict) else api
 
 
 def series_styles(keys) -> dict:
@@ -97,56 +127,15 @@ class Counter:
         return f"{self.label} ({self.unit})" if self.unit else self.label
 
 
-COUNTERS: dict[str, Counter] = {
-    "allocs_per_s": Counter("successful allocations per GPU second", "calls/s", True),
-    "frees_per_s": Counter("frees per GPU second", "calls/s", True),
-    "bytes_per_s": Counter("bytes allocated per GPU second", "B/s", True),
-    "fail_rate": Counter("share of allocation calls that returned NULL", "", False),
-    "heap_bytes": Counter("heap limit the device applied", "B"),
-    "use_bytes_per_s": Counter("bytes written and read back per GPU second", "B/s", True),
-    "stride_bytes": Counter("bytes per block (median address stride)", "B", False),
-    "utilization": Counter("share of the heap holding requested bytes", "", True),
-    "overhead_bytes": Counter("bytes per block beyond the request", "B", False),
-    "ext_frag": Counter("external fragmentation, 2x blocks", "", False),
-    "ext_frag_4x": Counter("external fragmentation, 4x blocks", "", False),
-    "ext_frag_8x": Counter("external fragmentation, 8x blocks", "", False),
-    "ext_frag_random": Counter("external fragmentation after a random free", "", False),
-    "addr_range_ratio": Counter("address range / bytes asked", "", False),
-    "addr_range_ratio_rounds": Counter("address range over rounds / bytes asked", "", False),
-    "recovery": Counter("blocks had again after freeing all / first fill", "", True),
-    "recovery_allocs_per_s": Counter("refill allocations per GPU second", "calls/s", True),
-    "lat_p50_ns": Counter("allocation latency, median", "ns", False),
-    "lat_p90_ns": Counter("allocation latency, p90", "ns", False),
-    "lat_p99_ns": Counter("allocation latency, p99", "ns", False),
-    "lat_max_ns": Counter("allocation latency, max", "ns", False),
-    "free_lat_p50_ns": Counter("free latency, median", "ns", False),
-    "free_lat_p90_ns": Counter("free latency, p90", "ns", False),
-    "free_lat_p99_ns": Counter("free latency, p99", "ns", False),
-    "free_lat_max_ns": Counter("free latency, max", "ns", False),
-    "printf_per_s": Counter("printf calls per GPU second", "calls/s", True),
-    "lines_delivered": Counter("lines delivered per round", "lines", True),
-    "lines_lost": Counter("lines lost per round", "lines", False),
-    "lines_garbled": Counter("lines garbled per round", "lines", False),
-    "loss_rate": Counter("share of printf lines lost", "", False),
-    "bytes_per_line": Counter("FIFO bytes per delivered line", "B", False),
-    "ret_documented": Counter("share of printf calls returning the documented value", "", True),
-    "flush_lines_per_s": Counter("lines drained per host second", "lines/s", True),
-    "fifo_bytes": Counter("printf FIFO limit applied", "B"),
-    "rounds": Counter("rounds counted", "rounds"),
-    "noise": Counter("relative standard deviation of round times", "", False),
-    "converged": Counter("stopping rule met (1) or time cap (0)", ""),
-    "timed_s": Counter("GPU seconds in timed launches", "s"),
-    "sm_clock_mhz": Counter("mean SM clock", "MHz"),
-    "throttled_rounds": Counter("rounds dropped: clock under 75 %", "rounds", False),
-    "unheld_rounds": Counter("rounds dropped: hold timed out", "rounds", False),
-    "real_time": Counter("time per round", "ms", False),
-}
+# Google Benchmark's own time of a case: not a counter, so no file declares it.
+REAL_TIME = Counter("time per round", "ms", False)
 
 
 def counters(context: dict | None = None) -> dict[str, Counter]:
-    """COUNTERS, overridden by the file's own descriptions (context["heapbench_counters"],
-    a JSON object or its text) where it carries them."""
-    table = dict(COUNTERS)
+    """The file's own descriptions of its counters (context["heapbench_counters"], a JSON
+    object or its text, as load() hands the file's "counters" block over); real_time, Google
+    Benchmark's, beside them."""
+    table = {"real_time": REAL_TIME}
     own = (context or {}).get("heapbench_counters")
     if isinstance(own, str):
         try:
@@ -156,10 +145,9 @@ def counters(context: dict | None = None) -> dict[str, Counter]:
     if isinstance(own, dict):
         for name, d in own.items():
             if isinstance(d, dict):
-                base = table.get(name, Counter(name))
-                hib = d.get("higher_is_better", base.higher_is_better)
-                table[name] = Counter(str(d.get("label", d.get("description", base.label))),
-                                      str(d.get("unit", base.unit)), None if hib is None else bool(hib))
+                hib = d.get("higher_is_better")
+                table[name] = Counter(str(d.get("label") or d.get("description") or name),
+                                      str(d.get("unit") or ""), None if hib is None else bool(hib))
     return table
 
 

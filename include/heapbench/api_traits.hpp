@@ -43,6 +43,24 @@ struct ApiTraits {
   // heapbench/catalog.hpp). Set them with with_min_heap / with_max_size.
   unsigned long long min_heap = 0;
   unsigned long long max_size = 0;
+  // A reference point, not an allocator one would choose (bump: no reuse; alloca:
+  // the stack): figures draw it as a ceiling. Written to every results file's
+  // "apis" block, which plot/ reads.
+  bool baseline = false;
+  std::string_view display_name{};  // how figures and tables name it; empty: `name`
+
+  constexpr std::string_view label() const { return display_name.empty() ? name : display_name; }
+  // For the definitions: a copy marked as a baseline, or shown under another name.
+  constexpr ApiTraits as_baseline() const {
+    ApiTraits t = *this;
+    t.baseline = true;
+    return t;
+  }
+  constexpr ApiTraits shown_as(std::string_view label) const {
+    ApiTraits t = *this;
+    t.display_name = label;
+    return t;
+  }
 
   constexpr bool heap_backed() const { return source == Source::device_heap; }
   constexpr bool owns_arena() const { return source == Source::own_arena; }
@@ -72,8 +90,9 @@ inline constexpr ApiTraits kCudaStdAligned{"cuda_std_aligned", Source::device_he
                                            HEAPBENCH_HAVE_CUDA_STD_ALIGNED != 0};
 inline constexpr ApiTraits kNew{"new", Source::device_heap};           // device operator new[] / delete[]
 // baseline: warp-aggregated atomic bump over a cudaMalloc arena, free a no-op
-inline constexpr ApiTraits kBump{"bump", Source::own_arena, false, CallPath::direct, {}, true, /*frees=*/false};
-inline constexpr ApiTraits kAlloca{"alloca", Source::stack};           // baseline: the thread's stack (cudaLimitStackSize)
+inline constexpr ApiTraits kBump =
+    ApiTraits{"bump", Source::own_arena, false, CallPath::direct, {}, true, /*frees=*/false}.as_baseline();
+inline constexpr ApiTraits kAlloca = ApiTraits{"alloca", Source::stack}.as_baseline();  // baseline: the thread's stack (cudaLimitStackSize)
 inline constexpr ApiTraits kPrintf{"printf", Source::printf_fifo};     // the printf pattern's only API: device printf
 // Call paths: malloc and bump reached through a device function pointer, or an nvstd::function.
 inline constexpr ApiTraits kMallocFnptr{"malloc_fnptr", Source::device_heap, false, CallPath::function_pointer, "malloc"};

@@ -4,6 +4,8 @@
 // their traits are listed once, in heapbench/api_traits.hpp (kApiTraits, kApis);
 // the patterns in their own files, gathered by CMakeLists.txt's
 // heapbench_pattern() lines into heapbench/pattern_list.hpp (kPatternTraits, kPatterns).
+#include <nlohmann/json.hpp>
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -87,5 +89,14 @@ bool valid_size(std::string_view pattern, std::uint64_t size);
 // printf sets its FIFO (cudaLimitPrintfFifoSize), every other pattern the
 // device heap (cudaLimitMallocHeapSize). Either is given in MiB by --heaps.
 Limit limit_of(std::string_view pattern);
+
+// "device_heap", "own_arena", "stack", "printf_fifo"; "direct", "function_pointer", "nvfunction".
+std::string_view source_key(Source source);
+std::string_view call_path_key(CallPath path);
+
+// The results file's "apis" block: every API built into this binary by name,
+// {order, source, baseline, display_name, takes_align, frees, call_path[, inner]}
+// ("order": its place in kApiTraits, which a reader sorting keys loses).
+nlohmann::ordered_json apis_json();
 
 }  // namespace heapbench

@@ -1,9 +1,16 @@
 #pragma once
-// How the console shows a counter: in the unit a person reads (0.31 %, 8 MiB,
-// 380 us, 3.44 M/s), from the counter's name. The results file keeps the raw
-// value under the same name; only the console table uses these.
+// Every counter heapbench writes, declared once (kCounters in
+// src/host/counter_units.cpp): its name, unit, direction and meaning. The
+// console shows a counter in the unit a person reads (0.31 %, 8 MiB, 380 us,
+// 3.44 M/s) from its declaration; every results file carries the declarations
+// (its "counters" block, counter_declarations()), so plot/ reads them there;
+// `heapbench counters` lists them. A new counter is one line of kCounters,
+// the code that computes it and a test.
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace heapbench {
 
@@ -18,9 +25,30 @@ enum class CounterUnit {
   megahertz,    // *_mhz
 };
 
-// The unit of a counter by its name (docs/metrics.md's vocabulary): the
-// fractions by name, the rest by suffix; a name it does not know is a count.
+// Whether a larger value of a counter is better, worse, or neither (a limit, a count of rounds).
+enum class Better { higher, lower, neither };
+
+struct CounterDecl {
+  std::string_view name;         // as the results file, the console and plot/ write it
+  CounterUnit unit;              // how the console scales it
+  std::string_view symbol;       // the unit as an axis writes it: "calls/s", "B", "ns"; "" for a ratio or a count
+  Better better;
+  std::string_view description;  // one line: what it measures (docs/metrics.md has the formula and why)
+};
+
+// Every counter heapbench writes, in the order docs/metrics.md lists them.
+const std::vector<CounterDecl>& counter_declarations();
+// The declaration named `name`, or nullptr.
+const CounterDecl* find_counter(std::string_view name);
+
+// The results file's "counters" block: {name: {unit, scale, higher_is_better, description}}
+// (higher_is_better null where neither), in declaration order.
+nlohmann::ordered_json counters_json();
+
+// The unit of a counter by its declaration; a name not declared is a count.
 CounterUnit counter_unit(std::string_view name);
+// "fraction", "bytes", ...: CounterUnit as the results file writes it ("scale").
+std::string_view unit_key(CounterUnit unit);
 
 // `value` of a counter in its unit, three significant digits: "0.313 %",
 // "8 MiB", "380 us", "3.44 M/s"; "-" for a value that is not finite (the

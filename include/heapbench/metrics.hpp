@@ -1,7 +1,8 @@
 #pragma once
 // Counter math: from raw counts and GPU seconds to the figures in the JSON.
 // Definitions (docs/metrics.md): rates are successful operations per second of
-// GPU time of the kernel that did them (CUDA events around that kernel).
+// GPU time of the launches that did them (stamped by the kernel itself; CUDA
+// events for capacity and printf). Each counter is declared in counter_units.cpp.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -41,11 +42,17 @@ struct AllocationCounters {
   bool frees = true;      // frees_per_s: not where frames free by returning (alloca), nor capacity
   bool fail_rate = true;  // not capacity, whose fills run to the first NULL by design
   bool use = false;       // use_bytes_per_s: where the pattern times its use launches (cross_kernel)
+  // peak_bytes: where a round holds every block it obtained at once, between its
+  // allocating and its freeing launch (the rounds of round.cuh; not churn, whose
+  // threads free as they go, nor capacity, which has utilization).
+  bool peak = false;
 };
 
 // The counters of the heap patterns, from the tally summed over the case's
 // batches: allocs_per_s, frees_per_s, bytes_per_s, fail_rate, use_bytes_per_s
-// (as AllocationCounters says), heap_bytes. Round's default reducer.
+// (as AllocationCounters says), heap_bytes, peak_bytes (the bytes one round of a
+// batch obtained, batch.tally.bytes / its rounds, the largest over the batches).
+// Round's default reducer.
 std::unique_ptr<Reducer> allocation_reducer(AllocationCounters which = {});
 
 // Latency families: per-call latency of each successful allocation and of

@@ -16,6 +16,15 @@ struct ResultsWriteError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The declarations every results file carries beside "context" and
+// "benchmarks" (docs/json.md): "counters" (counter_units.hpp's counters_json())
+// and "apis" (catalog.hpp's apis_json()). A reader takes the meaning of each
+// counter and API from there, not from a table of its own.
+inline constexpr const char* kCountersKey = "counters";
+inline constexpr const char* kApisKey = "apis";
+void add_declarations(nlohmann::ordered_json& doc);
+void add_declarations(nlohmann::json& doc);
+
 // Writes `content` to `path` through "<path>.tmp" and a rename, so `path` holds
 // either what it held before or all of `content`. On failure removes the
 // ".tmp" and throws ResultsWriteError naming the file and the reason.

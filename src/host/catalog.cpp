@@ -71,8 +71,7 @@ std::string contract_skip_reason(const Case& c, const ApiTraits& t) {
   return {};
 }
 std::string contract_skip_reason(const Case& c) {
-  const ApiTraits* t = find_api_traits(c.api);
-  return t == nullptr ? std::string() : contract_skip_reason(c, *t);
+  return c.api == nullptr ? std::string() : contract_skip_reason(c, *c.api);
 }
 
 bool valid_size(std::string_view pattern, std::uint64_t size) {
@@ -83,6 +82,43 @@ bool valid_size(std::string_view pattern, std::uint64_t size) {
 Limit limit_of(std::string_view pattern) {
   const PatternTraits* p = find_pattern_traits(pattern);
   return p != nullptr ? p->limit : Limit::malloc_heap;
+}
+
+std::string_view source_key(Source source) {
+  switch (source) {
+    case Source::own_arena: return "own_arena";
+    case Source::stack: return "stack";
+    case Source::printf_fifo: return "printf_fifo";
+    case Source::device_heap: break;
+  }
+  return "device_heap";
+}
+
+std::string_view call_path_key(CallPath path) {
+  switch (path) {
+    case CallPath::function_pointer: return "function_pointer";
+    case CallPath::nvfunction: return "nvfunction";
+    case CallPath::direct: break;
+  }
+  return "direct";
+}
+
+nlohmann::ordered_json apis_json() {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  int order = 0;
+  for (const ApiTraits& t : kApiTraits) {
+    if (!t.built) continue;
+    nlohmann::ordered_json a = {{"order", order++},
+                                {"source", source_key(t.source)},
+                                {"baseline", t.baseline},
+                                {"display_name", t.label()},
+                                {"takes_align", t.takes_align},
+                                {"frees", t.frees},
+                                {"call_path", call_path_key(t.call_path)}};
+    if (t.is_call_path()) a["inner"] = t.inner;
+    out[std::string(t.name)] = std::move(a);
+  }
+  return out;
 }
 
 }  // namespace heapbench

@@ -9,10 +9,6 @@
 namespace heapbench {
 namespace {
 
-bool ends_with(std::string_view s, std::string_view tail) {
-  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
-
 // Three significant digits, without trailing zeros: 8, 17.3, 0.313, 1.02e+03 never (callers scale first).
 std::string sig3(double v) {
   if (v == 0) return "0";
@@ -45,24 +41,105 @@ std::string duration(double seconds) {
   return fmt::format("{} ns", sig3(seconds * 1e9));
 }
 
+using U = CounterUnit;
+using B = Better;
+
+// The declarations: one line per counter. A counter written without one shows
+// as a plain number and is missing from the results file's "counters" block
+// (tests/host/counter_units_test.cpp and tests/docs check both ways).
+const std::vector<CounterDecl> kCounters = {
+    // Throughput (every heap pattern)
+    {"allocs_per_s", U::per_s, "calls/s", B::higher, "successful allocations per GPU second"},
+    {"frees_per_s", U::per_s, "calls/s", B::higher, "frees per GPU second"},
+    {"bytes_per_s", U::bytes_per_s, "B/s", B::higher, "bytes allocated per GPU second"},
+    {"fail_rate", U::fraction, "", B::lower, "share of allocation calls that returned NULL"},
+    {"heap_bytes", U::bytes, "B", B::neither, "heap limit the device applied"},
+    {"peak_bytes", U::bytes, "B", B::neither, "bytes of blocks held live at a round's peak (max over batches)"},
+    {"use_bytes_per_s", U::bytes_per_s, "B/s", B::higher, "bytes written and read back per GPU second"},
+    // How long a case runs
+    {"rounds", U::count, "rounds", B::neither, "rounds counted"},
+    {"noise", U::fraction, "", B::lower, "relative standard deviation of round times"},
+    {"converged", U::count, "", B::neither, "stopping rule met (1) or time cap (0)"},
+    {"timed_s", U::seconds, "s", B::neither, "GPU seconds in timed launches"},
+    {"sm_clock_mhz", U::megahertz, "MHz", B::neither, "mean SM clock"},
+    {"throttled_rounds", U::count, "rounds", B::lower, "rounds dropped: clock under 75 %"},
+    {"unheld_rounds", U::count, "rounds", B::lower, "rounds dropped: hold timed out"},
+    // Size classes
+    {"stride_bytes", U::bytes, "B", B::lower, "bytes per block (median address stride)"},
+    // Latency
+    {"lat_p50_ns", U::nanoseconds, "ns", B::lower, "allocation latency, median"},
+    {"lat_p90_ns", U::nanoseconds, "ns", B::lower, "allocation latency, p90"},
+    {"lat_p99_ns", U::nanoseconds, "ns", B::lower, "allocation latency, p99"},
+    {"lat_max_ns", U::nanoseconds, "ns", B::lower, "allocation latency, max"},
+    {"free_lat_p50_ns", U::nanoseconds, "ns", B::lower, "free latency, median"},
+    {"free_lat_p90_ns", U::nanoseconds, "ns", B::lower, "free latency, p90"},
+    {"free_lat_p99_ns", U::nanoseconds, "ns", B::lower, "free latency, p99"},
+    {"free_lat_max_ns", U::nanoseconds, "ns", B::lower, "free latency, max"},
+    // Capacity
+    {"utilization", U::fraction, "", B::higher, "share of the heap holding requested bytes"},
+    {"overhead_bytes", U::bytes, "B", B::lower, "bytes per block beyond the request"},
+    {"addr_range_ratio", U::count, "", B::lower, "address range / bytes asked"},
+    {"addr_range_ratio_rounds", U::count, "", B::lower, "address range over rounds / bytes asked"},
+    {"ext_frag", U::fraction, "", B::lower, "external fragmentation, 2x blocks"},
+    {"ext_frag_4x", U::fraction, "", B::lower, "external fragmentation, 4x blocks"},
+    {"ext_frag_8x", U::fraction, "", B::lower, "external fragmentation, 8x blocks"},
+    {"recovery", U::fraction, "", B::higher, "blocks had again after freeing all / first fill"},
+    {"recovery_allocs_per_s", U::per_s, "calls/s", B::higher, "refill allocations per GPU second"},
+    {"ext_frag_random", U::fraction, "", B::lower, "external fragmentation after a random free"},
+    // printf
+    {"printf_per_s", U::per_s, "calls/s", B::higher, "printf calls per GPU second"},
+    {"lines_delivered", U::count, "lines", B::higher, "lines delivered per round"},
+    {"lines_lost", U::count, "lines", B::lower, "lines lost per round"},
+    {"lines_garbled", U::count, "lines", B::lower, "lines garbled per round"},
+    {"loss_rate", U::fraction, "", B::lower, "share of printf lines lost"},
+    {"bytes_per_line", U::bytes, "B", B::lower, "FIFO bytes per delivered line"},
+    {"ret_documented", U::fraction, "", B::higher, "share of printf calls returning the documented value"},
+    {"ret_other_value", U::count, "calls", B::lower, "printf calls returning another value"},
+    {"flush_lines_per_s", U::per_s, "lines/s", B::higher, "lines drained per host second"},
+    {"fifo_bytes", U::bytes, "B", B::neither, "printf FIFO limit applied"},
+};
+
 }  // namespace
 
-CounterUnit counter_unit(std::string_view name) {
-  // Ratios of two like quantities (docs/metrics.md); addr_range_ratio is not
-  // one of them: it is 1 at best and unbounded above.
-  constexpr std::array<std::string_view, 10> fractions = {"noise",   "fail_rate",      "utilization", "ext_frag",
-                                                          "ext_frag_4x", "ext_frag_8x", "ext_frag_random", "recovery",
-                                                          "loss_rate",   "ret_documented"};
-  for (auto f : fractions) {
-    if (name == f) return CounterUnit::fraction;
+const std::vector<CounterDecl>& counter_declarations() { return kCounters; }
+
+const CounterDecl* find_counter(std::string_view name) {
+  for (const CounterDecl& d : kCounters) {
+    if (d.name == name) return &d;
   }
-  if (ends_with(name, "bytes_per_s")) return CounterUnit::bytes_per_s;
-  if (ends_with(name, "_per_s")) return CounterUnit::per_s;
-  if (ends_with(name, "_bytes") || name == "bytes_per_line") return CounterUnit::bytes;
-  if (ends_with(name, "_ns")) return CounterUnit::nanoseconds;
-  if (ends_with(name, "_s")) return CounterUnit::seconds;
-  if (ends_with(name, "_mhz")) return CounterUnit::megahertz;
-  return CounterUnit::count;
+  return nullptr;
+}
+
+std::string_view unit_key(CounterUnit unit) {
+  switch (unit) {
+    case U::fraction: return "fraction";
+    case U::bytes: return "bytes";
+    case U::bytes_per_s: return "bytes_per_s";
+    case U::per_s: return "per_s";
+    case U::seconds: return "seconds";
+    case U::nanoseconds: return "nanoseconds";
+    case U::megahertz: return "megahertz";
+    case U::count: break;
+  }
+  return "count";
+}
+
+nlohmann::ordered_json counters_json() {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const CounterDecl& d : kCounters) {
+    nlohmann::ordered_json better = nullptr;
+    if (d.better != B::neither) better = d.better == B::higher;
+    out[std::string(d.name)] = {{"unit", d.symbol},
+                                {"scale", unit_key(d.unit)},
+                                {"higher_is_better", better},
+                                {"description", d.description}};
+  }
+  return out;
+}
+
+CounterUnit counter_unit(std::string_view name) {
+  const CounterDecl* d = find_counter(name);
+  return d ? d->unit : CounterUnit::count;
 }
 
 std::string format_in(CounterUnit unit, double v) {

@@ -145,6 +145,7 @@ const json& ResultsMerger::document() const {
     }
   }
   for (const auto& [k, v] : extra_context_) composed_["context"][k] = v;
+  add_declarations(composed_);
   return composed_;
 }
 

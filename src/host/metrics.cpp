@@ -147,7 +147,11 @@ void write_percentiles(Counters& out, const std::string& prefix, std::vector<dou
 class Allocation final : public Reducer {
  public:
   explicit Allocation(AllocationCounters which) : which_(which) {}
-  void add(const IterationResult& batch) override { total_ += batch.tally; }
+  void add(const IterationResult& batch) override {
+    total_ += batch.tally;
+    const std::size_t rounds = std::max<std::size_t>(batch.round_seconds.size(), 1);
+    peak_ = std::max(peak_, static_cast<double>(batch.tally.bytes) / static_cast<double>(rounds));
+  }
   void write(Counters& out, std::uint64_t heap_bytes) const override {
     const Figures f = compute_figures(total_);
     out["allocs_per_s"] = f.allocs_per_s;
@@ -156,11 +160,13 @@ class Allocation final : public Reducer {
     if (which_.fail_rate) out["fail_rate"] = f.fail_rate;
     out["heap_bytes"] = static_cast<double>(heap_bytes);
     if (which_.use) out["use_bytes_per_s"] = f.use_bytes_per_s;
+    if (which_.peak) out["peak_bytes"] = peak_;
   }
 
  private:
   AllocationCounters which_;
   Tally total_;
+  double peak_ = 0;
 };
 
 class Latency final : public Reducer {

@@ -1,5 +1,8 @@
 #include "heapbench/results_file.hpp"
 
+#include "heapbench/catalog.hpp"
+#include "heapbench/counter_units.hpp"
+
 #include <fmt/format.h>
 
 #include <fcntl.h>
@@ -20,6 +23,16 @@
 #include <nlohmann/json.hpp>
 
 namespace heapbench {
+
+void add_declarations(nlohmann::ordered_json& doc) {
+  doc[kCountersKey] = counters_json();
+  doc[kApisKey] = apis_json();
+}
+
+void add_declarations(nlohmann::json& doc) {
+  doc[kCountersKey] = nlohmann::json(counters_json());
+  doc[kApisKey] = nlohmann::json(apis_json());
+}
 namespace {
 
 namespace fs = std::filesystem;

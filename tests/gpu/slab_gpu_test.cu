@@ -133,7 +133,7 @@ __global__ void churn(slab s, std::uint64_t threads, std::uint64_t max_size, std
 class SlabArena {
  public:
   explicit SlabArena(std::uint64_t heap)
-      : owner_(Case{"per_thread", "slab", 64, 0, 1024, heap}), blocks_(heap / 16), count_(1), misaligned_(1), bad_(1) {}
+      : owner_(make_case("per_thread", "slab", 64, 0, 1024, heap)), blocks_(heap / 16), count_(1), misaligned_(1), bad_(1) {}
 
   // Blocks of `size` that `threads` threads get until NULL; the blocks stay allocated.
   std::uint64_t fill(std::uint64_t size, std::uint64_t threads = 1024) {
@@ -274,7 +274,7 @@ TEST(SlabGpu, ChurnInOneLaunchNeverOverlapsAndLeavesNothingBehind) {
 TEST(SlabGpu, RemoteFreesInALaterLaunchGiveEveryPageBack) {
   if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
   HeapSession session(0);
-  const Case c{"cross_kernel_remote_free", "slab", 64, 0, 65536, 64 * kMiB};
+  const Case c = make_case("cross_kernel_remote_free", "slab", 64, 0, 65536, 64 * kMiB);
   session.ensure_heap(c.malloc_heap());
   auto r = make_cuda_round(c, kBudget);
   for (int round = 0; round < 3; ++round) {
@@ -289,7 +289,7 @@ TEST(SlabGpu, CapacityFiguresAreWhatTheLayoutPredicts) {
   if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
   for (std::uint64_t size : {16u, 64u, 4096u, 65536u}) {
     HeapSession session(0);
-    const Case c{"capacity", "slab", size, 0, 1024, 8 * kMiB};
+    const Case c = make_case("capacity", "slab", size, 0, 1024, 8 * kMiB);
     session.ensure_heap(c.malloc_heap());
     auto r = make_cuda_round(c, kBudget);
     const IterationResult res = run_round(*r, 0);
@@ -315,7 +315,7 @@ TEST(SlabGpu, ChurnRoundsThroughTheHarnessNeverFail) {
   if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
   HeapSession session(0);
   // At most 65,536 x 8 x 64 B = 32 MiB live of 1 GiB.
-  const Case c{"churn", "slab", 64, 0, 65536, 1024 * kMiB};
+  const Case c = make_case("churn", "slab", 64, 0, 65536, 1024 * kMiB);
   session.ensure_heap(c.malloc_heap());
   auto r = make_cuda_round(c, kBudget);
   for (int round = 0; round < 5; ++round) {
@@ -332,7 +332,7 @@ TEST(SlabGpu, ChurnOfUpTo4KiBOn1GiBFailsAtMostOnePercent) {
   // About 4 blocks live a thread, 2.7 KiB each once rounded: some 720 MB of
   // 1 GiB, but about 1.2 M allocations a launch. Before pages with room were
   // reused once none was free, 46 % of them failed on the H200.
-  const Case c{"churn", "slab", 4096, 0, 65536, 1024 * kMiB};
+  const Case c = make_case("churn", "slab", 4096, 0, 65536, 1024 * kMiB);
   session.ensure_heap(c.malloc_heap());
   auto r = make_cuda_round(c, kBudget);
   for (int round = 0; round < 3; ++round) {

@@ -1,5 +1,8 @@
 #include "heapbench/counter_units.hpp"
 
+#include <set>
+#include <string_view>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -47,11 +50,10 @@ TEST(CounterUnits, EveryCounterTheHarnessWritesHasItsUnit) {
                         "recovery", "loss_rate", "ret_documented"}) {
     EXPECT_EQ(counter_unit(f), CounterUnit::fraction) << f;
   }
-  for (const char* b : {"heap_bytes", "fifo_bytes", "overhead_bytes", "stride_bytes"}) {
+  for (const char* b : {"heap_bytes", "fifo_bytes", "overhead_bytes", "stride_bytes", "peak_bytes", "bytes_per_line"}) {
     EXPECT_EQ(counter_unit(b), CounterUnit::bytes) << b;
   }
-  for (const char* r : {"allocs_per_s", "frees_per_s", "printf_per_s", "flush_lines_per_s", "recovery_allocs_per_s",
-                        "calls_per_s"}) {
+  for (const char* r : {"allocs_per_s", "frees_per_s", "printf_per_s", "flush_lines_per_s", "recovery_allocs_per_s"}) {
     EXPECT_EQ(counter_unit(r), CounterUnit::per_s) << r;
   }
   for (const char* c : {"rounds", "converged", "throttled_rounds", "unheld_rounds", "lines_delivered", "lines_lost",
@@ -60,5 +62,29 @@ TEST(CounterUnits, EveryCounterTheHarnessWritesHasItsUnit) {
   }
 }
 
+TEST(CounterDeclarations, EachCounterOnceWithAUnitAndAMeaning) {
+  std::set<std::string_view> names;
+  for (const CounterDecl& d : counter_declarations()) {
+    EXPECT_TRUE(names.insert(d.name).second) << d.name << " declared twice";
+    EXPECT_FALSE(d.description.empty()) << d.name;
+    EXPECT_EQ(find_counter(d.name), &d);
+  }
+  EXPECT_EQ(find_counter("no_such_counter"), nullptr);
+  EXPECT_EQ(counter_unit("no_such_counter"), CounterUnit::count);
+}
+
+TEST(CounterDeclarations, TheResultsFileBlockCarriesEveryDeclaration) {
+  const auto block = counters_json();
+  ASSERT_EQ(block.size(), counter_declarations().size());
+  EXPECT_EQ(block.at("allocs_per_s").at("unit"), "calls/s");
+  EXPECT_EQ(block.at("allocs_per_s").at("scale"), "per_s");
+  EXPECT_EQ(block.at("allocs_per_s").at("higher_is_better"), true);
+  EXPECT_EQ(block.at("fail_rate").at("higher_is_better"), false);
+  EXPECT_TRUE(block.at("heap_bytes").at("higher_is_better").is_null());
+  EXPECT_EQ(block.at("peak_bytes").at("scale"), "bytes");
+  EXPECT_EQ(format_counter("peak_bytes", 64.0 * 1024 * 1024), "64 MiB");
+}
+
 }  // namespace
 }  // namespace heapbench
+

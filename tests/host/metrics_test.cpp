@@ -191,6 +191,21 @@ TEST(AllocationReducer, WritesOnlyTheCountersThePatternReports) {
   EXPECT_DOUBLE_EQ(c.at("use_bytes_per_s"), 2000.0);
 }
 
+TEST(AllocationReducer, PeakBytesIsTheLargestRoundsBytesHeldAtOnce) {
+  AllocationCounters which;
+  which.peak = true;
+  IterationResult four_rounds;  // 4 rounds of 1000 B each
+  four_rounds.tally.bytes = 4000;
+  four_rounds.round_seconds = {1, 1, 1, 1};
+  IterationResult one_round;  // one round that obtained more (fewer NULLs)
+  one_round.tally.bytes = 1500;
+  auto r = allocation_reducer(which);
+  r->add(four_rounds);
+  r->add(one_round);
+  EXPECT_DOUBLE_EQ(written(*r).at("peak_bytes"), 1500.0);
+  EXPECT_EQ(written(*allocation_reducer()).count("peak_bytes"), 0u) << "only where a round holds its blocks at once";
+}
+
 TEST(LatencyReducer, PercentilesOverEveryBatchsSamples) {
   auto r = latency_reducer();
   IterationResult a, b;

@@ -61,7 +61,7 @@ TEST(Sweep, PrintfFifosShareTheHeapMajorGroupsOfTheirBytes) {
   ASSERT_EQ(cases.size(), 8u);
   EXPECT_EQ(heap_changes(cases), 1) << "one device reset per value, whichever limit it sets";
   for (const auto& c : cases) {
-    if (c.pattern == "printf") {
+    if (c.pattern_name() == "printf") {
       EXPECT_EQ(c.malloc_heap(), 0u) << case_name(c);
       EXPECT_EQ(c.printf_fifo(), c.limit_bytes) << case_name(c);
     } else {
@@ -103,10 +103,10 @@ TEST(Sweep, SmallRequestsWeighAtLeastTheHeapsSmallestBlock) {
                       "per_thread/malloc/size:100/threads:1048576/heap:1024",
                   }));
   // An arena of its own has no such block: bump keeps 2^20 x 16 B on 64 MiB.
-  EXPECT_EQ(heap_footprint(Case{"per_thread", "bump", 16, 0, 1u << 20, 64 * kMiB}), 16 * kMiB);
-  EXPECT_EQ(heap_footprint(Case{"per_thread", "malloc", 16, 0, 1u << 20, 64 * kMiB}), 64 * kMiB);
+  EXPECT_EQ(heap_footprint(make_case("per_thread", "bump", 16, 0, 1u << 20, 64 * kMiB)), 16 * kMiB);
+  EXPECT_EQ(heap_footprint(make_case("per_thread", "malloc", 16, 0, 1u << 20, 64 * kMiB)), 64 * kMiB);
   // One call per warp of 32 x 16 B = 512 B: no change.
-  EXPECT_EQ(heap_footprint(Case{"per_warp", "malloc", 16, 0, 1u << 20, 64 * kMiB}), 16 * kMiB);
+  EXPECT_EQ(heap_footprint(make_case("per_warp", "malloc", 16, 0, 1u << 20, 64 * kMiB)), 16 * kMiB);
 }
 
 // The default sweep as planned before heap_footprint: demand = threads x size.
@@ -155,9 +155,9 @@ TEST(Sweep, RepeatedAxisValuesRunOnce) {
 
 TEST(Sweep, DefaultSweepIsAllWithinHalfTheHeap) {
   for (const auto& c : plan_cases(default_sweep())) {
-    if (is_capacity_family(c.pattern)) continue;  // fills the heap to the first NULL by design
+    if (is_capacity_family(c.pattern_name())) continue;  // fills the heap to the first NULL by design
     if (c.limit() != Limit::malloc_heap) continue;        // printf: no heap; overflows its FIFO by design
-    if (c.size == 256 && c.threads == 32768 && c.api == "malloc" && c.malloc_heap() <= 16 * kMiB) continue;  // failure curve
+    if (c.size == 256 && c.threads == 32768 && c.api_name() == "malloc" && c.malloc_heap() <= 16 * kMiB) continue;  // failure curve
     EXPECT_LE(c.demand() * 2, c.malloc_heap()) << case_name(c);
   }
 }
@@ -167,7 +167,7 @@ TEST(Sweep, DefaultCoversEveryPatternAndApiWithBothBaselines) {
   for (auto pattern : kPatterns) {
     for (auto api : kApis) {
       const bool found = std::any_of(cases.begin(), cases.end(), [&](const Case& c) {
-        return c.pattern == pattern && c.api == api;
+        return c.pattern_name() == pattern && c.api_name() == api;
       });
       // The capacity families fill CUDA's heap through malloc alone (the other
       // CUDA APIs share it) and every API with an arena of its own (bump, slab);
@@ -203,7 +203,7 @@ TEST(Sweep, AlignmentIsAnAxisOnlyForAlignedApis) {
 TEST(Sweep, DefaultHasAFailureCurveAtFixedDemand) {
   std::vector<std::uint64_t> heaps;
   for (const auto& c : plan_cases(default_sweep())) {
-    if (c.pattern == "per_thread_mixed" && c.size == 256 && c.threads == 32768) heaps.push_back(c.malloc_heap() / kMiB);
+    if (c.pattern_name() == "per_thread_mixed" && c.size == 256 && c.threads == 32768) heaps.push_back(c.malloc_heap() / kMiB);
   }
   EXPECT_EQ(heaps, (std::vector<std::uint64_t>{4, 6, 8, 12, 16, 32}));
 }
@@ -318,7 +318,7 @@ TEST(ZooSweep, HasTheSurveysPointsForEveryApi) {
   EXPECT_EQ(cases.size(), 72 * zoo_apis().size());
   for (const auto& c : cases) {
     EXPECT_GE(c.malloc_heap(), 16 * kMiB) << case_name(c);  // the least heap of every zoo allocator
-    if (!is_capacity_family(c.pattern)) EXPECT_LE(heap_footprint(c) * 2, c.malloc_heap()) << case_name(c);
+    if (!is_capacity_family(c.pattern_name())) EXPECT_LE(heap_footprint(c) * 2, c.malloc_heap()) << case_name(c);
   }
   // Heap-major: one device reset (under isolation, one process) per heap size.
   EXPECT_EQ(heap_changes(cases), 3);
@@ -326,19 +326,19 @@ TEST(ZooSweep, HasTheSurveysPointsForEveryApi) {
 
 TEST(ContractSkip, AHeapUnderTheLeastOrABlockOverTheLargestHasAReason) {
   const ApiTraits limited = with_max_size(with_min_heap(ApiTraits{"limited", Source::own_arena}, 16 * kMiB), 4096);
-  const Case small_heap{"per_thread", "limited", 64, 0, 1024, 8 * kMiB};
+  const Case small_heap{find_pattern_traits("per_thread"), &limited, 64, 0, 1024, 8 * kMiB};
   EXPECT_EQ(contract_skip_reason(small_heap, limited),
             "not supported: limited needs a heap of at least 16777216 bytes, the case has 8388608");
-  const Case large_block{"per_thread", "limited", 8192, 0, 1024, 16 * kMiB};
+  const Case large_block{find_pattern_traits("per_thread"), &limited, 8192, 0, 1024, 16 * kMiB};
   EXPECT_EQ(contract_skip_reason(large_block, limited),
             "not supported: limited serves blocks of at most 4096 bytes, the case asks for 8192");
-  EXPECT_EQ(contract_skip_reason(Case{"per_thread", "limited", 4096, 0, 1024, 16 * kMiB}, limited), "");
+  EXPECT_EQ(contract_skip_reason(Case{find_pattern_traits("per_thread"), &limited, 4096, 0, 1024, 16 * kMiB}, limited), "");
   // No limit by default, and none on the built-in APIs.
   EXPECT_EQ(contract_skip_reason(large_block, ApiTraits{"open", Source::own_arena}), "");
   for (auto api : kApis) {
     const ApiTraits* t = find_api_traits(api);
     if (t->min_heap == 0 && t->max_size == 0) {
-      EXPECT_EQ(contract_skip_reason(Case{"per_thread", std::string(api), 1u << 30, 0, 32, 1 * kMiB}), "") << api;
+      EXPECT_EQ(contract_skip_reason(make_case("per_thread", api, 1u << 30, 0, 32, 1 * kMiB)), "") << api;
     }
   }
 }
