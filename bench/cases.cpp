@@ -247,24 +247,35 @@ std::string benchmark_name(const Case& c, const RunConfig& cfg) {
 }
 
 namespace {
-// The registered cases by benchmark_name(): what the results file writers look
-// a run's axes up in.
-std::map<std::string, Case>& registered() {
-  static std::map<std::string, Case> cases;
-  return cases;
+// What registration recorded: each case under Google Benchmark's family name
+// (the name registered, case_name()) and under its benchmark_name().
+struct Registry {
+  std::map<std::string, Case> by_family;
+  std::map<std::string, std::string> family_of;  // benchmark_name() -> family name
+};
+Registry& registry() {
+  static Registry r;
+  return r;
 }
 }  // namespace
 
-nlohmann::ordered_json registered_axis_values(const std::string& name) {
-  const auto it = registered().find(name);
-  return it == registered().end() ? nlohmann::ordered_json() : axis_values(it->second);
+const Case* registered_case(const std::string& family) {
+  const auto it = registry().by_family.find(family);
+  return it == registry().by_family.end() ? nullptr : &it->second;
+}
+
+const Case* registered_case_named(const std::string& name) {
+  const auto it = registry().family_of.find(name);
+  return it == registry().family_of.end() ? nullptr : registered_case(it->second);
 }
 
 void register_cases(const std::vector<Case>& cases, const RunConfig& cfg) {
   for (const Case& c : cases) {
     const std::string name = benchmark_name(c, cfg);
-    registered().emplace(name, c);
-    auto* b = benchmark::RegisterBenchmark(case_name(c).c_str(),
+    const std::string family = case_name(c);
+    registry().by_family.emplace(family, c);
+    registry().family_of.emplace(name, family);
+    auto* b = benchmark::RegisterBenchmark(family.c_str(),
                                            [c, name, cfg](benchmark::State& st) { run_case(st, c, name, cfg); });
     b->UseManualTime()->Unit(benchmark::kMillisecond);
     if (cfg.fixed_iterations > 0) b->Iterations(cfg.fixed_iterations);

@@ -56,8 +56,12 @@ std::string benchmark_name(const Case& c, const RunConfig& cfg);
 // Registers the cases in the order given (run order).
 void register_cases(const std::vector<Case>& cases, const RunConfig& cfg);
 
-// The axis_values (heapbench/axis_values.hpp) of the registered case whose
-// benchmark_name() is `name` (a results entry's run_name), or null if none is.
-nlohmann::ordered_json registered_axis_values(const std::string& name);
+// The Case that register_cases() registered under Google Benchmark's family
+// name `family` (case_name(); a reporter's Run::run_name.function_name), or
+// nullptr if none was. Recorded at registration: nothing parses a name.
+const Case* registered_case(const std::string& family);
+
+// The same, by the benchmark_name() a case was registered with.
+const Case* registered_case_named(const std::string& name);
 
 }  // namespace heapbench

@@ -23,6 +23,7 @@
 
 #include "cases.hpp"
 #include "exit_codes.hpp"
+#include "heapbench/axis_values.hpp"
 #include "heapbench/case.hpp"
 #include "heapbench/merge.hpp"
 #include "heapbench/results_file.hpp"
@@ -165,7 +166,10 @@ ChildrenOutcome run_children(const std::vector<std::string>& args, const std::ve
   fs::create_directories(work);
   const std::string manifest_path = (work / kManifestName).string();
   ResultsMerger merger(settings.tag_devices,
-                       [](const std::string& name) { return nlohmann::json(registered_axis_values(name)); });
+                       [](const std::string& name) {
+                         const Case* c = registered_case_named(name);
+                         return c ? nlohmann::json(axis_values(*c)) : nlohmann::json();
+                       });
   merger.carry(settings.carried);
   RunManifest manifest;
   manifest.tag_devices = settings.tag_devices;

@@ -21,9 +21,12 @@
 namespace heapbench {
 namespace {
 
-// heapbench's console table for --benchmark_format=console, with the colour
-// and layout Google Benchmark would have chosen (its own choice is internal).
-std::unique_ptr<benchmark::BenchmarkReporter> console_reporter(const BenchmarkFlags& f, const ConsoleLayout& layout) {
+// heapbench's display reporters: for --benchmark_format=json the results
+// file's document (snapshot_reporter.hpp); for console its table, with the
+// colour and layout Google Benchmark would have chosen (its own choice is
+// internal). nullptr (csv): Google Benchmark's own.
+std::unique_ptr<benchmark::BenchmarkReporter> display_reporter(const BenchmarkFlags& f, const ConsoleLayout& layout) {
+  if (f.format == "json") return std::make_unique<JsonReporter>();
   if (f.format != "console") return nullptr;
   bool color = false;
   if (f.color) {
@@ -66,8 +69,7 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
   add_results_context(device, o);
 
   std::size_t ran = 0;
-  // nullptr: Google Benchmark's own json or csv reporter.
-  const std::unique_ptr<benchmark::BenchmarkReporter> display = console_reporter(run.plan.bflags, child_layout(run, cfg));
+  const std::unique_ptr<benchmark::BenchmarkReporter> display = display_reporter(run.plan.bflags, child_layout(run, cfg));
   try {
     if (out) {
       // Progress and the measurement summary: the results file's reporter sees every case.

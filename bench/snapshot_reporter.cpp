@@ -8,7 +8,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
 #include <cmath>
+#include <stdexcept>
 #include <iterator>
 #include <set>
 #include <sstream>
@@ -25,12 +28,7 @@ CaseTiming case_timing(const benchmark::BenchmarkReporter::Run& run) {
   return t;
 }
 
-bool SnapshotReporter::ReportContext(const Context& context) {
-  context_.emplace(context);
-  return true;
-}
-
-void SnapshotReporter::ReportRuns(const std::vector<Run>& runs) {
+void ResultsDocument::add(const std::vector<Run>& runs) {
   for (Run r : runs) {
     // Google Benchmark writes a non-finite counter as a bare NaN or inf, which
     // is not JSON (the coefficient of variation of a counter whose mean is 0,
@@ -40,19 +38,9 @@ void SnapshotReporter::ReportRuns(const std::vector<Run>& runs) {
     }
     runs_.push_back(std::move(r));
   }
-  write();
-  if (on_runs_) on_runs_(runs_);
-  // After the write: the case that met the closed pipe is kept.
-  if (output_closed()) throw ResultsWriteError("standard output was closed (SIGPIPE: its reader is gone)");
 }
 
-void SnapshotReporter::Finalize() {
-  if (runs_.empty()) return;
-  if (before_last_write_) before_last_write_();
-  write();
-}
-
-void SnapshotReporter::write() {
+nlohmann::ordered_json ResultsDocument::build() const {
   std::ostringstream out, err;
   benchmark::JSONReporter json;
   json.SetOutputStream(&out);
@@ -60,22 +48,56 @@ void SnapshotReporter::write() {
   if (context_) json.ReportContext(*context_);
   json.ReportRuns(runs_);
   json.Finalize();
-  // Each entry, aggregates too, gets its case's axes (an ordered document keeps
-  // Google Benchmark's field order).
+  // An ordered document keeps Google Benchmark's field order.
   nlohmann::ordered_json doc = nlohmann::ordered_json::parse(out.str());
-  for (auto& entry : doc["benchmarks"]) {
-    auto values = registered_axis_values(entry.value("run_name", entry.value("name", "")));
-    if (!values.is_null()) entry[kAxisValuesKey] = std::move(values);
+  auto& entries = doc["benchmarks"];
+  if (entries.size() != runs_.size()) {
+    throw std::logic_error(fmt::format("Google Benchmark wrote {} entries for {} runs", entries.size(), runs_.size()));
+  }
+  // Entry i is run i: its axes come from the Case registered for its family.
+  for (std::size_t i = 0; i < runs_.size(); ++i) {
+    if (const Case* c = registered_case(runs_[i].run_name.function_name)) entries[i][kAxisValuesKey] = axis_values(*c);
   }
   if (!carried_.empty()) {
     std::set<std::string> present;
-    for (const auto& entry : doc["benchmarks"]) present.insert(entry_key(nlohmann::json::parse(entry.dump())));
+    for (const auto& entry : entries) present.insert(entry_key(nlohmann::json::parse(entry.dump())));
     for (const auto& entry : carried_) {
-      if (!present.count(entry_key(entry))) doc["benchmarks"].push_back(nlohmann::ordered_json::parse(entry.dump()));
+      if (!present.count(entry_key(entry))) entries.push_back(nlohmann::ordered_json::parse(entry.dump()));
     }
   }
   add_declarations(doc);
-  write_atomically(path_, doc.dump(2) + '\n');
+  return doc;
+}
+
+bool SnapshotReporter::ReportContext(const Context& context) {
+  doc_.set_context(context);
+  return true;
+}
+
+void SnapshotReporter::ReportRuns(const std::vector<Run>& runs) {
+  doc_.add(runs);
+  write();
+  if (on_runs_) on_runs_(doc_.runs());
+  // After the write: the case that met the closed pipe is kept.
+  if (output_closed()) throw ResultsWriteError("standard output was closed (SIGPIPE: its reader is gone)");
+}
+
+void SnapshotReporter::Finalize() {
+  if (doc_.runs().empty()) return;
+  if (before_last_write_) before_last_write_();
+  write();
+}
+
+void SnapshotReporter::write() { write_atomically(path_, doc_.build().dump(2) + '\n'); }
+
+bool JsonReporter::ReportContext(const Context& context) {
+  doc_.set_context(context);
+  return true;
+}
+
+void JsonReporter::Finalize() {
+  GetOutputStream() << doc_.build().dump(2) << '\n';
+  GetOutputStream().flush();
 }
 
 }  // namespace heapbench

@@ -1,11 +1,17 @@
 #pragma once
-// The results file reporter: after every case it rewrites the whole file with
-// Google Benchmark's own JSONReporter (context + every run so far) into
-// "<path>.tmp" and renames it over <path>. The file on disk is therefore valid
-// JSON holding every finished case at every moment: a crash, Ctrl-C or SIGTERM
-// loses only the case that was running. A run that finishes no case never
-// touches <path>. A failed write throws ResultsWriteError (results_file.hpp)
-// out of the run, leaving <path> as the last complete snapshot.
+// heapbench's JSON document, one builder for both places it goes:
+//  - SnapshotReporter, the results file reporter: after every case it rewrites
+//    the whole file (context + every run so far) into "<path>.tmp" and renames
+//    it over <path>. The file on disk is therefore valid JSON holding every
+//    finished case at every moment: a crash, Ctrl-C or SIGTERM loses only the
+//    case that was running. A run that finishes no case never touches <path>.
+//    A failed write throws ResultsWriteError (results_file.hpp) out of the run,
+//    leaving <path> as the last complete snapshot.
+//  - JsonReporter, the display reporter for --benchmark_format=json: the same
+//    document to standard output once the run ends.
+// Each entry, aggregates too, carries its case's axis_values, taken from the
+// Case that registration recorded for the run's family (cases.hpp), and the
+// document carries the "counters" and "apis" blocks (results_file.hpp).
 #include <benchmark/benchmark.h>
 
 #include <functional>
@@ -18,6 +24,30 @@
 #include <nlohmann/json.hpp>
 
 namespace heapbench {
+
+class ResultsDocument {
+ public:
+  using Run = benchmark::BenchmarkReporter::Run;
+  using Context = benchmark::BenchmarkReporter::Context;
+
+  void set_context(const Context& context) { context_.emplace(context); }
+  // Keeps the runs, less counters that are not finite.
+  void add(const std::vector<Run>& runs);
+  // Entries of an interrupted run kept after this run's own (ResultsFile::carried())
+  // until this run has the same case.
+  void carry(nlohmann::json entries) { carried_ = std::move(entries); }
+
+  const std::vector<Run>& runs() const { return runs_; }
+  // The document: Google Benchmark's context and fields for each run (its
+  // JSONReporter's; the date and custom context are its own to write), plus
+  // axis_values, the carried entries and the declarations.
+  nlohmann::ordered_json build() const;
+
+ private:
+  std::optional<Context> context_;
+  std::vector<Run> runs_;
+  nlohmann::json carried_ = nlohmann::json::array();
+};
 
 class SnapshotReporter final : public benchmark::BenchmarkReporter {
  public:
@@ -32,10 +62,7 @@ class SnapshotReporter final : public benchmark::BenchmarkReporter {
   void ReportRuns(const std::vector<Run>& runs) override;
   void Finalize() override;
 
-  std::size_t runs_written() const { return runs_.size(); }
-  // Entries of an interrupted run kept in the file after this run's own
-  // (ResultsFile::carried()) until this run has the same case.
-  void carry(nlohmann::json entries) { carried_ = std::move(entries); }
+  void carry(nlohmann::json entries) { doc_.carry(std::move(entries)); }
 
  private:
   void write();
@@ -43,9 +70,19 @@ class SnapshotReporter final : public benchmark::BenchmarkReporter {
   std::string path_;
   std::function<void(const std::vector<Run>&)> on_runs_;
   std::function<void()> before_last_write_;
-  std::optional<Context> context_;
-  std::vector<Run> runs_;
-  nlohmann::json carried_ = nlohmann::json::array();
+  ResultsDocument doc_;
+};
+
+// --benchmark_format=json: the results file's document, written to the
+// reporter's output stream (standard output) when the run ends.
+class JsonReporter final : public benchmark::BenchmarkReporter {
+ public:
+  bool ReportContext(const Context& context) override;
+  void ReportRuns(const std::vector<Run>& runs) override { doc_.add(runs); }
+  void Finalize() override;
+
+ private:
+  ResultsDocument doc_;
 };
 
 // One run's timing as the results file will carry it (its `timed_s` counter,
