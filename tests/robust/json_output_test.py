@@ -51,6 +51,14 @@ class Documents(unittest.TestCase):
         self.check(doc)
         self.assertEqual(len([b for b in doc["benchmarks"] if b["run_type"] == "iteration"]), 2 * 3 * 2 * 2)
 
+    def test_an_error_result_on_standard_output_has_its_axes(self):
+        r = run(BINARY, *CASES, "--benchmark_format=json", env={"HEAPBENCH_NOGPU_FAIL": "per_warp/bump"})
+        doc = json.loads(r.stdout)
+        self.check(doc)
+        failed = [b for b in doc["benchmarks"] if b.get("error_occurred")]
+        self.assertTrue(failed, r.stderr)
+        self.assertEqual({(b["axis_values"]["pattern"], b["axis_values"]["api"]) for b in failed}, {("per_warp", "bump")})
+
     def test_results_file_in_one_process(self):
         _, doc = run_results(BINARY, *CASES, "--no-isolate")
         self.check(doc)
@@ -58,6 +66,14 @@ class Documents(unittest.TestCase):
     def test_results_file_merged_from_children(self):
         _, doc = run_results(BINARY, *CASES, "--isolate")
         self.check(doc)
+
+    def test_a_dead_childs_unfinished_cases_have_their_axes(self):
+        # The parent writes these error entries itself, from the cases it registered.
+        _, doc = run_results(BINARY, *CASES, "--isolate", env={"HEAPBENCH_NOGPU_ABORT": "per_warp/bump"})
+        self.check(doc)
+        died = [b for b in doc["benchmarks"] if "child process" in b.get("error_message", "")]
+        self.assertTrue(died, "no case was reported as lost with its child")
+        self.assertIn(("per_warp", "bump"), {(b["axis_values"]["pattern"], b["axis_values"]["api"]) for b in died})
 
     def test_standard_output_beside_a_results_file_is_the_same_document(self):
         for mode in ("--no-isolate", "--isolate"):
