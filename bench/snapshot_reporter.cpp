@@ -48,13 +48,16 @@ nlohmann::ordered_json ResultsDocument::build() const {
   if (context_) json.ReportContext(*context_);
   json.ReportRuns(runs_);
   json.Finalize();
-  // An ordered document keeps Google Benchmark's field order.
+  // Google Benchmark's own writer makes the context and the entries: their
+  // fields are its version's (1.7's error_occurred, 1.8's skipped, its date and
+  // custom context). An ordered document keeps its field order.
   nlohmann::ordered_json doc = nlohmann::ordered_json::parse(out.str());
   auto& entries = doc["benchmarks"];
   if (entries.size() != runs_.size()) {
     throw std::logic_error(fmt::format("Google Benchmark wrote {} entries for {} runs", entries.size(), runs_.size()));
   }
-  // Entry i is run i: its axes come from the Case registered for its family.
+  // Entry i is run i: its axes come from the Case registration recorded for the
+  // run's family (run_name.function_name); no name in the document is read.
   for (std::size_t i = 0; i < runs_.size(); ++i) {
     if (const Case* c = registered_case(runs_[i].run_name.function_name)) entries[i][kAxisValuesKey] = axis_values(*c);
   }
