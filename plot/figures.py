@@ -4,7 +4,8 @@ usage: python3 plot/figures.py RESULTS.json -o OUTDIR
 
 Writes PNG and SVG figures and summary.md into OUTDIR: throughput against
 allocation size and against thread count (per pattern, every API, the bump
-ceiling dashed, a grey line through the best allocator measured at each point), every allocator per pattern at one point (CUDA's malloc, the
+ceiling dashed, a grey line through the best allocator measured at each
+point), every allocator per pattern at one point (CUDA's malloc, the
 allocators that free, the bump ceiling), failure rate over size x heap, utilisation and fragmentation
 against size and latency percentiles where the file has them. Titles carry the
 GPU, the CUDA version and the heapbench version; axes carry units.
