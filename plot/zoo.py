@@ -278,6 +278,7 @@ def slab_figure(res: Results, table: pd.DataFrame, slab: str, out: Path, written
                    label=f"best other: {style.api_label(api, res.context)}")
     ax.axvline(1.0, color="grey", lw=0.8)
     style.ratio_axis(ax.xaxis, table["ratio"])
+    ax.tick_params(axis="x", labelsize=7, labelrotation=30)  # 0.000977x beside 6.1e-05x: wide labels
     ax.set_yticks(y, [f"{r.pattern} {style.fmt_bytes(r.size)} x {r.threads:,}" for r in table.itertuples()],
                   fontsize=6)
     ax.set_ylim(len(table) - 0.5, -0.5)
