@@ -182,13 +182,16 @@ def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Pa
 
 
 def best_measured(ax, sub: pd.DataFrame, x: str, res: Results, y: str = "allocs_per_s") -> None:
-    """The reference line: at each value of `x`, the best `y` of the allocators drawn (not
-    the baselines, which never free: bump was the only reference line until issue 28),
-    labelled "best measured (<api>, ...)" with the APIs that are best somewhere."""
+    """The reference line: at each value of `x` where two or more allocators were measured,
+    the best `y` of them (not the baselines, which never free: bump was the only reference
+    line until issue 28), labelled "best measured (<api>, ...)" with the APIs best somewhere."""
     apis = set(_direct_heap_apis(res, sub["api"].unique())) - (res.baselines() if res.apis else {"bump", "alloca"})
     ok = sub[sub["api"].isin(apis) & sub[y].notna()]
-    if ok["api"].nunique() < 2:
-        return  # one allocator: the line would be its own
+    # Only where two or more allocators were measured: elsewhere the line would be one
+    # allocator's own, and zigzag between the points it alone ran at.
+    ok = ok[ok.groupby(x)["api"].transform("nunique") > 1]
+    if ok.empty:
+        return
     best = ok.loc[ok.groupby(x)[y].idxmax()].sort_values(x)
     names = ", ".join(style.api_label(a, res.context) for a in sorted(
         best["api"].unique(), key=lambda a: style.api_sort_key(a, res.context)))

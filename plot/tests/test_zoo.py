@@ -176,3 +176,16 @@ def test_main_answers_help_and_refuses_a_bad_file_with_one_line(tmp_path, capsys
     bad.write_text("{")
     assert zoo.main([str(bad), "-o", str(tmp_path / "out")]) == 2
     assert capsys.readouterr().err.startswith("zoo: ")
+
+
+def test_best_measured_line_leaves_out_points_where_one_allocator_ran(zoo_file):
+    res = load(zoo_file())
+    cases = res.cases()
+    sub = cases[(cases["pattern"] == "per_thread") & (cases["threads"] == 10000) & ~cases["error"]]
+    sub = sub[(sub["size"] != 8192) | sub["api"].isin(["mine", "bump"])]  # 8 KiB: one allocator and the ceiling
+    fig, ax = plt.subplots()
+    figures.best_measured(ax, sub, "size", res)
+    (line,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("best measured")]
+    assert list(line.get_xdata()) == [16, 64, 256, 1024]
+    assert line.get_label() == "best measured (slab, Gallatin)"
+    plt.close(fig)
