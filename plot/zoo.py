@@ -11,7 +11,7 @@ mean of their runs. OUTDIR gets:
 - zoo_size_<pattern>.png/.svg: allocs/s against size, a panel per thread count with
   at least three sizes (per_thread at 10,000 and 100,000 threads: the survey's);
 - zoo_scaling.png/.svg: per_thread allocs/s against threads, a panel per size with at
-  least three thread counts (16 B and 64 B);
+  least three thread counts (16 B and 64 B), at the heap with the most thread counts;
 - zoo_utilisation.png/.svg: capacity's utilisation at the first NULL and overhead
   per block against size, a column per heap;
 - zoo_churn.png/.svg: churn's fail rate and allocs/s per allocator, a column per size;
@@ -152,7 +152,9 @@ def line_figure(res: Results, ok: pd.DataFrame, x: str, panel: str, stem: str, t
         (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, ok[x])
         style.rate_axis(ax.yaxis)
         ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
-        ax.set_title(f"{style.fmt_bytes(pv)}" if panel == "size" else f"{int(pv):,} threads", fontsize=9)
+        heaps = ok[ok[panel] == pv]["heap_mib"].unique()
+        ax.set_title((f"{style.fmt_bytes(pv)}" if panel == "size" else f"{int(pv):,} threads")
+                     + (f", heap {style.fmt_mib(heaps[0])}" if len(heaps) == 1 else ""), fontsize=9)
         ax.grid(True, alpha=0.3)
     fig.supylabel(style.axis_label("allocs_per_s", res.context), fontsize=9)
     _legend(fig, axes.ravel()[:len(panels)])
@@ -170,8 +172,15 @@ def size_figures(res: Results, cases: pd.DataFrame, out: Path, written: list[Pat
 
 def scaling_figure(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
     """per_thread allocs/s against threads, a panel per size (the survey's 16 B and 64 B)."""
-    ok = at_largest_heap(measured(res, cases))
-    line_figure(res, ok[ok["pattern"] == "per_thread"], "threads", "size", "zoo_scaling",
+    ok = measured(res, cases[cases["pattern"] == "per_thread"])
+    if ok.empty:
+        return
+    # Per size, the heap with the most thread counts: the zoo's scaling part (1 GiB), not the
+    # survey's size points at 10,000 and 100,000 threads (2 GiB) on the same line.
+    counts = ok.groupby(["size", "heap_mib"])["threads"].nunique().reset_index()
+    heaps = counts.sort_values(["threads", "heap_mib"]).groupby("size")["heap_mib"].last()
+    ok = ok[ok["heap_mib"] == ok["size"].map(heaps)]
+    line_figure(res, ok, "threads", "size", "zoo_scaling",
                 "per_thread: scaling of allocation throughput with threads", out, written)
 
 
@@ -349,6 +358,19 @@ def errors(res: Results, cases: pd.DataFrame) -> list[str]:
     return lines + [""]
 
 
+def not_run(res: Results, cases: pd.DataFrame) -> list[str]:
+    """The patterns of the file an allocator of the file has no case of (the sweep left it
+    out: heapbench plans no case an API cannot take), one line per allocator."""
+    apis = allocators(res, cases["api"].unique())
+    patterns = list(dict.fromkeys(cases["pattern"]))
+    lines = []
+    for api in sorted(apis, key=lambda a: style.api_sort_key(a, res.context)):
+        absent = [p for p in patterns if cases[(cases["api"] == api) & (cases["pattern"] == p)].empty]
+        if absent:
+            lines.append(f"- {style.api_label(api, res.context)}: no case of {', '.join(absent)}")
+    return (["Not in the sweep (no case planned):", ""] + lines + [""]) if lines else []
+
+
 def slab_lines(res: Results, table: pd.DataFrame, slab: str) -> list[str]:
     """The slab section: where it wins and loses, per pattern, then every point."""
     name = style.api_label(slab, res.context)
@@ -388,12 +410,13 @@ def findings(res: Results, cases: pd.DataFrame, table: pd.DataFrame, slab: str, 
              "## The fastest allocator per pattern and size band", "",
              "Geometric mean of `allocs_per_s` over the points (size x threads) each allocator ran at in the band; "
              "baselines that never free are not ranked. Memory cost: `capacity`'s utilisation at the first NULL "
-             "and median overhead per block, `churn`'s fail rate, at the band's sizes.", ""]
+             "and median overhead per block, `churn`'s fail rate, at the band's sizes. An allocator that ran at "
+             "fewer of the band's points than another (skipped at the rest, below) is ranked on those it ran at.", ""]
     lines += fastest(res, cases)
     lines += [f"## {style.api_label(slab, res.context)} against the best other allocator", ""]
     lines += slab_lines(res, table, slab)
     lines += ["## Errors and skipped cases", "", "Each gave no number; the reason is the file's.", ""]
-    lines += errors(res, cases)
+    lines += errors(res, cases) + not_run(res, cases)
     pngs = [p for p in written if p.suffix == ".png"]
     if pngs:
         lines += ["## Figures", ""] + [f"![{p.stem}]({p.name})" for p in pngs] + [""]

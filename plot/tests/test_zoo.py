@@ -189,3 +189,22 @@ def test_best_measured_line_leaves_out_points_where_one_allocator_ran(zoo_file):
     assert list(line.get_xdata()) == [16, 64, 256, 1024]
     assert line.get_label() == "best measured (slab, Gallatin)"
     plt.close(fig)
+
+
+def test_scaling_draws_the_scaling_part_s_heap_not_the_survey_s_size_points(zoo_file, tmp_path, monkeypatch):
+    drawn = {}
+    monkeypatch.setattr(zoo, "line_figure", lambda res, ok, x, panel, stem, title, out, written:
+                        drawn.update(ok=ok, title=title))
+    res = zoo.load_zoo([zoo_file()])
+    zoo.scaling_figure(res, res.cases(), tmp_path, [])
+    small = drawn["ok"][drawn["ok"]["size"] <= 64]  # the sizes of the scaling part
+    assert sorted(small["threads"].unique()) == [1024, 4096, 16384] and set(small["heap_mib"]) == {1024}
+
+
+def test_an_allocator_with_no_case_of_a_pattern_is_listed_as_not_run(zoo_file):
+    entries = [b for b in zoo_entries() if not b["name"].startswith("churn/mine/")]
+    res = zoo.load_zoo([zoo_file(benchmarks=entries)])
+    assert zoo.not_run(res, res.cases()) == ["Not in the sweep (no case planned):", "",
+                                             "- My allocator: no case of churn", ""]
+    full = zoo.load_zoo([zoo_file("full.json")])
+    assert zoo.not_run(full, full.cases()) == []
