@@ -148,7 +148,7 @@ void set_measurement_counters(benchmark::State& st, const Measured& m, bool fixe
 // The case's own configuration: its pattern's share of the kernel budget.
 RunConfig for_case(const Case& c, const RunConfig& cfg) {
   RunConfig out = cfg;
-  if (const PatternTraits* t = find_pattern_traits(c.pattern)) out.kernel_budget_s *= t->budget_factor;
+  out.kernel_budget_s *= c.pattern->budget_factor;
   return out;
 }
 

@@ -93,6 +93,8 @@ def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Pa
     one line per API and heap (at 47fe9e1 the largest heap at each point was drawn, unsaid).
     Alignments above 16 B are left to the allocators figure; past MAX_LEGEND series a
     figure gets a row of panels per heap."""
+    if "allocs_per_s" not in cases:  # a file of printf cases alone
+        return
     ok = cases[~cases["error"] & cases["allocs_per_s"].notna() & (cases["align"] <= 16)]
     for pattern, pdf in ok.groupby("pattern"):
         # A line needs two points: series measured at one value of x are left out and counted.
@@ -224,6 +226,8 @@ def allocators_per_pattern(res: Results, cases: pd.DataFrame, out: Path, written
     pattern, the allocation rate of every heap API there, from CUDA's malloc through the allocators
     that free (slab and any adapter) to the ceiling (bump). The README's table "CUDA's malloc
     against the ceiling"."""
+    if "allocs_per_s" not in cases:
+        return
     ok = cases[~cases["error"] & cases["allocs_per_s"].notna() & (cases["align"] <= 16)]
     ok = ok[ok["api"].isin(_direct_heap_apis(res, ok["api"].unique()))]
     ceilings = _ceilings(res, ok["api"].unique())
@@ -362,7 +366,7 @@ def failure_curves(res: Results, cases: pd.DataFrame, out: Path, written: list[P
 def printf_fifo(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
     """printf: share of lines lost and printf calls per second against the lines asked for, one series per FIFO size
     and argument count. Two measured points are two markers, not a line that suggests data between them."""
-    if "loss_rate" not in cases.columns:
+    if not {"loss_rate", "lines_delivered", "lines_lost", "printf_per_s"} <= set(cases.columns):
         return
     ok = cases[~cases["error"] & cases["loss_rate"].notna()]
     if ok.empty:
@@ -481,7 +485,7 @@ def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -
              f"- heapbench {ctx.get('heapbench_version', '?')} at {ctx.get('heapbench_git_commit', '?')}, "
              f"schema {res.schema_version}, run {ctx.get('date', '?')}",
              f"- cases: {len(cases)}, errors: {int(cases['error'].sum())}", ""]
-    ok = cases[~cases["error"]]
+    ok = cases[~cases["error"]] if "allocs_per_s" in cases else cases.iloc[0:0]
     if not ok.empty:
         lines += ["## Allocation throughput by pattern and API", "",
                   "Geometric mean of `allocs_per_s` over the cases measured, and the best case.", "",

@@ -56,7 +56,7 @@ def size_map_frame(path: Path) -> tuple[pd.DataFrame, dict]:
     cases = cases[(cases["pattern"] == "size_map") & ~cases["error"]]
     if cases.empty:
         raise SchemaError(f"{path}: no size_map case without an error")
-    if cases["stride_bytes"].isna().all():
+    if "stride_bytes" not in cases or cases["stride_bytes"].isna().all():
         raise SchemaError(f"{path}: the size_map cases carry no stride_bytes")
     df = pd.DataFrame({
         "size": cases["size"].astype(int),

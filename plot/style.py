@@ -73,7 +73,9 @@ def api_styles(apis, context: dict | None = None) -> dict[str, dict]:
         elif declared.get(api, {}).get("baseline"):
             pairs = [(OKABE_ITO["black"], m) for m in MARKERS]
             k = zlib.crc32(api.encode()) % len(pairs)
-            while pairs[k] in taken and len(taken) < len(pairs) + len(_KNOWN):
+            for _ in range(len(pairs)):  # the next free black pair, if any is left
+                if pairs[k] not in taken:
+                    break
                 k = (k + 1) % len(pairs)
             (c, m), ls = pairs[k], "--"
             taken.add((c, m))

@@ -1,11 +1,17 @@
 #pragma once
 // One benchmark case: a point of the sweep, and the one function that names it.
+// A Case holds its pattern's and its API's traits, not their names: names become
+// traits once, where a sweep is planned (plan_cases) or a case is made from
+// names (make_case); after that nothing looks a name up.
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace heapbench {
+
+struct PatternTraits;  // heapbench/pattern_traits.hpp
+struct ApiTraits;      // heapbench/api_traits.hpp
 
 inline constexpr std::uint64_t kMiB = 1024ull * 1024ull;
 
@@ -22,8 +28,8 @@ std::string_view limit_key(Limit limit);
 std::string_view limit_label(Limit limit);
 
 struct Case {
-  std::string pattern;         // "per_thread", ...
-  std::string api;             // "malloc", ...
+  const PatternTraits* pattern = nullptr;  // an entry of kPatternTraits (per_thread, ...)
+  const ApiTraits* api = nullptr;          // an entry of kApiTraits (malloc, ...)
   std::uint64_t size = 0;      // bytes per allocation (printf: bytes of arguments per call)
   std::uint64_t align = 0;     // 0: the API takes no alignment
   std::uint64_t threads = 0;   // concurrently allocating threads
@@ -32,6 +38,8 @@ struct Case {
   // grouped by this value (heap-major), one reset per value.
   std::uint64_t limit_bytes = 0;
 
+  std::string_view pattern_name() const;
+  std::string_view api_name() const;
   std::uint64_t demand() const { return size * threads; }
   Limit limit() const;
   // cudaLimitMallocHeapSize asked for, bytes; 0 for a case that sets the FIFO instead.
@@ -42,6 +50,12 @@ struct Case {
   // device heap's APIs are measured on the same amount of memory.
   std::uint64_t arena_bytes() const { return malloc_heap(); }
 };
+
+// The case of the pattern and the built API named so, with these axis values:
+// where names become traits. Throws std::invalid_argument naming an unknown
+// pattern or an API not built into this binary.
+Case make_case(std::string_view pattern, std::string_view api, std::uint64_t size, std::uint64_t align,
+               std::uint64_t threads, std::uint64_t limit_bytes);
 
 // `<pattern>/<api>/size:<bytes>[/align:<bytes>]/threads:<n>/heap:<MiB>` (printf:
 // `fifo:<MiB>`): the benchmark name, so --benchmark_filter reads like the axes.

@@ -37,13 +37,17 @@ inline constexpr std::uint64_t kMinHeapBlock = 64;
 // kMinHeapBlock per allocation call.
 std::uint64_t heap_footprint(const Case& c);
 
-// The default sweep, in parts:
-//  - per_thread/malloc over the full axes (sizes across the allocator's size
-//    classes with odd sizes between them, one warp to 2^20 threads, 8 MiB -- CUDA's
-//    default -- to 1 GiB heaps);
-//  - every pattern x API on a smaller grid, with the bump and alloca baselines;
-//  - capacity fills of 8 MiB (every size) and 64 MiB (4 KiB, 64 KiB);
-//  - a failure curve: a fixed 8 MiB demand against heaps of 4 to 32 MiB.
+// The default sweep, in parts (each a Sweep whose fields are set by name):
+//  - spine: per_thread/malloc over the full axes (sizes across the allocator's
+//    size classes with odd sizes between them, one warp to 2^20 threads, 8 MiB --
+//    CUDA's default -- to 1 GiB heaps);
+//  - matrix: every round pattern x API on a smaller grid, with the bump and alloca baselines;
+//  - capacity, capacity_large: capacity fills of 8 MiB (every size) and 64 MiB (4 KiB, 64 KiB);
+//  - failure_curve: a fixed 8 MiB demand against heaps of 4 to 32 MiB;
+//  - capacity_fill: the first fill alone, 64 K threads on 64 MiB;
+//  - printf_fifo: printf into FIFOs of 1, 8 and 64 MiB;
+//  - stack: alloca against malloc over sizes.
+// A new part is one more Sweep here; a new axis one more field of Sweep and Case.
 std::vector<Sweep> default_sweep();
 
 // A first look (--sweep=quick): every pattern x API once, at 64 B and 65,536
@@ -57,8 +61,9 @@ std::vector<Sweep> quick_sweep();
 std::vector<std::uint64_t> size_map_sizes();
 std::vector<Sweep> size_map_sweep();
 
-// Cases over one or more sweeps (unsupported pattern x API pairs skipped,
-// duplicates dropped), ordered heap-major so a run resets the device once per
+// Cases over one or more sweeps (each part's names turned into traits once;
+// unknown names and unsupported pattern x API pairs skipped, duplicates
+// dropped), ordered heap-major so a run resets the device once per
 // distinct heap size whatever a filter selects.
 std::vector<Case> plan_cases(const std::vector<Sweep>& sweeps);
 

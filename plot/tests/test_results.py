@@ -104,9 +104,13 @@ def test_repetitions_are_averaged_and_aggregates_ignored(write_results):
 
 def test_missing_counters_are_nan_not_zero(write_results):
     row = bench("per_thread/alloca/size:64/threads:32/heap:8", 1e9)
+    other = bench("per_thread/malloc/size:64/threads:32/heap:8", 1e9)
     del row["frees_per_s"]
-    cases = load(write_results([row])).cases()
+    cases = load(write_results([row, other])).cases()
     assert cases.iloc[0]["frees_per_s"] != cases.iloc[0]["frees_per_s"]  # NaN
+    # A counter no entry carries is a column only where the file declares it.
+    del other["frees_per_s"]
+    assert "frees_per_s" not in load(write_results([row, other])).cases()
 
 
 def test_device_tagged_entries_stay_separate_cases(write_results):

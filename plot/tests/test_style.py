@@ -1,5 +1,5 @@
-"""One figure style (issue 26): distinct colour and marker for any API, labels from one
-table that a results file's own descriptions override, units on ticks."""
+"""One figure style (issue 26): distinct colour and marker for any API, counter labels from
+the results file's own descriptions (no table in plot/), units on ticks."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -9,7 +9,9 @@ import style  # noqa: E402
 
 
 def test_every_api_and_any_adapter_gets_its_own_colour_and_marker():
-    apis = list(style.API_ORDER) + ["my_adapter", "ouroboros", "scatteralloc", "halloc", "gallatin", "xmalloc"]
+    shipped = ["malloc", "aligned", "cuda_std_aligned", "new", "slab", "bump", "alloca", "malloc_fnptr",
+               "malloc_nvfunction", "bump_fnptr", "bump_nvfunction", "printf"]
+    apis = shipped + ["my_adapter", "ouroboros", "scatteralloc", "halloc", "gallatin", "xmalloc"]
     styles = style.api_styles(apis)
     pairs = [(s["color"], s["marker"]) for s in styles.values()]
     assert len(set(pairs)) == len(apis)
@@ -22,8 +24,12 @@ def test_every_api_and_any_adapter_gets_its_own_colour_and_marker():
     assert all(s["color"] in style.PALETTE for s in styles.values())
 
 
-def test_a_files_own_counter_descriptions_take_precedence():
-    assert style.axis_label("allocs_per_s") == "successful allocations per GPU second (calls/s)"
+def test_counter_labels_come_from_the_files_descriptions_alone():
+    assert style.axis_label("allocs_per_s") == "allocs_per_s", "plot/ keeps no table of counters"
+    declared = {"heapbench_counters": {"allocs_per_s": {"description": "successful allocations per GPU second",
+                                                        "unit": "calls/s", "higher_is_better": True}}}
+    assert style.axis_label("allocs_per_s", declared) == "successful allocations per GPU second (calls/s)"
+    assert style.counter("allocs_per_s", declared).higher_is_better is True
     own = {"heapbench_counters": '{"allocs_per_s": {"label": "mallocs per second", "unit": "1/s", '
                                  '"higher_is_better": true}, "new_counter": {"label": "a new one", "unit": "ns"}}'}
     assert style.axis_label("allocs_per_s", own) == "mallocs per second (1/s)"

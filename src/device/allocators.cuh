@@ -169,7 +169,7 @@ auto with_api(ApiList<First, Rest...>, std::string_view api, F&& f) {
 
 // Calls f(Api{}) for the heap API named `api` (not alloca, which is no handle).
 template <class F>
-auto with_heap_api(const std::string& api, F&& f) {
+auto with_heap_api(std::string_view api, F&& f) {
   return with_api(HeapApis{}, api, std::forward<F>(f));
 }
 

@@ -142,7 +142,7 @@ using CallPathApis = ApiList<FnPtr<Malloc>, FnPtr<Bump>
 
 // Calls f(Api{}) for the call-path API named `api`.
 template <class F>
-auto with_call_path_api(const std::string& api, F&& f) {
+auto with_call_path_api(std::string_view api, F&& f) {
   return with_api(CallPathApis{}, api, std::forward<F>(f));
 }
 
@@ -154,7 +154,7 @@ namespace heapbench::detail {
 template <template <class> class Runner>
 std::unique_ptr<Round> make_for_call_path(const Case& c, double budget_s) {
   return make_for_dispatch<Runner>(c, budget_s,
-                                   [](const std::string& api, auto&& f) { return alloc::with_call_path_api(api, f); });
+                                   [](std::string_view api, auto&& f) { return alloc::with_call_path_api(api, f); });
 }
 
 }  // namespace heapbench::detail

@@ -17,6 +17,7 @@
 #include "allocators.cuh"
 #include "cuda_check.cuh"
 #include "device_buffer.cuh"
+#include "heapbench/catalog.hpp"
 #include "heapbench/check_battery.hpp"
 #include "heapbench/check_hooks.hpp"
 #include "heapbench/device.hpp"
@@ -135,8 +136,8 @@ RowResult run_row_on_gpu(const CheckApi& api, const RowPlan& asked) {
     }
     alloc::check_usable(handle_type);
     Case c;
-    c.pattern = "per_thread";
-    c.api = api.name;
+    c.pattern = &patterns::per_thread_traits;
+    c.api = &Api::traits;
     c.size = 64;
     c.threads = 1;
     c.limit_bytes = asked.heap_bytes;  // an own_arena API's arena: c.arena_bytes()

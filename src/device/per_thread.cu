@@ -131,10 +131,8 @@ class AllocaRunner final : public OneLaunchRound {
 };
 
 std::unique_ptr<Round> make_per_thread(const PatternTraits& pattern, const Case& c, double budget_s) {
-  if (const ApiTraits* api = find_api_traits(c.api); api != nullptr && api->source == Source::stack) {
-    return std::make_unique<AllocaRunner>(c, budget_s);
-  }
-  if (is_call_path(c.api)) {
+  if (c.api->source == Source::stack) return std::make_unique<AllocaRunner>(c, budget_s);
+  if (c.api->is_call_path()) {
     return make_for_call_path<ThreePhase<PerThread>::template Runner>(c, budget_s);
   }
   if (&pattern == &PerThreadMixed::traits) return make_three_phase<PerThreadMixed>(c, budget_s);

@@ -63,7 +63,7 @@ struct PerThreadLatency : PatternDefaults {
 };
 
 std::unique_ptr<Round> make_per_thread_latency(const PatternTraits&, const Case& c, double budget_s) {
-  if (is_call_path(c.api)) {
+  if (c.api->is_call_path()) {
     return make_for_call_path<ThreePhase<PerThreadLatency>::template Runner>(c, budget_s);
   }
   return make_three_phase<PerThreadLatency>(c, budget_s);

@@ -340,7 +340,7 @@ class ThreePhaseRunner final : public Round {
 // `dispatch` knows (dispatch(api, f) calls f with that API's handle type).
 template <template <class> class Runner, class Dispatch, class... Extra>
 std::unique_ptr<Round> make_for_dispatch(const Case& c, double budget_s, Dispatch dispatch, const Extra&... extra) {
-  return dispatch(c.api, [&](auto api) -> std::unique_ptr<Round> {
+  return dispatch(c.api->name, [&](auto api) -> std::unique_ptr<Round> {
     alloc::check_usable(api);
     return std::make_unique<Runner<decltype(api)>>(c, budget_s, extra...);
   });
@@ -350,7 +350,7 @@ std::unique_ptr<Round> make_for_dispatch(const Case& c, double budget_s, Dispatc
 template <template <class> class Runner, class... Extra>
 std::unique_ptr<Round> make_for_api(const Case& c, double budget_s, const Extra&... extra) {
   return make_for_dispatch<Runner>(
-      c, budget_s, [](const std::string& api, auto&& f) { return alloc::with_heap_api(api, f); }, extra...);
+      c, budget_s, [](std::string_view api, auto&& f) { return alloc::with_heap_api(api, f); }, extra...);
 }
 
 template <class Pattern>

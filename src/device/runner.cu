@@ -67,11 +67,12 @@ std::vector<std::uint64_t> block_addresses(void* const* device_table, std::uint6
 }  // namespace detail
 
 std::unique_ptr<Round> make_cuda_round(const Case& c, double kernel_budget_s) {
-  const PatternTraits* pattern = find_pattern_traits(c.pattern);
-  if (pattern == nullptr) throw std::invalid_argument(fmt::format("unknown pattern '{}'", c.pattern));
-  const detail::PatternFactory make = detail::find_pattern_factory(*pattern);
-  if (make == nullptr) throw std::invalid_argument(fmt::format("pattern '{}' has no factory in this build", c.pattern));
-  return make(*pattern, c, kernel_budget_s);
+  if (c.pattern == nullptr || c.api == nullptr) throw std::invalid_argument("a case without its pattern or API");
+  const detail::PatternFactory make = detail::find_pattern_factory(*c.pattern);
+  if (make == nullptr) {
+    throw std::invalid_argument(fmt::format("pattern '{}' has no factory in this build", c.pattern->name));
+  }
+  return make(*c.pattern, c, kernel_budget_s);
 }
 
 namespace {

@@ -119,7 +119,13 @@ Case workload_case(const Workload& w, std::uint64_t heap) {
         "--api={}: advice is for the device heap's APIs (malloc, aligned, cuda_std_aligned, new) with {}{}", w.api,
         w.pattern, did_you_mean(w.api, {"malloc", "aligned", "cuda_std_aligned", "new"})));
   }
-  Case c{w.pattern, w.api, w.size.lo, takes_align(w.api) ? w.align : 0, w.threads, heap};
+  Case c;
+  c.pattern = pattern;
+  c.api = api;
+  c.size = w.size.lo;
+  c.align = api->takes_align ? w.align : 0;
+  c.threads = w.threads;
+  c.limit_bytes = heap;
   switch (w.size.kind) {
     case SizeDistribution::Kind::fixed:
       return c;
@@ -132,7 +138,7 @@ Case workload_case(const Workload& w, std::uint64_t heap) {
             "(per_thread_mixed); give 16-{} or a fixed size",
             w.size.text(), w.size.hi));
       }
-      c.pattern = patterns::per_thread_mixed_traits.name;
+      c.pattern = &patterns::per_thread_mixed_traits;
       c.size = w.size.hi;
       return c;
     case SizeDistribution::Kind::weighted:
@@ -151,7 +157,7 @@ std::uint64_t workload_demand(const Workload& w) {
     for (std::uint64_t tid = 0; tid < c.threads; ++tid) sum += mixed_size(tid, c.size);
     return sum;
   }
-  const std::uint64_t stride = find_pattern_traits(w.pattern)->threads_per_call;
+  const std::uint64_t stride = c.pattern->threads_per_call;
   return (c.threads + stride - 1) / stride * stride * c.size;  // a partial warp or block still asks for all of it
 }
 

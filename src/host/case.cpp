@@ -1,5 +1,7 @@
 #include "heapbench/case.hpp"
 
+#include "heapbench/axis_values.hpp"
+
 #include <fmt/format.h>
 
 #include "heapbench/catalog.hpp"
@@ -13,13 +15,38 @@ namespace heapbench {
 std::string_view limit_key(Limit limit) { return limit == Limit::printf_fifo ? "printf_fifo" : "malloc_heap"; }
 std::string_view limit_label(Limit limit) { return limit == Limit::printf_fifo ? "fifo" : "heap"; }
 
-Limit Case::limit() const { return limit_of(pattern); }
+Limit Case::limit() const { return pattern != nullptr ? pattern->limit : Limit::malloc_heap; }
+std::string_view Case::pattern_name() const { return pattern != nullptr ? pattern->name : std::string_view{}; }
+std::string_view Case::api_name() const { return api != nullptr ? api->name : std::string_view{}; }
+
+Case make_case(std::string_view pattern, std::string_view api, std::uint64_t size, std::uint64_t align,
+               std::uint64_t threads, std::uint64_t limit_bytes) {
+  Case c;
+  c.pattern = find_pattern_traits(pattern);
+  if (c.pattern == nullptr) throw std::invalid_argument(fmt::format("unknown pattern '{}'", pattern));
+  c.api = find_api_traits(api);
+  if (c.api == nullptr || !c.api->built) throw std::invalid_argument(fmt::format("no API '{}' in this build", api));
+  c.size = size;
+  c.align = align;
+  c.threads = threads;
+  c.limit_bytes = limit_bytes;
+  return c;
+}
 
 std::string case_name(const Case& c) {
-  std::string name = fmt::format("{}/{}/size:{}", c.pattern, c.api, c.size);
+  std::string name = fmt::format("{}/{}/size:{}", c.pattern_name(), c.api_name(), c.size);
   if (c.align != 0) name += fmt::format("/align:{}", c.align);
   name += fmt::format("/threads:{}/{}:{}", c.threads, limit_label(c.limit()), c.limit_bytes / kMiB);
   return name;
+}
+
+// Beside case_name: a new axis is one segment there and one key here.
+nlohmann::ordered_json axis_values(const Case& c) {
+  nlohmann::ordered_json v = {{"pattern", c.pattern_name()}, {"api", c.api_name()}, {"size", c.size}};
+  if (c.align != 0) v["align"] = c.align;
+  v["threads"] = c.threads;
+  v[std::string(limit_key(c.limit()))] = c.limit_bytes;
+  return v;
 }
 
 std::vector<bool> filter_matches(const std::vector<std::string>& names, const std::string& filter) {

@@ -35,10 +35,8 @@ std::vector<std::string> capacity_apis() {
 }  // namespace
 
 std::uint64_t heap_footprint(const Case& c) {
-  const ApiTraits* api = find_api_traits(c.api);
-  if (api == nullptr || !api->heap_backed()) return c.demand();
-  const PatternTraits* pattern = find_pattern_traits(c.pattern);
-  const std::uint64_t per_call_threads = pattern ? std::max<std::uint64_t>(pattern->threads_per_call, 1) : 1;
+  if (c.api == nullptr || !c.api->heap_backed()) return c.demand();
+  const std::uint64_t per_call_threads = c.pattern ? std::max<std::uint64_t>(c.pattern->threads_per_call, 1) : 1;
   const std::uint64_t calls = (c.threads + per_call_threads - 1) / per_call_threads;
   return std::max(c.demand(), calls * kMinHeapBlock);
 }
@@ -124,12 +122,23 @@ std::vector<Sweep> default_sweep() {
 }
 
 std::vector<Sweep> quick_sweep() {
-  const std::vector<std::string> apis(kApis.begin(), kApis.end());
-  // {patterns, apis, sizes, aligns, threads, heaps, max_demand_fraction}: one
-  // point each of the round patterns, the capacity families and printf.
-  return {Sweep{round_patterns(), apis, {64}, {16}, {65536}, {1024 * kMiB}, 0.0},
-          Sweep{{"capacity", "capacity_fill"}, apis, {64}, {16}, {1024}, {8 * kMiB}, 0.0},
-          Sweep{{"printf"}, {"printf"}, {8}, {16}, {1024}, {8 * kMiB}, 0.0}};
+  // One point each of the round patterns, the capacity families and printf.
+  Sweep rounds;
+  rounds.patterns = round_patterns();
+  rounds.apis.assign(kApis.begin(), kApis.end());
+  rounds.sizes = {64};
+  rounds.aligns = {16};
+  rounds.threads = {65536};
+  rounds.heaps = {1024 * kMiB};
+  Sweep capacity = rounds;
+  capacity.patterns = {"capacity", "capacity_fill"};
+  capacity.threads = {1024};
+  capacity.heaps = {8 * kMiB};
+  Sweep printf_fifo = capacity;
+  printf_fifo.patterns = {"printf"};
+  printf_fifo.apis = {"printf"};
+  printf_fifo.sizes = {8};
+  return {rounds, capacity, printf_fifo};
 }
 
 std::vector<std::uint64_t> size_map_sizes() {
@@ -166,35 +175,64 @@ std::vector<Sweep> size_map_sweep() {
 
 void sort_run_order(std::vector<Case>& cases) {
   std::stable_sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) {
-    return std::tie(a.limit_bytes, a.pattern, a.api, a.size, a.align, a.threads) <
-           std::tie(b.limit_bytes, b.pattern, b.api, b.size, b.align, b.threads);
+    return std::make_tuple(a.limit_bytes, a.pattern_name(), a.api_name(), a.size, a.align, a.threads) <
+           std::make_tuple(b.limit_bytes, b.pattern_name(), b.api_name(), b.size, b.align, b.threads);
   });
 }
+
+namespace {
+
+// The traits a sweep part names, looked up once: a name neither list knows
+// (or an API not built) is left out, as an unsupported pair is.
+template <class Traits, class Find>
+std::vector<const Traits*> traits_of(const std::vector<std::string>& names, Find find) {
+  std::vector<const Traits*> out;
+  for (const auto& name : names) {
+    if (const Traits* t = find(name)) out.push_back(t);
+  }
+  return out;
+}
+
+// The points of one sweep part for one supported pattern x API pair.
+void add_points(const Sweep& s, const PatternTraits& pattern, const ApiTraits& api, std::vector<Case>& cases) {
+  const std::vector<std::uint64_t> no_align = {0};
+  for (auto align : api.takes_align ? s.aligns : no_align) {
+    for (auto heap : s.heaps) {
+      for (auto size : s.sizes) {
+        // Sizes another part's axes bring that this pattern cannot take
+        // (printf: 8 to 64 bytes of arguments); options refuse them when given.
+        if (!pattern.valid_size(size)) continue;
+        for (auto threads : s.threads) {
+          Case c;
+          c.pattern = &pattern;
+          c.api = &api;
+          c.size = size;
+          c.align = align;
+          c.threads = threads;
+          c.limit_bytes = heap;
+          if (s.max_demand_fraction > 0 &&
+              static_cast<double>(heap_footprint(c)) > s.max_demand_fraction * static_cast<double>(heap)) {
+            continue;
+          }
+          cases.push_back(c);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
 
 std::vector<Case> plan_cases(const std::vector<Sweep>& sweeps) {
   std::vector<Case> cases;
   for (const Sweep& s : sweeps) {
-    for (const auto& pattern : s.patterns) {
-      for (const auto& api : s.apis) {
-        if (!supported(pattern, api)) continue;
-        const std::vector<std::uint64_t> no_align = {0};
-        for (auto align : takes_align(api) ? s.aligns : no_align) {
-          for (auto heap : s.heaps) {
-            for (auto size : s.sizes) {
-              // Sizes another part's axes bring that this pattern cannot take
-              // (printf: 8 to 64 bytes of arguments); options refuse them when given.
-              if (!valid_size(pattern, size)) continue;
-              for (auto threads : s.threads) {
-                Case c{pattern, api, size, align, threads, heap};
-                if (s.max_demand_fraction > 0 &&
-                    static_cast<double>(heap_footprint(c)) > s.max_demand_fraction * static_cast<double>(heap)) {
-                  continue;
-                }
-                cases.push_back(c);
-              }
-            }
-          }
-        }
+    const auto apis = traits_of<ApiTraits>(s.apis, [](const std::string& n) {
+      const ApiTraits* t = find_api_traits(n);
+      return t != nullptr && t->built ? t : nullptr;
+    });
+    for (const PatternTraits* pattern : traits_of<PatternTraits>(s.patterns, find_pattern_traits)) {
+      for (const ApiTraits* api : apis) {
+        if (supported(*pattern, *api)) add_points(s, *pattern, *api, cases);
       }
     }
   }

@@ -7,7 +7,7 @@
 namespace heapbench {
 namespace {
 
-Case small(std::uint64_t heap) { return Case{"per_thread", "malloc", 64, 0, 256, heap}; }
+Case small(std::uint64_t heap) { return make_case("per_thread", "malloc", 64, 0, 256, heap); }
 
 TEST(HeapSessionGpu, ChangingTheHeapAfterMallocRanResetsAndTakesEffect) {
   HeapSession s(0);

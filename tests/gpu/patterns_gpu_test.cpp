@@ -25,9 +25,9 @@ std::uint64_t threads_per_call(const std::string& pattern) {
   return 1;
 }
 
-Case make_case(const std::string& pattern, const std::string& api, std::uint64_t size, std::uint64_t threads,
+Case case_of(const std::string& pattern, const std::string& api, std::uint64_t size, std::uint64_t threads,
                std::uint64_t heap) {
-  return Case{pattern, api, size, takes_align(api) ? 64u : 0u, threads, heap};
+  return make_case(pattern, api, size, takes_align(api) ? 64u : 0u, threads, heap);
 }
 
 using Pair = std::tuple<std::string, std::string>;
@@ -50,7 +50,7 @@ class EveryPair : public ::testing::TestWithParam<Pair> {};
 TEST_P(EveryPair, AmpleHeapEveryCallSucceedsAndEveryByteReadsBack) {
   const auto& [pattern, api] = GetParam();
   HeapSession s(0);
-  const Case c = make_case(pattern, api, 100, 1000, 256 * kMiB);
+  const Case c = case_of(pattern, api, 100, 1000, 256 * kMiB);
   const std::uint64_t heap = s.ensure_heap(c.malloc_heap());
   const std::uint64_t before = probe_heap_capacity(heap);
   {
@@ -123,7 +123,7 @@ TEST_P(EveryPair, OversubscribedHeapFailsSomeCallsWithoutError) {
   HeapSession s(0);
   // 8192 x 4 KiB = 32 MiB asked of an 8 MiB heap (or bump arena). churn holds
   // up to 8 blocks per thread of 16 B..4 KiB: also well past 8 MiB.
-  const Case c = make_case(pattern, api, 4096, 8192, 8 * kMiB);
+  const Case c = case_of(pattern, api, 4096, 8192, 8 * kMiB);
   s.ensure_heap(c.malloc_heap());
   auto r = make_cuda_round(c, kBudget);
   const IterationResult res = run_round(*r, 0);
@@ -142,7 +142,7 @@ class PerThreadSizes : public ::testing::TestWithParam<std::uint64_t> {};
 // Sizes that exercise the word loop, the byte tail, and both.
 TEST_P(PerThreadSizes, MallocBlocksAreWritableAndAligned) {
   HeapSession s(0);
-  const Case c{"per_thread", "malloc", GetParam(), 0, 1000, 64 * kMiB};
+  const Case c = make_case("per_thread", "malloc", GetParam(), 0, 1000, 64 * kMiB);
   s.ensure_heap(c.malloc_heap());
   auto r = make_cuda_round(c, kBudget);
   const IterationResult res = run_round(*r, 0);
@@ -157,7 +157,7 @@ TEST(Alignment, EveryAlignedApiHonoursLargeAlignments) {
     if (!is_api(api)) continue;  // cuda_std_aligned where CCCL < 3: not built (CMakeLists.txt)
     for (std::uint64_t align : {256u, 4096u}) {
       HeapSession s(0);
-      const Case c{"per_thread", api, 48, align, 512, 64 * kMiB};
+      const Case c = make_case("per_thread", api, 48, align, 512, 64 * kMiB);
       s.ensure_heap(c.malloc_heap());
       auto r = make_cuda_round(c, kBudget);
       const IterationResult res = run_round(*r, 0);
@@ -170,7 +170,7 @@ TEST(Alignment, EveryAlignedApiHonoursLargeAlignments) {
 // 1024 threads fill an 8 MiB heap with 256 B blocks.
 TEST(CapacityGpu, MallocFillsMostOfTheHeapAndRecoversAfterFreeing) {
   HeapSession s(0);
-  const Case c{"capacity", "malloc", 256, 0, 1024, 8 * kMiB};
+  const Case c = make_case("capacity", "malloc", 256, 0, 1024, 8 * kMiB);
   const std::uint64_t heap = s.ensure_heap(c.malloc_heap());
   const std::uint64_t before = probe_heap_capacity(heap);
   {
@@ -204,7 +204,7 @@ TEST(CapacityGpu, FillOnlyMatchesTheFullFillAndLeavesTheHeapEmpty) {
   const std::uint64_t before = probe_heap_capacity(heap);
   CapacityFigures full, fill;
   {
-    auto r = make_cuda_round(Case{"capacity", "malloc", 64, 0, 1024, 8 * kMiB}, kBudget);
+    auto r = make_cuda_round(make_case("capacity", "malloc", 64, 0, 1024, 8 * kMiB), kBudget);
     const IterationResult res = run_round(*r, 0);
     ASSERT_EQ(res.problem(kBudget), "");
     const CapacityRaw* raw = res.observed.find<CapacityRaw>();
@@ -213,7 +213,7 @@ TEST(CapacityGpu, FillOnlyMatchesTheFullFillAndLeavesTheHeapEmpty) {
     full = capacity_figures(*raw);
   }
   {
-    auto r = make_cuda_round(Case{"capacity_fill", "malloc", 64, 0, 1024, 8 * kMiB}, kBudget);
+    auto r = make_cuda_round(make_case("capacity_fill", "malloc", 64, 0, 1024, 8 * kMiB), kBudget);
     const IterationResult res = run_round(*r, 0);
     ASSERT_EQ(res.problem(kBudget), "");
     const CapacityRaw* raw = res.observed.find<CapacityRaw>();
@@ -231,7 +231,7 @@ TEST(CapacityGpu, FillOnlyMatchesTheFullFillAndLeavesTheHeapEmpty) {
 
 TEST(CapacityGpu, BumpFillsItsArenaExactlyAndNeverReuses) {
   HeapSession s(0);
-  const Case c{"capacity", "bump", 256, 0, 1024, 8 * kMiB};
+  const Case c = make_case("capacity", "bump", 256, 0, 1024, 8 * kMiB);
   s.ensure_heap(c.malloc_heap());
   auto r = make_cuda_round(c, kBudget);
   const IterationResult res = run_round(*r, 0);
@@ -254,7 +254,7 @@ TEST(PrintfGpu, FifoDeliversWhatFitsAndLosesTheRest) {
   s.invalidate();  // a fresh context: the FIFO cannot be resized after a kernel printed
   s.ensure_heap(1 * kMiB);
   {
-    auto r = make_cuda_round(Case{"printf", "printf", 16, 0, 256, 1 * kMiB}, kBudget);
+    auto r = make_cuda_round(make_case("printf", "printf", 16, 0, 256, 1 * kMiB), kBudget);
     const IterationResult res = run_round(*r, 0);
     ASSERT_EQ(res.problem(kBudget), "");
     ASSERT_NE(res.observed.find<PrintfRaw>(), nullptr);
@@ -268,7 +268,7 @@ TEST(PrintfGpu, FifoDeliversWhatFitsAndLosesTheRest) {
                 static_cast<unsigned long long>(p.lines.delivered));
   }
   {
-    auto r = make_cuda_round(Case{"printf", "printf", 16, 0, 32768, 1 * kMiB}, kBudget);
+    auto r = make_cuda_round(make_case("printf", "printf", 16, 0, 32768, 1 * kMiB), kBudget);
     const IterationResult res = run_round(*r, 0);
     ASSERT_EQ(res.problem(kBudget), "");
     ASSERT_NE(res.observed.find<PrintfRaw>(), nullptr);
@@ -307,7 +307,7 @@ TEST(EdgeCases, MeasuredNotCrashedOn) {
 TEST(Budget, ASpentBudgetIsReportedAsTruncationNotAsAFigure) {
   for (const char* pattern : {"per_thread", "churn"}) {
     HeapSession s(0);
-    const Case c{pattern, "malloc", 64, 0, 1u << 16, 64 * kMiB};
+    const Case c = make_case(pattern, "malloc", 64, 0, 1u << 16, 64 * kMiB);
     s.ensure_heap(c.malloc_heap());
     auto r = make_cuda_round(c, 1e-9);
     const IterationResult res = run_round(*r, 0);

@@ -132,7 +132,7 @@ __global__ void churn(slab s, std::uint64_t threads, std::uint64_t max_size, std
 class SlabArena {
  public:
   explicit SlabArena(std::uint64_t heap)
-      : owner_(Case{"per_thread", "slab", 64, 0, 1024, heap}), blocks_(heap / 16), count_(1), misaligned_(1), bad_(1) {}
+      : owner_(make_case("per_thread", "slab", 64, 0, 1024, heap)), blocks_(heap / 16), count_(1), misaligned_(1), bad_(1) {}
 
   // Blocks of `size` that `threads` threads get until NULL; the blocks stay allocated.
   std::uint64_t fill(std::uint64_t size, std::uint64_t threads = 1024) {
@@ -227,7 +227,7 @@ TEST(SlabGpu, ChurnInOneLaunchNeverOverlapsAndLeavesNothingBehind) {
 TEST(SlabGpu, RemoteFreesInALaterLaunchGiveEveryPageBack) {
   if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
   HeapSession session(0);
-  const Case c{"cross_kernel_remote_free", "slab", 64, 0, 65536, 64 * kMiB};
+  const Case c = make_case("cross_kernel_remote_free", "slab", 64, 0, 65536, 64 * kMiB);
   session.ensure_heap(c.malloc_heap());
   auto r = make_cuda_round(c, kBudget);
   for (int round = 0; round < 3; ++round) {
@@ -242,7 +242,7 @@ TEST(SlabGpu, CapacityFiguresAreWhatTheLayoutPredicts) {
   if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
   for (std::uint64_t size : {16u, 64u, 4096u, 65536u}) {
     HeapSession session(0);
-    const Case c{"capacity", "slab", size, 0, 1024, 8 * kMiB};
+    const Case c = make_case("capacity", "slab", size, 0, 1024, 8 * kMiB);
     session.ensure_heap(c.malloc_heap());
     auto r = make_cuda_round(c, kBudget);
     const IterationResult res = run_round(*r, 0);
@@ -268,7 +268,7 @@ TEST(SlabGpu, ChurnRoundsThroughTheHarnessNeverFail) {
   if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
   HeapSession session(0);
   // At most 65,536 x 8 x 64 B = 32 MiB live of 1 GiB.
-  const Case c{"churn", "slab", 64, 0, 65536, 1024 * kMiB};
+  const Case c = make_case("churn", "slab", 64, 0, 65536, 1024 * kMiB);
   session.ensure_heap(c.malloc_heap());
   auto r = make_cuda_round(c, kBudget);
   for (int round = 0; round < 5; ++round) {

@@ -1,4 +1,6 @@
 #include "heapbench/case.hpp"
+#include "heapbench/catalog.hpp"
+#include "heapbench/sweep.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,22 +10,22 @@ namespace heapbench {
 namespace {
 
 TEST(CaseName, FollowsTheAxisScheme) {
-  EXPECT_EQ(case_name(Case{"per_thread", "malloc", 64, 0, 1024, 8 * kMiB}),
+  EXPECT_EQ(case_name(make_case("per_thread", "malloc", 64, 0, 1024, 8 * kMiB)),
             "per_thread/malloc/size:64/threads:1024/heap:8");
-  EXPECT_EQ(case_name(Case{"per_block", "aligned", 100, 4096, 32, 1024 * kMiB}),
+  EXPECT_EQ(case_name(make_case("per_block", "aligned", 100, 4096, 32, 1024 * kMiB)),
             "per_block/aligned/size:100/align:4096/threads:32/heap:1024");
-  EXPECT_EQ(case_name(Case{"printf", "printf", 16, 0, 1024, 8 * kMiB}), "printf/printf/size:16/threads:1024/fifo:8")
+  EXPECT_EQ(case_name(make_case("printf", "printf", 16, 0, 1024, 8 * kMiB)), "printf/printf/size:16/threads:1024/fifo:8")
       << "printf's limit is the FIFO";
 }
 
 TEST(CaseLimits, SayWhichDeviceLimitTheNumberIs) {
-  const Case heap{"per_thread", "malloc", 64, 0, 1024, 8 * kMiB};
+  const Case heap = make_case("per_thread", "malloc", 64, 0, 1024, 8 * kMiB);
   EXPECT_EQ(heap.limit(), Limit::malloc_heap);
   EXPECT_EQ(heap.malloc_heap(), 8 * kMiB);
   EXPECT_EQ(heap.printf_fifo(), 0u);
-  const Case bump{"capacity", "bump", 64, 0, 1024, 64 * kMiB};
+  const Case bump = make_case("capacity", "bump", 64, 0, 1024, 64 * kMiB);
   EXPECT_EQ(bump.arena_bytes(), 64 * kMiB) << "an own arena is as large as the heap axis";
-  const Case fifo{"printf", "printf", 16, 0, 1024, 1 * kMiB};
+  const Case fifo = make_case("printf", "printf", 16, 0, 1024, 1 * kMiB);
   EXPECT_EQ(fifo.limit(), Limit::printf_fifo);
   EXPECT_EQ(fifo.printf_fifo(), 1 * kMiB);
   EXPECT_EQ(fifo.malloc_heap(), 0u) << "printf sets no heap";
@@ -33,13 +35,28 @@ TEST(CaseLimits, SayWhichDeviceLimitTheNumberIs) {
 }
 
 TEST(AxisValues, NameEveryAxisInBytesUnderItsLimit) {
-  EXPECT_EQ(axis_values(Case{"per_block", "aligned", 100, 4096, 32, 1024 * kMiB}).dump(),
+  EXPECT_EQ(axis_values(make_case("per_block", "aligned", 100, 4096, 32, 1024 * kMiB)).dump(),
             R"({"pattern":"per_block","api":"aligned","size":100,"align":4096,"threads":32,"malloc_heap":1073741824})");
-  EXPECT_EQ(axis_values(Case{"per_thread", "malloc", 64, 0, 1024, 8 * kMiB}).dump(),
+  EXPECT_EQ(axis_values(make_case("per_thread", "malloc", 64, 0, 1024, 8 * kMiB)).dump(),
             R"({"pattern":"per_thread","api":"malloc","size":64,"threads":1024,"malloc_heap":8388608})")
       << "align only where the API takes one";
-  EXPECT_EQ(axis_values(Case{"printf", "printf", 16, 0, 1024, 8 * kMiB}).dump(),
+  EXPECT_EQ(axis_values(make_case("printf", "printf", 16, 0, 1024, 8 * kMiB)).dump(),
             R"({"pattern":"printf","api":"printf","size":16,"threads":1024,"printf_fifo":8388608})");
+}
+
+TEST(Case, HoldsItsTraitsNamesBecomeTraitsOnce) {
+  const Case c = make_case("per_warp", "bump", 64, 0, 1024, 8 * kMiB);
+  EXPECT_EQ(c.pattern, find_pattern_traits("per_warp"));
+  EXPECT_EQ(c.api, find_api_traits("bump"));
+  EXPECT_EQ(c.pattern->threads_per_call, 32u);
+  EXPECT_TRUE(c.api->baseline);
+  EXPECT_THROW(make_case("per_thrad", "malloc", 64, 0, 1024, 8 * kMiB), std::invalid_argument);
+  EXPECT_THROW(make_case("per_thread", "no_such_api", 64, 0, 1024, 8 * kMiB), std::invalid_argument);
+  // What the sweep plans points at the catalog's entries, not at names.
+  for (const Case& p : plan_cases(quick_sweep())) {
+    EXPECT_EQ(p.pattern, find_pattern_traits(p.pattern->name));
+    EXPECT_EQ(p.api, find_api_traits(p.api->name));
+  }
 }
 
 TEST(CountMatching, UsesGoogleBenchmarkFilterRules) {

@@ -92,7 +92,7 @@ TEST(Options, QuickSweepCoversEveryPatternAndApiOnce) {
     for (auto a : kApis) {
       if (!supported(p, a)) continue;
       const auto n = std::count_if(cases.begin(), cases.end(),
-                                   [&](const Case& c) { return c.pattern == p && c.api == a; });
+                                   [&](const Case& c) { return c.pattern_name() == p && c.api_name() == a; });
       EXPECT_EQ(n, 1) << p << "/" << a;
     }
   }
@@ -102,7 +102,7 @@ TEST(Options, QuickSweepCoversEveryPatternAndApiOnce) {
 TEST(Options, SizeMapSweepIsTheSizeMapPatternAndTakesAxisFlags) {
   const Options m = parse({"--sweep=size_map"});
   EXPECT_EQ(m.sweep, "size_map");
-  for (const Case& c : plan_cases(m.sweeps)) EXPECT_EQ(c.pattern, "size_map");
+  for (const Case& c : plan_cases(m.sweeps)) EXPECT_EQ(c.pattern_name(), "size_map");
   const Options small = parse({"--sweep=size_map", "--sizes=16,32", "--heaps=64M"});
   EXPECT_EQ(plan_cases(small.sweeps).size(), 2u);
   EXPECT_THROW(parse({"--sweep=sizemap"}), UsageError);
@@ -232,7 +232,7 @@ TEST(Options, NamingPatternsBringsNoAxesOfOtherPatterns) {
   // And printf by itself keeps its own.
   const Options p = parse({"--patterns=printf"});
   EXPECT_FALSE(plan_cases(p.sweeps).empty());
-  for (const Case& c : plan_cases(p.sweeps)) EXPECT_EQ(c.pattern, "printf");
+  for (const Case& c : plan_cases(p.sweeps)) EXPECT_EQ(c.pattern_name(), "printf");
 }
 
 std::string refusal(std::vector<const char*> args) {

@@ -60,7 +60,7 @@ TEST(Sweep, PrintfFifosShareTheHeapMajorGroupsOfTheirBytes) {
   ASSERT_EQ(cases.size(), 8u);
   EXPECT_EQ(heap_changes(cases), 1) << "one device reset per value, whichever limit it sets";
   for (const auto& c : cases) {
-    if (c.pattern == "printf") {
+    if (c.pattern_name() == "printf") {
       EXPECT_EQ(c.malloc_heap(), 0u) << case_name(c);
       EXPECT_EQ(c.printf_fifo(), c.limit_bytes) << case_name(c);
     } else {
@@ -102,10 +102,10 @@ TEST(Sweep, SmallRequestsWeighAtLeastTheHeapsSmallestBlock) {
                       "per_thread/malloc/size:100/threads:1048576/heap:1024",
                   }));
   // An arena of its own has no such block: bump keeps 2^20 x 16 B on 64 MiB.
-  EXPECT_EQ(heap_footprint(Case{"per_thread", "bump", 16, 0, 1u << 20, 64 * kMiB}), 16 * kMiB);
-  EXPECT_EQ(heap_footprint(Case{"per_thread", "malloc", 16, 0, 1u << 20, 64 * kMiB}), 64 * kMiB);
+  EXPECT_EQ(heap_footprint(make_case("per_thread", "bump", 16, 0, 1u << 20, 64 * kMiB)), 16 * kMiB);
+  EXPECT_EQ(heap_footprint(make_case("per_thread", "malloc", 16, 0, 1u << 20, 64 * kMiB)), 64 * kMiB);
   // One call per warp of 32 x 16 B = 512 B: no change.
-  EXPECT_EQ(heap_footprint(Case{"per_warp", "malloc", 16, 0, 1u << 20, 64 * kMiB}), 16 * kMiB);
+  EXPECT_EQ(heap_footprint(make_case("per_warp", "malloc", 16, 0, 1u << 20, 64 * kMiB)), 16 * kMiB);
 }
 
 // The default sweep as planned before heap_footprint: demand = threads x size.
@@ -154,9 +154,9 @@ TEST(Sweep, RepeatedAxisValuesRunOnce) {
 
 TEST(Sweep, DefaultSweepIsAllWithinHalfTheHeap) {
   for (const auto& c : plan_cases(default_sweep())) {
-    if (is_capacity_family(c.pattern)) continue;  // fills the heap to the first NULL by design
+    if (is_capacity_family(c.pattern_name())) continue;  // fills the heap to the first NULL by design
     if (c.limit() != Limit::malloc_heap) continue;        // printf: no heap; overflows its FIFO by design
-    if (c.size == 256 && c.threads == 32768 && c.api == "malloc" && c.malloc_heap() <= 16 * kMiB) continue;  // failure curve
+    if (c.size == 256 && c.threads == 32768 && c.api_name() == "malloc" && c.malloc_heap() <= 16 * kMiB) continue;  // failure curve
     EXPECT_LE(c.demand() * 2, c.malloc_heap()) << case_name(c);
   }
 }
@@ -166,7 +166,7 @@ TEST(Sweep, DefaultCoversEveryPatternAndApiWithBothBaselines) {
   for (auto pattern : kPatterns) {
     for (auto api : kApis) {
       const bool found = std::any_of(cases.begin(), cases.end(), [&](const Case& c) {
-        return c.pattern == pattern && c.api == api;
+        return c.pattern_name() == pattern && c.api_name() == api;
       });
       // The capacity families fill CUDA's heap through malloc alone (the other
       // CUDA APIs share it) and every API with an arena of its own (bump, slab);
@@ -202,7 +202,7 @@ TEST(Sweep, AlignmentIsAnAxisOnlyForAlignedApis) {
 TEST(Sweep, DefaultHasAFailureCurveAtFixedDemand) {
   std::vector<std::uint64_t> heaps;
   for (const auto& c : plan_cases(default_sweep())) {
-    if (c.pattern == "per_thread_mixed" && c.size == 256 && c.threads == 32768) heaps.push_back(c.malloc_heap() / kMiB);
+    if (c.pattern_name() == "per_thread_mixed" && c.size == 256 && c.threads == 32768) heaps.push_back(c.malloc_heap() / kMiB);
   }
   EXPECT_EQ(heaps, (std::vector<std::uint64_t>{4, 6, 8, 12, 16, 32}));
 }

@@ -60,7 +60,7 @@ class SleepingRound final : public Round {
     r.tally.alloc_seconds = r.tally.free_seconds = 1e-3 * scale;
     r.timed_seconds = 2e-3 * scale;
     if (const char* frac = std::getenv("HEAPBENCH_NOGPU_CAPACITY")) fill_model(r, std::stod(frac));
-    if (c_.pattern == "size_map") {
+    if (c_.pattern_name() == "size_map") {
       std::uint64_t stride = 32;
       while (stride < c_.size + 16) stride *= 2;
       BlockAddresses blocks;
@@ -70,7 +70,7 @@ class SleepingRound final : public Round {
     return r;
   }
   std::unique_ptr<Reducer> reducer() const override {
-    if (c_.pattern != "size_map") return Round::reducer();
+    if (c_.pattern_name() != "size_map") return Round::reducer();
     return combine(allocation_reducer(), stride_reducer());
   }
 
@@ -78,12 +78,12 @@ class SleepingRound final : public Round {
   // Calls in thread order take bytes until the next would pass `fraction` of
   // the heap: the fail rate falls as the heap grows, as on a GPU.
   void fill_model(IterationResult& r, double fraction) {
-    const std::uint64_t per_call = find_pattern_traits(c_.pattern)->threads_per_call;
+    const std::uint64_t per_call = c_.pattern->threads_per_call;
     const std::uint64_t calls = (c_.threads + per_call - 1) / per_call;
     const double room = fraction * static_cast<double>(heap_);
     std::uint64_t held = 0, ok = 0;
     for (std::uint64_t i = 0; i < calls; ++i) {
-      const std::uint64_t bytes = c_.pattern == "per_thread_mixed" ? mixed_size(i, c_.size) : c_.size * per_call;
+      const std::uint64_t bytes = c_.pattern_name() == "per_thread_mixed" ? mixed_size(i, c_.size) : c_.size * per_call;
       if (static_cast<double>(held + bytes) > room) continue;
       held += bytes;
       ++ok;
