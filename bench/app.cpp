@@ -28,7 +28,7 @@ namespace {
 int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* out, const Stopwatch& clock) {
   const Options& o = plan.options;
   std::unique_ptr<Backend> backend = hooks.make_backend(o.device);
-  RunConfig cfg{backend.get(), o.kernel_budget_s, o.profile ? o.profile_iterations : 0, nullptr, o.rule};
+  RunConfig cfg{backend.get(), o.kernel_budget_s, o.profile ? o.profile_iterations : 0, nullptr, o.rule, nullptr};
   if (o.only_heap != 0 && out) cfg.stop = std::make_shared<DeviceErrorStop>();
   cfg.energy = std::make_shared<energy::Meter>("the cases ran in children of this process");
   std::vector<std::string> names;

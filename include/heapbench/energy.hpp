@@ -94,6 +94,8 @@ std::vector<Sample> sample(Reader& reader, const Clock& clock, double limit_s, i
 // section of T seconds can be off by up to one update's energy, so the
 // relative error is at most update_s / T, here 1 %.
 inline constexpr double kMinUpdatesPerSection = 100;
+// Changes of the counter Meter::open waits for to measure its update interval.
+inline constexpr int kOpeningChanges = 6;
 
 // What one case's section measured, before it becomes counters.
 struct SectionReading {

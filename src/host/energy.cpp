@@ -101,9 +101,10 @@ void Meter::open(Opened opened, Clock clock, double limit_s) {
     return;
   }
   try {
-    // Three changes give two intervals between them; the first change ends an
-    // interval that began before the sampling.
-    resolution_ = analyse(sample(*opened.reader, clock, limit_s, 3));
+    // Six changes give five whole intervals between them (the first change ends
+    // an interval that began before the sampling); their median stands when the
+    // host delays one read.
+    resolution_ = analyse(sample(*opened.reader, clock, limit_s, kOpeningChanges));
   } catch (const ReadError& e) {
     absent_ = fmt::format("the energy counter of {} did not answer: {}", opened.reader->device(), e.what());
     return;
