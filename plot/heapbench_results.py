@@ -31,6 +31,8 @@ COUNTERS = [
     "flush_lines_per_s", "fifo_bytes",
     # how long each case ran and how well its mean is known (docs/metrics.md, "How long a case runs")
     "rounds", "noise", "converged", "timed_s", "sm_clock_mhz", "throttled_rounds", "unheld_rounds",
+    # energy over each case's measured section, where NVML reads it (docs/metrics.md, "Energy")
+    "energy_s", "energy_resolved", "energy_j", "avg_power_w", "energy_per_m_allocs_j", "power_w", "clock_event_reasons",
 ]
 # Figures where bigger is better (the rest: smaller is better, or neither).
 HIGHER_IS_BETTER = {"allocs_per_s", "frees_per_s", "bytes_per_s", "use_bytes_per_s", "utilization", "printf_per_s",

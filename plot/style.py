@@ -139,6 +139,13 @@ COUNTERS: dict[str, Counter] = {
     "sm_clock_mhz": Counter("mean SM clock", "MHz"),
     "throttled_rounds": Counter("rounds dropped: clock under 75 %", "rounds", False),
     "unheld_rounds": Counter("rounds dropped: hold timed out", "rounds", False),
+    "energy_s": Counter("seconds between the energy counter's reads", "s"),
+    "energy_resolved": Counter("section spans 100 energy-counter updates (1) or not (0)", ""),
+    "energy_j": Counter("GPU energy over the measured section", "J"),
+    "avg_power_w": Counter("mean GPU power over the measured section", "W"),
+    "energy_per_m_allocs_j": Counter("GPU energy per million allocation calls", "J", False),
+    "power_w": Counter("NVML power reading after the section", "W"),
+    "clock_event_reasons": Counter("NVML clock-event reasons (bitmask)", ""),
     "real_time": Counter("time per round", "ms", False),
 }
 
