@@ -8,6 +8,7 @@
 #include "heapbench/backend.hpp"
 #include "heapbench/check_hooks.hpp"
 #include "heapbench/device.hpp"
+#include "heapbench/energy.hpp"
 
 namespace heapbench {
 
@@ -17,6 +18,9 @@ struct DeviceHooks {
   std::function<std::unique_ptr<Backend>(int device)> make_backend;
   // `heapbench check`: the allocators it can check and the battery's runner (none: no battery).
   std::function<check::CheckHooks()> check;
+  // The energy counter of the device a run measures (none: the results say
+  // that no energy was read).
+  std::function<energy::Opened(const DeviceInfo& device)> energy;
 };
 
 int run_heapbench(int argc, char** argv, const DeviceHooks& hooks);

@@ -60,6 +60,7 @@ struct Measured {
   double min_clock_mhz = 0;                 // the slowest dropped batch, for the error message
   Verdict verdict = Verdict::more;
   bool warmed = false;  // the first full round has been seen (counted or discarded)
+  std::uint64_t calls = 0;  // allocation calls of every batch run, counted or dropped: what the energy paid for
 
   void accept(const IterationResult& r, const std::vector<double>& rounds, double clock_mhz) {
     for (double t : rounds) series.add(t);
@@ -99,6 +100,7 @@ std::string measure(Backend& backend, Round& round, const RunConfig& cfg, int fi
       timing = backend.end_batch();
       r = round.collect();
     }
+    m.calls += r.tally.attempts;
     wall_per_round = std::chrono::duration<double>(clock::now() - tb).count() / k;
     if (auto why = r.problem(cfg.kernel_budget_s); !why.empty()) return why;
     std::vector<double> rounds = r.round_seconds;
@@ -194,6 +196,8 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     }
     Measured m(round->reducer());
     const bool fixed = cfg.fixed_iterations > 0;
+    // The energy counter is read before the loop's first batch and after its last (docs/metrics.md, "Energy").
+    energy::Section energy_section(cfg.energy.get());
     for (auto _ : st) {
       // One iteration per case (heapbench passes --benchmark_min_time so), or
       // --profile's fixed count, one round each.
@@ -206,6 +210,7 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
       const int rounds = m.series.rounds() - before.rounds();
       st.SetIterationTime(rounds > 0 ? seconds / rounds : 0.0);
     }
+    const Counters energy_counters = energy_section.finish(m.calls);
     if (st.error_occurred()) return;
     const std::uint64_t capacity_after = probe(backend, heap.reported);
     if (const auto why = capacity_problem(capacity_before, capacity_after); !why.empty()) {
@@ -216,6 +221,7 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     set_measurement_counters(st, m, fixed);
     Counters own;
     m.reducer->write(own, heap.reported);
+    own.insert(energy_counters.begin(), energy_counters.end());
     for (const auto& [counter, value] : own) st.counters[counter] = value;
   } catch (const DeviceError& e) {
     // The context may hold a sticky error: make the next case start from a reset,

@@ -34,6 +34,7 @@ struct DeviceInfo {
   std::uint64_t total_memory = 0;
   int driver_version = 0;    // cudaDriverGetVersion, e.g. 13000
   int runtime_version = 0;   // cudaRuntimeGetVersion
+  std::string pci_bus_id;    // cudaDeviceGetPCIBusId, "0000:41:00.0": how NVML finds the same GPU
 };
 
 // Throws NoDeviceError with a one-line reason when `index` is not a usable device.
