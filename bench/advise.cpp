@@ -1,7 +1,7 @@
 // `heapbench advise`: the smallest cudaLimitMallocHeapSize at which a
 // workload's allocations all succeed on this GPU, found by bisection over real
 // runs of the workload (include/heapbench/advise.hpp has the search), each heap
-// size after its own device reset (Backend::ensure_heap resets whenever the
+// size after its own device reset (Backend::ensure_limit resets whenever the
 // size changes: CUDA refuses a new limit once a kernel has called malloc).
 //
 // Prints the probes, the smallest heap that held everything, the utilisation
@@ -37,7 +37,7 @@ HeapProbe run_probe(Backend& backend, const Workload& w, std::uint64_t mib, int 
   const auto t0 = std::chrono::steady_clock::now();
   HeapProbe p;
   p.heap_mib = mib;
-  const Backend::Heap heap = backend.ensure_heap(mib * kMiB);
+  const Backend::Heap heap = backend.ensure_limit(mib * kMiB);
   p.heap_bytes = heap.reported;
   const Case c = workload_case(w, mib * kMiB);
   {

@@ -66,12 +66,15 @@ class Backend {
     std::uint64_t reported = 0;  // the limit the device reports after setting it
     bool reset = false;          // the device was reset to change it
   };
-  virtual Heap ensure_heap(std::uint64_t bytes) = 0;
-  // After a failed call: the next ensure_heap() starts from a fresh context.
+  // The case's limit (Case::limit_bytes): sets the heap to `bytes`, resetting
+  // the device when it changes. For printf the limit is its FIFO, which like
+  // the heap can change only after a reset: the round sets the FIFO itself.
+  virtual Heap ensure_limit(std::uint64_t bytes) = 0;
+  // After a failed call: the next ensure_limit() starts from a fresh context.
   virtual void invalidate() = 0;
   // Bytes the heap hands out as kCapacityProbeBlock blocks right now.
   virtual std::uint64_t probe_capacity(std::uint64_t heap_bytes) = 0;
-  // Create after ensure_heap(): a reset invalidates a round's device memory.
+  // Create after ensure_limit(): a reset invalidates a round's device memory.
   virtual std::unique_ptr<Round> make_round(const Case& c, double kernel_budget_s) = 0;
   // Around a batch of rounds: with `hold`, the stream waits behind a blocking
   // launch until end_batch(), so the batch's launches run back to back and an

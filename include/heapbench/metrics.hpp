@@ -1,7 +1,7 @@
 #pragma once
 // Counter math: from raw counts and GPU seconds to the figures in the JSON.
 // Definitions (docs/metrics.md): rates are successful operations per second of
-// GPU time of the kernel that did them (CUDA events around that kernel).
+// GPU time of the kernel that did them (stamped by the kernel itself).
 #include <cstddef>
 #include <cstdint>
 #include <memory>

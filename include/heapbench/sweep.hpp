@@ -37,13 +37,7 @@ inline constexpr std::uint64_t kMinHeapBlock = 64;
 // kMinHeapBlock per allocation call.
 std::uint64_t heap_footprint(const Case& c);
 
-// The default sweep, in parts:
-//  - per_thread/malloc over the full axes (sizes across the allocator's size
-//    classes with odd sizes between them, one warp to 2^20 threads, 8 MiB -- CUDA's
-//    default -- to 1 GiB heaps);
-//  - every pattern x API on a smaller grid, with the bump and alloca baselines;
-//  - capacity fills of 8 MiB (every size) and 64 MiB (4 KiB, 64 KiB);
-//  - a failure curve: a fixed 8 MiB demand against heaps of 4 to 32 MiB.
+// The default sweep, in eight parts, each named and explained in default_sweep() (sweep.cpp).
 std::vector<Sweep> default_sweep();
 
 // A first look (--sweep=quick): every pattern x API once, at 64 B and 65,536

@@ -177,7 +177,7 @@ class CapacityRunner final : public Round {
     const Api api = owner_.handle();
     RoundArgs a = buffers_.args();
     a.n = n;
-    a.grid = static_cast<unsigned>((n + kBlock - 1) / kBlock);
+    a.grid = static_cast<unsigned>((n + kThreadsPerBlock - 1) / kThreadsPerBlock);
     launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
       if (active) api.deallocate(list[tid]);
     });

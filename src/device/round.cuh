@@ -5,7 +5,6 @@
 // supplies the two launches as static member templates of a tag type:
 //
 //   struct Tag : PatternDefaults {
-//     static constexpr const char* name;
 //     static constexpr unsigned call_stride;   // threads per allocation call
 //     template <class Api> static void allocate(Api, const RoundArgs&);
 //     template <class Api> static void release(Api, const RoundArgs&);
@@ -63,7 +62,7 @@ inline constexpr unsigned long long kNoLatency = ~0ull;
 
 template <class F>
 void launch_each(const RoundArgs& a, F f) {
-  for_each_thread<<<a.grid, kBlock>>>(a.n, f, a.span);
+  for_each_thread<<<a.grid, kThreadsPerBlock>>>(a.n, f, a.span);
   HB_CUDA_CHECK_LAUNCH();
 }
 
@@ -138,7 +137,7 @@ class RoundBuffers {
     args_.n = c.threads;
     args_.size = c.size;
     args_.align = c.align;
-    args_.grid = static_cast<unsigned>((c.threads + kBlock - 1) / kBlock);
+    args_.grid = static_cast<unsigned>((c.threads + kThreadsPerBlock - 1) / kThreadsPerBlock);
   }
 
   const RoundArgs& args() const { return args_; }
@@ -263,11 +262,11 @@ class ThreePhaseRunner final : public Round {
   void allocate() override { Pattern::allocate(owner_.handle(), timed(kAlloc)); }
   void use() override {
     const RoundArgs& a = buffers_.args();
-    write_slices<<<a.grid, kBlock>>>(a.table, a.n, a.size, Pattern::call_stride,
+    write_slices<<<a.grid, kThreadsPerBlock>>>(a.table, a.n, a.size, Pattern::call_stride,
                                      c_.align > Api::min_alignment ? c_.align : Api::min_alignment,
                                      Pattern::mixed_sizes, a.stats, spans_.at(slot_, kWrite));
     HB_CUDA_CHECK_LAUNCH();
-    check_slices<<<a.grid, kBlock>>>(a.table, a.n, a.size, Pattern::mixed_sizes, a.stats, spans_.at(slot_, kCheck));
+    check_slices<<<a.grid, kThreadsPerBlock>>>(a.table, a.n, a.size, Pattern::mixed_sizes, a.stats, spans_.at(slot_, kCheck));
     HB_CUDA_CHECK_LAUNCH();
   }
   void release() override { Pattern::release(owner_.handle(), timed(kFree)); }
