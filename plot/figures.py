@@ -88,6 +88,26 @@ def _heap_marker(api: str, align: int, k: int) -> str:
     return style.MARKERS[(i + k) % len(style.MARKERS)]
 
 
+def _single_api_panels(block, chunks, sub_all: pd.DataFrame, pdf: pd.DataFrame, panel: str, x: str,
+                       heap) -> None:
+    """throughput_vs's row for a heap only one API was measured at: a line per `panel` value, at most 8 a panel."""
+    api, align = sub_all[["api", "align"]].iloc[0]
+    for ax, values in zip(block, chunks):
+        sst = style.series_styles([f"{panel} {_fmt_bytes(v) if panel == 'size' else f'{int(v):,}'}"
+                                   for v in values])
+        for v, (lab, st) in zip(values, sst.items()):
+            s = sub_all[sub_all[panel] == v].sort_values(x)
+            ax.plot(s[x], s["allocs_per_s"], ms=4, label=lab, **st)
+        (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, pdf[x])
+        style.rate_axis(ax.yaxis)
+        ax.set_title(f"{_series_label(api, align)}, heap {_fmt_mib(heap)}", fontsize=9)
+        ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=6, loc="best")
+    for ax in block[len(chunks):]:
+        ax.set_visible(False)
+
+
 def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Path, written: list[Path]) -> None:
     """Per pattern: allocs_per_s against `x` (size or threads), one panel per value of `panel`,
     one line per API and heap (at 47fe9e1 the largest heap at each point was drawn, unsaid).
@@ -123,21 +143,7 @@ def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Pa
             sub_all = pdf[pdf["heap_mib"].isin(hs)]
             drawn = []
             if ch:
-                api, align = sub_all[["api", "align"]].iloc[0]
-                for ax, values in zip(block, ch):
-                    sst = style.series_styles([f"{panel} {_fmt_bytes(v) if panel == 'size' else f'{int(v):,}'}"
-                                               for v in values])
-                    for v, (lab, st) in zip(values, sst.items()):
-                        s = sub_all[sub_all[panel] == v].sort_values(x)
-                        ax.plot(s[x], s["allocs_per_s"], ms=4, label=lab, **st)
-                    (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, pdf[x])
-                    style.rate_axis(ax.yaxis)
-                    ax.set_title(f"{_series_label(api, align)}, heap {_fmt_mib(hs[0])}", fontsize=9)
-                    ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
-                    ax.grid(True, which="major", alpha=0.3)
-                    ax.legend(fontsize=6, loc="best")
-                for ax in block[len(ch):]:
-                    ax.set_visible(False)
+                _single_api_panels(block, ch, sub_all, pdf, panel, x, hs[0])
                 r0 += nr
                 continue
             for ax, pv in zip(block, panels):

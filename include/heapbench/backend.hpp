@@ -32,10 +32,12 @@ class Round {
   virtual ~Round() = default;
   virtual void begin_batch() {}           // zero the counters a batch accumulates (untimed)
   virtual void begin() = 0;               // per round: reset arena and deadline (untimed)
-  virtual void allocate() = 0;            // the timed allocating launch
+  virtual void allocate() = 0;            // the timed launch: allocating (printf's: printing)
   virtual void use() {}                   // write and read back every byte
   virtual void release() {}               // the timed freeing launch
-  virtual IterationResult collect() = 0;  // wait for the GPU, read counters and event times of the batch
+  // Wait for the GPU, then any untimed work the host drives between launches
+  // (capacity's refills, printf's drain), and read the batch's counters and times.
+  virtual IterationResult collect() = 0;
   virtual bool has_use_phase() const { return true; }   // alloca and churn use inside allocate()
   virtual bool has_free_phase() const { return true; }  // alloca frees by returning
   // A new one per case: accumulates the case's accepted batches and writes the

@@ -213,8 +213,7 @@ struct AdviseParsed {
 };
 
 void add_advise_flags(CLI::App& app, AdviseOptions& o, AdviseParsed& p) {
-  app.set_help_flag();
-  app.add_flag("-h,--help", o.help, "Print these flags and exit");
+  add_subcommand_flags(app, o.help, o.device);
   app.add_option("--threads", p.threads, "Allocating threads of the kernel (K/M suffixes; per_block: blocks x 256)");
   app.add_option("--size", p.size,
                  "Bytes each thread asks for: fixed (1000, 4K), a uniform range (16-256) or a list with weights "
@@ -223,7 +222,6 @@ void add_advise_flags(CLI::App& app, AdviseOptions& o, AdviseParsed& p) {
   app.add_option("--pattern", o.workload.pattern, "per_thread (default), per_warp or per_block");
   app.add_option("--api", o.workload.api, "malloc (default), aligned, cuda_std_aligned or new");
   app.add_option("--align", o.workload.align, "Alignment for aligned APIs (default 16)");
-  app.add_option("--device", o.device, "CUDA device index (default 0)");
   app.add_option("--margin", p.margin_pct,
                  "Safety margin added to the smallest heap that held everything, percent (default 10): the allocator "
                  "places blocks differently from run to run, so the boundary moves a little");
