@@ -91,6 +91,10 @@ class Results:
 
     def title_suffix(self) -> str:
         device = f" ({self.selection} of a --devices run)" if self.selection else ""
+        if "source_harness" in self.context:  # imported by heapbench-import-survey (docs/generations.md)
+            c = self.context
+            return (f"{self.gpu}{device}, {c['source_harness']} @{str(c.get('source_commit', '?'))[:7]}, "
+                    f"CUDA {c.get('source_cuda_versions', '?')}")
         return (f"{self.gpu}{device}, CUDA {cuda_version(self.context.get('cuda_runtime_version'))}, "
                 f"heapbench {self.context.get('heapbench_version', '?')}")
 

@@ -243,8 +243,10 @@ def provenance(files: list[Results]) -> pd.DataFrame:
                      "driver": c.get("nvidia_driver_version", c.get("driver_version",
                                                                    f"CUDA {cuda_version(c.get('cuda_driver_version'))} "
                                                                    "driver API")),
-                     "CUDA runtime": cuda_version(c.get("cuda_runtime_version")),
-                     "heapbench": f"{c.get('heapbench_version', '?')} @ {r.commit}",
+                     "CUDA runtime": c.get("source_cuda_versions") or cuda_version(c.get("cuda_runtime_version")),
+                     # an imported file's figures are another harness's (docs/generations.md)
+                     "heapbench": (f"imported from {c['source_harness']} @ {str(c.get('source_commit'))[:7]}"
+                                   if c.get("source_harness") else f"{c.get('heapbench_version', '?')} @ {r.commit}"),
                      "command": " ".join(str(x) for x in (c.get("executable", "heapbench"),
                                                            f"--sweep={c['heapbench_sweep']}" if c.get(
                                                                "heapbench_sweep") else "") if x),

@@ -148,6 +148,17 @@ def _geomean(v: pd.Series) -> tuple[float, int]:
     return (math.exp(np.log(v).mean()) if len(v) else math.nan), len(v)
 
 
+def harness_warnings(files: list[Results]) -> list[str]:
+    """Imported results (heapbench-import-survey) beside heapbench's own: a figure of each differs by
+    harness as well as by GPU."""
+    harnesses = {str(r.context.get("source_harness", "heapbench")) for r in files}
+    if len(harnesses) < 2:
+        return []
+    return [f"the files come from {len(harnesses)} harnesses ({', '.join(sorted(harnesses))}): their figures "
+            "differ by harness as well as by GPU; heapbench-generations sets them beside a calibration of the "
+            "harnesses on one GPU (docs/generations.md)"]
+
+
 def _header(gpus, files, base, warnings) -> list[str]:
     md = [f"# heapbench report: {len(gpus)} GPU runs from {len(files)} files", "",
           f"Baseline: **{base.label}**. Ratios are other / baseline (>1: the other is faster, or, for "
@@ -261,6 +272,7 @@ def report(specs: list[str], out: str | Path, baseline: str | None = None) -> tu
         detail = ", ".join(f"{r.path.name}: {r.schema_version}" for r in files)
         warnings.append(f"schema versions differ ({detail}): a counter may not be defined the same way in "
                         "every file; ratios across versions are printed but read them with care")
+    warnings += harness_warnings(files)
     others = [g for g in gpus if g is not base]
     tables = {id(g): compare_pair(base.results, g.results) for g in others}
 

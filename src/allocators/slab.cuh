@@ -58,6 +58,10 @@ struct slab {
   static constexpr int kMaxReserveTries = 8;
   static constexpr int kMaxLockWaits = 2000;  // x 256 ns: a slot locked longer gets a page of its own
   static constexpr int kMaxRunTries = 8;
+  // Once no page is free: headers read for a page of the class with room, and
+  // pages tried (a reservation can lose the room found to another warp).
+  static constexpr std::uint32_t kRoomScan = 1024;
+  static constexpr int kMaxRoomTries = 4;
 
   __device__ void* allocate(std::size_t size, std::size_t) const {
     using namespace slab_math;
@@ -161,9 +165,30 @@ struct slab {
     }
   };
 
+  struct L2Chunk {  // find_room's reader of the page headers: four 16-byte loads
+    const std::uint32_t* words;
+    __host__ __device__ void operator()(std::uint32_t first, std::uint32_t (&h)[slab_math::kRoomChunk]) const {
+      static_assert(slab_math::kRoomChunk == 16, "four uint4 loads");
+#ifdef __CUDA_ARCH__
+      const auto* v = reinterpret_cast<const uint4*>(words + first);
+      for (int i = 0; i < 4; ++i) {
+        const uint4 x = __ldcg(v + i);
+        h[4 * i] = x.x;
+        h[4 * i + 1] = x.y;
+        h[4 * i + 2] = x.z;
+        h[4 * i + 3] = x.w;
+      }
+#else
+      for (std::uint32_t j = 0; j < slab_math::kRoomChunk; ++j) h[j] = words[first + j];
+#endif
+    }
+  };
+
   // Reserves up to `want` blocks (at most a page's) in the slot's page, or in
   // a new page when it is full or gone; returns how many (0: no page left).
   // `first` is the page's count before the reservation: where free bits likely are.
+  // When no page is free, the new page is one of the class that has room
+  // (reserve_room): blocks freed from pages that left their slots full.
   __device__ std::uint32_t reserve(unsigned cls, std::uint32_t* slot, std::uint32_t want, std::uint32_t& page,
                                    std::uint32_t& first) const {
     using namespace slab_math;
@@ -190,25 +215,64 @@ struct slab {
         release_count(page, want);
       }
       if (atomicCAS(slot, s, kSlotLocked) == s) {
+        std::uint32_t got = want;
         page = acquire(1, hint(cls, slot));
-        if (page == kNone) {
-          atomicExch(slot, s);
-          return 0;
+        if (page != kNone) {
+          atomicAdd(header + page, make_header(tag, want));  // an add: keeps what stale reservers added meanwhile
+          first = 0;
+        } else {
+          got = reserve_room(cls, want, room_start(cls, slot), page, first);
+          if (got == 0) {
+            atomicExch(slot, s);
+            return 0;
+          }
         }
-        atomicAdd(header + page, make_header(tag, want));  // an add: keeps what stale reservers added meanwhile
         __threadfence();
         atomicExch(slot, page + 1);
-        first = 0;
-        return want;
+        return got;
       }
     }
     // A page of this warp's own, in no slot: for a request that fills it, or
     // after losing every race for the slot (NULL only when no page is free).
     page = acquire(1, hint(cls, slot));
-    if (page == kNone) return 0;
+    if (page == kNone) return reserve_room(cls, want, room_start(cls, slot), page, first);
     atomicAdd(header + page, make_header(tag, want));
     first = 0;
     return want;
+  }
+
+  // With no page free: up to `want` blocks in a page of class cls that has
+  // room, found by find_room from `start` (the roomiest of the first 16
+  // headers that include one with room for all, else the roomiest of
+  // kRoomScan headers), reserved as in a
+  // slot's page; 0 when none has room. Without it a page that left its slot
+  // full came back only once empty (docs/slab.md, "Stranded room").
+  __device__ std::uint32_t reserve_room(unsigned cls, std::uint32_t want, std::uint32_t start, std::uint32_t& page,
+                                        std::uint32_t& first) const {
+    using namespace slab_math;
+    const std::uint32_t tag = tag_of_class(cls), cap = blocks_per_page(cls);
+    for (int t = 0; t < kMaxRoomTries; ++t) {
+      const std::uint32_t p = find_room(L2Chunk{header}, pages, start, kRoomScan, cls, want);
+      if (p == kNone) return 0;
+      const std::uint32_t old = atomicAdd(header + p, want);
+      if (header_tag(old) == tag && header_count(old) < cap) {
+        const std::uint32_t got = cap - header_count(old) < want ? cap - header_count(old) : want;
+        if (got < want) atomicSub(header + p, want - got);
+        page = p;
+        first = header_count(old);
+        return got;
+      }
+      release_count(p, want);  // filled (or emptied and retired) since it was read
+      start = p + 1 < pages ? p + 1 : 0;
+    }
+    return 0;
+  }
+
+  // Where a slot's search for room starts: its hint, moved on by the clock so
+  // that its refills one after another do not read the same full pages first.
+  __device__ std::uint32_t room_start(unsigned cls, const std::uint32_t* slot) const {
+    const auto tick = static_cast<std::uint32_t>(clock()) * 0x9E3779B1u;
+    return pages == 0 ? 0 : static_cast<std::uint32_t>((hint(cls, slot) + static_cast<std::uint64_t>(tick)) % pages);
   }
 
   __device__ static std::uint32_t wait_unlocked(const std::uint32_t* slot) {

@@ -151,6 +151,48 @@ HEAPBENCH_SLAB_HD constexpr Layout layout(std::uint64_t heap) {
   return layout_for_pages(0);
 }
 
+// Room for more blocks in a page of class c whose header is h: 0 for a page of
+// another class, free, the head of a large run, or full.
+HEAPBENCH_SLAB_HD constexpr std::uint32_t room_in(std::uint32_t h, unsigned c) {
+  if (header_tag(h) != tag_of_class(c)) return 0;
+  const std::uint32_t n = header_count(h), cap = blocks_per_page(c);
+  return n < cap ? cap - n : 0;
+}
+
+// Headers read at once by find_room: 64 bytes, four 16-byte loads (the header
+// array starts 16-byte aligned: layout_for_pages puts it after 512 B per page).
+inline constexpr std::uint32_t kRoomChunk = 16;
+
+// A page of class c with room, for when no page is free: the headers of `pages`
+// pages are read by chunks of kRoomChunk from the chunk that holds `start`
+// (wrapping), at most `scan` of them; the roomiest page of the first chunk
+// that has one with room for `want` blocks, else the roomiest page read, else
+// kNone. load(first, h) fills h with headers first ... first + 15 (first is a
+// multiple of kRoomChunk; those at or past `pages` are ignored).
+template <class Load>
+HEAPBENCH_SLAB_HD constexpr std::uint32_t find_room(Load load, std::uint32_t pages, std::uint32_t start, std::uint32_t scan,
+                                                    unsigned c, std::uint32_t want) {
+  if (pages == 0) return kNone;
+  const std::uint32_t chunks = (pages + kRoomChunk - 1) / kRoomChunk;
+  std::uint32_t reads = (scan + kRoomChunk - 1) / kRoomChunk;
+  if (reads > chunks) reads = chunks;
+  std::uint32_t k = (start % pages) / kRoomChunk, best = kNone, best_room = 0;
+  for (std::uint32_t i = 0; i < reads; ++i) {
+    std::uint32_t h[kRoomChunk] = {};
+    load(k * kRoomChunk, h);
+    for (std::uint32_t j = 0; j < kRoomChunk && k * kRoomChunk + j < pages; ++j) {
+      const std::uint32_t r = room_in(h[j], c);
+      if (r > best_room) {
+        best = k * kRoomChunk + j;
+        best_room = r;
+      }
+    }
+    if (best_room >= want) return best;
+    k = k + 1 < chunks ? k + 1 : 0;
+  }
+  return best;
+}
+
 // The first page of a run of n clear bits in [from, to) of a page bitmap that
 // load(word) reads, or kNone. Whole words in use or free are stepped over at once.
 template <class Load>

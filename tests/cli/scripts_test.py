@@ -28,6 +28,8 @@ BAD = {
     "setup": [(["x"], "'x'")],
     "slurm": [([], "required"), (["submit", "--tasks=0"], "--tasks"), (["submit", "--tasks=x"], "invalid int"),
               (["launch"], "invalid choice")],
+    "survey-calibrate": [([], "--survey"), (["--bogus"], "'--bogus'"), (["--survey=missing", "--out=o"], "perf_allocation.cu"),
+                         (["--survey=scripts"], "--out")],
     "sweep": [(["--benchmark_out=mine.json"], "runs/"), (["--sizes=64", "--benchmark_out", "x"], "runs/")],
     "test": [(["--fast"], "'--fast'")],
     "toolkits": [(["nvcc99"], "'nvcc99'"), (["installed", "cuda12"], "'cuda12'")],

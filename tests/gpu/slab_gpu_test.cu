@@ -4,6 +4,7 @@
 // and its capacity figures, which its layout predicts exactly.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -149,6 +150,19 @@ class SlabArena {
     check_and_free<<<grid(n), kThreadsPerBlock>>>(owner_.handle(), blocks_.p, n, last_size_, bad_.p);
     check(cudaDeviceSynchronize());
   }
+  // The blocks the last fill got, and a list of blocks checked and freed (as free_all).
+  std::vector<void*> blocks() const {
+    std::vector<void*> all = blocks_.host();
+    all.resize(count_.host()[0]);
+    return all;
+  }
+  void free_list(const std::vector<void*>& list) {
+    if (list.empty()) return;
+    DeviceArray<void*> d(list.size());
+    check(cudaMemcpy(d.p, list.data(), list.size() * sizeof(void*), cudaMemcpyHostToDevice));
+    check_and_free<<<grid(list.size()), kBlock>>>(owner_.handle(), d.p, list.size(), last_size_, bad_.p);
+    check(cudaDeviceSynchronize());
+  }
   std::uint64_t misaligned() const { return misaligned_.host()[0]; }
   std::uint64_t bad() const { return bad_.host()[0]; }
   const sm::Layout& layout() const { return owner_.layout(); }
@@ -183,6 +197,39 @@ TEST(SlabGpu, FillsEveryPageAndFreeingGivesEveryPageBackToAnyClass) {
   a.free_all();
   EXPECT_EQ(a.misaligned(), 0u);
   EXPECT_EQ(a.bad(), 0u) << "two live blocks overlapped";
+}
+
+TEST(SlabGpu, BlocksFreedFromFullPagesAreHandedOutAgainWhenNoPageIsFree) {
+  HeapSession session(0);
+  SlabArena a(8 * kMiB);
+  const std::uint64_t pages = a.layout().pages;
+  for (std::uint64_t size : {4096u, 64u, 16u}) {
+    // Every page full: then every other block freed, so pages that left their
+    // slots full have room and (almost) none is empty.
+    ASSERT_EQ(a.fill(size), pages * sm::blocks_per_page(sm::class_of(size))) << size;
+    const std::vector<void*> first = a.blocks();
+    std::vector<void*> kept, freed;
+    for (std::size_t i = 0; i < first.size(); ++i) (i % 2 == 0 ? kept : freed).push_back(first[i]);
+    a.free_list(freed);
+    // The room comes back: a page is reused as soon as it has room once none
+    // is free, not only once it is empty. A reservation can hide a block for
+    // a moment, so a few may be missed; without the reuse most are.
+    const std::uint64_t again = a.fill(size);
+    EXPECT_LE(again, freed.size()) << size;
+    EXPECT_GE(again, freed.size() - freed.size() / 100) << size;
+    // Blocks of one class sit at multiples of their size in a page: two that
+    // overlap start at the same address.
+    std::vector<void*> live = kept;
+    for (void* p : a.blocks()) live.push_back(p);
+    std::sort(live.begin(), live.end());
+    EXPECT_EQ(std::adjacent_find(live.begin(), live.end()), live.end()) << "a block handed out twice, size " << size;
+    a.free_all();
+    a.free_list(kept);
+    EXPECT_EQ(a.bad(), 0u) << "a block handed out again overlapped a kept one, size " << size;
+  }
+  EXPECT_EQ(a.fill(16), pages * 4096) << "every page came back";
+  a.free_all();
+  EXPECT_EQ(a.misaligned(), 0u);
 }
 
 TEST(SlabGpu, OversizedAndZeroRequests) {
@@ -275,6 +322,25 @@ TEST(SlabGpu, ChurnRoundsThroughTheHarnessNeverFail) {
     const IterationResult res = run_round(*r, round);
     EXPECT_EQ(res.problem(kBudget), "") << "round " << round;
     EXPECT_EQ(res.tally.successes, res.tally.attempts) << "round " << round;
+    EXPECT_EQ(res.tally.frees, res.tally.successes);
+  }
+}
+
+TEST(SlabGpu, ChurnOfUpTo4KiBOn1GiBFailsAtMostOnePercent) {
+  if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
+  HeapSession session(0);
+  // About 4 blocks live a thread, 2.7 KiB each once rounded: some 720 MB of
+  // 1 GiB, but about 1.2 M allocations a launch. Before pages with room were
+  // reused once none was free, 46 % of them failed on the H200.
+  const Case c{"churn", "slab", 4096, 0, 65536, 1024 * kMiB};
+  session.ensure_heap(c.malloc_heap());
+  auto r = make_cuda_round(c, kBudget);
+  for (int round = 0; round < 3; ++round) {
+    const IterationResult res = run_round(*r, round);
+    EXPECT_EQ(res.problem(kBudget), "") << "round " << round;
+    ASSERT_GT(res.tally.attempts, 0u);
+    EXPECT_LE(static_cast<double>(res.tally.attempts - res.tally.successes), 0.01 * res.tally.attempts)
+        << "round " << round << ": " << res.tally.successes << " of " << res.tally.attempts;
     EXPECT_EQ(res.tally.frees, res.tally.successes);
   }
 }

@@ -134,6 +134,14 @@ TEST(SlabLayout, MetadataFitsInTheHeapAndCostsUnderOnePercent) {
     }
   }
   EXPECT_EQ(layout(8ull << 20).pages, 126u);
+  // find_room reads the headers 16 at a time with 16-byte loads: the array is
+  // aligned for them and its last chunk, read whole, stays in the metadata.
+  for (std::uint64_t pages : {1ull, 15ull, 16ull, 17ull, 126ull, 1015ull, 16253ull}) {
+    const Layout l = layout_for_pages(pages);
+    EXPECT_EQ(l.header % 16, 0u) << pages;
+    const std::uint64_t chunks = (pages + kRoomChunk - 1) / kRoomChunk;
+    EXPECT_LE(l.header + chunks * kRoomChunk * 4, l.meta_begin + l.meta_bytes) << pages;
+  }
   EXPECT_EQ(layout(64ull << 20).pages, 1015u);
   EXPECT_EQ(layout(1000).pages, 0u);
 }
@@ -202,6 +210,54 @@ TEST(SlabRuns, FindRunAgreesWithABitByBitSearchOnEveryStart) {
       ASSERT_EQ(got, expected) << n << " " << start;
     }
   }
+}
+
+TEST(SlabRoom, RoomIsWhatAPageOfTheClassHasLeft) {
+  EXPECT_EQ(room_in(make_header(tag_of_class(8), 3), 8), 13u) << "a 4 KiB page holds 16";
+  EXPECT_EQ(room_in(make_header(tag_of_class(8), 16), 8), 0u) << "full";
+  EXPECT_EQ(room_in(make_header(tag_of_class(8), 17), 8), 0u) << "over-reserved for a moment: full";
+  EXPECT_EQ(room_in(make_header(tag_of_class(7), 3), 8), 0u) << "another class";
+  EXPECT_EQ(room_in(make_header(kFreeTag, 3), 8), 0u) << "a free page (stale reservers' counts)";
+  EXPECT_EQ(room_in(make_header(kLargeTag, 1), 8), 0u) << "a large run";
+  EXPECT_EQ(room_in(make_header(tag_of_class(0), 0), 0), 4096u) << "empty, not yet retired";
+  EXPECT_EQ(room_in(make_header(tag_of_class(12), 1), 12), 0u);
+}
+
+// Headers of `pages` pages read 16 at a time; past `pages` the reader gives
+// pages of the class with all their room, which find_room must ignore.
+struct Chunks {
+  const std::vector<std::uint32_t>* v;
+  std::uint32_t junk;
+  void operator()(std::uint32_t first, std::uint32_t (&h)[kRoomChunk]) const {
+    for (std::uint32_t j = 0; j < kRoomChunk; ++j) h[j] = first + j < v->size() ? (*v)[first + j] : junk;
+  }
+};
+
+TEST(SlabRoom, FindRoomTakesTheRoomiestOfTheFirstChunkWithEnoughFromTheStart) {
+  constexpr unsigned c = 8;  // 4 KiB: 16 a page
+  const std::uint32_t pages = 70, tag = tag_of_class(c);
+  std::vector<std::uint32_t> h(pages, make_header(tag, 16));  // every page full
+  const Chunks load{&h, make_header(tag, 0)};
+  EXPECT_EQ(find_room(load, pages, 0, 1024, c, 1), kNone) << "all full; the reader's extra headers are past the pages";
+  EXPECT_EQ(find_room(load, 0, 0, 1024, c, 1), kNone);
+  h[5] = make_header(tag, 15);   // room 1
+  h[40] = make_header(tag, 10);  // room 6
+  h[45] = make_header(tag, 4);   // room 12
+  h[47] = make_header(tag_of_class(7), 0);  // another class, empty
+  h[66] = make_header(tag, 12);  // room 4
+  EXPECT_EQ(find_room(load, pages, 0, 1024, c, 1), 5u) << "the first chunk with room for one";
+  EXPECT_EQ(find_room(load, pages, 0, 1024, c, 2), 45u) << "chunk 0 has too little: the roomiest of chunk 2";
+  EXPECT_EQ(find_room(load, pages, 33, 1024, c, 2), 45u) << "from the chunk that holds the start";
+  EXPECT_EQ(find_room(load, pages, 50, 1024, c, 2), 66u);
+  EXPECT_EQ(find_room(load, pages, 50, 1024, c, 5), 45u) << "none with 5 from 48 on: wraps to chunk 0, then 2";
+  EXPECT_EQ(find_room(load, pages, 50, 1024, c, 13), 45u) << "none with 13 anywhere: the roomiest read";
+  EXPECT_EQ(find_room(load, pages, 50, 16, c, 13), kNone) << "chunk 3 (48 .. 63) alone: no room";
+  EXPECT_EQ(find_room(load, pages, 50, 32, c, 13), 66u) << "chunks 3 and 4 (64 .. 69)";
+  EXPECT_EQ(find_room(load, pages, 50, 64, c, 13), 66u) << "then chunks 0 and 1: page 5 has less";
+  EXPECT_EQ(find_room(load, pages, 50, 80, c, 13), 45u) << "then chunk 2";
+  EXPECT_EQ(find_room(load, pages, 20, 16, c, 1), kNone) << "chunk 1 alone: none";
+  EXPECT_EQ(find_room(load, pages, 70 + 40, 16, c, 1), 45u) << "a start past the pages wraps";
+  EXPECT_EQ(find_room(load, pages, 0, 1024, 7, 1), 47u) << "another class sees only its own";
 }
 
 }  // namespace
