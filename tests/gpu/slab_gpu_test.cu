@@ -160,7 +160,7 @@ class SlabArena {
     if (list.empty()) return;
     DeviceArray<void*> d(list.size());
     check(cudaMemcpy(d.p, list.data(), list.size() * sizeof(void*), cudaMemcpyHostToDevice));
-    check_and_free<<<grid(list.size()), kBlock>>>(owner_.handle(), d.p, list.size(), last_size_, bad_.p);
+    check_and_free<<<grid(list.size()), kThreadsPerBlock>>>(owner_.handle(), d.p, list.size(), last_size_, bad_.p);
     check(cudaDeviceSynchronize());
   }
   std::uint64_t misaligned() const { return misaligned_.host()[0]; }
