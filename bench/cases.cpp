@@ -1,7 +1,7 @@
 // Google Benchmark side of every pattern (workloads and counters: the header
-// comment of each src/device/<pattern>.cu). One iteration = one round of the
-// pattern; its manual time is the GPU time of the round's timed launches, stamped
-// in the kernels. Every phase is an NVTX range inside the case's range. The
+// comment of each src/device/<pattern>.cu). One iteration = the case's batches
+// of rounds until the stopping rule says enough; its manual time is a round's mean
+// GPU time of its timed launches, stamped in the kernels. Every phase is an NVTX range inside the case's range. The
 // harness only loops and writes the measurement counters every case has; the
 // pattern's counters are written by the reducer its Round makes (reducer.hpp).
 #include <benchmark/benchmark.h>
@@ -171,7 +171,7 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
       // By limit_bytes, not malloc_heap(): a printf case's FIFO too can change
       // only after a device reset, which a new heap size brings.
       nvtx::range r{nvtx::phase(nvtx::Phase::heap, static_cast<std::int64_t>(c.limit_bytes / kMiB))};
-      heap = backend.ensure_heap(c.limit_bytes);
+      heap = backend.ensure_limit(c.limit_bytes);
       if (heap.reset) {
         nvtx::mark(fmt::format("device reset for a {} MiB heap", c.limit_bytes / kMiB).c_str(), nvtx::Phase::heap);
       }

@@ -82,19 +82,6 @@ class HeapSession {
 // case, it shows whether the case left the heap smaller (a leak).
 std::uint64_t probe_heap_capacity(std::uint64_t heap_bytes);
 
-// What the device heap does with requests at its edges (current device, after
-// its heap was set to heap_bytes).
-struct EdgeCaseReport {
-  bool malloc_zero_null = false;      // malloc(0) returned NULL
-  bool malloc_zero_distinct = false;  // two malloc(0) returned different non-NULL pointers
-  bool free_null_returned = false;    // free(NULL) returned (the kernel finished)
-  bool oversize_null = false;         // malloc(heap + 1) returned NULL
-  std::string align_64k_result;       // "NULL", "aligned" or "misaligned"
-  std::string align_16m_result;
-  std::string align_npot_result;
-};
-EdgeCaseReport probe_edge_cases(std::uint64_t heap_bytes);
-
 // The round of a case on the current device (pattern x API dispatch). Throws
 // std::invalid_argument for an unsupported pair, std::runtime_error when an
 // API misbehaves before measuring, CudaError for a failed CUDA call.

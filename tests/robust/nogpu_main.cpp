@@ -104,7 +104,7 @@ class SleepingRound final : public Round {
 
 class StandInBackend final : public Backend {
  public:
-  Heap ensure_heap(std::uint64_t bytes) override {
+  Heap ensure_limit(std::uint64_t bytes) override {
     trace("heap " + std::to_string(bytes));
     const bool reset = (current_ != 0 && current_ != bytes) || dirty_;
     current_ = bytes;
