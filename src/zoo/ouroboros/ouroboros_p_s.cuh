@@ -1,0 +1,22 @@
+#pragma once
+// Ouroboros-P-S (GPUPeople/Ouroboros, as the GPUMemManSurvey names it):
+// page-based queues (free pages), standard array queues. docs/zoo.md: upstream, pinned commit, patches, how it differs
+// from docs/allocators.md's contract.
+#include "heapbench/api_traits.hpp"
+
+namespace heapbench_user {
+// own_arena: one allocation of the case's heap (plus its chunk locator, one
+// bit per 8 KiB chunk). Requests above 8 KiB get nullptr; running out of
+// chunks traps (a CUDA error, not nullptr: patches/0005).
+inline constexpr heapbench::ApiTraits ouroboros_p_s_traits{"ouroboros_p_s", heapbench::Source::own_arena, false};
+}  // namespace heapbench_user
+
+#ifdef __CUDACC__
+#include "detail/ouroboros.cuh"
+
+namespace heapbench_user {
+struct ouroboros_p_s : heapbench_zoo::ouroboros::Handle<ouroboros_p_s, heapbench_zoo::ouroboros::Pages<PageQueue>> {
+  static constexpr const heapbench::ApiTraits& traits = ouroboros_p_s_traits;
+};
+}  // namespace heapbench_user
+#endif
