@@ -157,6 +157,12 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
   if (cfg.stop && cfg.stop->due()) throw StoppedAfterDeviceError{};
   nvtx::range case_range{nvtx::case_range(name.c_str(), c.threads)};
   Backend& backend = *cfg.backend;
+  // An allocator whose contract rules the case out (a heap too small for it, a
+  // block too large): its reason, before any device work.
+  if (const std::string why = contract_skip_reason(c); !why.empty()) {
+    st.SkipWithError(why.c_str());
+    return;
+  }
   try {
     Backend::Heap heap;
     {

@@ -268,7 +268,8 @@ const CheckApi& api_named(const CheckHooks& hooks, const std::string& name) {
 RowPlan plan_for(const CheckOptions& o, const CheckApi& api, std::uint64_t heap, Row row) {
   RowPlan p;
   p.row = row;
-  p.heap_bytes = heap_for(row, heap, o.threads, api.caps.takes_align);
+  // An allocator that cannot be set up on less (gallatin: one 16 MiB segment) gets its least heap.
+  p.heap_bytes = std::max<std::uint64_t>(heap_for(row, heap, o.threads, api.caps.takes_align), api.caps.min_heap);
   p.threads = o.threads;
   p.soak_s = o.soak_s;
   p.budget_s = o.kernel_budget_s;

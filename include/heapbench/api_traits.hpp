@@ -36,6 +36,13 @@ struct ApiTraits {
   // deallocate gives the block back for reuse. false (bump): heapbench check
   // reports the rows that need a free that works as NOT SUPPORTED, not FAIL.
   bool frees = true;
+  // Where an allocator's contract is narrower than CUDA's malloc (docs/zoo.md):
+  // the smallest heap (its arena) it can be set up on, and the largest block it
+  // serves, in bytes; 0 for no limit. A case outside them is not measured: it
+  // is reported as an error with the reason (contract_skip_reason,
+  // heapbench/catalog.hpp). Set them with with_min_heap / with_max_size.
+  unsigned long long min_heap = 0;
+  unsigned long long max_size = 0;
 
   constexpr bool heap_backed() const { return source == Source::device_heap; }
   constexpr bool owns_arena() const { return source == Source::own_arena; }
@@ -44,6 +51,18 @@ struct ApiTraits {
   // printf are measured by runners of their own).
   constexpr bool has_handle() const { return source == Source::device_heap || source == Source::own_arena; }
 };
+
+// `t` with a smallest heap or a largest block (ApiTraits::min_heap, max_size):
+// an adapter's traits stay `ApiTraits{name, source, takes_align}` whatever
+// fields come before these.
+constexpr ApiTraits with_min_heap(ApiTraits t, unsigned long long bytes) {
+  t.min_heap = bytes;
+  return t;
+}
+constexpr ApiTraits with_max_size(ApiTraits t, unsigned long long bytes) {
+  t.max_size = bytes;
+  return t;
+}
 
 namespace api {
 inline constexpr ApiTraits kMalloc{"malloc", Source::device_heap};     // malloc/free on CUDA's device heap

@@ -71,6 +71,13 @@ bool is_call_path(std::string_view api);
 // unknown. --help and --apis tell the user this instead of "unknown name".
 std::string not_built_reason(std::string_view api);
 
+// Why a case that the planner lists cannot be measured with its API
+// (ApiTraits::min_heap, max_size: an allocator of the zoo, docs/zoo.md), or ""
+// if it can. The run reports such a case as an error with this reason, never a
+// number.
+std::string contract_skip_reason(const Case& c);
+std::string contract_skip_reason(const Case& c, const ApiTraits& api);  // with these traits
+
 // Whether `size` means something for the pattern (PatternTraits::valid_size):
 // printf's size is the bytes of arguments per call, whole 8-byte arguments from
 // 8 to 64; any size > 0 elsewhere.

@@ -64,6 +64,7 @@ struct Capabilities {
   bool frees = true;           // deallocate gives the block back (bump: a no-op)
   bool takes_align = false;    // allocate honours its align argument
   std::uint64_t min_alignment = 16;
+  std::uint64_t min_heap = 0;  // the least heap it can be set up on (ApiTraits::min_heap): raises every row's heap
 };
 Capabilities capabilities(const ApiTraits& t, std::uint64_t min_alignment);
 

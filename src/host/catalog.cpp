@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 namespace heapbench {
 
 bool is_pattern(std::string_view name) { return find_pattern_traits(name) != nullptr; }
@@ -54,6 +56,23 @@ std::string not_built_reason(std::string_view api) {
     return "<nvfunctional> was not found when heapbench was configured (HEAPBENCH_NVFUNCTIONAL)";
   }
   return {};
+}
+
+std::string contract_skip_reason(const Case& c, const ApiTraits& t) {
+  if (!t.has_handle()) return {};
+  if (t.min_heap != 0 && c.malloc_heap() < t.min_heap) {
+    return fmt::format("not supported: {} needs a heap of at least {} bytes, the case has {}", t.name, t.min_heap,
+                       c.malloc_heap());
+  }
+  if (t.max_size != 0 && c.size > t.max_size) {
+    return fmt::format("not supported: {} serves blocks of at most {} bytes, the case asks for {}", t.name,
+                       t.max_size, c.size);
+  }
+  return {};
+}
+std::string contract_skip_reason(const Case& c) {
+  const ApiTraits* t = find_api_traits(c.api);
+  return t == nullptr ? std::string() : contract_skip_reason(c, *t);
 }
 
 bool valid_size(std::string_view pattern, std::uint64_t size) {

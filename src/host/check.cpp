@@ -117,6 +117,7 @@ Capabilities capabilities(const ApiTraits& t, std::uint64_t min_alignment) {
   c.frees = t.frees;
   c.takes_align = t.takes_align;
   c.min_alignment = min_alignment;
+  c.min_heap = t.min_heap;
   return c;
 }
 
