@@ -33,6 +33,24 @@ using Chunks = ::Ouroboros<OuroborosChunks<Queue, Chunk<CHUNK_SIZE>, SMALLEST_PA
 template <class O>
 inline constexpr std::size_t kMaxBytes = O::ConcreteOuroboros::LargestPageSize_;
 
+// The least arena an instance can be set up on: its queues (a fixed size per
+// variant, at the end of the allocation) and a chunk for each size class.
+// Upstream's size arithmetic wraps around below it; each adapter's traits give
+// a min_heap at least this large (checked where the adapter is compiled), so
+// heapbench reports a smaller case as an error with the reason.
+template <class O>
+constexpr std::size_t least_arena() {
+  using Chunk = typename O::ChunkBase;
+  return Ouro::alignment<std::size_t>(O::size_() + O::ConcreteOuroboros::memoryManagerSize(), Chunk::size()) +
+         (O::ConcreteOuroboros::NumberQueues_ + 1) * Chunk::size();
+}
+
+// An adapter's traits against its instance: least heap and largest block.
+template <class H>
+constexpr bool traits_match() {
+  return H::traits.min_heap >= least_arena<typename H::Instance>() && H::traits.max_size == H::max_bytes;
+}
+
 inline void check(cudaError_t e, const char* api, const char* call) {
   if (e != cudaSuccess) throw heapbench::CudaError(std::string(api) + ": " + call + ": " + cudaGetErrorString(e));
 }
@@ -44,6 +62,7 @@ struct Handle {
   // start, pages of 16 B << k after the metadata: 16-byte aligned at least.
   static constexpr std::size_t min_alignment = 16;
   static constexpr std::size_t max_bytes = kMaxBytes<O>;
+  using Instance = O;
 
   O* ouro = nullptr;  // the instance's copy in device memory (the start of its allocation)
 
@@ -57,16 +76,13 @@ struct Handle {
     explicit Owner(const heapbench::Case& c) : bytes_(c.arena_bytes()) {
       const char* name = Derived::traits.name.data();
       using Chunk = typename O::ChunkBase;
-      // The queues take a fixed part of the arena (320 MiB for the standard
-      // ones: 10 queues of 8 Mi entries); upstream's size arithmetic wraps
-      // around below that, so refuse the case with the reason instead.
-      O probe;
-      const std::size_t fixed = Ouro::alignment<std::size_t>(O::size_() + probe.totalMemoryManagerSize(), Chunk::size());
-      const std::size_t least = fixed + (O::ConcreteOuroboros::NumberQueues_ + 1) * Chunk::size();
-      if (bytes_ < least) {
-        throw heapbench::CudaError(std::string(name) + ": an arena of " + std::to_string(bytes_ >> 20) +
-                                   " MiB is too small: its queues and a chunk per size class take " +
-                                   std::to_string((least + (1u << 20) - 1) >> 20) + " MiB (docs/zoo.md)");
+      // heapbench does not make a case below the traits' min_heap; this guards
+      // the arithmetic below all the same.
+      const std::size_t fixed = Ouro::alignment<std::size_t>(O::size_() + O::ConcreteOuroboros::memoryManagerSize(), Chunk::size());
+      if (bytes_ < least_arena<O>()) {
+        throw heapbench::CudaError(std::string(name) + ": an arena of " + std::to_string(bytes_) +
+                                   " bytes is too small: its queues and a chunk per size class take " +
+                                   std::to_string(least_arena<O>()) + " (docs/zoo.md)");
       }
       // initialize() takes this many bytes in one cudaMalloc that it does not
       // check (a failure then exits the process); it allocates only when given
