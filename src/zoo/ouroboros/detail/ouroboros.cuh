@@ -98,12 +98,14 @@ struct Handle {
       check(cudaMalloc(reinterpret_cast<void**>(&memory), alloc_bytes_), name, "cudaMalloc");
       instance_ = std::make_unique<O>();
       instance_->memory.d_memory = memory;  // Memory's destructor frees it from here on
-      initialize();
+      try {
+        initialize();
+      } catch (...) {
+        drop();
+        throw;
+      }
     }
-    ~Owner() {
-      instance_.reset();         // Memory's destructor cudaFrees the allocation
-      (void)cudaGetLastError();  // a destructor must not throw; leave no error for the next case
-    }
+    ~Owner() { drop(); }
     Owner(const Owner&) = delete;
     Owner& operator=(const Owner&) = delete;
 
@@ -124,6 +126,14 @@ struct Handle {
     }
 
    private:
+    // Memory's destructor cudaFrees the allocation, and exit()s if that fails
+    // -- as it does in a context a trap has broken. There, the allocation is
+    // left to the device reset that follows a device error.
+    void drop() noexcept {
+      if (instance_ && cudaDeviceSynchronize() != cudaSuccess) instance_->memory.d_memory = nullptr;
+      instance_.reset();
+      (void)cudaGetLastError();  // leave no error for the next case
+    }
     void initialize() {
       const char* name = Derived::traits.name.data();
       instance_->initialize(bytes_);

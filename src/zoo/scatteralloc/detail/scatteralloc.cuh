@@ -109,16 +109,15 @@ struct Handle {
       } catch (const std::exception& e) {                     // mallocMC's CUDA::error
         throw heapbench::CudaError(std::string(name) + ": " + e.what());
       }
-      check(cudaDeviceSynchronize(), name, "initHeap");
-      check(cudaGetLastError(), name, "initHeap");
-    }
-    ~Owner() {
       try {
-        allocator_.reset();  // frees the pool (mallocMC throws on a failed cudaFree)
+        check(cudaDeviceSynchronize(), name, "initHeap");
+        check(cudaGetLastError(), name, "initHeap");
       } catch (...) {
+        drop();
+        throw;
       }
-      (void)cudaGetLastError();  // a destructor must not throw; leave no error for the next case
     }
+    ~Owner() { drop(); }
     Owner(const Owner&) = delete;
     Owner& operator=(const Owner&) = delete;
 
@@ -135,6 +134,15 @@ struct Handle {
     }
 
    private:
+    // mallocMC's destructor frees the pool and throws if cudaFree fails -- as
+    // it does in a context a device error has broken -- and a throw from a
+    // destructor ends the process. There, the pool is left to the device reset
+    // that follows a device error (and the host object: a few bytes).
+    void drop() noexcept {
+      if (allocator_ && cudaDeviceSynchronize() != cudaSuccess) (void)allocator_.release();
+      allocator_.reset();
+      (void)cudaGetLastError();  // leave no error for the next case
+    }
     std::unique_ptr<A> allocator_;
   };
 };
