@@ -6,7 +6,9 @@
 #include <fstream>
 #include <regex>
 #include <string>
+#include <string_view>
 
+#include "heapbench/api_traits.hpp"  // and through it heapbench/user_apis.hpp: HEAPBENCH_ZOO_PINS
 #include "heapbench/version.hpp"
 
 namespace heapbench {
@@ -29,6 +31,8 @@ void add_results_context(const DeviceInfo& d, const Options& o) {
   add("heapbench_schema_version", std::to_string(kSchemaVersion));
   add("heapbench_version", kVersion);
   add("heapbench_git_commit", kGitCommit);
+  // The published allocators built in, each at its pinned commit (docs/zoo.md).
+  if (std::string_view(HEAPBENCH_ZOO_PINS).size() != 0) add("heapbench_zoo", HEAPBENCH_ZOO_PINS);
   add("gpu_index", std::to_string(d.index));
   add("gpu_name", d.name);
   add("gpu_compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor));

@@ -95,13 +95,13 @@ function(hb_zoo_fetch family)
   if(NOT n EQUAL 40)
     message(FATAL_ERROR "hb_zoo_fetch(${family}): GIT_TAG must be a full commit (40 hex digits), not ${arg_GIT_TAG}")
   endif()
-  # Populate only: a family's own CMakeLists.txt is never added to the build.
-  FetchContent_Declare(${family} GIT_REPOSITORY "${arg_GIT_REPOSITORY}" GIT_TAG "${arg_GIT_TAG}")
-  FetchContent_GetProperties(${family})
+  # Populate only: SOURCE_SUBDIR names a folder without a CMakeLists.txt, so
+  # the family's own build is never added to heapbench's.
+  FetchContent_Declare(${family} GIT_REPOSITORY "${arg_GIT_REPOSITORY}" GIT_TAG "${arg_GIT_TAG}"
+                       SOURCE_SUBDIR heapbench-populate-only)
+  FetchContent_MakeAvailable(${family})
   string(TOLOWER "${family}" lc)
-  if(NOT ${lc}_POPULATED)
-    FetchContent_Populate(${family})
-  endif()
+  FetchContent_GetProperties(${family})
   string(TOUPPER "${family}" uc)
   if(FETCHCONTENT_SOURCE_DIR_${uc})
     set(origin "local ${FETCHCONTENT_SOURCE_DIR_${uc}}")

@@ -57,6 +57,23 @@ std::vector<Sweep> quick_sweep();
 std::vector<std::uint64_t> size_map_sizes();
 std::vector<Sweep> size_map_sweep();
 
+// The allocator zoo on the survey's grid (--sweep=zoo, docs/zoo.md): every
+// built allocator adapter with a handle (the zoo's, the bundled ones, those of
+// HEAPBENCH_ALLOCATORS: zoo_apis()) beside malloc and bump as references, at
+// the points GPUMemManSurvey measured:
+//  - per_thread at 10,000 and 100,000 threads x 16, 32, ..., 8192 B (2 GiB heap);
+//  - scaling: per_thread at 2^10 ... 2^20 threads x 16 and 64 B;
+//  - per_warp and per_block, cross_kernel and cross_kernel_remote_free at
+//    100,000 threads x 16, 64, 256, 1024 and 4096 B;
+//  - churn at 64 B and 4 KiB, 65,536 threads;
+//  - capacity (utilisation at the first NULL, then the refills: recovery) at
+//    1024 threads, every size of the capacity part on 16 MiB and 4 KiB, 64 KiB
+//    on 64 MiB.
+// The round patterns run on 1 GiB but the first part; 16 MiB is the least heap
+// a zoo allocator takes (gallatin: one segment).
+std::vector<std::string> zoo_apis();
+std::vector<Sweep> zoo_sweep();
+
 // Cases over one or more sweeps (unsupported pattern x API pairs skipped,
 // duplicates dropped), ordered heap-major so a run resets the device once per
 // distinct heap size whatever a filter selects.

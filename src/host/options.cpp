@@ -93,8 +93,9 @@ void add_flags(CLI::App& app, Parsed& p) {
   app.add_option("--sweep", p.sweep,
                  "Which built-in sweep the axis flags modify: default (the thorough one) or quick (every "
                  "pattern x API at one or two points, about 30 s on an H200) or size_map (the allocator's size "
-                 "classes: every 16 B to 8 KiB, then coarser to 1 MiB; docs/cli.md)")
-      ->check(CLI::IsMember({"default", "quick", "size_map"}));
+                 "classes: every 16 B to 8 KiB, then coarser to 1 MiB; docs/cli.md) or zoo (every allocator "
+                 "adapter beside malloc and bump on GPUMemManSurvey's grid; docs/zoo.md)")
+      ->check(CLI::IsMember({"default", "quick", "size_map", "zoo"}));
   const StoppingRule rule;
   app.add_option("--max-noise", p.max_noise_pct,
                  fmt::format("Stop a case once the relative standard error of its mean round time is at most this "
@@ -277,7 +278,10 @@ Options parse_options(int argc, const char* const* argv) {
     o.rule.max_time_s = p.max_time_s;
   }
   o.sweep = p.sweep;
-  o.sweeps = p.sweep == "quick" ? quick_sweep() : p.sweep == "size_map" ? size_map_sweep() : default_sweep();
+  o.sweeps = p.sweep == "quick"      ? quick_sweep()
+             : p.sweep == "size_map" ? size_map_sweep()
+             : p.sweep == "zoo"      ? zoo_sweep()
+                                     : default_sweep();
   // Each flag replaces its axis in every part of the default sweep.
   auto apply = [&](auto member, auto value) {
     for (auto& s : o.sweeps) s.*member = value;

@@ -1,6 +1,7 @@
 #include "heapbench/sweep.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <tuple>
 
@@ -130,6 +131,47 @@ std::vector<Sweep> quick_sweep() {
   return {Sweep{round_patterns(), apis, {64}, {16}, {65536}, {1024 * kMiB}, 0.0},
           Sweep{{"capacity", "capacity_fill"}, apis, {64}, {16}, {1024}, {8 * kMiB}, 0.0},
           Sweep{{"printf"}, {"printf"}, {8}, {16}, {1024}, {8 * kMiB}, 0.0}};
+}
+
+std::vector<std::string> zoo_apis() {
+  // The built-in APIs (api::): every other entry of kApiTraits is an adapter.
+  constexpr std::array builtin = {api::kMalloc,     api::kAligned,      api::kCudaStdAligned,    api::kNew,
+                                  api::kBump,       api::kAlloca,       api::kPrintf,            api::kMallocFnptr,
+                                  api::kBumpFnptr,  api::kMallocNvfunction, api::kBumpNvfunction};
+  std::vector<std::string> out{std::string(api::kMalloc.name), std::string(api::kBump.name)};
+  for (const ApiTraits& t : kApiTraits) {
+    const bool is_builtin =
+        std::any_of(builtin.begin(), builtin.end(), [&](const ApiTraits& b) { return b.name == t.name; });
+    if (t.built && t.has_handle() && !t.is_call_path() && !is_builtin) out.emplace_back(t.name);
+  }
+  return out;
+}
+
+std::vector<Sweep> zoo_sweep() {
+  const std::vector<std::string> apis = zoo_apis();
+  // {patterns, apis, sizes, aligns, threads, heaps, max_demand_fraction}
+  std::vector<std::uint64_t> survey_sizes;  // 16 B ... 8 KiB, the survey's sizes
+  for (std::uint64_t s = 16; s <= 8192; s *= 2) survey_sizes.push_back(s);
+  // 100,000 x 8 KiB is 819 MB: on 2 GiB it stays within half the heap.
+  Sweep per_thread{{"per_thread"}, apis, survey_sizes, {16}, {10000, 100000}, {2048 * kMiB}, 0.5};
+  std::vector<std::uint64_t> scaling_threads;
+  for (std::uint64_t t = 1u << 10; t <= 1u << 20; t *= 2) scaling_threads.push_back(t);
+  Sweep scaling{{"per_thread"}, apis, {16, 64}, {16}, scaling_threads, {1024 * kMiB}, 0.5};
+  // per_warp and per_block ask for 32x and 256x the size per call.
+  Sweep groups{{"per_warp", "per_block", "cross_kernel", "cross_kernel_remote_free"},
+               apis,
+               {16, 64, 256, 1024, 4096},
+               {16},
+               {100000},
+               {1024 * kMiB},
+               0.5};
+  Sweep churn{{"churn"}, apis, {64, 4096}, {16}, {65536}, {1024 * kMiB}, 0.5};
+  // Failing calls on a full heap are slow for malloc (about 0.3 s a round at
+  // 8 MiB for blocks up to 1 KiB, results/H200/default-sweep.json): small
+  // blocks fill 16 MiB only.
+  Sweep capacity{{"capacity"}, apis, {16, 64, 256, 1024, 4096, 65536}, {16}, {1024}, {16 * kMiB}, 0.0};
+  Sweep capacity_large{{"capacity"}, apis, {4096, 65536}, {16}, {1024}, {64 * kMiB}, 0.0};
+  return {per_thread, scaling, groups, churn, capacity, capacity_large};
 }
 
 std::vector<std::uint64_t> size_map_sizes() {

@@ -122,8 +122,11 @@ TEST_P(EveryPair, OversubscribedHeapFailsSomeCallsWithoutError) {
   if (api == "alloca") GTEST_SKIP() << "the stack has no heap to oversubscribe";
   HeapSession s(0);
   // 8192 x 4 KiB = 32 MiB asked of an 8 MiB heap (or bump arena). churn holds
-  // up to 8 blocks per thread of 16 B..4 KiB: also well past 8 MiB.
-  const Case c = make_case(pattern, api, 4096, 8192, 8 * kMiB);
+  // up to 8 blocks per thread of 16 B..4 KiB: also well past 8 MiB. An
+  // allocator with a least heap above 8 MiB (ApiTraits::min_heap: gallatin's
+  // 16 MiB) gets that heap and as many more threads, four times its heap.
+  const std::uint64_t heap = std::max<std::uint64_t>(8 * kMiB, find_api_traits(api)->min_heap);
+  const Case c = make_case(pattern, api, 4096, heap / 1024, heap);
   s.ensure_heap(c.malloc_heap());
   auto r = make_cuda_round(c, kBudget);
   const IterationResult res = run_round(*r, 0);

@@ -1,5 +1,6 @@
 #include "heapbench/sweep.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -258,3 +259,89 @@ TEST(PatternTraitsBudget, OnlyPrintfWaitsForTheHost) {
     EXPECT_EQ(t->budget_factor, t->name == "printf" ? 4.0 : 1.0) << t->name;
   }
 }
+
+namespace heapbench {
+namespace {
+
+// --sweep=zoo: the allocator adapters of this build (here the bundled slab;
+// the zoo's families where -DHEAPBENCH_ZOO builds them) beside malloc and bump.
+TEST(ZooSweep, MeasuresEveryAdapterBesideMallocAndBumpOnly) {
+  const auto apis = zoo_apis();
+  ASSERT_GE(apis.size(), 2u);
+  EXPECT_EQ(apis[0], "malloc");
+  EXPECT_EQ(apis[1], "bump");
+  EXPECT_NE(std::find(apis.begin(), apis.end(), "slab"), apis.end());
+  for (const auto& name : apis) {
+    const ApiTraits* t = find_api_traits(name);
+    ASSERT_NE(t, nullptr) << name;
+    EXPECT_TRUE(t->built && t->has_handle() && !t->is_call_path()) << name;
+  }
+  for (const char* other : {"aligned", "cuda_std_aligned", "new", "alloca", "printf", "malloc_fnptr", "bump_fnptr"}) {
+    EXPECT_EQ(std::find(apis.begin(), apis.end(), other), apis.end()) << other;
+  }
+}
+
+bool has(const std::vector<Case>& cases, const std::string& name) {
+  return std::any_of(cases.begin(), cases.end(), [&](const Case& c) { return case_name(c) == name; });
+}
+
+TEST(ZooSweep, HasTheSurveysPointsForEveryApi) {
+  const auto cases = plan_cases(zoo_sweep());
+  for (const auto& api : zoo_apis()) {
+    for (std::uint64_t size = 16; size <= 8192; size *= 2) {
+      for (int threads : {10000, 100000}) {
+        EXPECT_TRUE(has(cases, fmt::format("per_thread/{}/size:{}/threads:{}/heap:2048", api, size, threads)))
+            << api << " " << size << " " << threads;
+      }
+    }
+    for (std::uint64_t threads = 1024; threads <= (1u << 20); threads *= 2) {
+      for (int size : {16, 64}) {
+        EXPECT_TRUE(has(cases, fmt::format("per_thread/{}/size:{}/threads:{}/heap:1024", api, size, threads)));
+      }
+    }
+    for (const char* pattern : {"per_warp", "per_block", "cross_kernel", "cross_kernel_remote_free"}) {
+      for (int size : {16, 64, 256, 1024, 4096}) {
+        EXPECT_TRUE(has(cases, fmt::format("{}/{}/size:{}/threads:100000/heap:1024", pattern, api, size)));
+      }
+    }
+    for (int size : {64, 4096}) {
+      EXPECT_TRUE(has(cases, fmt::format("churn/{}/size:{}/threads:65536/heap:1024", api, size)));
+    }
+    for (int size : {16, 64, 256, 1024, 4096, 65536}) {
+      EXPECT_TRUE(has(cases, fmt::format("capacity/{}/size:{}/threads:1024/heap:16", api, size)));
+    }
+    for (int size : {4096, 65536}) {
+      EXPECT_TRUE(has(cases, fmt::format("capacity/{}/size:{}/threads:1024/heap:64", api, size)));
+    }
+  }
+  // Those points and no others: 20 + 22 + 20 + 2 + 8 per API.
+  EXPECT_EQ(cases.size(), 72 * zoo_apis().size());
+  for (const auto& c : cases) {
+    EXPECT_GE(c.malloc_heap(), 16 * kMiB) << case_name(c);  // the least heap of every zoo allocator
+    if (!is_capacity_family(c.pattern)) EXPECT_LE(heap_footprint(c) * 2, c.malloc_heap()) << case_name(c);
+  }
+  // Heap-major: one device reset (under isolation, one process) per heap size.
+  EXPECT_EQ(heap_changes(cases), 3);
+}
+
+TEST(ContractSkip, AHeapUnderTheLeastOrABlockOverTheLargestHasAReason) {
+  const ApiTraits limited = with_max_size(with_min_heap(ApiTraits{"limited", Source::own_arena}, 16 * kMiB), 4096);
+  const Case small_heap{"per_thread", "limited", 64, 0, 1024, 8 * kMiB};
+  EXPECT_EQ(contract_skip_reason(small_heap, limited),
+            "not supported: limited needs a heap of at least 16777216 bytes, the case has 8388608");
+  const Case large_block{"per_thread", "limited", 8192, 0, 1024, 16 * kMiB};
+  EXPECT_EQ(contract_skip_reason(large_block, limited),
+            "not supported: limited serves blocks of at most 4096 bytes, the case asks for 8192");
+  EXPECT_EQ(contract_skip_reason(Case{"per_thread", "limited", 4096, 0, 1024, 16 * kMiB}, limited), "");
+  // No limit by default, and none on the built-in APIs.
+  EXPECT_EQ(contract_skip_reason(large_block, ApiTraits{"open", Source::own_arena}), "");
+  for (auto api : kApis) {
+    const ApiTraits* t = find_api_traits(api);
+    if (t->min_heap == 0 && t->max_size == 0) {
+      EXPECT_EQ(contract_skip_reason(Case{"per_thread", std::string(api), 1u << 30, 0, 32, 1 * kMiB}), "") << api;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace heapbench
