@@ -1,7 +1,7 @@
 // `heapbench advise`: the smallest cudaLimitMallocHeapSize at which a
 // workload's allocations all succeed on this GPU, found by bisection over real
 // runs of the workload (include/heapbench/advise.hpp has the search), each heap
-// size after its own device reset (Backend::ensure_heap resets whenever the
+// size after its own device reset (Backend::ensure_limit resets whenever the
 // size changes: CUDA refuses a new limit once a kernel has called malloc).
 //
 // Prints the probes, the smallest heap that held everything, the utilisation
@@ -22,6 +22,7 @@
 #include "heapbench/parse.hpp"
 #include "heapbench/results_file.hpp"
 #include "heapbench/version.hpp"
+#include "subcommand.hpp"
 
 namespace heapbench {
 namespace {
@@ -37,7 +38,7 @@ HeapProbe run_probe(Backend& backend, const Workload& w, std::uint64_t mib, int 
   const auto t0 = std::chrono::steady_clock::now();
   HeapProbe p;
   p.heap_mib = mib;
-  const Backend::Heap heap = backend.ensure_heap(mib * kMiB);
+  const Backend::Heap heap = backend.ensure_limit(mib * kMiB);
   p.heap_bytes = heap.reported;
   const Case c = workload_case(w, mib * kMiB);
   {
@@ -70,172 +71,197 @@ nlohmann::json probe_json(const HeapProbe& p) {
 
 std::string mib_text(double bytes) { return fmt::format("{:.1f} MiB", bytes / static_cast<double>(kMiB)); }
 
-}  // namespace
-
-int run_advise(int argc, char** argv, const DeviceHooks& hooks) {
-  AdviseOptions o;
-  try {
-    o = parse_advise_options(argc, argv);
-  } catch (const UsageError& e) {
-    fmt::print(stderr, "heapbench advise: {} (see heapbench advise --help)\n", e.what());
-    return kExitUsage;
-  }
-  if (o.help) {
-    fmt::print("{}", advise_help());
-    return kExitOk;
-  }
-  // --out is checked, locked and written as the main program's results file
-  // (results_file.hpp): refused before the search if it cannot be written,
-  // replaced whole by a rename, so a failed write leaves the earlier advice.
-  std::optional<ResultsFile> out;
-  if (o.out) {
-    try {
-      out.emplace(*o.out, "--out");
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "heapbench advise: {}\n", e.what());
-      return kExitUsage;
-    }
-    out->remove_scratch_on_signal();
-  }
-  struct DiscardScratch {
-    std::optional<ResultsFile>& f;
-    ~DiscardScratch() {
-      if (f) f->discard();
-    }
-  } discard_scratch{out};
-  const auto t0 = std::chrono::steady_clock::now();
-  const Workload& w = o.workload;
-  const std::uint64_t demand = workload_demand(w);
-  // The case's name less its heap: the heap is what the search varies.
-  const std::string shown = case_name(workload_case(w, 0));
-  const std::string runs_as = shown.substr(0, shown.rfind("/heap:"));
-
+// One run of `heapbench advise`: what was asked, the device, and what the
+// search found.
+struct Advice {
+  const AdviseOptions& o;
   DeviceInfo device;
-  try {
-    device = hooks.probe(o.device);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "heapbench advise: {}\n", e.what());
-    return kExitNoDevice;
-  }
-  // The heap is carved from device memory: leave a quarter for everything else.
-  std::uint64_t max_mib = device.total_memory / 4 * 3 / kMiB;
-  if (o.max_heap != 0) {
-    if (o.max_heap >= device.total_memory) {
-      fmt::print(stderr, "heapbench advise: --max-heap={} is not smaller than the {} of device {} ({})\n",
-                 format_quantity(o.max_heap), format_quantity(device.total_memory), device.index, device.name);
-      return kExitUsage;
-    }
-    max_mib = o.max_heap / kMiB;
-  }
+  std::uint64_t demand = 0;  // bytes the workload asks per round
+  std::string runs_as;       // the case's name less its heap: the heap is what the search varies
+  std::uint64_t max_mib = 0;
+  HeapProbe at_default;
+  HeapSearch search;
+};
 
-  fmt::print("heapbench advise on {} (device {})\n", device.name, device.index);
+// The largest heap the search may try, or nullopt after saying why --max-heap is refused.
+std::optional<std::uint64_t> max_heap_mib(const AdviseOptions& o, const DeviceInfo& device) {
+  // The heap is carved from device memory: leave a quarter for everything else.
+  if (o.max_heap == 0) return device.total_memory / 4 * 3 / kMiB;
+  if (o.max_heap >= device.total_memory) {
+    fmt::print(stderr, "heapbench advise: --max-heap={} is not smaller than the {} of device {} ({})\n",
+               format_quantity(o.max_heap), format_quantity(device.total_memory), device.index, device.name);
+    return std::nullopt;
+  }
+  return o.max_heap / kMiB;
+}
+
+void print_workload(const Advice& a) {
+  const AdviseOptions& o = a.o;
+  const Workload& w = o.workload;
+  fmt::print("heapbench advise on {} (device {})\n", a.device.name, a.device.index);
   fmt::print("workload: {} threads x {} B ({}), {}, {}: {} asked per round (heapbench case {})\n", w.threads,
              w.size.text(), w.size.kind == SizeDistribution::Kind::fixed ? "fixed" : "uniform", w.pattern, w.api,
-             mib_text(static_cast<double>(demand)), runs_as);
+             mib_text(static_cast<double>(a.demand)), a.runs_as);
   fmt::print("heap sizes tried, each after a device reset ({} round{} each):\n", o.rounds, o.rounds == 1 ? "" : "s");
+}
 
-  std::unique_ptr<Backend> backend = hooks.make_backend(o.device);
+// Probes CUDA's default heap, then bisects (find_min_heap), printing each probe.
+void search(Advice& a, Backend& backend) {
+  const AdviseOptions& o = a.o;
+  const Workload& w = o.workload;
+
   auto run = [&](std::uint64_t mib) {
-    HeapProbe p = run_probe(*backend, w, mib, o.rounds, o.kernel_budget_s);
+    HeapProbe p = run_probe(backend, w, mib, o.rounds, o.kernel_budget_s);
     fmt::print("  {:>8} MiB  fail_rate {:.4f}  {:>12} of {:>12} calls succeeded{}  {:.2f} s\n", mib, p.fail_rate(),
                p.successes, p.attempts,
                p.not_started ? fmt::format(" ({} calls found the kernel budget spent)", p.not_started) : "", p.seconds);
     std::fflush(stdout);
     return p;
   };
+  a.at_default = run(kDefaultHeapMiB);
+  a.search = find_min_heap(a.demand, a.max_mib, o.tolerance, [&](std::uint64_t mib) {
+    return mib == kDefaultHeapMiB ? a.at_default : run(mib);
+  });
+}
 
-  HeapProbe at_default;
-  HeapSearch search;
+// The advice file's keys that do not depend on the outcome.
+nlohmann::json advice_json(const Advice& a) {
+  const AdviseOptions& o = a.o;
+  const Workload& w = o.workload;
+  nlohmann::json doc = device_context(a.device);
+  doc["heapbench_advice_version"] = kAdviceSchemaVersion;
+  doc["workload"] = {{"threads", w.threads}, {"size", w.size.text()}, {"pattern", w.pattern},
+                     {"api", w.api},         {"case", a.runs_as},     {"demand_bytes", a.demand}};
+  doc["rounds_per_heap"] = o.rounds;
+  doc["tolerance"] = o.tolerance;
+  doc["margin"] = o.margin;
+  doc["kernel_budget_s"] = o.kernel_budget_s;
+  doc["default_heap"] = {{"heap_mib", kDefaultHeapMiB},
+                         {"fail_rate", a.at_default.fail_rate()},
+                         {"not_started", a.at_default.not_started}};
+  nlohmann::json probes = nlohmann::json::array();
+  for (const auto& p : a.search.probes) probes.push_back(probe_json(p));
+  if (a.search.probes.empty() || a.search.probes.front().heap_mib != kDefaultHeapMiB) {
+    probes.insert(probes.begin(), probe_json(a.at_default));
+  }
+  doc["probes"] = probes;
+  return doc;
+}
+
+// Prints the outcome and adds it to `doc`; returns the exit status.
+int report(const Advice& a, nlohmann::json& doc) {
+  const AdviseOptions& o = a.o;
+  const std::string default_line = fmt::format(
+      "without the call (CUDA's default {} MiB heap): {:.1f} % of allocation calls return NULL{}", kDefaultHeapMiB,
+      100 * a.at_default.fail_rate(),
+      a.at_default.not_started
+          ? fmt::format(" (at least: {} calls found the kernel budget spent)", a.at_default.not_started)
+          : "");
+  if (!a.search.min_mib) {
+    fmt::print("no heap up to {} MiB held every allocation of this workload\n", a.max_mib);
+    fmt::print("{}\n", default_line);
+    doc["min_heap_mib"] = nullptr;
+    return kExitNoAdvice;
+  }
+  const std::uint64_t min_mib = *a.search.min_mib;
+  const HeapProbe* at_min = nullptr;
+  for (const auto& p : a.search.probes) {
+    if (p.heap_mib == min_mib) at_min = &p;
+  }
+  const double utilization = at_min && at_min->heap_bytes ? static_cast<double>(at_min->bytes) / at_min->rounds /
+                                                                static_cast<double>(at_min->heap_bytes)
+                                                          : 0;
+  const std::uint64_t advised = advised_mib(min_mib, o.margin);
+  const std::string code_line = set_limit_code(advised);
+  const auto& max_failing = a.search.max_failing_mib;
+  fmt::print("smallest heap that held every allocation: {} MiB{}\n", min_mib,
+             max_failing ? fmt::format(" ({} MiB did not; bisection to {:g} %)", *max_failing, 100 * o.tolerance) : "");
+  fmt::print("utilisation there: {:.1f} % of the heap limit holds requested bytes ({} of {})\n", 100 * utilization,
+             mib_text(static_cast<double>(a.demand)), mib_text(static_cast<double>(min_mib * kMiB)));
+  fmt::print("advice, with a {:g} % safety margin: {} MiB\n  {}\n", 100 * o.margin, advised, code_line);
+  fmt::print("{}\n", default_line);
+  doc["min_heap_mib"] = min_mib;
+  doc["max_failing_heap_mib"] = max_failing ? nlohmann::json(*max_failing) : nlohmann::json();
+  doc["utilization"] = utilization;
+  doc["advised_heap_mib"] = advised;
+  doc["advised_heap_bytes"] = advised * kMiB;
+  doc["code"] = code_line;
+  return kExitOk;
+}
+
+// --out is checked, locked and written as the main program's results file
+// (results_file.hpp): refused before the search if it cannot be written,
+// replaced whole by a rename, so a failed write leaves the earlier advice.
+class AdviceFile {
+ public:
+  // False after saying why the file cannot be written.
+  bool open(const std::optional<std::string>& path) {
+    if (!path) return true;
+    try {
+      file_.emplace(*path, "--out");
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "heapbench advise: {}\n", e.what());
+      return false;
+    }
+    file_->remove_scratch_on_signal();
+    return true;
+  }
+  AdviceFile() = default;
+  AdviceFile(const AdviceFile&) = delete;
+  AdviceFile& operator=(const AdviceFile&) = delete;
+  ~AdviceFile() {
+    if (file_) file_->discard();
+  }
+  // kExitOk, or kExitCannotWrite after saying why.
+  int write(const nlohmann::json& doc) const {
+    if (!file_) return kExitOk;
+    try {
+      write_atomically(file_->path(), doc.dump(2) + '\n');
+    } catch (const ResultsWriteError& e) {
+      fmt::print(stderr, "heapbench advise: {}; {} keeps its earlier content\n", e.what(), file_->path());
+      return kExitCannotWrite;
+    }
+    return kExitOk;
+  }
+
+ private:
+  std::optional<ResultsFile> file_;
+};
+
+}  // namespace
+
+int run_advise(int argc, char** argv, const DeviceHooks& hooks) {
+  const std::optional<AdviseOptions> parsed = parse_subcommand("advise", [&] { return parse_advise_options(argc, argv); });
+  if (!parsed) return kExitUsage;
+  const AdviseOptions& o = *parsed;
+  if (o.help) {
+    fmt::print("{}", advise_help());
+    return kExitOk;
+  }
+  AdviceFile out;
+  if (!out.open(o.out)) return kExitUsage;
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::string shown = case_name(workload_case(o.workload, 0));
+  const std::optional<DeviceInfo> device = probe_for("advise", hooks, o.device);
+  if (!device) return kExitNoDevice;
+  const std::optional<std::uint64_t> max_mib = max_heap_mib(o, *device);
+  if (!max_mib) return kExitUsage;
+  Advice a{o, *device, workload_demand(o.workload), shown.substr(0, shown.rfind("/heap:")), *max_mib, {}, {}};
+  print_workload(a);
+  std::unique_ptr<Backend> backend = hooks.make_backend(o.device);
   try {
-    at_default = run(kDefaultHeapMiB);
-    search = find_min_heap(demand, max_mib, o.tolerance, [&](std::uint64_t mib) {
-      return mib == kDefaultHeapMiB ? at_default : run(mib);
-    });
+    search(a, *backend);
   } catch (const std::exception& e) {
     fmt::print(stderr, "heapbench advise: {}\n", e.what());
     return kExitNoAdvice;
   }
-
-  nlohmann::json doc = {
-      {"heapbench_advice_version", kAdviceSchemaVersion},
-      {"heapbench_version", kVersion},
-      {"heapbench_git_commit", kGitCommit},
-      {"gpu_name", device.name},
-      {"gpu_index", device.index},
-      {"gpu_memory_bytes", device.total_memory},
-      {"cuda_driver_version", device.driver_version},
-      {"cuda_runtime_version", device.runtime_version},
-      {"workload",
-       {{"threads", w.threads},
-        {"size", w.size.text()},
-        {"pattern", w.pattern},
-        {"api", w.api},
-        {"case", runs_as},
-        {"demand_bytes", demand}}},
-      {"rounds_per_heap", o.rounds},
-      {"tolerance", o.tolerance},
-      {"margin", o.margin},
-      {"kernel_budget_s", o.kernel_budget_s},
-      {"default_heap",
-       {{"heap_mib", kDefaultHeapMiB},
-        {"fail_rate", at_default.fail_rate()},
-        {"not_started", at_default.not_started}}},
-  };
-  nlohmann::json probes = nlohmann::json::array();
-  for (const auto& p : search.probes) probes.push_back(probe_json(p));
-  if (search.probes.empty() || search.probes.front().heap_mib != kDefaultHeapMiB) {
-    probes.insert(probes.begin(), probe_json(at_default));
-  }
-  doc["probes"] = probes;
-
-  int code = kExitOk;
-  const std::string default_line = fmt::format(
-      "without the call (CUDA's default {} MiB heap): {:.1f} % of allocation calls return NULL{}", kDefaultHeapMiB,
-      100 * at_default.fail_rate(),
-      at_default.not_started ? fmt::format(" (at least: {} calls found the kernel budget spent)", at_default.not_started)
-                             : "");
-  if (!search.min_mib) {
-    fmt::print("no heap up to {} MiB held every allocation of this workload\n", max_mib);
-    fmt::print("{}\n", default_line);
-    doc["min_heap_mib"] = nullptr;
-    code = kExitNoAdvice;
-  } else {
-    const std::uint64_t min_mib = *search.min_mib;
-    const HeapProbe* at_min = nullptr;
-    for (const auto& p : search.probes) {
-      if (p.heap_mib == min_mib) at_min = &p;
-    }
-    const double utilization =
-        at_min && at_min->heap_bytes ? static_cast<double>(at_min->bytes) / at_min->rounds / static_cast<double>(at_min->heap_bytes) : 0;
-    const std::uint64_t advised = advised_mib(min_mib, o.margin);
-    const std::string code_line = set_limit_code(advised);
-    fmt::print("smallest heap that held every allocation: {} MiB{}\n", min_mib,
-               search.max_failing_mib ? fmt::format(" ({} MiB did not; bisection to {:g} %)", *search.max_failing_mib,
-                                                    100 * o.tolerance)
-                                      : "");
-    fmt::print("utilisation there: {:.1f} % of the heap limit holds requested bytes ({} of {})\n", 100 * utilization,
-               mib_text(static_cast<double>(demand)), mib_text(static_cast<double>(min_mib * kMiB)));
-    fmt::print("advice, with a {:g} % safety margin: {} MiB\n  {}\n", 100 * o.margin, advised, code_line);
-    fmt::print("{}\n", default_line);
-    doc["min_heap_mib"] = min_mib;
-    doc["max_failing_heap_mib"] = search.max_failing_mib ? nlohmann::json(*search.max_failing_mib) : nlohmann::json();
-    doc["utilization"] = utilization;
-    doc["advised_heap_mib"] = advised;
-    doc["advised_heap_bytes"] = advised * kMiB;
-    doc["code"] = code_line;
-  }
+  nlohmann::json doc = advice_json(a);
+  const int code = report(a, doc);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   doc["seconds"] = seconds;
   fmt::print("took {:.1f} s\n", seconds);
-  if (out) {
-    try {
-      write_atomically(out->path(), doc.dump(2) + '\n');
-    } catch (const ResultsWriteError& e) {
-      fmt::print(stderr, "heapbench advise: {}; {} keeps its earlier content\n", e.what(), out->path());
-      return kExitCannotWrite;
-    }
-  }
-  return code;
+  const int written = out.write(doc);
+  return written != kExitOk ? written : code;
 }
 
 }  // namespace heapbench

@@ -1,6 +1,6 @@
 #pragma once
 // `heapbench advise ...`: heap-size advice for a workload (bench/advise.cpp).
-#include "app.hpp"
+#include "device_hooks.hpp"
 
 namespace heapbench {
 

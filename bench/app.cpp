@@ -31,8 +31,9 @@ namespace {
 int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* out, const Stopwatch& clock) {
   const Options& o = plan.options;
   std::unique_ptr<Backend> backend = hooks.make_backend(o.device);
-  RunConfig cfg{backend.get(), o.kernel_budget_s, o.profile ? o.profile_iterations : 0, nullptr, o.rule};
+  RunConfig cfg{backend.get(), o.kernel_budget_s, o.profile ? o.profile_iterations : 0, nullptr, o.rule, nullptr};
   if (o.only_heap != 0 && out) cfg.stop = std::make_shared<DeviceErrorStop>();
+  cfg.energy = std::make_shared<energy::Meter>("the cases ran in children of this process");
   std::vector<std::string> names;
   for (const auto& c : plan.cases) names.push_back(benchmark_name(c, cfg));
 
@@ -62,6 +63,10 @@ int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* ou
   if (const int* code = std::get_if<int>(&devices)) return *code;
   const Devices& d = std::get<Devices>(devices);
   const PlannedRun run{plan, names, filter, clock};
+  if (!plan.isolated) {
+    cfg.energy->open(hooks.energy ? hooks.energy(d.last) : energy::Opened{nullptr, "this program reads no energy counter"},
+                     energy::steady_clock());
+  }
   return plan.isolated ? run_isolated(run, d.indices, *out) : run_in_process(run, d.last, cfg, out);
 }
 

@@ -1,23 +1,11 @@
 #pragma once
 // heapbench's program, reaching the device through hooks: the real binary
 // passes the CUDA ones (bench/main.cpp); tests pass a device that needs no GPU.
-#include <functional>
-#include <memory>
 #include <vector>
 
-#include "heapbench/backend.hpp"
-#include "heapbench/check_hooks.hpp"
-#include "heapbench/device.hpp"
+#include "device_hooks.hpp"
 
 namespace heapbench {
-
-struct DeviceHooks {
-  // Throws NoDeviceError (one-line reason) or DeviceError.
-  std::function<DeviceInfo(int device)> probe;
-  std::function<std::unique_ptr<Backend>(int device)> make_backend;
-  // `heapbench check`: the allocators it can check and the battery's runner (none: no battery).
-  std::function<check::CheckHooks()> check;
-};
 
 int run_heapbench(int argc, char** argv, const DeviceHooks& hooks);
 

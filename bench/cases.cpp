@@ -1,7 +1,7 @@
 // Google Benchmark side of every pattern (workloads and counters: the header
-// comment of each src/device/<pattern>.cu). One iteration = one round of the
-// pattern; its manual time is the GPU time of the round's timed launches, stamped
-// in the kernels. Every phase is an NVTX range inside the case's range. The
+// comment of each src/device/<pattern>.cu). One iteration = the case's batches
+// of rounds until the stopping rule says enough; its manual time is a round's mean
+// GPU time of its timed launches, stamped in the kernels. Every phase is an NVTX range inside the case's range. The
 // harness only loops and writes the measurement counters every case has; the
 // pattern's counters are written by the reducer its Round makes (reducer.hpp).
 #include <benchmark/benchmark.h>
@@ -60,6 +60,7 @@ struct Measured {
   double min_clock_mhz = 0;                 // the slowest dropped batch, for the error message
   Verdict verdict = Verdict::more;
   bool warmed = false;  // the first full round has been seen (counted or discarded)
+  std::uint64_t calls = 0;  // allocation calls of every batch run, counted or dropped: what the energy paid for
 
   void accept(const IterationResult& r, const std::vector<double>& rounds, double clock_mhz) {
     for (double t : rounds) series.add(t);
@@ -99,6 +100,7 @@ std::string measure(Backend& backend, Round& round, const RunConfig& cfg, int fi
       timing = backend.end_batch();
       r = round.collect();
     }
+    m.calls += r.tally.attempts;
     wall_per_round = std::chrono::duration<double>(clock::now() - tb).count() / k;
     if (auto why = r.problem(cfg.kernel_budget_s); !why.empty()) return why;
     std::vector<double> rounds = r.round_seconds;
@@ -169,7 +171,7 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
       // By limit_bytes, not malloc_heap(): a printf case's FIFO too can change
       // only after a device reset, which a new heap size brings.
       nvtx::range r{nvtx::phase(nvtx::Phase::heap, static_cast<std::int64_t>(c.limit_bytes / kMiB))};
-      heap = backend.ensure_heap(c.limit_bytes);
+      heap = backend.ensure_limit(c.limit_bytes);
       if (heap.reset) {
         nvtx::mark(fmt::format("device reset for a {} MiB heap", c.limit_bytes / kMiB).c_str(), nvtx::Phase::heap);
       }
@@ -194,6 +196,8 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     }
     Measured m(round->reducer());
     const bool fixed = cfg.fixed_iterations > 0;
+    // The energy counter is read before the loop's first batch and after its last (docs/metrics.md, "Energy").
+    energy::Section energy_section(cfg.energy.get());
     for (auto _ : st) {
       // One iteration per case (heapbench passes --benchmark_min_time so), or
       // --profile's fixed count, one round each.
@@ -206,6 +210,7 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
       const int rounds = m.series.rounds() - before.rounds();
       st.SetIterationTime(rounds > 0 ? seconds / rounds : 0.0);
     }
+    const Counters energy_counters = energy_section.finish(m.calls);
     if (st.error_occurred()) return;
     const std::uint64_t capacity_after = probe(backend, heap.reported);
     if (const auto why = capacity_problem(capacity_before, capacity_after); !why.empty()) {
@@ -216,6 +221,7 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     set_measurement_counters(st, m, fixed);
     Counters own;
     m.reducer->write(own, heap.reported);
+    own.insert(energy_counters.begin(), energy_counters.end());
     for (const auto& [counter, value] : own) st.counters[counter] = value;
   } catch (const DeviceError& e) {
     // The context may hold a sticky error: make the next case start from a reset,

@@ -8,6 +8,7 @@
 
 #include "heapbench/backend.hpp"
 #include "heapbench/case.hpp"
+#include "heapbench/energy.hpp"
 #include "heapbench/measure.hpp"
 
 namespace heapbench {
@@ -47,6 +48,9 @@ struct RunConfig {
   // A child of isolation with a results file: stop after a device error.
   std::shared_ptr<DeviceErrorStop> stop;
   StoppingRule rule;  // --max-noise, --min-rounds, --max-time
+  // Read around each case's measured section (opened once the device is known;
+  // not reading: no energy counters).
+  std::shared_ptr<energy::Meter> energy;
 };
 
 // The name Google Benchmark gives a case: case_name(), then "/iterations:N"

@@ -12,6 +12,7 @@
 // the same verdicts. Exit status: 0 no row failed, 1 some row failed, 2 bad
 // command line, 3 no device.
 #include "check.hpp"
+#include "subcommand.hpp"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -340,6 +341,37 @@ void print_api(const ApiVerdict& v) {
   std::fflush(stdout);
 }
 
+// Every row of `o` for one allocator on one heap, each in a process of its own.
+ApiVerdict check_api(const CheckOptions& o, const CheckHooks& ch, const std::string& name, std::uint64_t heap,
+                     const fs::path& dir) {
+  const CheckApi& api = api_named(ch, name);
+  ApiVerdict v;
+  v.api = name;
+  v.heap_bytes = heap;
+  std::optional<RowResult> exhaustion;
+  for (Row row : o.rows) {
+    RowResult r;
+    const bool fills = row == Row::recovery || row == Row::leak || row == Row::remote_free;
+    if (auto why = unsupported(row, api.caps, name)) {
+      r.row = row;
+      r.verdict = check::Verdict::not_supported;
+      r.evidence = *why;
+    } else if (fills && exhaustion && !exhaustion->reports_full) {
+      r.row = row;
+      r.verdict = check::Verdict::not_run;
+      r.evidence = "measures capacity by filling the heap, which needs a heap that answers NULL when full "
+                   "(see exhaustion)";
+    } else if (row == Row::sanitizer) {
+      r = run_sanitizer(o, ch, name, dir);
+    } else {
+      r = run_row_process(o, name, heap, row, dir);
+    }
+    if (row == Row::exhaustion) exhaustion = r;
+    v.rows.push_back(std::move(r));
+  }
+  return v;
+}
+
 }  // namespace
 
 int run_check(int argc, char** argv, const DeviceHooks& hooks) {
@@ -350,36 +382,23 @@ int run_check(int argc, char** argv, const DeviceHooks& hooks) {
   const CheckHooks ch = hooks.check();
   std::vector<std::string> known;
   for (const CheckApi& a : ch.apis) known.push_back(a.name);
-  CheckOptions o;
-  try {
-    o = parse_check_options(argc, argv, known);
-  } catch (const UsageError& e) {
-    fmt::print(stderr, "heapbench check: {} (see heapbench check --help)\n", e.what());
-    return kExitUsage;
-  }
+  const std::optional<CheckOptions> parsed =
+      parse_subcommand("check", [&] { return parse_check_options(argc, argv, known); });
+  if (!parsed) return kExitUsage;
+  const CheckOptions& o = *parsed;
   if (o.help) {
     fmt::print("{}", check_help());
     return kExitOk;
   }
   if (o.child_out) return run_child(o, ch);
 
-  DeviceInfo device;
-  try {
-    device = hooks.probe(o.device);
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "heapbench check: {}\n", e.what());
-    return kExitNoDevice;
-  }
-  const nlohmann::json context = {{"gpu_name", device.name},
-                                  {"gpu_index", device.index},
-                                  {"gpu_memory_bytes", device.total_memory},
-                                  {"cuda_driver_version", device.driver_version},
-                                  {"cuda_runtime_version", device.runtime_version},
-                                  {"heapbench_version", kVersion},
-                                  {"heapbench_git_commit", kGitCommit},
-                                  {"threads", o.threads},
-                                  {"soak_s", o.soak_s},
-                                  {"kernel_budget_s", o.kernel_budget_s}};
+  const std::optional<DeviceInfo> probed = probe_for("check", hooks, o.device);
+  if (!probed) return kExitNoDevice;
+  const DeviceInfo& device = *probed;
+  nlohmann::json context = device_context(device);
+  context["threads"] = o.threads;
+  context["soak_s"] = o.soak_s;
+  context["kernel_budget_s"] = o.kernel_budget_s;
   fmt::print("heapbench check on {} (device {}): {} row(s) x {} allocator(s), each row in a process of its own\n",
              device.name, device.index, o.rows.size(), o.apis.size());
 
@@ -390,31 +409,7 @@ int run_check(int argc, char** argv, const DeviceHooks& hooks) {
   try {
     for (std::uint64_t heap : o.heaps) {
       for (const std::string& name : o.apis) {
-        const CheckApi& api = api_named(ch, name);
-        ApiVerdict v;
-        v.api = name;
-        v.heap_bytes = heap;
-        std::optional<RowResult> exhaustion;
-        for (Row row : o.rows) {
-          RowResult r;
-          const bool fills = row == Row::recovery || row == Row::leak || row == Row::remote_free;
-          if (auto why = unsupported(row, api.caps, name)) {
-            r.row = row;
-            r.verdict = check::Verdict::not_supported;
-            r.evidence = *why;
-          } else if (fills && exhaustion && !exhaustion->reports_full) {
-            r.row = row;
-            r.verdict = check::Verdict::not_run;
-            r.evidence = "measures capacity by filling the heap, which needs a heap that answers NULL when full "
-                         "(see exhaustion)";
-          } else if (row == Row::sanitizer) {
-            r = run_sanitizer(o, ch, name, dir);
-          } else {
-            r = run_row_process(o, name, heap, row, dir);
-          }
-          if (row == Row::exhaustion) exhaustion = r;
-          v.rows.push_back(std::move(r));
-        }
+        ApiVerdict v = check_api(o, ch, name, heap, dir);
         print_api(v);
         verdicts.push_back(std::move(v));
       }

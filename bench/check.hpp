@@ -1,6 +1,6 @@
 #pragma once
 // `heapbench check ...`: a conformance verdict for device allocators (bench/check.cpp).
-#include "app.hpp"
+#include "device_hooks.hpp"
 
 namespace heapbench {
 

@@ -26,7 +26,7 @@ std::string driver_release() {
 
 }  // namespace
 
-void add_results_context(const DeviceInfo& d, const Options& o) {
+void add_results_context(const DeviceInfo& d, const Options& o, const energy::Meter* energy) {
   auto add = [](const char* key, const std::string& value) { benchmark::AddCustomContext(key, value); };
   add("heapbench_schema_version", std::to_string(kSchemaVersion));
   add("heapbench_version", kVersion);
@@ -43,6 +43,10 @@ void add_results_context(const DeviceInfo& d, const Options& o) {
   add("cuda_driver_version", std::to_string(d.driver_version));
   if (const std::string release = driver_release(); !release.empty()) add("gpu_driver_release", release);
   add("cuda_runtime_version", std::to_string(d.runtime_version));
+  if (!d.pci_bus_id.empty()) add("gpu_pci_bus_id", d.pci_bus_id);
+  if (energy) {
+    for (const auto& [key, value] : energy->context()) add(key.c_str(), value);
+  }
   add("heapbench_kernel_budget_s", fmt::format("{:g}", o.kernel_budget_s));
   add("heapbench_sweep", o.sweep);
   // The stopping rule every case of the file ran under (docs/metrics.md).

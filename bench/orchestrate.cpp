@@ -159,154 +159,204 @@ void die_with_parent() {
   if (std::to_string(getppid()) != parent) std::raise(SIGTERM);
 }
 
-ChildrenOutcome run_children(const std::vector<std::string>& args, const std::vector<ChildPlan>& plan,
-                             const std::string& out_path, const ChildrenSettings& settings) {
-  namespace fs = std::filesystem;
-  const fs::path work = out_path + ".groups";
-  fs::create_directories(work);
-  const std::string manifest_path = (work / kManifestName).string();
-  ResultsMerger merger(settings.tag_devices,
-                       [](const std::string& name) {
-                         const Case* c = registered_case_named(name);
-                         return c ? nlohmann::json(axis_values(*c)) : nlohmann::json();
-                       });
-  merger.carry(settings.carried);
-  RunManifest manifest;
-  manifest.tag_devices = settings.tag_devices;
-  std::mutex mutex;
-  ChildrenOutcome outcome;
+namespace {
+
+// One run of run_children: the children of every device (one thread each,
+// their groups in turn), the merged results they feed, and the manifest that
+// names their files. Every member below mutex_ is shared by those threads.
+class Children {
+ public:
+  Children(const std::vector<std::string>& args, const std::string& out_path, const ChildrenSettings& settings)
+      : args_(args), out_path_(out_path), settings_(settings), work_(out_path + ".groups"),
+        manifest_path_((work_ / kManifestName).string()),
+        merger_(settings.tag_devices,
+                [](const std::string& name) {
+                  const Case* c = registered_case_named(name);
+                  return c ? nlohmann::json(axis_values(*c)) : nlohmann::json();
+                }) {
+    std::filesystem::create_directories(work_);
+    merger_.carry(settings.carried);
+    manifest_.tag_devices = settings.tag_devices;
+  }
+
+  ChildrenOutcome run(const std::vector<ChildPlan>& plan) {
+    std::map<int, std::vector<const ChildPlan*>> by_device;
+    for (const auto& p : plan) by_device[p.device].push_back(&p);
+    if (by_device.size() > static_cast<std::size_t>(kMaxChildren)) {
+      throw std::runtime_error(fmt::format("--devices: at most {} devices at once", kMaxChildren));
+    }
+    install_forwarding();
+    std::vector<std::thread> threads;
+    int slot = 0;
+    for (const auto& [device, groups] : by_device) {
+      threads.emplace_back([this, device = device, groups = groups, slot = slot++] { run_device(device, groups, slot); });
+    }
+    for (auto& t : threads) t.join();
+    std::error_code ec;
+    std::filesystem::remove_all(work_, ec);
+    outcome_.entries = merger_.entries();
+    outcome_.runs_merged = merger_.runs_merged();
+    outcome_.signal = g_stop.load();
+    outcome_.document = merger_.document();
+    return outcome_;
+  }
+
+ private:
+  static bool stopping() { return g_stop.load() != 0 || g_abandon.load(); }
+
+  // One device's groups in turn. A child that stops after a device error (its
+  // context may be unusable) is followed by a new one for the cases it did not reach.
+  void run_device(int device, const std::vector<const ChildPlan*>& groups, int slot) {
+    for (const ChildPlan* g : groups) {
+      if (stopping()) break;
+      std::vector<std::string> remaining = g->expected;
+      for (int attempt = 0; !remaining.empty(); ++attempt) {
+        const std::string file =
+            (work_ / fmt::format("device{}_heap{}_{}.json", device, g->heap / kMiB, attempt)).string();
+        if (!record_child(device, file)) return;
+        const std::string death = run_child(command(device, *g, attempt, remaining, file), slot,
+                                            settings_.quiet_children, watcher(device, file));
+        remaining = after_child(device, *g, file, death, remaining);
+      }
+    }
+  }
+
+  std::vector<std::string> command(int device, const ChildPlan& g, int attempt,
+                                   const std::vector<std::string>& remaining, const std::string& file) const {
+    std::vector<std::string> child = {"heapbench"};
+    child.insert(child.end(), args_.begin(), args_.end());
+    child.push_back(fmt::format("--device={}", device));
+    child.push_back(fmt::format("--only-heap={}", g.heap));
+    child.push_back("--benchmark_out=" + file);
+    if (attempt > 0) child.push_back("--benchmark_filter=" + exactly(remaining));
+    return child;
+  }
+
+  // Names the child's file in the manifest before it starts; false if the
+  // manifest cannot be written (the run then stops).
+  bool record_child(int device, const std::string& file) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    manifest_.children.emplace_back(device, file);
+    try {
+      manifest_.write(manifest_path_);
+    } catch (const ResultsWriteError& e) {
+      if (outcome_.write_error.empty()) outcome_.write_error = e.what();
+      cannot_write_ = true;
+      stop_all_children();
+      return false;
+    }
+    return true;
+  }
+
+  // While a child runs: each new version of its file with more finished cases is merged and published.
+  std::function<void()> watcher(int device, const std::string& file) {
+    return [this, device, file, seen = FileVersion{}, shown = std::size_t{0}]() mutable {
+      const FileVersion now = version_of(file);
+      if (now == seen) return;
+      seen = now;
+      std::lock_guard<std::mutex> lock(mutex_);
+      try {
+        const std::size_t n = merger_.peek(device, file);
+        if (n == shown) return;
+        shown = n;
+      } catch (const std::exception&) {
+        return;  // read again when the child next replaces it
+      }
+      publish();
+    };
+  }
+
+  // After a child ended (`death`: how, "" for status 0): its finished cases
+  // merged; returns the cases a new child is to run (none: the group is done).
+  std::vector<std::string> after_child(int device, const ChildPlan& g, const std::string& file,
+                                       const std::string& death, const std::vector<std::string>& remaining) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    std::set<std::string> done;
+    try {
+      done = merger_.add_runs(device, file);
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "heapbench: {}\n", e.what());
+    }
+    std::vector<std::string> left;
+    for (const auto& n : remaining) {
+      if (!done.count(n)) left.push_back(n);
+    }
+    const bool resume = death == kStoppedAfterDeviceError && !left.empty() && left.size() < remaining.size() &&
+                        !stopping();
+    // Stopping after a device error in the group's last case is no death: nothing was left undone.
+    const std::string how = death == kStoppedAfterDeviceError && left.empty() ? "" : death;
+    if (death == kCouldNotWrite) child_could_not_write(device, g);
+    if (resume) {
+      fmt::print(stderr, "heapbench: the child for the {} MiB heap on device {} stopped after a device error; "
+                 "a new process runs its {} remaining case(s)\n", g.heap / kMiB, device, left.size());
+    } else {
+      if (!how.empty() && !g_abandon.load()) {
+        ++outcome_.deaths;
+        fmt::print(stderr, "heapbench: the child for the {} MiB heap on device {} {}; its unfinished cases are "
+                   "error results\n", g.heap / kMiB, device, how);
+      }
+      // A run stopped because it cannot write (or its output is closed)
+      // keeps its finished cases only: no error entry for what it did not run.
+      if (!g_abandon.load()) merger_.add_missing(device, left, how);
+      left.clear();
+    }
+    publish();
+    return left;
+  }
+
+  // With the lock held. The child's message is above. Its cases are written if
+  // the parent still can (its output was closed: a pipe whose reader is gone);
+  // a full disk fails this write too, and stops the writes.
+  void child_could_not_write(int device, const ChildPlan& g) {
+    publish();
+    if (outcome_.write_error.empty()) {
+      outcome_.write_error = fmt::format("the child for the {} MiB heap on device {} could not write its "
+                                         "results file or its output (its message is above)", g.heap / kMiB, device);
+    }
+    stop_all_children();
+  }
 
   // With the lock held: the merged results changed; write them, unless no
   // case has finished yet (an earlier file is then left as it was).
   // A write that failed stops further writes; a closed standard output stops
   // the run but not the writes, so every finished case still reaches the file.
-  bool cannot_write = false;
-  auto publish = [&] {
-    if (settings.on_change) settings.on_change(merger);
-    if (output_closed() && outcome.write_error.empty()) {
-      outcome.write_error = kOutputClosed;
+  void publish() {
+    if (settings_.on_change) settings_.on_change(merger_);
+    if (output_closed() && outcome_.write_error.empty()) {
+      outcome_.write_error = kOutputClosed;
       stop_all_children();
     }
-    if (merger.runs_merged() == 0 || cannot_write) return;
+    if (merger_.runs_merged() == 0 || cannot_write_) return;
     try {
-      merger.write(out_path);
-      if (!manifest.wrote_results) {
-        manifest.wrote_results = true;
-        manifest.write(manifest_path);
+      merger_.write(out_path_);
+      if (!manifest_.wrote_results) {
+        manifest_.wrote_results = true;
+        manifest_.write(manifest_path_);
       }
     } catch (const ResultsWriteError& e) {
-      outcome.write_error = e.what();
-      cannot_write = true;
+      outcome_.write_error = e.what();
+      cannot_write_ = true;
       stop_all_children();
     }
-  };
+  }
 
-  std::map<int, std::vector<const ChildPlan*>> by_device;
-  for (const auto& p : plan) by_device[p.device].push_back(&p);
-  if (by_device.size() > static_cast<std::size_t>(kMaxChildren)) {
-    throw std::runtime_error(fmt::format("--devices: at most {} devices at once", kMaxChildren));
-  }
-  install_forwarding();
-  std::vector<std::thread> threads;
-  int slot = 0;
-  for (const auto& [device, groups] : by_device) {
-    threads.emplace_back([&, device = device, groups = groups, slot = slot++] {
-      for (const ChildPlan* g : groups) {
-        if (g_stop.load() != 0 || g_abandon.load()) break;
-        // A child that stops after a device error (its context may be
-        // unusable) is followed by a new one for the cases it did not reach.
-        std::vector<std::string> remaining = g->expected;
-        for (int attempt = 0; !remaining.empty(); ++attempt) {
-          const fs::path file = work / fmt::format("device{}_heap{}_{}.json", device, g->heap / kMiB, attempt);
-          std::vector<std::string> child = {"heapbench"};
-          child.insert(child.end(), args.begin(), args.end());
-          child.push_back(fmt::format("--device={}", device));
-          child.push_back(fmt::format("--only-heap={}", g->heap));
-          child.push_back("--benchmark_out=" + file.string());
-          if (attempt > 0) child.push_back("--benchmark_filter=" + exactly(remaining));
-          {
-            std::lock_guard<std::mutex> lock(mutex);
-            manifest.children.emplace_back(device, file.string());
-            try {
-              manifest.write(manifest_path);
-            } catch (const ResultsWriteError& e) {
-              if (outcome.write_error.empty()) outcome.write_error = e.what();
-              cannot_write = true;
-              stop_all_children();
-              return;
-            }
-          }
-          FileVersion seen{};
-          std::size_t shown = 0;
-          const std::string death = run_child(child, slot, settings.quiet_children, [&] {
-            const FileVersion now = version_of(file.string());
-            if (now == seen) return;
-            seen = now;
-            std::lock_guard<std::mutex> lock(mutex);
-            try {
-              const std::size_t n = merger.peek(device, file.string());
-              if (n == shown) return;
-              shown = n;
-            } catch (const std::exception&) {
-              return;  // read again when the child next replaces it
-            }
-            publish();
-          });
-          std::lock_guard<std::mutex> lock(mutex);
-          std::set<std::string> done;
-          try {
-            done = merger.add_runs(device, file.string());
-          } catch (const std::exception& e) {
-            fmt::print(stderr, "heapbench: {}\n", e.what());
-          }
-          std::vector<std::string> left;
-          for (const auto& n : remaining) {
-            if (!done.count(n)) left.push_back(n);
-          }
-          const bool resume = death == kStoppedAfterDeviceError && !left.empty() && left.size() < remaining.size() &&
-                              g_stop.load() == 0 && !g_abandon.load();
-          // Stopping after a device error in the group's last case is no death: nothing was left undone.
-          const std::string how = death == kStoppedAfterDeviceError && left.empty() ? "" : death;
-          if (death == kCouldNotWrite) {
-            // The child's message is above. Its cases are written if the
-            // parent still can (its output was closed: a pipe whose reader is
-            // gone); a full disk fails this write too, and stops the writes.
-            publish();
-            if (outcome.write_error.empty()) {
-              outcome.write_error = fmt::format("the child for the {} MiB heap on device {} could not write its "
-                                                "results file or its output (its message is above)", g->heap / kMiB,
-                                                device);
-            }
-            stop_all_children();
-          }
-          if (resume) {
-            fmt::print(stderr, "heapbench: the child for the {} MiB heap on device {} stopped after a device error; "
-                       "a new process runs its {} remaining case(s)\n", g->heap / kMiB, device, left.size());
-          } else {
-            if (!how.empty() && !g_abandon.load()) {
-              ++outcome.deaths;
-              fmt::print(stderr, "heapbench: the child for the {} MiB heap on device {} {}; its unfinished cases are "
-                         "error results\n", g->heap / kMiB, device, how);
-            }
-            // A run stopped because it cannot write (or its output is closed)
-            // keeps its finished cases only: no error entry for what it did not run.
-            if (!g_abandon.load()) merger.add_missing(device, left, how);
-            left.clear();
-          }
-          publish();
-          remaining = std::move(left);
-        }
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  std::error_code ec;
-  fs::remove_all(work, ec);
-  outcome.entries = merger.entries();
-  outcome.runs_merged = merger.runs_merged();
-  outcome.signal = g_stop.load();
-  outcome.document = merger.document();
-  return outcome;
+  const std::vector<std::string>& args_;
+  const std::string& out_path_;
+  const ChildrenSettings& settings_;
+  const std::filesystem::path work_;
+  const std::string manifest_path_;
+  std::mutex mutex_;
+  ResultsMerger merger_;
+  RunManifest manifest_;
+  ChildrenOutcome outcome_;
+  bool cannot_write_ = false;
+};
+
+}  // namespace
+
+ChildrenOutcome run_children(const std::vector<std::string>& args, const std::vector<ChildPlan>& plan,
+                             const std::string& out_path, const ChildrenSettings& settings) {
+  return Children(args, out_path, settings).run(plan);
 }
 
 }  // namespace heapbench

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "app.hpp"  // subcommands(), which --help lists
 #include "exit_codes.hpp"
 #include "heapbench/parse.hpp"
 #include "heapbench/sweep.hpp"

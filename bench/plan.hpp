@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "app.hpp"
+#include "device_hooks.hpp"
 #include "heapbench/benchmark_flags.hpp"
 #include "heapbench/case.hpp"
 #include "heapbench/device.hpp"

@@ -66,7 +66,7 @@ ConsoleLayout child_layout(const PlannedRun& run, const RunConfig& cfg) {
 int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunConfig& cfg, ResultsFile* out) {
   const Options& o = run.plan.options;
   const bool child = o.only_heap != 0;  // its parent reports progress and the run's timing
-  add_results_context(device, o);
+  add_results_context(device, o, cfg.energy.get());
 
   std::size_t ran = 0;
   const std::unique_ptr<benchmark::BenchmarkReporter> display = display_reporter(run.plan.bflags, child_layout(run, cfg));

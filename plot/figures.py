@@ -4,7 +4,8 @@ usage: python3 plot/figures.py RESULTS.json -o OUTDIR
 
 Writes PNG and SVG figures and summary.md into OUTDIR: throughput against
 allocation size and against thread count (per pattern, every API, the bump
-ceiling dashed), every allocator per pattern at one point (CUDA's malloc, the
+ceiling dashed, a grey line through the best allocator measured at each
+point), every allocator per pattern at one point (CUDA's malloc, the
 allocators that free, the bump ceiling), failure rate over size x heap, utilisation and fragmentation
 against size and latency percentiles where the file has them. Titles carry the
 GPU, the CUDA version and the heapbench version; axes carry units.
@@ -161,6 +162,7 @@ def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Pa
                         st["marker"] = _heap_marker(api, align, heaps[::-1].index(heap), res.context)
                     label = _series_label(api, align, res.context) + (f", heap {_fmt_mib(heap)}" if len(heaps) > 1 else "")
                     ax.plot(s[x], s["allocs_per_s"], ms=4, label=label, **st)
+                best_measured(ax, sub, x, res)
                 (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, pdf[x])
                 style.rate_axis(ax.yaxis)
                 ax.set_title(f"{panel} {_fmt_bytes(pv) if panel == 'size' else f'{int(pv):,}'}"
@@ -184,6 +186,25 @@ def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Pa
         fig.suptitle(f"{pattern}: allocation throughput vs {'size' if x == 'size' else 'threads'} ({heap_note})\n"
                      f"{res.title_suffix()}", fontsize=10)
         _save(fig, out, f"throughput_vs_{x}_{pattern}", written)
+
+
+def best_measured(ax, sub: pd.DataFrame, x: str, res: Results, y: str = "allocs_per_s") -> None:
+    """The reference line: at each value of `x` where two or more allocators were measured,
+    the best `y` of them (not the baselines, which never free: bump was the only reference
+    line until issue 28), labelled "best measured (<api>, ...)" with the APIs best somewhere."""
+    apis = set(_direct_heap_apis(res, sub["api"].unique())) - (res.baselines() if res.apis else {"bump", "alloca"})
+    ok = sub[sub["api"].isin(apis) & sub[y].notna()]
+    # Only where two or more allocators were measured: elsewhere the line would be one
+    # allocator's own, and zigzag between the points it alone ran at.
+    ok = ok[ok.groupby(x)["api"].transform("nunique") > 1]
+    if ok.empty:
+        return
+    best = ok.loc[ok.groupby(x)[y].idxmax()].sort_values(x)
+    names = ", ".join(style.api_label(a, res.context) for a in sorted(
+        best["api"].unique(), key=lambda a: style.api_sort_key(a, res.context)))
+    one = len(best) < 2  # a single point: a bar across it, not a line over one x value
+    ax.plot(best[x], best[y], color="grey", lw=4, alpha=0.35, zorder=0, marker="_" if one else "None", ms=14,
+            linestyle="None" if one else "-", label=f"best measured ({names})")
 
 
 def _ceilings(res: Results, apis) -> set[str]:

@@ -159,24 +159,7 @@ def harness_warnings(files: list[Results]) -> list[str]:
             "harnesses on one GPU (docs/generations.md)"]
 
 
-def report(specs: list[str], out: str | Path, baseline: str | None = None) -> tuple[list[Path], list[str]]:
-    files, warnings = read([str(s) for s in specs])
-    if not files:
-        raise ReportError("no heapbench results among the files given")
-    gpus = group(files)
-    base = pick_baseline(gpus, baseline)
-    versions = {r.schema_version for r in files}
-    if len(versions) > 1:
-        detail = ", ".join(f"{r.path.name}: {r.schema_version}" for r in files)
-        warnings.append(f"schema versions differ ({detail}): a counter may not be defined the same way in "
-                        "every file; ratios across versions are printed but read them with care")
-    warnings += harness_warnings(files)
-    others = [g for g in gpus if g is not base]
-    tables = {id(g): compare_pair(base.results, g.results) for g in others}
-
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
+def _header(gpus, files, base, warnings) -> list[str]:
     md = [f"# heapbench report: {len(gpus)} GPU runs from {len(files)} files", "",
           f"Baseline: **{base.label}**. Ratios are other / baseline (>1: the other is faster, or, for "
           "fail_rate and latency, higher). Each row below is one group: a GPU as one driver, CUDA runtime "
@@ -195,15 +178,17 @@ def report(specs: list[str], out: str | Path, baseline: str | None = None) -> tu
                   f"{cuda_version(g.key[2])} | {g.key[3][:7]} | {g.files[0].schema_version} | {len(cases)}{dup} | "
                   f"{int(cases['error'].sum())} | {names} |")
     md.append("")
+    return md
 
-    # Geometric mean per pattern against the baseline, every GPU in one table.
-    patterns = sorted({p for g in gpus for p in g.results.cases()["pattern"]}) if others else []
+
+def _pattern_geomeans(gpus, base, others, tables) -> list[str]:
+    """Geometric mean per pattern against the baseline, every GPU in one table."""
     if not others:
-        md += ["One GPU only: no ratios; its figures are below.", ""]
-    md += [] if not others else ["## Geometric mean of allocs_per_s ratios per pattern", "",
-           f"Over the cases each GPU shares with {base.label} (cases in brackets); blank: none in common.", "",
-           "| pattern | " + " | ".join(g.label for g in others) + " |", "|" + " --- |" * (len(others) + 1)]
-    for p in patterns:
+        return ["One GPU only: no ratios; its figures are below.", ""]
+    md = ["## Geometric mean of allocs_per_s ratios per pattern", "",
+          f"Over the cases each GPU shares with {base.label} (cases in brackets); blank: none in common.", "",
+          "| pattern | " + " | ".join(g.label for g in others) + " |", "|" + " --- |" * (len(others) + 1)]
+    for p in sorted({p for g in gpus for p in g.results.cases()["pattern"]}):
         cells = []
         for g in others:
             t = tables[id(g)]
@@ -211,8 +196,12 @@ def report(specs: list[str], out: str | Path, baseline: str | None = None) -> tu
             cells.append(f"{_fmt(gm)} ({n})" if n else "")
         md.append(f"| {p} | " + " | ".join(cells) + " |")
     md.append("")
+    return md
 
-    md += ["## Each GPU against the baseline", ""] if others else []
+
+def _against_baseline(base, others, tables, out: Path, written: list[Path]) -> list[str]:
+    """Each GPU against the baseline: its CSV, ratio strip and significantly different cases."""
+    md = ["## Each GPU against the baseline", ""] if others else []
     for k, g in enumerate(others, start=1):
         t = tables[id(g)]
         stem = f"vs_baseline_{k}"
@@ -233,10 +222,31 @@ def report(specs: list[str], out: str | Path, baseline: str | None = None) -> tu
             md.append(f"- `{r['case']}`: {_fmt(r['allocs_per_s_ratio'])}x (p = {_fmt(r['p_value'], 2)}, "
                       f"{r['verdict']})")
         md += ["", f"![{g.label} / {base.label}]({stem}_ratio.png)", ""]
+    return md
 
-    md += ["## Per pattern and API", "",
-           "Each figure overlays every GPU in each panel: a panel per API, drawn against the axis the data "
-           "sweeps most at the point its title names; the other points are in the tables and CSV files.", ""]
+
+def _api_rows(pattern: str, apis, others, tables) -> list[str]:
+    """One row per API x other GPU: geometric means against the baseline and the significant differences."""
+    rows = []
+    for api in apis:
+        for g in others:
+            t = tables[id(g)]
+            sub = t[(t["pattern"] == pattern) & (t["api"] == api)] if not t.empty else t
+            if sub.empty:
+                continue
+            gm = geomeans(sub).iloc[0]
+            tested = sub[sub["p_value"].notna()]
+            sig = int(tested["verdict"].str.startswith("different").sum())
+            rows.append(f"| {api} | {g.label} | {int(gm['allocs_per_s_cases'])} | "
+                        f"{_fmt(gm['allocs_per_s_geomean_ratio'])} | {_fmt(gm['frees_per_s_geomean_ratio'])} | "
+                        f"{sig} of {len(tested)} |")
+    return rows
+
+
+def _per_pattern(gpus, base, others, tables, out: Path, written: list[Path]) -> list[str]:
+    md = ["## Per pattern and API", "",
+          "Each figure overlays every GPU in each panel: a panel per API, drawn against the axis the data "
+          "sweeps most at the point its title names; the other points are in the tables and CSV files.", ""]
     frame, labels = gpu_frame(gpus)
     for pattern in sorted(frame["pattern"].unique()) if not frame.empty else []:
         paths = pattern_figure(pattern, frame[frame["pattern"] == pattern], labels, base.context,
@@ -244,23 +254,35 @@ def report(specs: list[str], out: str | Path, baseline: str | None = None) -> tu
         if paths:
             written += paths
             md += [f"### {pattern}", "", f"![{pattern}]({paths[0].name})", ""]
-        rows = []
-        for api in sorted(frame.loc[frame["pattern"] == pattern, "api"].unique()):
-            for g in others:
-                t = tables[id(g)]
-                sub = t[(t["pattern"] == pattern) & (t["api"] == api)] if not t.empty else t
-                if sub.empty:
-                    continue
-                gm = geomeans(sub).iloc[0]
-                tested = sub[sub["p_value"].notna()]
-                sig = int(tested["verdict"].str.startswith("different").sum())
-                rows.append(f"| {api} | {g.label} | {int(gm['allocs_per_s_cases'])} | "
-                            f"{_fmt(gm['allocs_per_s_geomean_ratio'])} | {_fmt(gm['frees_per_s_geomean_ratio'])} | "
-                            f"{sig} of {len(tested)} |")
+        rows = _api_rows(pattern, sorted(frame.loc[frame["pattern"] == pattern, "api"].unique()), others, tables)
         if rows:
             md += [f"| API | GPU | cases in common with {base.label} | geomean allocs_per_s ratio | "
                    "geomean frees_per_s ratio | significantly different (of tested) |",
                    "| --- | --- | --- | --- | --- | --- |"] + rows + [""]
+    return md
+
+
+def report(specs: list[str], out: str | Path, baseline: str | None = None) -> tuple[list[Path], list[str]]:
+    files, warnings = read([str(s) for s in specs])
+    if not files:
+        raise ReportError("no heapbench results among the files given")
+    gpus = group(files)
+    base = pick_baseline(gpus, baseline)
+    versions = {r.schema_version for r in files}
+    if len(versions) > 1:
+        detail = ", ".join(f"{r.path.name}: {r.schema_version}" for r in files)
+        warnings.append(f"schema versions differ ({detail}): a counter may not be defined the same way in "
+                        "every file; ratios across versions are printed but read them with care")
+    warnings += harness_warnings(files)
+    others = [g for g in gpus if g is not base]
+    tables = {id(g): compare_pair(base.results, g.results) for g in others}
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    md = (_header(gpus, files, base, warnings) + _pattern_geomeans(gpus, base, others, tables)
+          + _against_baseline(base, others, tables, out, written)
+          + _per_pattern(gpus, base, others, tables, out, written))
     (out / "report.md").write_text("\n".join(md))
     written.append(out / "report.md")
     return written, warnings

@@ -32,10 +32,12 @@ class Round {
   virtual ~Round() = default;
   virtual void begin_batch() {}           // zero the counters a batch accumulates (untimed)
   virtual void begin() = 0;               // per round: reset arena and deadline (untimed)
-  virtual void allocate() = 0;            // the timed allocating launch
+  virtual void allocate() = 0;            // the timed launch: allocating (printf's: printing)
   virtual void use() {}                   // write and read back every byte
   virtual void release() {}               // the timed freeing launch
-  virtual IterationResult collect() = 0;  // wait for the GPU, read counters and event times of the batch
+  // Wait for the GPU, then any untimed work the host drives between launches
+  // (capacity's refills, printf's drain), and read the batch's counters and times.
+  virtual IterationResult collect() = 0;
   virtual bool has_use_phase() const { return true; }   // alloca and churn use inside allocate()
   virtual bool has_free_phase() const { return true; }  // alloca frees by returning
   // A new one per case: accumulates the case's accepted batches and writes the
@@ -66,12 +68,15 @@ class Backend {
     std::uint64_t reported = 0;  // the limit the device reports after setting it
     bool reset = false;          // the device was reset to change it
   };
-  virtual Heap ensure_heap(std::uint64_t bytes) = 0;
-  // After a failed call: the next ensure_heap() starts from a fresh context.
+  // The case's limit (Case::limit_bytes): sets the heap to `bytes`, resetting
+  // the device when it changes. For printf the limit is its FIFO, which like
+  // the heap can change only after a reset: the round sets the FIFO itself.
+  virtual Heap ensure_limit(std::uint64_t bytes) = 0;
+  // After a failed call: the next ensure_limit() starts from a fresh context.
   virtual void invalidate() = 0;
   // Bytes the heap hands out as kCapacityProbeBlock blocks right now.
   virtual std::uint64_t probe_capacity(std::uint64_t heap_bytes) = 0;
-  // Create after ensure_heap(): a reset invalidates a round's device memory.
+  // Create after ensure_limit(): a reset invalidates a round's device memory.
   virtual std::unique_ptr<Round> make_round(const Case& c, double kernel_budget_s) = 0;
   // Around a batch of rounds: with `hold`, the stream waits behind a blocking
   // launch until end_batch(), so the batch's launches run back to back and an

@@ -45,6 +45,10 @@ void refuse_refused_flag(std::string_view arg);
 // written and the default sizes ran.
 void refuse_flags_taken_as_values(const CLI::App& app);
 
+// A subcommand's -h/--help (its own flags only, not CLI11's help) and its
+// --device: the flags `heapbench advise` and `heapbench check` share.
+void add_subcommand_flags(CLI::App& app, bool& help, int& device);
+
 // The value checks heapbench and `heapbench advise` share: a kernel budget in
 // milliseconds must be above 0 and finite (1e999 converts to inf: a deadline
 // never reached); returns it in seconds. `typed` is the value as given.

@@ -484,6 +484,86 @@ std::uint64_t capacity(Grid& g, H h, const RowPlan& p, std::uint64_t size) {
   return f.blocks;
 }
 
+// The rows with more than a few steps, each run by run_row.
+template <class Grid, class H>
+RowResult alignment_row(Grid& g, H h, const RowPlan& p) {
+  const std::uint64_t align0 = p.caps.min_alignment;
+  body::Sizes s;
+  s.n_sizes = static_cast<std::uint32_t>(kAlignmentSizes.size());
+  std::copy(kAlignmentSizes.begin(), kAlignmentSizes.end(), s.sizes);
+  s.min_alignment = align0;
+  if (p.caps.takes_align) {
+    s.n_aligns = static_cast<std::uint32_t>(kAlignments.size());
+    std::copy(kAlignments.begin(), kAlignments.end(), s.aligns);
+  } else {
+    s.n_aligns = 1;
+    s.aligns[0] = align0;
+  }
+  const std::uint64_t n = std::uint64_t{s.n_sizes} * s.n_aligns * kAlignmentCopies;
+  BlockSet set = live_set(g, h, p, std::to_string(s.n_sizes), n, s, 1, 0);
+  return judge_alignment(set);
+}
+
+template <class Grid, class H>
+RowResult edge_row(Grid& g, H h, const std::function<void()>& reset, const RowPlan& p) {
+  const std::uint64_t align0 = p.caps.min_alignment;
+  Edge e;
+  e.free_null_asked = p.free_null;
+  e.heap_bytes = p.heap_bytes;
+  auto out = g.template buffer<body::EdgeOut>(1);
+  g.launch(1, body::EdgeCalls<H>{h, out.data(), p.heap_bytes, p.free_null}, "edge calls");
+  body::EdgeOut o = g.to_host(out).at(0);
+  e.zero_a = o.zero_a;
+  e.zero_b = o.zero_b;
+  e.past_heap = o.past_heap;
+  // The largest single block an empty heap serves, by bisection to 1/1024 of the heap.
+  std::uint64_t lo = 0, hi = p.heap_bytes + 1;
+  const std::uint64_t step = std::max<std::uint64_t>(16, p.heap_bytes / 1024);
+  while (hi - lo > step) {
+    const std::uint64_t mid = lo + (hi - lo) / 2;
+    reset();
+    g.launch(1, body::Probe<H>{h, out.data(), mid, false}, "largest block");
+    (g.to_host(out).at(0).probe ? lo : hi) = mid;
+  }
+  if (lo > 0) {
+    reset();
+    g.launch(1, body::Probe<H>{h, out.data(), lo, true}, "largest block, every word");
+    o = g.to_host(out).at(0);
+    e.largest = o.probe ? lo : 0;
+    e.largest_mismatched = o.probe_mismatched;
+  }
+  reset();
+  body::Sizes s;
+  s.n_sizes = 0;
+  for (unsigned k = 4; k <= 16; ++k) {
+    s.sizes[s.n_sizes++] = (1ull << k) - 1;
+    s.sizes[s.n_sizes++] = (1ull << k) + 1;
+  }
+  s.n_aligns = 1;
+  s.aligns[0] = align0;
+  s.min_alignment = align0;
+  e.boundaries = live_set(g, h, p, "boundaries", s.n_sizes * kBoundaryCopies, s, 1, 0);
+  return judge_edge(e);
+}
+
+template <class Grid, class H>
+RowResult soak_row(Grid& g, H h, const RowPlan& p) {
+  const std::uint64_t align0 = p.caps.min_alignment;
+  Soak s;
+  s.threads = soak_threads(p.threads);
+  auto held = g.template buffer<body::Slot>(s.threads * kSoakHeld);
+  auto counts = g.template buffer<body::SoakCounts>(1);
+  s.seconds = g.launch(s.threads, body::Churn<H>{h, held.data(), counts.data(), g.deadline_ns(p.soak_s), align0},
+                       "soak");
+  const body::SoakCounts c = g.to_host(counts).at(0);
+  s.allocations = c.allocations;
+  s.nulls = c.nulls;
+  s.frees = c.frees;
+  s.mismatched_blocks = c.mismatched;
+  s.misaligned = c.misaligned;
+  return judge_soak(s);
+}
+
 }  // namespace detail
 
 // Runs one row. `reset` empties the allocator (its owner's reset()): called
@@ -500,22 +580,7 @@ RowResult run_row(Grid& g, H h, const std::function<void()>& reset, const RowPla
       sets.push_back(live_set(g, h, p, "mixed 16-256 B, two kernels", p.threads, mixed_sizes(kMixedMax, align0), 2, 0));
       return judge_overlap(sets);
     }
-    case Row::alignment: {
-      body::Sizes s;
-      s.n_sizes = static_cast<std::uint32_t>(kAlignmentSizes.size());
-      std::copy(kAlignmentSizes.begin(), kAlignmentSizes.end(), s.sizes);
-      s.min_alignment = align0;
-      if (p.caps.takes_align) {
-        s.n_aligns = static_cast<std::uint32_t>(kAlignments.size());
-        std::copy(kAlignments.begin(), kAlignments.end(), s.aligns);
-      } else {
-        s.n_aligns = 1;
-        s.aligns[0] = align0;
-      }
-      const std::uint64_t n = std::uint64_t{s.n_sizes} * s.n_aligns * kAlignmentCopies;
-      BlockSet set = live_set(g, h, p, std::to_string(s.n_sizes), n, s, 1, 0);
-      return judge_alignment(set);
-    }
+    case Row::alignment: return alignment_row(g, h, p);
     case Row::exhaustion: {
       const Fill f = fill_and_free(g, h, p, kExhaustionSize, 0, true);
       return judge_exhaustion(f, p.budget_s);
@@ -551,60 +616,8 @@ RowResult run_row(Grid& g, H h, const std::function<void()>& reset, const RowPla
       c.after = capacity(g, h, p, kCapacitySize);
       return judge_remote_free(c, 0);
     }
-    case Row::edge: {
-      Edge e;
-      e.free_null_asked = p.free_null;
-      e.heap_bytes = p.heap_bytes;
-      auto out = g.template buffer<body::EdgeOut>(1);
-      g.launch(1, body::EdgeCalls<H>{h, out.data(), p.heap_bytes, p.free_null}, "edge calls");
-      body::EdgeOut o = g.to_host(out).at(0);
-      e.zero_a = o.zero_a;
-      e.zero_b = o.zero_b;
-      e.past_heap = o.past_heap;
-      // The largest single block an empty heap serves, by bisection to 1/1024 of the heap.
-      std::uint64_t lo = 0, hi = p.heap_bytes + 1;
-      const std::uint64_t step = std::max<std::uint64_t>(16, p.heap_bytes / 1024);
-      while (hi - lo > step) {
-        const std::uint64_t mid = lo + (hi - lo) / 2;
-        reset();
-        g.launch(1, body::Probe<H>{h, out.data(), mid, false}, "largest block");
-        (g.to_host(out).at(0).probe ? lo : hi) = mid;
-      }
-      if (lo > 0) {
-        reset();
-        g.launch(1, body::Probe<H>{h, out.data(), lo, true}, "largest block, every word");
-        o = g.to_host(out).at(0);
-        e.largest = o.probe ? lo : 0;
-        e.largest_mismatched = o.probe_mismatched;
-      }
-      reset();
-      body::Sizes s;
-      s.n_sizes = 0;
-      for (unsigned k = 4; k <= 16; ++k) {
-        s.sizes[s.n_sizes++] = (1ull << k) - 1;
-        s.sizes[s.n_sizes++] = (1ull << k) + 1;
-      }
-      s.n_aligns = 1;
-      s.aligns[0] = align0;
-      s.min_alignment = align0;
-      e.boundaries = live_set(g, h, p, "boundaries", s.n_sizes * kBoundaryCopies, s, 1, 0);
-      return judge_edge(e);
-    }
-    case Row::soak: {
-      Soak s;
-      s.threads = soak_threads(p.threads);
-      auto held = g.template buffer<body::Slot>(s.threads * kSoakHeld);
-      auto counts = g.template buffer<body::SoakCounts>(1);
-      s.seconds = g.launch(s.threads, body::Churn<H>{h, held.data(), counts.data(), g.deadline_ns(p.soak_s), align0},
-                           "soak");
-      const body::SoakCounts c = g.to_host(counts).at(0);
-      s.allocations = c.allocations;
-      s.nulls = c.nulls;
-      s.frees = c.frees;
-      s.mismatched_blocks = c.mismatched;
-      s.misaligned = c.misaligned;
-      return judge_soak(s);
-    }
+    case Row::edge: return edge_row(g, h, reset, p);
+    case Row::soak: return soak_row(g, h, p);
     case Row::sanitizer: break;
   }
   throw std::logic_error("run_row: the sanitizer row is run by the parent, around the other rows");

@@ -34,6 +34,7 @@ struct DeviceInfo {
   std::uint64_t total_memory = 0;
   int driver_version = 0;    // cudaDriverGetVersion, e.g. 13000
   int runtime_version = 0;   // cudaRuntimeGetVersion
+  std::string pci_bus_id;    // cudaDeviceGetPCIBusId, "0000:41:00.0": how NVML finds the same GPU
 };
 
 // Throws NoDeviceError with a one-line reason when `index` is not a usable device.
@@ -80,19 +81,6 @@ class HeapSession {
 // now (fill with malloc until NULL, then free all). Compared before and after a
 // case, it shows whether the case left the heap smaller (a leak).
 std::uint64_t probe_heap_capacity(std::uint64_t heap_bytes);
-
-// What the device heap does with requests at its edges (current device, after
-// its heap was set to heap_bytes).
-struct EdgeCaseReport {
-  bool malloc_zero_null = false;      // malloc(0) returned NULL
-  bool malloc_zero_distinct = false;  // two malloc(0) returned different non-NULL pointers
-  bool free_null_returned = false;    // free(NULL) returned (the kernel finished)
-  bool oversize_null = false;         // malloc(heap + 1) returned NULL
-  std::string align_64k_result;       // "NULL", "aligned" or "misaligned"
-  std::string align_16m_result;
-  std::string align_npot_result;
-};
-EdgeCaseReport probe_edge_cases(std::uint64_t heap_bytes);
 
 // The round of a case on the current device (pattern x API dispatch). Throws
 // std::invalid_argument for an unsupported pair, std::runtime_error when an

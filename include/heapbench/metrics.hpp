@@ -1,8 +1,8 @@
 #pragma once
 // Counter math: from raw counts and GPU seconds to the figures in the JSON.
 // Definitions (docs/metrics.md): rates are successful operations per second of
-// GPU time of the launches that did them (stamped by the kernel itself; CUDA
-// events for capacity and printf). Each counter is declared in counter_units.cpp.
+// GPU time of the kernel that did them (stamped by the kernel itself). Each counter is
+// declared once, in counter_units.cpp.
 #include <cstddef>
 #include <cstdint>
 #include <memory>

@@ -23,7 +23,7 @@ enum class Phase : std::uint32_t {
   allocate,     // the timed allocating launch
   use,          // writing and reading back every byte
   free_,        // the timed freeing launch
-  verify,       // waiting for the GPU and reading counters
+  verify,       // waiting for the GPU and reading counters (capacity's untimed refills too)
   probe,        // heap capacity before and after the case
   count_
 };

@@ -21,7 +21,7 @@ struct UsageError : std::runtime_error {
 inline constexpr std::uint64_t kMaxThreads = 1ull << 26;  // pointer table <= 512 MiB
 
 struct Options {
-  std::vector<Sweep> sweeps;         // the --sweep (default or quick), with any axis flag applied to every part
+  std::vector<Sweep> sweeps;         // the --sweep (default, quick, size_map or zoo), with any axis flag applied to every part
   std::string sweep = "default";     // --sweep
   StoppingRule rule;                 // --max-noise, --min-rounds, --max-time
   int device = 0;                    // --device

@@ -16,7 +16,6 @@
 namespace heapbench {
 
 inline constexpr std::uint64_t kPrintfLinesPerThread = 8;
-inline constexpr std::uint64_t kPrintfMaxArgs = 8;
 
 struct PrintfLines {
   std::uint64_t delivered = 0;  // distinct, well-formed lines of this round

@@ -25,8 +25,15 @@ class Reducer {
   virtual ~Reducer() = default;
   // One accepted batch.
   virtual void add(const IterationResult& batch) = 0;
-  // After the last batch. heap_bytes: the limit the device reported for the case.
-  virtual void write(Counters& out, std::uint64_t heap_bytes) const = 0;
+  // After the last batch: the pattern's counters, and heap_bytes (the limit
+  // the device reported for the case) where the pattern reports it.
+  void write(Counters& out, std::uint64_t heap_bytes) const {
+    write_counters(out);
+    if (reports_heap_bytes()) out["heap_bytes"] = static_cast<double>(heap_bytes);
+  }
+  // The pattern's own counters, from the batches it was given.
+  virtual void write_counters(Counters& out) const = 0;
+  virtual bool reports_heap_bytes() const { return false; }
 };
 
 // Several reducers fed the same batches, writing in turn.

@@ -145,31 +145,31 @@ def test_compare(kind, content, first):
         check(rc, err, "compare")
 
 
+def one_bad_input(tool, main, kind, content, *, with_valid=False, out=True):
+    """`main` given one damaged input (beside a valid file with `with_valid`), and -o unless `out` is False."""
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        argv = [make_input(d, kind, content)] + ([valid_file(d)] if with_valid else [])
+        rc, err = run_tool(main, argv + (["-o", str(d / "out")] if out else []))
+        check(rc, err, tool)
+
+
 @SETTINGS
 @given(kind=kinds, content=file_contents())
 def test_report(kind, content):
-    with tempfile.TemporaryDirectory() as tmp:
-        d = Path(tmp)
-        rc, err = run_tool(report.main, [make_input(d, kind, content), valid_file(d), "-o", str(d / "out")])
-        check(rc, err, "report")
+    one_bad_input("report", report.main, kind, content, with_valid=True)
 
 
 @SETTINGS
 @given(kind=kinds, content=file_contents())
 def test_figures(kind, content):
-    with tempfile.TemporaryDirectory() as tmp:
-        d = Path(tmp)
-        rc, err = run_tool(figures.main, [make_input(d, kind, content), "-o", str(d / "out")])
-        check(rc, err, "figures")
+    one_bad_input("figures", figures.main, kind, content)
 
 
 @SETTINGS
 @given(kind=kinds, content=file_contents())
 def test_repetitions(kind, content):
-    with tempfile.TemporaryDirectory() as tmp:
-        d = Path(tmp)
-        rc, err = run_tool(repetitions.main, [make_input(d, kind, content)])
-        check(rc, err, "repetitions")
+    one_bad_input("repetitions", repetitions.main, kind, content, out=False)
 
 
 @SETTINGS

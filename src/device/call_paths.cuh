@@ -69,10 +69,13 @@ struct FnPtr {
 template <class Inner>
 struct Owner<FnPtr<Inner>> {
   explicit Owner(const Case& c) : inner(c) {
+    // Each inner API has its own __device__ pointers above; a new one needs its pair there and a branch here.
+    static_assert(std::is_same_v<Inner, Malloc> || std::is_same_v<Inner, Bump>,
+                  "FnPtr: no __device__ function pointers for this inner API (add a g_*_allocate pair)");
     if constexpr (std::is_same_v<Inner, Malloc>) {
       HB_CUDA_CHECK(cudaMemcpyFromSymbol(&allocate_fn, g_malloc_allocate, sizeof allocate_fn));
       HB_CUDA_CHECK(cudaMemcpyFromSymbol(&deallocate_fn, g_malloc_deallocate, sizeof deallocate_fn));
-    } else {
+    } else if constexpr (std::is_same_v<Inner, Bump>) {
       HB_CUDA_CHECK(cudaMemcpyFromSymbol(&allocate_fn, g_bump_allocate, sizeof allocate_fn));
       HB_CUDA_CHECK(cudaMemcpyFromSymbol(&deallocate_fn, g_bump_deallocate, sizeof deallocate_fn));
     }

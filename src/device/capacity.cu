@@ -37,7 +37,7 @@ namespace heapbench::detail {
 inline constexpr std::uint64_t kShuffleSeed = 0x6361706163697479ull;  // "capacity"
 
 template <class Api>
-class CapacityRunner final : public Round {
+class CapacityRunner final : public TimedLaunchRound {
  public:
   CapacityRunner(const Case& c, double budget_s, bool fill_only)
       : owner_(c), buffers_(c, 1), budget_ns_(budget_ns(budget_s)), c_(c),
@@ -52,18 +52,21 @@ class CapacityRunner final : public Round {
     owner_.reset();
     buffers_.begin(budget_ns_);
     raw_ = CapacityRaw{};
+    overflowed_ = false;
     raw_.size = c_.size;
     raw_.fill_only = fill_only_;
   }
 
-  void allocate() override {
+  // The first fill, timed.
+  void launch() override {
     timer_.start();
     first_fill_ = fill(blocks_, c_.size);
     timer_.stop();
   }
 
-  // Everything after the first fill: halve, refill larger, free, refill again.
-  void release() override {
+  // Everything after the first fill, untimed but for the recovery fill: halve,
+  // refill larger, free, refill again.
+  void refill() {
     const std::uint64_t n = read_count();
     std::vector<void*> host(n);
     HB_CUDA_CHECK(cudaMemcpy(host.data(), blocks_, n * sizeof(void*), cudaMemcpyDeviceToHost));
@@ -106,12 +109,13 @@ class CapacityRunner final : public Round {
     free_host_list(std::vector<void*>(again.begin() + half, again.end()));
   }
 
-  IterationResult collect() override {
+  IterationResult finish() override {
     HB_CUDA_CHECK(cudaDeviceSynchronize());
+    refill();
     const DeviceStats s = buffers_.read_stats();
     IterationResult out;
     out.not_started = s.not_started;
-    if (s.corrupted) out.fault = "a fill returned more blocks than the heap can hold";
+    if (overflowed_) out.fault = "a fill returned more blocks than the heap can hold";
     out.tally.attempts = first_fill_;
     out.tally.successes = first_fill_;
     out.tally.bytes = first_fill_ * c_.size;
@@ -125,7 +129,6 @@ class CapacityRunner final : public Round {
     return out;
   }
 
-  bool has_use_phase() const override { return false; }
   std::unique_ptr<Reducer> reducer() const override {
     AllocationCounters which;
     which.frees = false;
@@ -155,9 +158,8 @@ class CapacityRunner final : public Round {
         void* p = api.allocate(size, align);
         if (p == nullptr) return;
         const unsigned long long i = atomicAdd(count, 1ull);
-        if (i >= cap) {
+        if (i >= cap) {  // cannot happen: every block takes 16 bytes or more (read_count says so)
           api.deallocate(p);
-          atomicAdd(&stats->corrupted, 1ull);  // cannot happen: every block takes 16 bytes or more
           return;
         }
         out[i] = p;
@@ -169,6 +171,7 @@ class CapacityRunner final : public Round {
   std::uint64_t read_count() {
     unsigned long long n = 0;
     HB_CUDA_CHECK(cudaMemcpy(&n, count_, sizeof n, cudaMemcpyDeviceToHost));
+    overflowed_ |= n > capacity_;
     return std::min<std::uint64_t>(n, capacity_);
   }
 
@@ -177,7 +180,7 @@ class CapacityRunner final : public Round {
     const Api api = owner_.handle();
     RoundArgs a = buffers_.args();
     a.n = n;
-    a.grid = static_cast<unsigned>((n + kBlock - 1) / kBlock);
+    a.grid = static_cast<unsigned>((n + kThreadsPerBlock - 1) / kThreadsPerBlock);
     launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
       if (active) api.deallocate(list[tid]);
     });
@@ -203,6 +206,7 @@ class CapacityRunner final : public Round {
   void** refill_ = nullptr;
   unsigned long long* count_ = nullptr;
   std::uint64_t first_fill_ = 0;
+  bool overflowed_ = false;  // a fill counted more blocks than capacity_ slots
   CapacityRaw raw_;
   EventTimer timer_, recovery_timer_;
 };

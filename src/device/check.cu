@@ -33,7 +33,7 @@ __global__ void for_each_thread(std::uint64_t n, F f) {
 
 __global__ void read_globaltimer(std::uint64_t* out) { *out = body::now_ns(); }
 
-constexpr unsigned kBlock = 256;
+constexpr unsigned kThreadsPerBlock = 256;
 
 double since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -77,7 +77,7 @@ class Grid {
   double launch(std::uint64_t n, F f, const char* during) {
     if (n == 0) return 0;
     const auto t0 = std::chrono::steady_clock::now();
-    for_each_thread<<<static_cast<unsigned>((n + kBlock - 1) / kBlock), kBlock>>>(n, f);
+    for_each_thread<<<static_cast<unsigned>((n + kThreadsPerBlock - 1) / kThreadsPerBlock), kThreadsPerBlock>>>(n, f);
     HB_CUDA_CHECK_LAUNCH();
     while (true) {
       const cudaError_t e = cudaStreamQuery(nullptr);

@@ -49,7 +49,7 @@ __device__ inline bool ends_intact(const unsigned char* p, std::uint64_t size, s
 template <class Api>
 class ChurnRunner final : public OneLaunchRound {
  public:
-  ChurnRunner(const Case& c, double budget_s) : OneLaunchRound(c, budget_s), owner_(c), c_(c) {}
+  ChurnRunner(const Case& c, double budget_s) : OneLaunchRound(c, budget_s), owner_(c) {}
 
   void begin() override {
     owner_.reset();
@@ -134,7 +134,6 @@ class ChurnRunner final : public OneLaunchRound {
 
  private:
   alloc::Owner<Api> owner_;
-  Case c_;
 };
 
 std::unique_ptr<Round> make_churn(const PatternTraits&, const Case& c, double budget_s) { return make_for_api<ChurnRunner>(c, budget_s); }

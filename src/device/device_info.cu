@@ -30,6 +30,9 @@ DeviceInfo probe_device(int index) {
   HB_CUDA_CHECK(cudaDeviceGetAttribute(&d.mem_clock_khz, cudaDevAttrMemoryClockRate, index));
   HB_CUDA_CHECK(cudaDriverGetVersion(&d.driver_version));
   HB_CUDA_CHECK(cudaRuntimeGetVersion(&d.runtime_version));
+  char bus_id[32] = {};  // "dddd:bb:dd.f" and its terminator fit in 13
+  HB_CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, index));
+  d.pci_bus_id = bus_id;
   return d;
 }
 

@@ -1,6 +1,6 @@
 // The device heap's limit for one device (HeapSession, heapbench/device.hpp):
 // set, and reset the device when it must change. The probes that read the heap
-// are capacity_probe.cu and edge_cases.cu.
+// is capacity_probe.cu (tests/gpu/edge_cases_gpu_test.cu probes its edges).
 #include <fmt/format.h>
 
 #include <chrono>

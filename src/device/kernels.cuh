@@ -10,7 +10,7 @@
 
 namespace heapbench::detail {
 
-inline constexpr unsigned kBlock = 256;
+inline constexpr unsigned kThreadsPerBlock = 256;
 
 // Written into a table slot by a caller that found the deadline passed; no
 // allocator returns an address of 1.

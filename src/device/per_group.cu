@@ -13,7 +13,7 @@
 #ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
 inline constexpr PatternTraits per_warp_traits =
     PatternTraits{"per_warp", "lane 0 allocates for the warp, shares by shuffle, frees once"}.shared_by(32);
-// 256 threads share a call: kBlock (src/device/kernels.cuh), checked below.
+// 256 threads share a call: kThreadsPerBlock (src/device/kernels.cuh), checked below.
 inline constexpr PatternTraits per_block_traits =
     PatternTraits{"per_block", "thread 0 allocates for the block, shares through __shared__"}.shared_by(256);
 inline constexpr PatternList<2> per_group_patterns = {&per_warp_traits, &per_block_traits};
@@ -28,8 +28,8 @@ struct PerGroup : PatternDefaults {
   static constexpr const PatternTraits& traits = kBlockWide ? patterns::per_block_traits : patterns::per_warp_traits;
   static constexpr unsigned call_stride =
       kBlockWide ? patterns::per_block_traits.threads_per_call : patterns::per_warp_traits.threads_per_call;
-  static_assert(!kBlockWide || call_stride == kBlock,
-                "per_block_traits.threads_per_call is the block size the kernels run with: make it kBlock");
+  static_assert(!kBlockWide || call_stride == kThreadsPerBlock,
+                "per_block_traits.threads_per_call is the block size the kernels run with: make it kThreadsPerBlock");
   static_assert(kBlockWide || call_stride == 32, "per_warp's group is a warp");
 
   template <class Api>
@@ -46,7 +46,7 @@ struct PerGroup : PatternDefaults {
         __syncthreads();
         base = shared_base;
       } else {
-        // Every lane of the warp is here (kBlock is a multiple of 32 and no
+        // Every lane of the warp is here (kThreadsPerBlock is a multiple of 32 and no
         // lane returned early), so the full mask is exact.
         base = reinterpret_cast<void*>(__shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(base), 0));
       }

@@ -1,7 +1,7 @@
 // per_thread: every thread allocates its own block, uses it, and frees it.
 //
 // Workload: N threads each make one allocation call for `size` bytes in one
-// launch (timed with CUDA events), two more launches write a pattern unique to
+// launch (timed: the kernel stamps its start and end), two more launches write a pattern unique to
 // the owner into every byte and read it back (untimed; catch overlapping or
 // unwritable blocks), and one more launch frees every block (timed).
 // alloca: one launch in which each thread takes `size` bytes of its stack,

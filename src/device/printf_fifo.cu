@@ -120,7 +120,7 @@ class StdoutCapture {
 
 // Outside the unnamed namespace: a function enclosing an extended __device__
 // lambda must have a name the host compiler can refer to.
-class PrintfRunner final : public Round {
+class PrintfRunner final : public TimedLaunchRound {
  public:
   PrintfRunner(const Case& c, double budget_s)
       : buffers_(c, 1), budget_ns_(budget_ns(budget_s)), c_(c), args_(c.size / 8) {
@@ -150,7 +150,8 @@ class PrintfRunner final : public Round {
     HB_CUDA_CHECK(cudaDeviceSynchronize());
   }
 
-  void allocate() override {
+  // The timed launch: every thread prints its lines.
+  void launch() override {
     capture_.start();
     const RoundArgs& a = buffers_.args();
     const unsigned args = static_cast<unsigned>(args_);
@@ -174,7 +175,8 @@ class PrintfRunner final : public Round {
     timer_.stop();
   }
 
-  IterationResult collect() override {
+  // Drains the FIFO into the capture (timed on the host) and parses what came.
+  IterationResult finish() override {
     const auto t0 = std::chrono::steady_clock::now();
     cudaError_t err = cudaDeviceSynchronize();
     std::fflush(stdout);
@@ -198,13 +200,10 @@ class PrintfRunner final : public Round {
     raw.kernel_seconds = timer_.seconds();
     raw.flush_seconds = flush_s;
     out.timed_seconds = raw.kernel_seconds;
-    out.tally.alloc_seconds = raw.kernel_seconds;
     out.observed.put(raw);
     return out;
   }
 
-  bool has_use_phase() const override { return false; }
-  bool has_free_phase() const override { return false; }
   std::unique_ptr<Reducer> reducer() const override { return printf_reducer(); }
 
  private:

@@ -5,17 +5,21 @@
 // supplies the two launches as static member templates of a tag type:
 //
 //   struct Tag : PatternDefaults {
-//     static constexpr const char* name;
 //     static constexpr unsigned call_stride;   // threads per allocation call
 //     template <class Api> static void allocate(Api, const RoundArgs&);
 //     template <class Api> static void release(Api, const RoundArgs&);
 //   };
 //
 // and may override what PatternDefaults says (times_use, has_latency,
-// reports_addresses, prepare); those also choose the counters its reducer writes.
+// reports_addresses, prepare). The flags compose the runner at compile time:
+// each selects an observer (PhaseTimes, LatencyObserver, StrideObserver) that
+// reads its part back after the batch and brings the reducer of its counters.
 //
 // The harness calls the phases (Round) and names them on the timeline.
+#include <algorithm>
 #include <memory>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "allocators.cuh"
@@ -63,7 +67,7 @@ inline constexpr unsigned long long kNoLatency = ~0ull;
 
 template <class F>
 void launch_each(const RoundArgs& a, F f) {
-  for_each_thread<<<a.grid, kBlock>>>(a.n, f, a.span);
+  for_each_thread<<<a.grid, kThreadsPerBlock>>>(a.n, f, a.span);
   HB_CUDA_CHECK_LAUNCH();
 }
 
@@ -138,7 +142,7 @@ class RoundBuffers {
     args_.n = c.threads;
     args_.size = c.size;
     args_.align = c.align;
-    args_.grid = static_cast<unsigned>((c.threads + kBlock - 1) / kBlock);
+    args_.grid = static_cast<unsigned>((c.threads + kThreadsPerBlock - 1) / kThreadsPerBlock);
   }
 
   const RoundArgs& args() const { return args_; }
@@ -226,6 +230,23 @@ class OneLaunchRound : public Round {
   SpanTimer spans_{kMaxBatch, 1};
 };
 
+// A round that is one timed launch and then work the host drives between
+// launches (capacity's refills, printf's drain and parse): the harness's
+// allocate phase runs the launch, collect() waits for it and does the rest.
+// No use or free phase; the host reads results between launches, so the
+// stream is never held (enqueues_only false).
+class TimedLaunchRound : public Round {
+ public:
+  void allocate() final { launch(); }
+  IterationResult collect() final { return finish(); }
+  bool has_use_phase() const final { return false; }
+  bool has_free_phase() const final { return false; }
+  // Public only because CUDA requires it of a function enclosing an extended
+  // __device__ lambda.
+  virtual void launch() = 0;               // the timed launch
+  virtual IterationResult finish() = 0;    // after it: the host's part, and the batch's result
+};
+
 // Peak SM clock of the current device, for clock64 cycles -> ns.
 double sm_cycles_per_ns();
 
@@ -237,55 +258,33 @@ std::vector<std::uint64_t> block_addresses(void* const* device_table, std::uint6
 // Copies per-thread cycle counts and converts those of calls that were made.
 std::vector<double> latencies_ns(const unsigned long long* device_cycles, std::uint64_t n, double cycles_per_ns);
 
-template <class Pattern, class Api>
-class ThreePhaseRunner final : public Round {
- public:
-  ThreePhaseRunner(const Case& c, double budget_s)
-      : owner_(c), buffers_(c, c.threads, Pattern::has_latency), budget_ns_(budget_ns(budget_s)), c_(c),
-        spans_(kMaxBatch, kPhases) {
-    if (Pattern::has_latency) cycles_per_ns_ = sm_cycles_per_ns();
-  }
+// A three-phase round's parts beyond its counts, composed at compile time by
+// the pattern's flags (ThreePhaseRunner below): each is given the round's
+// buffers after a batch and adds what it saw to the batch's result, and each
+// brings the reducer of its counters. An observer has
+//   static constexpr int max_batch;   // rounds it can hold per batch
+//   void collect(const RoundArgs&, IterationResult&) const;
+//   static std::unique_ptr<Reducer> reducer();
+// None of them runs inside a timed launch: they read back after the batch.
 
-  void begin_batch() override {
-    // Per batch, not per runner: another runner of the same pattern (the small
-    // warm-up round's) may have pointed a pattern's __device__ state at its own
-    // buffers since this one was made.
-    Pattern::prepare(buffers_.args());
-    buffers_.begin_batch();
-    spans_.begin_batch();
-    slot_ = -1;
-  }
-  void begin() override {
-    ++slot_;
-    owner_.reset();
-    buffers_.begin_round(budget_ns_);
-  }
-  void allocate() override { Pattern::allocate(owner_.handle(), timed(kAlloc)); }
-  void use() override {
-    const RoundArgs& a = buffers_.args();
-    write_slices<<<a.grid, kBlock>>>(a.table, a.n, a.size, Pattern::call_stride,
-                                     c_.align > Api::min_alignment ? c_.align : Api::min_alignment,
-                                     Pattern::mixed_sizes, a.stats, spans_.at(slot_, kWrite));
-    HB_CUDA_CHECK_LAUNCH();
-    check_slices<<<a.grid, kBlock>>>(a.table, a.n, a.size, Pattern::mixed_sizes, a.stats, spans_.at(slot_, kCheck));
-    HB_CUDA_CHECK_LAUNCH();
-  }
-  void release() override { Pattern::release(owner_.handle(), timed(kFree)); }
-  IterationResult collect() override {
-    HB_CUDA_CHECK(cudaDeviceSynchronize());
-    const DeviceStats s = buffers_.read_stats();
+// The four spans of every round (allocate, free, and the use pair): the
+// allocation counters' times, and with `times_use` the use launches as a phase.
+template <bool times_use>
+class PhaseTimes {
+ public:
+  enum Phase { kAlloc, kFree, kWrite, kCheck, kPhases };
+  void begin_batch() { spans_.begin_batch(); }
+  KernelSpan* at(int slot, Phase phase) const { return spans_.at(slot, phase); }
+  // After the batch of `rounds` rounds: each round's time (round_seconds and
+  // timed_seconds) and the phases' seconds in the tally.
+  void collect(int rounds, IterationResult& out) {
     spans_.fetch();
-    IterationResult out = RoundBuffers::result_from(s);
-    out.tally.bytes = Pattern::mixed_sizes ? s.bytes : s.successes * c_.size * Pattern::call_stride;
-    out.tally.frees = s.successes;
-    std::uint64_t live_threads = s.successes * Pattern::call_stride;
-    if (live_threads > c_.threads * (slot_ + 1)) live_threads = c_.threads * (slot_ + 1);
-    for (int i = 0; i <= slot_; ++i) {
+    for (int i = 0; i < rounds; ++i) {
       const double a = spans_.seconds(i, kAlloc), f = spans_.seconds(i, kFree);
       double round = a + f;
       out.tally.alloc_seconds += a;
       out.tally.free_seconds += f;
-      if (Pattern::times_use) {
+      if constexpr (times_use) {
         const double u = spans_.seconds(i, kWrite) + spans_.seconds(i, kCheck);
         out.tally.use_seconds += u;
         round += u;
@@ -293,28 +292,109 @@ class ThreePhaseRunner final : public Round {
       out.round_seconds.push_back(round);
       out.timed_seconds += round;
     }
-    // Every byte of every live slice written once and read once.
-    if (Pattern::times_use) out.tally.use_bytes = 2 * live_threads * c_.size;
-    if constexpr (Pattern::reports_addresses) {
-      out.observed.put(BlockAddresses{block_addresses(buffers_.args().table, c_.threads)});
+  }
+  static std::unique_ptr<Reducer> reducer() {
+    AllocationCounters which;
+    which.use = times_use;
+    which.peak = true;  // every block of a round is live between its allocating and freeing launches
+    return allocation_reducer(which);
+  }
+
+ private:
+  SpanTimer spans_{kMaxBatch, kPhases};
+};
+
+// clock64 cycles per call, per thread (RoundArgs::lat_*): overwritten by every
+// round, so one round per batch.
+class LatencyObserver {
+ public:
+  static constexpr int max_batch = 1;
+  LatencyObserver() : cycles_per_ns_(sm_cycles_per_ns()) {}
+  void collect(const RoundArgs& a, IterationResult& out) const {
+    out.observed.put(LatencySamples{latencies_ns(a.lat_alloc, a.n, cycles_per_ns_),
+                                    latencies_ns(a.lat_free, a.n, cycles_per_ns_)});
+  }
+  static std::unique_ptr<Reducer> reducer() { return latency_reducer(); }
+
+ private:
+  double cycles_per_ns_;
+};
+
+// The last round's blocks, from its table (size_map's stride).
+struct StrideObserver {
+  static constexpr int max_batch = kMaxBatch;
+  void collect(const RoundArgs& a, IterationResult& out) const {
+    out.observed.put(BlockAddresses{block_addresses(a.table, a.n)});
+  }
+  static std::unique_ptr<Reducer> reducer() { return stride_reducer(); }
+};
+
+// The observers a pattern's flags ask for, as a tuple type.
+template <bool B, class T>
+using ObserverIf = std::conditional_t<B, std::tuple<T>, std::tuple<>>;
+template <class Pattern>
+using ObserversOf = decltype(std::tuple_cat(std::declval<ObserverIf<Pattern::reports_addresses, StrideObserver>>(),
+                                            std::declval<ObserverIf<Pattern::has_latency, LatencyObserver>>()));
+
+template <class Pattern, class Api>
+class ThreePhaseRunner final : public Round {
+  using Times = PhaseTimes<Pattern::times_use>;
+  using Observers = ObserversOf<Pattern>;
+
+ public:
+  ThreePhaseRunner(const Case& c, double budget_s)
+      : owner_(c), buffers_(c, c.threads, Pattern::has_latency), budget_ns_(budget_ns(budget_s)), c_(c) {}
+
+  void begin_batch() override {
+    // Per batch, not per runner: another runner of the same pattern (the small
+    // warm-up round's) may have pointed a pattern's __device__ state at its own
+    // buffers since this one was made.
+    Pattern::prepare(buffers_.args());
+    buffers_.begin_batch();
+    times_.begin_batch();
+    slot_ = -1;
+  }
+  void begin() override {
+    ++slot_;
+    owner_.reset();
+    buffers_.begin_round(budget_ns_);
+  }
+  void allocate() override { Pattern::allocate(owner_.handle(), timed(Times::kAlloc)); }
+  void use() override {
+    const RoundArgs& a = buffers_.args();
+    write_slices<<<a.grid, kThreadsPerBlock>>>(a.table, a.n, a.size, Pattern::call_stride,
+                                     c_.align > Api::min_alignment ? c_.align : Api::min_alignment,
+                                     Pattern::mixed_sizes, a.stats, times_.at(slot_, Times::kWrite));
+    HB_CUDA_CHECK_LAUNCH();
+    check_slices<<<a.grid, kThreadsPerBlock>>>(a.table, a.n, a.size, Pattern::mixed_sizes, a.stats,
+                                               times_.at(slot_, Times::kCheck));
+    HB_CUDA_CHECK_LAUNCH();
+  }
+  void release() override { Pattern::release(owner_.handle(), timed(Times::kFree)); }
+  IterationResult collect() override {
+    HB_CUDA_CHECK(cudaDeviceSynchronize());
+    const DeviceStats s = buffers_.read_stats();
+    IterationResult out = RoundBuffers::result_from(s);
+    times_.collect(slot_ + 1, out);
+    out.tally.bytes = Pattern::mixed_sizes ? s.bytes : s.successes * c_.size * Pattern::call_stride;
+    out.tally.frees = s.successes;
+    if constexpr (Pattern::times_use) {
+      std::uint64_t live_threads = s.successes * Pattern::call_stride;
+      if (live_threads > c_.threads * (slot_ + 1)) live_threads = c_.threads * (slot_ + 1);
+      // Every byte of every live slice written once and read once.
+      out.tally.use_bytes = 2 * live_threads * c_.size;
     }
-    if constexpr (Pattern::has_latency) {
-      out.observed.put(LatencySamples{latencies_ns(buffers_.args().lat_alloc, c_.threads, cycles_per_ns_),
-                                      latencies_ns(buffers_.args().lat_free, c_.threads, cycles_per_ns_)});
-    }
+    std::apply([&](const auto&... o) { (o.collect(buffers_.args(), out), ...); }, observers_);
     return out;
   }
-  // Latency samples are per thread, overwritten by every round: one round per batch.
-  int max_batch() const override { return Pattern::has_latency ? 1 : kMaxBatch; }
+  int max_batch() const override {
+    return std::apply([](const auto&... o) { return std::min({kMaxBatch, o.max_batch...}); }, observers_);
+  }
   bool enqueues_only() const override { return true; }
   std::unique_ptr<Reducer> reducer() const override {
-    AllocationCounters which;
-    which.use = Pattern::times_use;
-    which.peak = true;  // every block of a round is live between its allocating and freeing launches
     std::vector<std::unique_ptr<Reducer>> parts;
-    parts.push_back(allocation_reducer(which));
-    if (Pattern::has_latency) parts.push_back(latency_reducer());
-    if (Pattern::reports_addresses) parts.push_back(stride_reducer());
+    parts.push_back(Times::reducer());
+    std::apply([&](const auto&... o) { (parts.push_back(o.reducer()), ...); }, observers_);
     return combine(std::move(parts));
   }
 
@@ -323,15 +403,14 @@ class ThreePhaseRunner final : public Round {
   RoundBuffers buffers_;
   std::uint64_t budget_ns_;
   Case c_;
-  double cycles_per_ns_ = 0;
   int slot_ = -1;  // this round's place in the batch
-  enum Phase { kAlloc, kFree, kWrite, kCheck, kPhases };
-  SpanTimer spans_;
+  Times times_;
+  Observers observers_;
 
   // The arguments of a timed launch: this round's span for `phase`.
-  RoundArgs timed(Phase phase) const {
+  RoundArgs timed(typename Times::Phase phase) const {
     RoundArgs a = buffers_.args();
-    a.span = spans_.at(slot_, phase);
+    a.span = times_.at(slot_, phase);
     return a;
   }
 };

@@ -80,7 +80,7 @@ namespace {
 class CudaBackend final : public Backend {
  public:
   explicit CudaBackend(int device) : session_(device) {}
-  Heap ensure_heap(std::uint64_t bytes) override {
+  Heap ensure_limit(std::uint64_t bytes) override {
     if (batch_) batch_->release();
     const int before = session_.resets();
     const std::uint64_t reported = session_.ensure_heap(bytes);

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -104,20 +105,51 @@ bool advisable(const PatternTraits* p) {
   return p == &patterns::per_thread_traits || p == &patterns::per_warp_traits || p == &patterns::per_block_traits;
 }
 
+// The APIs advice is for: the device heap's, called directly.
+bool advisable(const ApiTraits& a) { return a.heap_backed() && !a.is_call_path(); }
+
+// Their names, from the catalog, in its order.
+std::vector<std::string> advisable_patterns() {
+  std::vector<std::string> out;
+  for (const PatternTraits* t : kPatternTraits) {
+    if (advisable(t)) out.emplace_back(t->name);
+  }
+  return out;
+}
+
+std::vector<std::string> advisable_apis() {
+  std::vector<std::string> out;
+  for (const ApiTraits& t : kApiTraits) {
+    if (advisable(t)) out.emplace_back(t.name);
+  }
+  return out;
+}
+
+// "a, b and c" (`last`: "and" or "or").
+std::string listed(const std::vector<std::string>& names, const char* last) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    out += i == 0 ? "" : i + 1 == names.size() ? fmt::format(" {} ", last) : ", ";
+    out += names[i];
+  }
+  return out;
+}
+
 }  // namespace
 
 Case workload_case(const Workload& w, std::uint64_t heap) {
   if (w.threads == 0) throw std::invalid_argument("--threads: at least one allocating thread");
   const PatternTraits* pattern = find_pattern_traits(w.pattern);
   if (!advisable(pattern)) {
-    throw std::invalid_argument(fmt::format("--pattern={}: advice knows per_thread, per_warp and per_block{}", w.pattern,
-                                            did_you_mean(w.pattern, {"per_thread", "per_warp", "per_block"})));
+    const std::vector<std::string> known = advisable_patterns();
+    throw std::invalid_argument(
+        fmt::format("--pattern={}: advice knows {}{}", w.pattern, listed(known, "and"), did_you_mean(w.pattern, known)));
   }
   const ApiTraits* api = find_api_traits(w.api);
-  if (!supported(w.pattern, w.api) || !api->heap_backed() || api->is_call_path()) {
-    throw std::invalid_argument(fmt::format(
-        "--api={}: advice is for the device heap's APIs (malloc, aligned, cuda_std_aligned, new) with {}{}", w.api,
-        w.pattern, did_you_mean(w.api, {"malloc", "aligned", "cuda_std_aligned", "new"})));
+  if (!supported(w.pattern, w.api) || !advisable(*api)) {
+    const std::vector<std::string> known = advisable_apis();
+    throw std::invalid_argument(fmt::format("--api={}: advice is for the device heap's APIs ({}) with {}{}", w.api,
+                                            fmt::join(known, ", "), w.pattern, did_you_mean(w.api, known)));
   }
   Case c;
   c.pattern = pattern;
@@ -219,17 +251,17 @@ struct AdviseParsed {
 };
 
 void add_advise_flags(CLI::App& app, AdviseOptions& o, AdviseParsed& p) {
-  app.set_help_flag();
-  app.add_flag("-h,--help", o.help, "Print these flags and exit");
+  add_subcommand_flags(app, o.help, o.device);
   app.add_option("--threads", p.threads, "Allocating threads of the kernel (K/M suffixes; per_block: blocks x 256)");
   app.add_option("--size", p.size,
                  "Bytes each thread asks for: fixed (1000, 4K), a uniform range (16-256) or a list with weights "
                  "(64:3,1K:1; parsed, not yet run). per_warp: lane 0 asks 32x this for its warp; per_block: thread 0 "
                  "asks 256x for its block, as in the sweep's --sizes");
-  app.add_option("--pattern", o.workload.pattern, "per_thread (default), per_warp or per_block");
-  app.add_option("--api", o.workload.api, "malloc (default), aligned, cuda_std_aligned or new");
+  const Workload defaults;
+  app.add_option("--pattern", o.workload.pattern,
+                 fmt::format("{} (default {})", listed(advisable_patterns(), "or"), defaults.pattern));
+  app.add_option("--api", o.workload.api, fmt::format("{} (default {})", listed(advisable_apis(), "or"), defaults.api));
   app.add_option("--align", o.workload.align, "Alignment for aligned APIs (default 16)");
-  app.add_option("--device", o.device, "CUDA device index (default 0)");
   app.add_option("--margin", p.margin_pct,
                  "Safety margin added to the smallest heap that held everything, percent (default 10): the allocator "
                  "places blocks differently from run to run, so the boundary moves a little");

@@ -144,6 +144,12 @@ void refuse_empty_values(const std::vector<std::string>& args) {
   }
 }
 
+void add_subcommand_flags(CLI::App& app, bool& help, int& device) {
+  app.set_help_flag();
+  app.add_flag("-h,--help", help, "Print these flags and exit");
+  app.add_option("--device", device, "CUDA device index (default 0)");
+}
+
 void refuse_flags_taken_as_values(const CLI::App& app) {
   for (const CLI::Option* opt : app.get_options()) {
     for (const std::string& value : opt->results()) {

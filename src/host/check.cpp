@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "heapbench/benchmark_flags.hpp"
 #include "heapbench/options.hpp"
 #include "heapbench/parse.hpp"
 #include "heapbench/version.hpp"
@@ -542,8 +543,7 @@ struct CheckParsed {
 };
 
 void add_check_flags(CLI::App& app, CheckOptions& o, CheckParsed& p) {
-  app.set_help_flag();
-  app.add_flag("-h,--help", o.help, "Print these flags and exit");
+  add_subcommand_flags(app, o.help, o.device);
   app.add_option("--apis", p.apis, "Allocators to check, comma-separated (default: every one with a device handle)");
   app.add_option("--heaps", p.heaps,
                  "Heap (or arena) of the rows that fill it, whole MiB, comma-separated: the battery runs once per "
@@ -553,7 +553,6 @@ void add_check_flags(CLI::App& app, CheckOptions& o, CheckParsed& p) {
   app.add_option("--soak-ms", p.soak_ms, "How long the soak row churns (default 2000)");
   app.add_option("--kernel-budget-ms", p.budget_ms,
                  "Deadline of one launch (default 10000): a launch still running then is a hang, and its row fails");
-  app.add_option("--device", o.device, "CUDA device index (default 0)");
   app.add_option("--json", o.json, "Also write the verdict as JSON to this file");
   app.add_option("--markdown", o.markdown, "Also write the verdict as markdown to this file");
   app.add_flag("--no-sanitizer", p.no_sanitizer, "Leave out the compute-sanitizer row (NOT RUN)");

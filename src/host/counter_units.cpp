@@ -97,6 +97,14 @@ const std::vector<CounterDecl> kCounters = {
     {"ret_other_value", U::count, "calls", B::lower, "printf calls returning another value"},
     {"flush_lines_per_s", U::per_s, "lines/s", B::higher, "lines drained per host second"},
     {"fifo_bytes", U::bytes, "B", B::neither, "printf FIFO limit applied"},
+    // Energy over each case's measured section, where NVML reads it
+    {"energy_s", U::seconds, "s", B::neither, "seconds between the energy counter's reads"},
+    {"energy_resolved", U::count, "", B::neither, "section spans 100 energy-counter updates (1) or not (0)"},
+    {"energy_j", U::count, "J", B::neither, "GPU energy over the measured section"},
+    {"avg_power_w", U::count, "W", B::neither, "mean GPU power over the measured section"},
+    {"energy_per_m_allocs_j", U::count, "J", B::lower, "GPU energy per million allocation calls"},
+    {"power_w", U::count, "W", B::neither, "NVML power reading after the section"},
+    {"clock_event_reasons", U::count, "", B::neither, "NVML clock-event reasons (bitmask)"},
 };
 
 }  // namespace

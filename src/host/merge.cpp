@@ -210,27 +210,28 @@ std::optional<json> read_child(const fs::path& file, std::string& why) {
   }
 }
 
-}  // namespace
-
-Recovery recover_interrupted_run(const std::string& out_path, const std::string& groups_path) {
-  const fs::path groups(groups_path);
-  Recovery r;
-  std::optional<RunManifest> m;
+// The folder's manifest, or nullopt with why in `skipped`.
+std::optional<RunManifest> read_manifest(const fs::path& groups, std::vector<std::string>& skipped) {
   const fs::path manifest_path = groups / kManifestName;
   std::error_code ec;
-  if (fs::exists(manifest_path, ec)) {
-    try {
-      m = RunManifest::read(manifest_path.string());
-    } catch (const std::exception& e) {
-      r.skipped.push_back(fmt::format("{} ({})", kManifestName, e.what()));
-    }
-  } else {
-    r.skipped.push_back(fmt::format("{} (missing: the files in the folder were read instead)", kManifestName));
+  if (!fs::exists(manifest_path, ec)) {
+    skipped.push_back(fmt::format("{} (missing: the files in the folder were read instead)", kManifestName));
+    return std::nullopt;
   }
+  try {
+    return RunManifest::read(manifest_path.string());
+  } catch (const std::exception& e) {
+    skipped.push_back(fmt::format("{} ({})", kManifestName, e.what()));
+    return std::nullopt;
+  }
+}
 
-  // The children's files: those in the folder with the names run_children
-  // gives them, in the order the manifest started them, then any it does not
-  // name. A manifest entry elsewhere is not this run's and is never read.
+// The children's files: those in the folder with the names run_children
+// gives them, in the order the manifest started them, then any it does not
+// name. A manifest entry elsewhere is not this run's and is never read.
+std::vector<fs::path> child_files(const fs::path& groups, const std::optional<RunManifest>& m,
+                                  std::vector<std::string>& skipped) {
+  std::error_code ec;
   std::vector<fs::path> files;
   std::set<std::string> listed;
   for (const auto& e : fs::directory_iterator(groups, ec)) {
@@ -243,8 +244,8 @@ Recovery recover_interrupted_run(const std::string& out_path, const std::string&
       if (f.parent_path().lexically_normal() != groups.lexically_normal() ||
           !listed.count(f.filename().string())) {
         if (!fs::exists(f, ec) && f.parent_path().lexically_normal() == groups.lexically_normal()) continue;
-        r.skipped.push_back(fmt::format("'{}' (named by {} but not one of its run's files: not read)", file,
-                                        kManifestName));
+        skipped.push_back(fmt::format("'{}' (named by {} but not one of its run's files: not read)", file,
+                                      kManifestName));
         continue;
       }
       if (std::find(files.begin(), files.end(), groups / f.filename()) == files.end()) {
@@ -255,6 +256,16 @@ Recovery recover_interrupted_run(const std::string& out_path, const std::string&
   for (const auto& name : listed) {
     if (std::find(files.begin(), files.end(), groups / name) == files.end()) files.push_back(groups / name);
   }
+  return files;
+}
+
+}  // namespace
+
+Recovery recover_interrupted_run(const std::string& out_path, const std::string& groups_path) {
+  const fs::path groups(groups_path);
+  Recovery r;
+  const std::optional<RunManifest> m = read_manifest(groups, r.skipped);
+  const std::vector<fs::path> files = child_files(groups, m, r.skipped);
 
   std::vector<std::pair<int, json>> children;
   std::set<int> devices;

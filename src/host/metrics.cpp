@@ -123,8 +123,11 @@ class Combined final : public Reducer {
   void add(const IterationResult& batch) override {
     for (auto& p : parts_) p->add(batch);
   }
-  void write(Counters& out, std::uint64_t heap_bytes) const override {
-    for (const auto& p : parts_) p->write(out, heap_bytes);
+  void write_counters(Counters& out) const override {
+    for (const auto& p : parts_) p->write_counters(out);
+  }
+  bool reports_heap_bytes() const override {
+    return std::any_of(parts_.begin(), parts_.end(), [](const auto& p) { return p->reports_heap_bytes(); });
   }
 
  private:
@@ -152,16 +155,16 @@ class Allocation final : public Reducer {
     const std::size_t rounds = std::max<std::size_t>(batch.round_seconds.size(), 1);
     peak_ = std::max(peak_, static_cast<double>(batch.tally.bytes) / static_cast<double>(rounds));
   }
-  void write(Counters& out, std::uint64_t heap_bytes) const override {
+  void write_counters(Counters& out) const override {
     const Figures f = compute_figures(total_);
     out["allocs_per_s"] = f.allocs_per_s;
     if (which_.frees) out["frees_per_s"] = f.frees_per_s;
     out["bytes_per_s"] = f.bytes_per_s;
     if (which_.fail_rate) out["fail_rate"] = f.fail_rate;
-    out["heap_bytes"] = static_cast<double>(heap_bytes);
     if (which_.use) out["use_bytes_per_s"] = f.use_bytes_per_s;
     if (which_.peak) out["peak_bytes"] = peak_;
   }
+  bool reports_heap_bytes() const override { return true; }
 
  private:
   AllocationCounters which_;
@@ -177,7 +180,7 @@ class Latency final : public Reducer {
       append(free_, s->free_ns, kMaxLatencySamples);
     }
   }
-  void write(Counters& out, std::uint64_t) const override {
+  void write_counters(Counters& out) const override {
     write_percentiles(out, "", alloc_);
     write_percentiles(out, "free_", free_);
   }
@@ -196,7 +199,7 @@ class Stride final : public Reducer {
     sum_ += median_stride(a);
     ++batches_;
   }
-  void write(Counters& out, std::uint64_t) const override {
+  void write_counters(Counters& out) const override {
     if (batches_ > 0) out["stride_bytes"] = sum_ / batches_;
   }
 
@@ -222,7 +225,7 @@ class Capacity final : public Reducer {
     sum_.recovery_allocs_per_s += f.recovery_allocs_per_s;
     sum_.ext_frag_random += f.ext_frag_random;
   }
-  void write(Counters& out, std::uint64_t) const override {
+  void write_counters(Counters& out) const override {
     if (rounds_ == 0) return;
     const double n = rounds_;
     out["utilization"] = sum_.utilization / n;

@@ -214,12 +214,207 @@ void check_remaining(const CLI::App& app) {
   }
 }
 
-}  // namespace
+// Each part of the sweep gets `value` as its `member`: each flag replaces its
+// axis in every part of the built-in sweep.
+template <class Member, class Value>
+void set_all(std::vector<Sweep>& sweeps, Member member, const Value& value) {
+  for (auto& s : sweeps) s.*member = value;
+}
 
-Options parse_options(int argc, const char* const* argv) {
-  CLI::App app{"heapbench: throughput and limits of CUDA's device heap", "heapbench"};
-  Parsed p;
-  add_flags(app, p);
+// A flag CLI11 converts but heapbench must check: one row per flag, run in
+// this order when the flag was given (`flag` nullptr: always), each checking
+// its value and storing it in Options.
+struct FlagRule {
+  const char* flag;
+  void (*apply)(const CLI::App& app, const Parsed& p, Options& o);
+};
+
+const FlagRule kRunRules[] = {
+    {nullptr,
+     [](const CLI::App& app, const Parsed& p, Options& o) {
+       if (p.isolate && p.no_isolate) throw UsageError("--isolate and --no-isolate: give one");
+       // Isolation needs a file to merge into; under --profile one process keeps a
+       // timeline simple. Elsewhere it is the default: a sticky CUDA error or a
+       // crash then costs one heap group, not the run.
+       o.isolate = p.isolate || (!p.no_isolate && app.count("--benchmark_out") > 0 && !p.profile && !p.list_tests);
+       o.only_heap = p.only_heap;
+     }},
+    {"--devices",
+     [](const CLI::App& app, const Parsed& p, Options& o) {
+       if (p.devices == "all") {
+         o.devices = {-1};
+       } else {
+         o.devices = axis_or_index("--devices", p.devices);
+       }
+       // A child gets --device appended to its parent's --devices; a user who gives both meant one.
+       if (app.count("--device") && p.only_heap == 0) {
+         throw UsageError(fmt::format("--devices={} and --device={}: give one", p.devices, p.device));
+       }
+     }},
+    {nullptr,
+     [](const CLI::App&, const Parsed& p, Options& o) {
+       o.profile = p.profile;
+       if (p.profile_iterations < 1) {
+         throw UsageError(fmt::format("--profile-iterations={}: must be at least 1", p.profile_iterations));
+       }
+       o.profile_iterations = p.profile_iterations;
+       o.list_tests = p.list_tests;
+     }},
+    {"--max-noise",
+     [](const CLI::App&, const Parsed& p, Options& o) {
+       if (!(p.max_noise_pct > 0 && p.max_noise_pct < 100)) {
+         throw UsageError(fmt::format("--max-noise={}: a percentage above 0 and below 100", p.max_noise_pct));
+       }
+       o.rule.max_noise = p.max_noise_pct / 100;
+     }},
+    {"--min-rounds",
+     [](const CLI::App&, const Parsed& p, Options& o) {
+       if (p.min_rounds < 1 || p.min_rounds > 1000000) {
+         throw UsageError(fmt::format("--min-rounds={}: must be 1 to 1000000", p.min_rounds));
+       }
+       o.rule.min_rounds = p.min_rounds;
+     }},
+    {"--max-time",
+     [](const CLI::App&, const Parsed& p, Options& o) {
+       if (!(p.max_time_s > 0 && p.max_time_s <= 86400)) {
+         throw UsageError(fmt::format("--max-time={}: seconds, above 0 and at most 86400", p.max_time_s));
+       }
+       o.rule.max_time_s = p.max_time_s;
+     }},
+};
+
+// The flags that replace an axis of the sweep, in the order they are applied.
+// `demand`: the axis changes a point's demand on its heap, so giving it keeps
+// every point (max_demand_fraction 0) unless --max-demand-fraction says otherwise.
+struct AxisRule {
+  const char* flag;
+  bool demand;
+  void (*apply)(const Parsed& p, std::vector<Sweep>& sweeps);
+};
+
+const AxisRule kAxisRules[] = {
+    {"--patterns", false,
+     [](const Parsed& p, std::vector<Sweep>& sweeps) {
+       const auto patterns = names("--patterns", p.patterns, is_pattern, kPatterns);
+       keep_parts_with(sweeps, patterns);
+       set_all(sweeps, &Sweep::patterns, patterns);
+     }},
+    {"--apis", false,
+     [](const Parsed& p, std::vector<Sweep>& sweeps) {
+       set_all(sweeps, &Sweep::apis, names("--apis", p.apis, is_api, kApis));
+     }},
+    {"--sizes", true,
+     [](const Parsed& p, std::vector<Sweep>& sweeps) { set_all(sweeps, &Sweep::sizes, axis("--sizes", p.sizes)); }},
+    {"--threads", true,
+     [](const Parsed& p, std::vector<Sweep>& sweeps) {
+       const auto threads = axis("--threads", p.threads);
+       for (auto t : threads) {
+         if (t > kMaxThreads) {
+           throw UsageError(fmt::format("--threads={}: {} is more than the {} heapbench supports", p.threads, t, kMaxThreads));
+         }
+       }
+       set_all(sweeps, &Sweep::threads, threads);
+     }},
+    {"--heaps", true,
+     [](const Parsed& p, std::vector<Sweep>& sweeps) {
+       const auto heaps = axis("--heaps", p.heaps);
+       for (auto h : heaps) check_whole_mib("--heaps", p.heaps, h);
+       set_all(sweeps, &Sweep::heaps, heaps);
+     }},
+    {"--aligns", false,
+     [](const Parsed& p, std::vector<Sweep>& sweeps) {
+       const auto aligns = axis("--aligns", p.aligns);
+       for (auto a : aligns) {
+         if ((a & (a - 1)) != 0) throw UsageError(fmt::format("--aligns={}: {} is not a power of two", p.aligns, a));
+       }
+       set_all(sweeps, &Sweep::aligns, aligns);
+     }},
+};
+
+// Patterns and sizes both asked for by name: refuse a size a pattern cannot take.
+void refuse_invalid_sizes(const Parsed& p, const std::vector<Sweep>& sweeps) {
+  for (const auto& s : sweeps) {
+    for (const auto& pattern : s.patterns) {
+      for (auto size : s.sizes) {
+        if (!valid_size(pattern, size)) {
+          throw UsageError(fmt::format("--sizes={}: {} takes 8 to 64 bytes of arguments per call, a multiple of 8; "
+                                       "{} is not one",
+                                       p.sizes, pattern, size));
+        }
+      }
+    }
+  }
+}
+
+// --sweep, then the axis flags over every part of it.
+void set_sweeps(const CLI::App& app, const Parsed& p, Options& o) {
+  o.sweep = p.sweep;
+  o.sweeps = p.sweep == "quick"      ? quick_sweep()
+             : p.sweep == "size_map" ? size_map_sweep()
+             : p.sweep == "zoo"      ? zoo_sweep()
+                                     : default_sweep();
+  bool demand_axis_given = false;
+  for (const AxisRule& r : kAxisRules) {
+    if (app.count(r.flag) == 0) continue;
+    r.apply(p, o.sweeps);
+    demand_axis_given |= r.demand;
+  }
+  if (app.count("--sizes") && app.count("--patterns")) refuse_invalid_sizes(p, o.sweeps);
+  if (demand_axis_given) set_all(o.sweeps, &Sweep::max_demand_fraction, 0.0);
+  if (app.count("--max-demand-fraction")) {
+    if (!(p.max_demand_fraction >= 0.0)) {
+      throw UsageError(fmt::format("--max-demand-fraction={}: must be >= 0", typed(app, "--max-demand-fraction")));
+    }
+    set_all(o.sweeps, &Sweep::max_demand_fraction, p.max_demand_fraction);
+  }
+}
+
+const FlagRule kDeviceAndOutputRules[] = {
+    {nullptr,
+     [](const CLI::App& app, const Parsed& p, Options& o) {
+       if (p.device < 0) throw UsageError(fmt::format("--device={}: must be >= 0", p.device));
+       o.device = p.device;
+       o.kernel_budget_s = kernel_budget_seconds(p.kernel_budget_ms, typed(app, "--kernel-budget-ms"));
+       if (p.out_format != "json") {
+         throw UsageError(
+             fmt::format("--benchmark_out_format={}: heapbench writes its results file as json only", p.out_format));
+       }
+     }},
+    {"--benchmark_out",
+     [](const CLI::App&, const Parsed& p, Options& o) {
+       if (p.out.empty()) throw UsageError("--benchmark_out: empty path");
+       o.out = p.out;
+     }},
+};
+
+template <std::size_t N>
+void apply_rules(const FlagRule (&rules)[N], const CLI::App& app, const Parsed& p, Options& o) {
+  for (const FlagRule& r : rules) {
+    if (r.flag == nullptr || app.count(r.flag) > 0) r.apply(app, p, o);
+  }
+}
+
+// What Google Benchmark is given: the program name, one iteration per case,
+// --benchmark_list_tests where asked, and its own flags as they came.
+std::vector<std::string> benchmark_args(const CLI::App& app, const Options& o, const char* program) {
+  std::vector<std::string> args{program};
+  // One Google Benchmark iteration per case: inside it heapbench runs rounds
+  // until the stopping rule is met (bench/cases.cpp). Google Benchmark 1.8 and
+  // later take "1x" (one iteration); 1.7 takes seconds, and any time at all
+  // satisfies it after the first iteration (a bare number makes 1.8 warn at
+  // every case).
+#if HEAPBENCH_BENCHMARK_MIN_TIME_SUFFIX
+  args.emplace_back("--benchmark_min_time=1x");
+#else
+  args.emplace_back("--benchmark_min_time=1e-9");
+#endif
+  if (o.list_tests) args.emplace_back("--benchmark_list_tests=true");
+  for (const auto& extra : app.remaining()) args.push_back(extra);
+  return args;
+}
+
+// CLI11 over the command line, with the refusals it cannot make itself.
+void parse_command_line(CLI::App& app, int argc, const char* const* argv) {
   std::vector<std::string> args;
   for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);  // CLI11 takes them reversed
   refuse_empty_values({args.rbegin(), args.rend()});
@@ -229,6 +424,15 @@ Options parse_options(int argc, const char* const* argv) {
     throw UsageError(e.what());
   }
   refuse_flags_taken_as_values(app);
+}
+
+}  // namespace
+
+Options parse_options(int argc, const char* const* argv) {
+  CLI::App app{"heapbench: throughput and limits of CUDA's device heap", "heapbench"};
+  Parsed p;
+  add_flags(app, p);
+  parse_command_line(app, argc, argv);
 
   Options o;
   o.help = p.help;
@@ -236,131 +440,10 @@ Options parse_options(int argc, const char* const* argv) {
   if (o.help || o.version) return o;
   check_remaining(app);
   for (int i = 1; i < argc; ++i) o.raw_args.emplace_back(argv[i]);
-  if (p.isolate && p.no_isolate) throw UsageError("--isolate and --no-isolate: give one");
-  // Isolation needs a file to merge into; under --profile one process keeps a
-  // timeline simple. Elsewhere it is the default: a sticky CUDA error or a
-  // crash then costs one heap group, not the run.
-  o.isolate = p.isolate || (!p.no_isolate && app.count("--benchmark_out") > 0 && !p.profile && !p.list_tests);
-  o.only_heap = p.only_heap;
-  if (app.count("--devices")) {
-    if (p.devices == "all") {
-      o.devices = {-1};
-    } else {
-      for (auto v : axis_or_index("--devices", p.devices)) o.devices.push_back(v);
-    }
-    // A child gets --device appended to its parent's --devices; a user who gives both meant one.
-    if (app.count("--device") && p.only_heap == 0) {
-      throw UsageError(fmt::format("--devices={} and --device={}: give one", p.devices, p.device));
-    }
-  }
-  o.profile = p.profile;
-  if (p.profile_iterations < 1) {
-    throw UsageError(fmt::format("--profile-iterations={}: must be at least 1", p.profile_iterations));
-  }
-  o.profile_iterations = p.profile_iterations;
-  o.list_tests = p.list_tests;
-  if (app.count("--max-noise")) {
-    if (!(p.max_noise_pct > 0 && p.max_noise_pct < 100)) {
-      throw UsageError(fmt::format("--max-noise={}: a percentage above 0 and below 100", p.max_noise_pct));
-    }
-    o.rule.max_noise = p.max_noise_pct / 100;
-  }
-  if (app.count("--min-rounds")) {
-    if (p.min_rounds < 1 || p.min_rounds > 1000000) {
-      throw UsageError(fmt::format("--min-rounds={}: must be 1 to 1000000", p.min_rounds));
-    }
-    o.rule.min_rounds = p.min_rounds;
-  }
-  if (app.count("--max-time")) {
-    if (!(p.max_time_s > 0 && p.max_time_s <= 86400)) {
-      throw UsageError(fmt::format("--max-time={}: seconds, above 0 and at most 86400", p.max_time_s));
-    }
-    o.rule.max_time_s = p.max_time_s;
-  }
-  o.sweep = p.sweep;
-  o.sweeps = p.sweep == "quick"      ? quick_sweep()
-             : p.sweep == "size_map" ? size_map_sweep()
-             : p.sweep == "zoo"      ? zoo_sweep()
-                                     : default_sweep();
-  // Each flag replaces its axis in every part of the default sweep.
-  auto apply = [&](auto member, auto value) {
-    for (auto& s : o.sweeps) s.*member = value;
-  };
-  if (app.count("--patterns")) {
-    const auto patterns = names("--patterns", p.patterns, is_pattern, kPatterns);
-    keep_parts_with(o.sweeps, patterns);
-    apply(&Sweep::patterns, patterns);
-  }
-  if (app.count("--apis")) apply(&Sweep::apis, names("--apis", p.apis, is_api, kApis));
-  bool axis_given = false;
-  if (app.count("--sizes")) { apply(&Sweep::sizes, axis("--sizes", p.sizes)); axis_given = true; }
-  if (app.count("--threads")) {
-    const auto threads = axis("--threads", p.threads);
-    for (auto t : threads) {
-      if (t > kMaxThreads) {
-        throw UsageError(fmt::format("--threads={}: {} is more than the {} heapbench supports", p.threads, t, kMaxThreads));
-      }
-    }
-    apply(&Sweep::threads, threads);
-    axis_given = true;
-  }
-  if (app.count("--heaps")) {
-    const auto heaps = axis("--heaps", p.heaps);
-    for (auto h : heaps) check_whole_mib("--heaps", p.heaps, h);
-    apply(&Sweep::heaps, heaps);
-    axis_given = true;
-  }
-  if (app.count("--aligns")) {
-    const auto aligns = axis("--aligns", p.aligns);
-    for (auto a : aligns) {
-      if ((a & (a - 1)) != 0) throw UsageError(fmt::format("--aligns={}: {} is not a power of two", p.aligns, a));
-    }
-    apply(&Sweep::aligns, aligns);
-  }
-  if (app.count("--sizes") && app.count("--patterns")) {  // asked for by name: refuse what it cannot take
-    for (const auto& s : o.sweeps) {
-      for (const auto& pattern : s.patterns) {
-        for (auto size : s.sizes) {
-          if (!valid_size(pattern, size)) {
-            throw UsageError(fmt::format("--sizes={}: {} takes 8 to 64 bytes of arguments per call, a multiple of 8; "
-                                         "{} is not one",
-                                         p.sizes, pattern, size));
-          }
-        }
-      }
-    }
-  }
-  if (axis_given) apply(&Sweep::max_demand_fraction, 0.0);
-  if (app.count("--max-demand-fraction")) {
-    if (!(p.max_demand_fraction >= 0.0)) {
-      throw UsageError(fmt::format("--max-demand-fraction={}: must be >= 0", typed(app, "--max-demand-fraction")));
-    }
-    apply(&Sweep::max_demand_fraction, p.max_demand_fraction);
-  }
-  if (p.device < 0) throw UsageError(fmt::format("--device={}: must be >= 0", p.device));
-  o.device = p.device;
-  o.kernel_budget_s = kernel_budget_seconds(p.kernel_budget_ms, typed(app, "--kernel-budget-ms"));
-  if (p.out_format != "json") {
-    throw UsageError(fmt::format("--benchmark_out_format={}: heapbench writes its results file as json only", p.out_format));
-  }
-  if (app.count("--benchmark_out")) {
-    if (p.out.empty()) throw UsageError("--benchmark_out: empty path");
-    o.out = p.out;
-  }
-
-  o.benchmark_args.emplace_back(argc > 0 ? argv[0] : "heapbench");
-  // One Google Benchmark iteration per case: inside it heapbench runs rounds
-  // until the stopping rule is met (bench/cases.cpp). Google Benchmark 1.8 and
-  // later take "1x" (one iteration); 1.7 takes seconds, and any time at all
-  // satisfies it after the first iteration (a bare number makes 1.8 warn at
-  // every case).
-#if HEAPBENCH_BENCHMARK_MIN_TIME_SUFFIX
-  o.benchmark_args.emplace_back("--benchmark_min_time=1x");
-#else
-  o.benchmark_args.emplace_back("--benchmark_min_time=1e-9");
-#endif
-  if (o.list_tests) o.benchmark_args.emplace_back("--benchmark_list_tests=true");
-  for (const auto& extra : app.remaining()) o.benchmark_args.push_back(extra);
+  apply_rules(kRunRules, app, p, o);
+  set_sweeps(app, p, o);
+  apply_rules(kDeviceAndOutputRules, app, p, o);
+  o.benchmark_args = benchmark_args(app, o, argc > 0 ? argv[0] : "heapbench");
   return o;
 }
 

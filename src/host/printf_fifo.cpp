@@ -89,7 +89,7 @@ class Printf final : public Reducer {
     }
   }
 
-  void write(Counters& out, std::uint64_t) const override {
+  void write_counters(Counters& out) const override {
     if (rounds_ == 0) return;
     const PrintfFigures f = printf_figures(sum_);
     const double n = rounds_;

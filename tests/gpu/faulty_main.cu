@@ -48,7 +48,7 @@ class FaultingBackend final : public Backend {
     const char* f = std::getenv("HEAPBENCH_FAULT_CASE");
     fault_ = f != nullptr ? f : "";
   }
-  Heap ensure_heap(std::uint64_t bytes) override { return inner_->ensure_heap(bytes); }
+  Heap ensure_limit(std::uint64_t bytes) override { return inner_->ensure_limit(bytes); }
   void invalidate() override { inner_->invalidate(); }
   std::uint64_t probe_capacity(std::uint64_t heap_bytes) override { return inner_->probe_capacity(heap_bytes); }
   void begin_batch(bool hold) override { inner_->begin_batch(hold); }

@@ -290,23 +290,6 @@ TEST(PrintfGpu, FifoDeliversWhatFitsAndLosesTheRest) {
   }
 }
 
-// malloc(0), free(NULL), a request larger than the heap, alignment past a page:
-// measured, printed for docs/metrics.md, and none of them may crash.
-TEST(EdgeCases, MeasuredNotCrashedOn) {
-  HeapSession s(0);
-  s.ensure_heap(8 * kMiB);
-  const EdgeCaseReport e = probe_edge_cases(8 * kMiB);
-  std::printf("EDGE malloc(0) -> %s\n", e.malloc_zero_null ? "NULL" : "non-NULL");
-  std::printf("EDGE malloc(0) twice -> %s\n", e.malloc_zero_distinct ? "distinct pointers" : "same pointer");
-  std::printf("EDGE free(NULL) -> returned\n");
-  std::printf("EDGE malloc(heap + 1) -> %s\n", e.oversize_null ? "NULL" : "non-NULL");
-  std::printf("EDGE __nv_aligned_device_malloc(64, 64 KiB) -> %s\n", e.align_64k_result.c_str());
-  std::printf("EDGE __nv_aligned_device_malloc(64, 16 MiB) on an 8 MiB heap -> %s\n", e.align_16m_result.c_str());
-  std::printf("EDGE __nv_aligned_device_malloc(64, 48) (not a power of two) -> %s\n", e.align_npot_result.c_str());
-  EXPECT_TRUE(e.oversize_null);
-  EXPECT_TRUE(e.free_null_returned);
-}
-
 TEST(Budget, ASpentBudgetIsReportedAsTruncationNotAsAFigure) {
   for (const char* pattern : {"per_thread", "churn"}) {
     HeapSession s(0);

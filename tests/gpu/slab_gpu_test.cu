@@ -24,7 +24,7 @@ using heapbench_user::slab;
 namespace sm = heapbench_user::slab_math;
 
 constexpr double kBudget = 10.0;
-constexpr unsigned kBlock = 256;
+constexpr unsigned kThreadsPerBlock = 256;
 
 void check(cudaError_t e) { ASSERT_EQ(e, cudaSuccess) << cudaGetErrorString(e); }
 
@@ -46,7 +46,7 @@ struct DeviceArray {
   std::uint64_t n;
 };
 
-unsigned grid(std::uint64_t threads) { return static_cast<unsigned>((threads + kBlock - 1) / kBlock); }
+unsigned grid(std::uint64_t threads) { return static_cast<unsigned>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock); }
 
 __host__ __device__ constexpr std::uint64_t last_word(std::uint64_t size) { return size >= 8 ? size / 4 - 1 : 0; }
 
@@ -138,7 +138,7 @@ class SlabArena {
   // Blocks of `size` that `threads` threads get until NULL; the blocks stay allocated.
   std::uint64_t fill(std::uint64_t size, std::uint64_t threads = 1024) {
     cudaMemset(count_.p, 0, sizeof(unsigned long long));
-    heapbench::fill<<<grid(threads), kBlock>>>(owner_.handle(), threads, size, ~0u, blocks_.p, count_.p, misaligned_.p);
+    heapbench::fill<<<grid(threads), kThreadsPerBlock>>>(owner_.handle(), threads, size, ~0u, blocks_.p, count_.p, misaligned_.p);
     check(cudaDeviceSynchronize());
     last_size_ = size;
     return count_.host()[0];
@@ -147,7 +147,7 @@ class SlabArena {
   void free_all() {
     const std::uint64_t n = count_.host()[0];
     if (n == 0) return;
-    check_and_free<<<grid(n), kBlock>>>(owner_.handle(), blocks_.p, n, last_size_, bad_.p);
+    check_and_free<<<grid(n), kThreadsPerBlock>>>(owner_.handle(), blocks_.p, n, last_size_, bad_.p);
     check(cudaDeviceSynchronize());
   }
   // The blocks the last fill got, and a list of blocks checked and freed (as free_all).
@@ -160,7 +160,7 @@ class SlabArena {
     if (list.empty()) return;
     DeviceArray<void*> d(list.size());
     check(cudaMemcpy(d.p, list.data(), list.size() * sizeof(void*), cudaMemcpyHostToDevice));
-    check_and_free<<<grid(list.size()), kBlock>>>(owner_.handle(), d.p, list.size(), last_size_, bad_.p);
+    check_and_free<<<grid(list.size()), kThreadsPerBlock>>>(owner_.handle(), d.p, list.size(), last_size_, bad_.p);
     check(cudaDeviceSynchronize());
   }
   std::uint64_t misaligned() const { return misaligned_.host()[0]; }
@@ -253,7 +253,7 @@ TEST(SlabGpu, ChurnInOneLaunchNeverOverlapsAndLeavesNothingBehind) {
   // Live bytes stay far under half the arena: 8 K threads x 8 blocks x at most
   // 2 KiB = 128 MiB at the very worst, about 4 x 1 KiB each (32 MiB) on average.
   for (int launch = 0; launch < 10; ++launch) {
-    churn<<<grid(8192), kBlock>>>(a.handle(), 8192, 2048, 1000 + launch, failed.p, bad.p, done.p);
+    churn<<<grid(8192), kThreadsPerBlock>>>(a.handle(), 8192, 2048, 1000 + launch, failed.p, bad.p, done.p);
     check(cudaDeviceSynchronize());
   }
   EXPECT_EQ(bad.host()[0], 0u) << "a block read back another owner's bytes";
@@ -262,7 +262,7 @@ TEST(SlabGpu, ChurnInOneLaunchNeverOverlapsAndLeavesNothingBehind) {
   // Into the large path too (up to 256 KiB: 4 pages), on a smaller scale:
   // 64 threads x 8 x 256 KiB = 128 MiB at the very worst.
   for (int launch = 0; launch < 5; ++launch) {
-    churn<<<grid(64), kBlock>>>(a.handle(), 64, 256 * 1024, 2000 + launch, failed.p, bad.p, done.p);
+    churn<<<grid(64), kThreadsPerBlock>>>(a.handle(), 64, 256 * 1024, 2000 + launch, failed.p, bad.p, done.p);
     check(cudaDeviceSynchronize());
   }
   EXPECT_EQ(bad.host()[0], 0u);

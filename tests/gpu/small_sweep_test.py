@@ -53,6 +53,32 @@ def check_heap_sweep(heapbench):
         if "size:16/threads:32/" in b["name"]:
             assert b["fail_rate"] == 0, b
     print(f"{len(runs)} heap-sweep cases checked")
+    return doc
+
+
+def check_energy(heapbench, ctx):
+    """NVML's energy counter around each case (docs/metrics.md, "Energy"): read from the GPU measured
+    (matched by PCI bus id), or the context says why not; a case long enough for the counter has
+    energy per million allocations, a short one says it has none."""
+    if "heapbench_energy_absent" in ctx:
+        assert "heapbench_energy_device" not in ctx, ctx
+        print(f"energy not read: {ctx['heapbench_energy_absent']}")
+        return
+    assert ctx["heapbench_energy_device"] == ctx["gpu_pci_bus_id"], ctx
+    update_s = float(ctx["heapbench_energy_update_s"])
+    assert update_s > 0, ctx
+    # 100 updates make the threshold (kMinUpdatesPerSection); run half as long again.
+    max_time = 150 * update_s + 0.5
+    assert max_time <= 120, f"an update interval of {update_s} s needs sections over 2 minutes"
+    doc = sweep(heapbench, "--patterns=per_thread", "--apis=malloc", "--sizes=64", "--threads=4096", "--heaps=8M",
+                "--max-noise=0.01", f"--max-time={max_time:g}")
+    [b] = doc["benchmarks"]
+    assert not b.get("error_occurred"), b.get("error_message")
+    assert b["energy_resolved"] == 1 and b["energy_s"] >= 100 * update_s, b
+    assert b["energy_j"] > 0 and b["avg_power_w"] > 0 and b["energy_per_m_allocs_j"] > 0, b
+    assert abs(b["energy_j"] - b["avg_power_w"] * b["energy_s"]) <= 1e-6 * b["energy_j"], b
+    print(f"energy: {b['energy_j']:.3g} J over {b['energy_s']:.3g} s, {b['avg_power_w']:.3g} W, "
+          f"{b['energy_per_m_allocs_j']:.3g} J per million calls, reasons {int(b.get('clock_event_reasons', 0)):#x}")
 
 
 def check_every_pair(heapbench):
@@ -133,7 +159,11 @@ def check_printf(heapbench):
 
 def main():
     heapbench = script_args().binary
-    check_heap_sweep(heapbench)
+    doc = check_heap_sweep(heapbench)
+    check_energy(heapbench, doc["context"])
+    for b in doc["benchmarks"]:  # short cases: below the counter's resolution, no figure
+        if "heapbench_energy_device" in doc["context"] and b["energy_resolved"] == 0:
+            assert "energy_per_m_allocs_j" not in b and "energy_j" not in b, b
     check_every_pair(heapbench)
     check_printf(heapbench)
     return 0

@@ -1,10 +1,7 @@
-// The slab allocator's arithmetic (src/allocators/slab.cuh), on the host: size
+// The slab allocator's arithmetic (src/allocators/slab_math.hpp), on the host: size
 // classes, page bitmaps, bit picking, the arena layout and the search for runs
 // of free pages. The device code calls these same functions.
-// api_traits.hpp first: it includes every adapter (slab.cuh among them) once it
-// has defined ApiTraits, which an adapter included first would not yet see.
-#include "heapbench/api_traits.hpp"
-#include "../../src/allocators/slab.cuh"
+#include "../../src/allocators/slab_math.hpp"
 
 #include <gtest/gtest.h>
 

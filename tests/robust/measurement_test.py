@@ -56,6 +56,52 @@ class StoppingRule(unittest.TestCase):
         self.assertNotIn("fail_rate", cv)
 
 
+class Energy(unittest.TestCase):
+    """The energy counters over a stand-in counter of 400 W that moves every 1 ms
+    (HEAPBENCH_NOGPU_ENERGY_W): a section must span 100 of its updates."""
+    ENERGY = {"HEAPBENCH_NOGPU_ENERGY_W": "400", "HEAPBENCH_NOGPU_ENERGY_UPDATE_MS": "1"}
+
+    def test_a_long_case_has_energy_per_million_allocations(self):
+        _, doc = run_results(BINARY, *ONE, "--heaps=8M", "--max-noise=0.01", "--max-time=1",
+                             env={**self.ENERGY, "HEAPBENCH_NOGPU_ROUND_NOISE": "0.3"})
+        [b] = doc["benchmarks"]
+        self.assertEqual(doc["context"]["heapbench_energy_device"], "stand-in")
+        # The median of five intervals, measured when the run opened the counter (a busy host delays some reads).
+        self.assertLess(float(doc["context"]["heapbench_energy_update_s"]), 0.01)
+        self.assertNotIn("heapbench_energy_absent", doc["context"])
+        self.assertEqual(b["energy_resolved"], 1)
+        self.assertGreaterEqual(b["energy_s"], 1)
+        self.assertAlmostEqual(b["avg_power_w"], 400, delta=400 * 0.01 + 1)
+        self.assertAlmostEqual(b["energy_j"], b["avg_power_w"] * b["energy_s"], places=9)
+        # Every round of the section made 32 calls; the first full one may have been dropped.
+        per_round = b["energy_j"] / (32 * b["rounds"]) * 1e6
+        self.assertLessEqual(b["energy_per_m_allocs_j"], per_round * (1 + 1e-9))
+        self.assertGreaterEqual(b["energy_per_m_allocs_j"], per_round * b["rounds"] / (b["rounds"] + 1) * (1 - 1e-9))
+        self.assertEqual(b["clock_event_reasons"], 4)  # sw_power_cap
+        self.assertEqual(b["power_w"], 400)
+
+    def test_a_short_case_has_no_energy_figure_and_says_why(self):
+        _, doc = run_results(BINARY, *ONE, "--heaps=8M", env=self.ENERGY)
+        [b] = doc["benchmarks"]
+        self.assertLess(b["energy_s"], 0.1)  # 5 rounds of 1 ms: under 100 updates
+        self.assertEqual(b["energy_resolved"], 0)
+        for name in ("energy_j", "avg_power_w", "energy_per_m_allocs_j"):
+            self.assertNotIn(name, b)
+
+    def test_without_a_counter_the_run_goes_on_and_the_context_says_why(self):
+        _, doc = run_results(BINARY, *ONE, "--heaps=8M")
+        [b] = doc["benchmarks"]
+        self.assertEqual(doc["context"]["heapbench_energy_absent"], "stand-in device: no energy counter")
+        self.assertNotIn("heapbench_energy_device", doc["context"])
+        self.assertEqual([k for k in b if "energy" in k or "power" in k or "clock_event" in k], [])
+        self.assertGreater(b["allocs_per_s"], 0)
+
+    def test_isolated_children_read_the_counter(self):
+        _, doc = run_results(BINARY, *ONE, "--heaps=8M,16M", "--isolate", env=self.ENERGY)
+        self.assertEqual(doc["context"]["heapbench_energy_device"], "stand-in")
+        self.assertEqual([b["energy_resolved"] for b in doc["benchmarks"]], [0, 0])
+
+
 if __name__ == "__main__":
     BINARY = script_args().binary
     unittest.main(verbosity=2)

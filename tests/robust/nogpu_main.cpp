@@ -14,9 +14,13 @@
 //   HEAPBENCH_NOGPU_CAPACITY   a heap model: calls succeed until the bytes they hold
 //                              would pass this fraction of the heap, the rest return
 //                              NULL (unset: every call succeeds), for heapbench advise
+//   HEAPBENCH_NOGPU_ENERGY_W   a stand-in energy counter: this many watts, the counter
+//                              moving every HEAPBENCH_NOGPU_ENERGY_UPDATE_MS (default 1) ms
+//                              of wall time (unset: no energy counter, as without NVML)
 //   size_map cases report block addresses whose stride is the request plus 16 B,
 //   rounded up to a power of two (at least 32 B): size classes a test can find.
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <string>
@@ -100,7 +104,7 @@ class SleepingRound final : public Round {
 
 class StandInBackend final : public Backend {
  public:
-  Heap ensure_heap(std::uint64_t bytes) override {
+  Heap ensure_limit(std::uint64_t bytes) override {
     trace("heap " + std::to_string(bytes));
     const bool reset = (current_ != 0 && current_ != bytes) || dirty_;
     current_ = bytes;
@@ -120,6 +124,30 @@ class StandInBackend final : public Backend {
   bool dirty_ = false;
 };
 
+// A counter of energy that grows with wall time, in steps.
+class StandInEnergy final : public energy::Reader {
+ public:
+  StandInEnergy(double watts, double update_s) : watts_(watts), update_s_(update_s) {}
+  std::uint64_t total_energy_mj() override {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    return static_cast<std::uint64_t>(std::floor(s / update_s_) * update_s_ * watts_ * 1e3);
+  }
+  std::optional<double> power_w() override { return watts_; }
+  std::optional<std::uint64_t> clock_event_reasons() override { return energy::kSwPowerCap; }
+  std::string device() const override { return "stand-in"; }
+
+ private:
+  double watts_, update_s_;
+  std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now();
+};
+
+energy::Opened stand_in_energy(const DeviceInfo&) {
+  const std::string watts = env("HEAPBENCH_NOGPU_ENERGY_W", "");
+  if (watts.empty()) return {nullptr, "stand-in device: no energy counter"};
+  return {std::make_unique<StandInEnergy>(std::stod(watts), std::stod(env("HEAPBENCH_NOGPU_ENERGY_UPDATE_MS", "1")) * 1e-3),
+          ""};
+}
+
 DeviceInfo probe(int index) {
   const int count = std::stoi(env("HEAPBENCH_NOGPU_DEVICES", "1"));
   if (index >= count) throw NoDeviceError("--device=" + std::to_string(index) + ": no such stand-in device");
@@ -136,5 +164,6 @@ DeviceInfo probe(int index) {
 int main(int argc, char** argv) {
   return heapbench::run_heapbench(argc, argv, {heapbench::probe, [](int) -> std::unique_ptr<heapbench::Backend> {
                                                  return std::make_unique<heapbench::StandInBackend>();
-                                               }});
+                                               },
+                                               nullptr, heapbench::stand_in_energy});
 }

@@ -1,0 +1,466 @@
+"""The allocator zoo (issue 28): figures and findings from `heapbench --sweep=zoo` results.
+
+usage: python3 plot/zoo.py RESULTS.json [MORE.json ...] -o OUTDIR [--slab API]
+
+Every allocator is named and coloured as the file's "apis" block says (its display
+name); a file's baselines (bump) are drawn dashed and never ranked, since they never
+free. Where a point (pattern, size, threads) was measured at several heaps, the
+largest is used. Several files (of one GPU) are pooled: a case in more than one is the
+mean of their runs. OUTDIR gets:
+
+- zoo_size_<pattern>.png/.svg: allocs/s against size, a panel per thread count with
+  at least three sizes (per_thread at 10,000 and 100,000 threads: the survey's);
+- zoo_scaling.png/.svg: per_thread allocs/s against threads, a panel per size with at
+  least three thread counts (16 B and 64 B), at the heap with the most thread counts;
+- zoo_utilisation.png/.svg: capacity's utilisation at the first NULL and overhead
+  per block against size, a column per heap;
+- zoo_churn.png/.svg: churn's fail rate and allocs/s per allocator, a column per size;
+- zoo_slab.png/.svg: slab's allocs/s over the best other allocator's at every point
+  where both ran;
+- findings.md: the fastest allocator and runner-up per pattern and size band with
+  what each costs in memory, slab point by point, the errors and skipped cases with
+  their reasons (never as numbers);
+- slab_vs_best.csv: the slab table.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from figures import _direct_heap_apis, best_measured  # noqa: E402
+from heapbench_results import APIS_KEY, COUNTERS_KEY, Results, SchemaError, finish, load  # noqa: E402
+from readability import MAX_LEGEND_ENTRIES, FigureError, save  # noqa: E402
+import style  # noqa: E402
+
+# Size bands of the findings table (bytes, inclusive): a survey-style split into small
+# blocks, medium ones and those up to the survey's largest size; anything larger is a band too.
+BANDS = [(1, 64), (65, 512), (513, 8192), (8193, 2**62)]
+POINT = ["pattern", "size", "threads"]
+
+
+class ZooError(ValueError):
+    """The files cannot be read together, or hold nothing the zoo's answers are drawn from."""
+
+
+def load_zoo(paths: list[str | Path]) -> Results:
+    """One or more results files as one: their entries pooled, their "counters" and "apis"
+    blocks merged (the first file's declaration of a name wins). Files of different GPUs
+    are refused: their points would be pooled into numbers of no GPU."""
+    files = [load(p) for p in paths]
+    gpus = sorted({r.gpu for r in files})
+    if len(gpus) > 1:
+        raise ZooError(f"the files are of {len(gpus)} GPUs ({', '.join(gpus)}): give one GPU's files")
+    first = files[0]
+    if len(files) == 1:
+        return first
+    counters, apis = {}, {}
+    for r in files:
+        for name, d in r.context.get(COUNTERS_KEY, {}).items():
+            counters.setdefault(name, d)
+        for name, d in r.apis.items():
+            apis.setdefault(name, d)
+    frame = pd.concat([r.frame for r in files], ignore_index=True)
+    return Results(first.path, {**first.context, COUNTERS_KEY: counters, APIS_KEY: apis}, frame)
+
+
+def baselines(res: Results) -> set[str]:
+    """The APIs that never free and are drawn as ceilings: the file's baselines (bump, alloca
+    in a file written before the "apis" block)."""
+    return res.baselines() if res.apis else {"bump", "alloca"}
+
+
+def allocators(res: Results, apis) -> list[str]:
+    """The allocators among `apis` that are ranked: direct calls on a heap, baselines excluded."""
+    return [a for a in _direct_heap_apis(res, list(apis)) if a not in baselines(res)]
+
+
+def at_largest_heap(cases: pd.DataFrame) -> pd.DataFrame:
+    """The cases at the largest heap each point (pattern, size, threads) was measured at."""
+    largest = cases.groupby(POINT)["heap_mib"].transform("max")
+    return cases[cases["heap_mib"] == largest]
+
+
+def measured(res: Results, cases: pd.DataFrame, column: str = "allocs_per_s") -> pd.DataFrame:
+    """The cases without error that have `column`, of the direct heap APIs (baselines kept)."""
+    if column not in cases.columns:
+        return cases.iloc[0:0]
+    ok = cases[~cases["error"] & cases[column].notna() & (cases["align"] <= 16)]
+    return ok[ok["api"].isin(_direct_heap_apis(res, list(ok["api"].unique())))]
+
+
+def _band(size: int) -> str:
+    lo, hi = next((lo, hi) for lo, hi in BANDS if lo <= size <= hi)
+    if lo == 1:
+        return f"<= {style.fmt_bytes(hi)}"
+    return f"> {style.fmt_bytes(lo - 1)}" if hi >= 2**62 else f"{style.fmt_bytes(lo)} - {style.fmt_bytes(hi)}"
+
+
+def _legend(fig, axes) -> None:
+    """One legend per MAX_LEGEND_ENTRIES series, right of the panels: every series once."""
+    seen = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if not lab.startswith("_"):
+                seen.setdefault(lab, h)
+    items = list(seen.items())
+    chunks = [items[k:k + MAX_LEGEND_ENTRIES] for k in range(0, len(items), MAX_LEGEND_ENTRIES)]
+    places = ["upper right", "lower right"] if len(chunks) > 1 else ["center right"]
+    for chunk, where in zip(chunks, places + ["center right"] * len(chunks)):
+        fig.legend([h for _, h in chunk], [lab for lab, _ in chunk], loc=f"outside {where}", fontsize=7)
+
+
+def _api_lines(ax, res: Results, df: pd.DataFrame, x: str, y: str, best: bool = True) -> None:
+    """A line per API (its colour, marker and display name), then (`best`: for a rate, where
+    higher is better) the best measured line."""
+    apis = sorted(df["api"].unique(), key=lambda a: style.api_sort_key(a, res.context))
+    looks = style.api_styles(apis, res.context)
+    for api in apis:
+        s = df[df["api"] == api].sort_values(x)
+        st = dict(looks[api])
+        if len(s) < 2:
+            st["linestyle"] = "None"
+        ax.plot(s[x], s[y], ms=4, label=style.api_label(api, res.context), **st)
+    if best:
+        best_measured(ax, df, x, res, y)
+
+
+def line_figure(res: Results, ok: pd.DataFrame, x: str, panel: str, stem: str, title: str, out: Path,
+                written: list[Path]) -> None:
+    """allocs/s against `x`, a panel per value of `panel` measured at 3 or more values of `x`."""
+    counts = ok.groupby(panel)[x].nunique()
+    panels = sorted(counts[counts >= 3].index)
+    if not panels:
+        return
+    cols = min(3, len(panels))
+    rows = math.ceil(len(panels) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols + 2.8, 3.2 * rows + 1.0), squeeze=False, sharey=True,
+                             layout="constrained")
+    for ax in axes.ravel()[len(panels):]:
+        ax.set_visible(False)
+    for ax, pv in zip(axes.ravel(), panels):
+        _api_lines(ax, res, ok[ok[panel] == pv], x, "allocs_per_s")
+        (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, ok[x])
+        style.rate_axis(ax.yaxis)
+        ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
+        heaps = ok[ok[panel] == pv]["heap_mib"].unique()
+        ax.set_title((f"{style.fmt_bytes(pv)}" if panel == "size" else f"{int(pv):,} threads")
+                     + (f", heap {style.fmt_mib(heaps[0])}" if len(heaps) == 1 else ""), fontsize=9)
+        ax.grid(True, alpha=0.3)
+    fig.supylabel(style.axis_label("allocs_per_s", res.context), fontsize=9)
+    _legend(fig, axes.ravel()[:len(panels)])
+    fig.suptitle(f"{title}\n{res.title_suffix()}", fontsize=10)
+    save(fig, out / stem, written)
+
+
+def size_figures(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
+    """Per pattern, allocs/s per allocator against size, a panel per thread count."""
+    ok = at_largest_heap(measured(res, cases))
+    for pattern, g in ok.groupby("pattern"):
+        line_figure(res, g, "size", "threads", f"zoo_size_{pattern}",
+                    f"{pattern}: allocation throughput per allocator against size", out, written)
+
+
+def scaling_figure(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
+    """per_thread allocs/s against threads, a panel per size (the survey's 16 B and 64 B)."""
+    ok = measured(res, cases[cases["pattern"] == "per_thread"])
+    if ok.empty:
+        return
+    # Per size, the heap with the most thread counts: the zoo's scaling part (1 GiB), not the
+    # survey's size points at 10,000 and 100,000 threads (2 GiB) on the same line.
+    counts = ok.groupby(["size", "heap_mib"])["threads"].nunique().reset_index()
+    heaps = counts.sort_values(["threads", "heap_mib"]).groupby("size")["heap_mib"].last()
+    ok = ok[ok["heap_mib"] == ok["size"].map(heaps)]
+    line_figure(res, ok, "threads", "size", "zoo_scaling",
+                "per_thread: scaling of allocation throughput with threads", out, written)
+
+
+def utilisation_figure(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
+    """capacity: utilisation at the first NULL and overhead per block against size, a column per heap."""
+    ok = measured(res, cases[cases["pattern"] == "capacity"], "utilization")
+    if ok.empty:
+        return
+    rows = [c for c in ("utilization", "overhead_bytes") if c in ok.columns and ok[c].notna().any()]
+    heaps = sorted(ok["heap_mib"].unique())
+    fig, axes = plt.subplots(len(rows), len(heaps), figsize=(4.2 * len(heaps) + 2.8, 3.0 * len(rows) + 1.0),
+                             squeeze=False, layout="constrained")
+    for r, c in enumerate(rows):
+        for ax, heap in zip(axes[r], heaps):
+            g = ok[(ok["heap_mib"] == heap) & ok[c].notna()]
+            if c == "overhead_bytes":  # 0 B of overhead on a log axis: drawn at 1 B
+                g = g.assign(overhead_bytes=g[c].clip(lower=1))
+            _api_lines(ax, res, g, "size", c, best=False)
+            style.byte_axis(ax.xaxis, ok["size"])
+            if c == "overhead_bytes":
+                style.byte_axis(ax.yaxis, ok[c].clip(lower=1))
+            else:
+                ax.set_ylim(-0.02, 1.02)
+            ax.set_xlabel("bytes per allocation")
+            ax.set_ylabel(style.axis_label(c, res.context), fontsize=8)
+            ax.set_title(f"capacity, heap {style.fmt_mib(heap)}", fontsize=9)
+            ax.grid(True, alpha=0.3)
+    _legend(fig, axes.ravel())
+    fig.suptitle(f"memory: utilisation at the first NULL and overhead per block\n{res.title_suffix()}",
+                 fontsize=10)
+    save(fig, out / "zoo_utilisation", written)
+
+
+def churn_figure(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
+    """churn: fail rate and allocs/s per allocator, a column per size; a case in error has no bar
+    and its name says "error"."""
+    ch = at_largest_heap(cases[cases["pattern"] == "churn"])
+    ch = ch[ch["api"].isin(_direct_heap_apis(res, list(ch["api"].unique())))]
+    if ch.empty or "fail_rate" not in ch.columns:
+        return
+    sizes = sorted(ch["size"].unique())
+    fig, axes = plt.subplots(2, len(sizes), figsize=(max(5.0, 0.45 * ch["api"].nunique()) * len(sizes) + 1.0, 7.0),
+                             squeeze=False, layout="constrained")
+    for col, size in enumerate(sizes):
+        g = ch[ch["size"] == size]
+        apis = sorted(g["api"].unique(), key=lambda a: style.api_sort_key(a, res.context))
+        looks = style.api_styles(apis, res.context)
+        for row, c in enumerate(("fail_rate", "allocs_per_s")):
+            ax = axes[row][col]
+            for k, api in enumerate(apis):
+                v = g[(g["api"] == api) & ~g["error"]][c]
+                base = api in baselines(res)
+                if len(v) and pd.notna(v.iloc[0]):
+                    ax.bar(k, float(v.iloc[0]), 0.7, color="white" if base else looks[api]["color"],
+                           hatch="//" if base else None, edgecolor="black", lw=0.5)
+            names = [style.api_label(a, res.context) + (" (error)" if g[g["api"] == a]["error"].all() else "")
+                     for a in apis]
+            ax.set_xticks(range(len(apis)), names, rotation=60, ha="right", fontsize=7)
+            if c == "allocs_per_s":
+                style.rate_axis(ax.yaxis)
+            else:
+                ax.set_ylim(0, 1.02)
+            ax.set_ylabel(style.axis_label(c, res.context), fontsize=8)
+            ax.set_title(f"churn {style.fmt_bytes(size)}, {int(g['threads'].max()):,} threads", fontsize=9)
+            ax.grid(True, axis="y", alpha=0.3)
+    fig.suptitle(f"churn: failure rate and allocation throughput (hatched: a baseline that never frees)\n"
+                 f"{res.title_suffix()}", fontsize=10)
+    save(fig, out / "zoo_churn", written)
+
+
+def slab_points(res: Results, cases: pd.DataFrame, slab: str) -> pd.DataFrame:
+    """Every point where `slab` and at least one other allocator ran: slab's allocs/s, the best
+    other allocator there and its allocs/s, and their ratio (above 1: slab faster)."""
+    ok = at_largest_heap(measured(res, cases))
+    ok = ok[ok["allocs_per_s"] > 0]
+    others = set(allocators(res, ok["api"].unique())) - {slab}
+    rows = []
+    for (pattern, size, threads, heap), g in ok.groupby(POINT + ["heap_mib"], sort=False):
+        mine, theirs = g[g["api"] == slab], g[g["api"].isin(others)]
+        if mine.empty or theirs.empty:
+            continue
+        best = theirs.loc[theirs["allocs_per_s"].idxmax()]
+        rows.append({"pattern": pattern, "size": int(size), "threads": int(threads), "heap_mib": int(heap),
+                     "slab_allocs_per_s": float(mine["allocs_per_s"].iloc[0]), "best_other": best["api"],
+                     "best_other_allocs_per_s": float(best["allocs_per_s"]),
+                     "ratio": float(mine["allocs_per_s"].iloc[0]) / float(best["allocs_per_s"])})
+    columns = ["pattern", "size", "threads", "heap_mib", "slab_allocs_per_s", "best_other", "best_other_allocs_per_s",
+               "ratio"]
+    return pd.DataFrame(rows, columns=columns).sort_values(["pattern", "size", "threads"], ignore_index=True)
+
+
+def slab_figure(res: Results, table: pd.DataFrame, slab: str, out: Path, written: list[Path]) -> None:
+    """slab's ratio to the best other allocator at each point, a row per point, the dot in the
+    best other allocator's colour and marker."""
+    if table.empty:
+        return
+    y = np.arange(len(table))
+    fig, ax = plt.subplots(figsize=(8.5, 0.17 * len(table) + 2.2), layout="constrained")
+    apis = sorted(table["best_other"].unique(), key=lambda a: style.api_sort_key(a, res.context))
+    looks = style.api_styles(apis, res.context)
+    for api in apis:
+        m = (table["best_other"] == api).to_numpy()
+        ax.scatter(table["ratio"][m], y[m], s=20, color=looks[api]["color"], marker=looks[api]["marker"],
+                   label=f"best other: {style.api_label(api, res.context)}")
+    ax.axvline(1.0, color="grey", lw=0.8)
+    style.ratio_axis(ax.xaxis, table["ratio"])
+    ax.tick_params(axis="x", labelsize=7, labelrotation=30)  # 0.000977x beside 6.1e-05x: wide labels
+    ax.set_yticks(y, [f"{r.pattern} {style.fmt_bytes(r.size)} x {r.threads:,}" for r in table.itertuples()],
+                  fontsize=6)
+    ax.set_ylim(len(table) - 0.5, -0.5)
+    name = style.api_label(slab, res.context)
+    ax.set_xlabel(f"{name} allocs/s / the best other allocator's (right of 1x: {name} is faster)", fontsize=8)
+    ax.grid(True, axis="x", alpha=0.3)
+    _legend(fig, [ax])
+    fig.suptitle(f"{name} against the best other allocator, point by point\n{res.title_suffix()}", fontsize=10)
+    save(fig, out / "zoo_slab", written)
+
+
+def memory_cost(res: Results, cases: pd.DataFrame, api: str, band: str) -> str:
+    """What `api` costs in memory at the sizes of `band`: capacity's utilisation at the first NULL
+    and overhead per block, churn's fail rate; "not measured" where the file has neither."""
+    mine = cases[(cases["api"] == api) & (cases["size"].map(_band) == band)]
+    parts = []
+    cap = measured(res, mine[mine["pattern"] == "capacity"], "utilization")
+    if not cap.empty:
+        parts.append(f"utilisation {cap['utilization'].mean():.2f}")
+        if "overhead_bytes" in cap.columns and cap["overhead_bytes"].notna().any():
+            parts.append(f"overhead {style.fmt_bytes(float(cap['overhead_bytes'].median()))}/block")
+    churn = measured(res, mine[mine["pattern"] == "churn"], "fail_rate")
+    if not churn.empty:
+        parts.append(f"churn fails {100 * churn['fail_rate'].mean():.3g} %")
+    elif mine[mine["pattern"] == "churn"]["error"].any():
+        parts.append("churn: error (below)")
+    return ", ".join(parts) or "not measured"
+
+
+def fastest(res: Results, cases: pd.DataFrame) -> list[str]:
+    """The findings table: per pattern and size band, the fastest allocator (geometric mean of
+    allocs/s over the points it ran at) and the runner-up, each with its memory cost."""
+    ok = at_largest_heap(measured(res, cases))
+    ok = ok[ok["api"].isin(allocators(res, ok["api"].unique())) & (ok["allocs_per_s"] > 0)]
+    if ok.empty:
+        return ["No allocator was measured without error.", ""]
+    band_lo = ok["size"].map(lambda s: next(lo for lo, hi in BANDS if s <= hi))  # the bands' order
+    ok = ok.assign(band=ok["size"].map(_band), band_lo=band_lo)
+    lines = ["| pattern | sizes | fastest | allocs/s | its memory cost | runner-up | allocs/s | its memory cost |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for (pattern, _, band), g in ok.groupby(["pattern", "band_lo", "band"]):
+        n = g.groupby(POINT).ngroups
+        rank = g.groupby("api")["allocs_per_s"].agg(
+            geomean=lambda v: math.exp(np.log(v).mean()), points="count").sort_values("geomean", ascending=False)
+        cells = []
+        for api, r in list(rank.iterrows())[:2]:
+            cells += [f"{style.api_label(api, res.context)} ({int(r['points'])} of {n} points)",
+                      style.fmt_si(r["geomean"]), memory_cost(res, cases, api, band)]
+        cells += ["none: one allocator ran", "", ""] if len(rank) < 2 else []
+        lines.append(f"| {pattern} | {band} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def errors(res: Results, cases: pd.DataFrame) -> list[str]:
+    """The cases that gave no number, grouped by allocator, pattern and reason: a case an
+    allocator's contract rules out and one that failed its checks or crashed alike."""
+    errs = cases[cases["error"]]
+    if errs.empty:
+        return ["None: every case gave a number.", ""]
+    lines = ["| allocator | pattern | cases | sizes | threads | reason |", "| --- | --- | --- | --- | --- | --- |"]
+    keys = ["api", "pattern", "error_message"]
+    for (api, pattern, why), g in sorted(errs.groupby(keys, dropna=False),
+                                        key=lambda kv: (style.api_sort_key(kv[0][0], res.context), kv[0][1:])):
+        sizes = ", ".join(style.fmt_bytes(s) for s in sorted(g["size"].unique()))
+        threads = ", ".join(f"{int(t):,}" for t in sorted(g["threads"].unique()))
+        reason = " ".join(str(why or "(no message)").split()).replace("|", "/")
+        lines.append(f"| {style.api_label(api, res.context)} | {pattern} | {len(g)} | {sizes} | {threads} | {reason} |")
+    return lines + [""]
+
+
+def not_run(res: Results, cases: pd.DataFrame) -> list[str]:
+    """The patterns of the file an allocator of the file has no case of (the sweep left it
+    out: heapbench plans no case an API cannot take), one line per allocator."""
+    apis = allocators(res, cases["api"].unique())
+    patterns = list(dict.fromkeys(cases["pattern"]))
+    lines = []
+    for api in sorted(apis, key=lambda a: style.api_sort_key(a, res.context)):
+        absent = [p for p in patterns if cases[(cases["api"] == api) & (cases["pattern"] == p)].empty]
+        if absent:
+            lines.append(f"- {style.api_label(api, res.context)}: no case of {', '.join(absent)}")
+    return (["Not in the sweep (no case planned):", ""] + lines + [""]) if lines else []
+
+
+def slab_lines(res: Results, table: pd.DataFrame, slab: str) -> list[str]:
+    """The slab section: where it wins and loses, per pattern, then every point."""
+    name = style.api_label(slab, res.context)
+    if table.empty:
+        return [f"No point where `{slab}` and another allocator both ran.", ""]
+    wins = int((table["ratio"] >= 1).sum())
+    lines = [f"{name} is at least as fast as the best other allocator at {wins} of {len(table)} points "
+             f"(ratio = {name} allocs/s / the best other's; above 1: {name} is faster).", "",
+             "| pattern | points | wins | geomean ratio | lowest ratio (point, best other) |",
+             "| --- | --- | --- | --- | --- |"]
+    for pattern, g in table.groupby("pattern"):
+        low = g.loc[g["ratio"].idxmin()]
+        lines.append(f"| {pattern} | {len(g)} | {int((g['ratio'] >= 1).sum())} | "
+                     f"{math.exp(np.log(g['ratio']).mean()):.3g} | {low['ratio']:.3g} "
+                     f"({style.fmt_bytes(low['size'])} x "
+                     f"{int(low['threads']):,}, {style.api_label(low['best_other'], res.context)}) |")
+    lines += ["", f"| pattern | size | threads | heap | {name} allocs/s | best other | its allocs/s | ratio |",
+              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in table.itertuples():
+        lines.append(f"| {r.pattern} | {style.fmt_bytes(r.size)} | {r.threads:,} | {style.fmt_mib(r.heap_mib)} | "
+                     f"{style.fmt_si(r.slab_allocs_per_s)} | {style.api_label(r.best_other, res.context)} | "
+                     f"{style.fmt_si(r.best_other_allocs_per_s)} | {r.ratio:.3g} |")
+    return lines + [""]
+
+
+def findings(res: Results, cases: pd.DataFrame, table: pd.DataFrame, slab: str, written: list[Path],
+             out: Path) -> Path:
+    """findings.md: provenance, the fastest allocator per pattern and band, slab point by point,
+    the errors, the figures."""
+    ctx = res.context
+    zoo = ctx.get("heapbench_zoo")
+    lines = [f"# The allocator zoo on {res.gpu}", "",
+             f"- file: `{res.path.name}`; {res.title_suffix()}, at {ctx.get('heapbench_git_commit', '?')}",
+             f"- allocators' pinned sources: {zoo}" if zoo else "- allocators' pinned sources: not in the file",
+             f"- cases: {len(cases)}, errors: {int(cases['error'].sum())}; a point measured at several heaps "
+             "counts at its largest", "",
+             "## The fastest allocator per pattern and size band", "",
+             "Geometric mean of `allocs_per_s` over the points (size x threads) each allocator ran at in the band; "
+             "baselines that never free are not ranked. Memory cost: `capacity`'s utilisation at the first NULL "
+             "and median overhead per block, `churn`'s fail rate, at the band's sizes. An allocator that ran at "
+             "fewer of the band's points than another (skipped at the rest, below) is ranked on those it ran at.", ""]
+    lines += fastest(res, cases)
+    lines += [f"## {style.api_label(slab, res.context)} against the best other allocator", ""]
+    lines += slab_lines(res, table, slab)
+    lines += ["## Errors and skipped cases", "", "Each gave no number; the reason is the file's.", ""]
+    lines += errors(res, cases) + not_run(res, cases)
+    pngs = [p for p in written if p.suffix == ".png"]
+    if pngs:
+        lines += ["## Figures", ""] + [f"![{p.stem}]({p.name})" for p in pngs] + [""]
+    path = out / "findings.md"
+    path.write_text("\n".join(lines))
+    return path
+
+
+def make_zoo(paths: list[str | Path], out: str | Path, slab: str = "slab") -> tuple[list[Path], list[str]]:
+    """Every figure, findings.md and slab_vs_best.csv of the zoo's files; (files written, warnings)."""
+    res = load_zoo(paths)
+    cases = res.cases()
+    if cases.empty:
+        raise ZooError(f"{res.path}: no cases")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    warnings = []
+    if slab not in set(cases["api"]):
+        warnings.append(f"no {slab!r} cases in the file: its section is empty")
+    written: list[Path] = []
+    size_figures(res, cases, out, written)
+    scaling_figure(res, cases, out, written)
+    utilisation_figure(res, cases, out, written)
+    churn_figure(res, cases, out, written)
+    table = slab_points(res, cases, slab)
+    slab_figure(res, table, slab, out, written)
+    csv = out / "slab_vs_best.csv"
+    table.to_csv(csv, index=False)
+    written.append(csv)
+    written.append(findings(res, cases, table, slab, written, out))
+    return written, warnings
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="\n".join(__doc__.splitlines()[2:]))
+    ap.add_argument("results", nargs="+", help="results JSON of `heapbench --sweep=zoo` (several: one GPU's, pooled)")
+    ap.add_argument("-o", "--out", required=True, help="folder for the figures, findings.md and slab_vs_best.csv")
+    ap.add_argument("--slab", default="slab", help="the API set against the others point by point (default: slab)")
+    args = ap.parse_args(argv)
+    return finish("zoo", lambda: make_zoo(args.results, args.out, args.slab), args.out,
+                  (SchemaError, ZooError, FigureError, OSError))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,235 @@
+#pragma once
+// The slab allocator's arithmetic (src/allocators/slab.cuh): size classes,
+// page bitmaps, bit picking, the arena layout and the search for runs of free
+// pages. Plain constexpr C++, callable on the host and the device: the device
+// code calls these functions and tests/host/slab_test.cpp tests them on the
+// host. A .hpp, not a .cuh: CMake takes every *.cuh in src/allocators for an
+// adapter.
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define HEAPBENCH_SLAB_HD __host__ __device__
+#else
+#define HEAPBENCH_SLAB_HD
+#endif
+
+namespace heapbench_user::slab_math {
+
+inline constexpr std::uint64_t kPageBytes = 64 * 1024;
+inline constexpr unsigned kPageShift = 16;
+inline constexpr unsigned kMinShift = 4;            // the smallest class: 16 B
+inline constexpr std::uint64_t kMinBlock = 1u << kMinShift;
+inline constexpr unsigned kClasses = 13;            // 16 B, 32 B, ..., 64 KiB
+inline constexpr unsigned kLarge = kClasses;        // class_of's answer past the largest class
+inline constexpr unsigned kBitmapWords = 128;       // per page: 4096 bits, one per 16 B block
+inline constexpr unsigned kSlotsPerClass = 64;      // pages being filled at once, per class
+inline constexpr unsigned kCountBits = 24;          // a page header: tag << 24 | count
+inline constexpr std::uint32_t kCountMask = (1u << kCountBits) - 1;
+inline constexpr std::uint32_t kFreeTag = 0;        // a page in no class (free, or inside a large run)
+inline constexpr std::uint32_t kLargeTag = 0xff;    // the first page of a large run
+inline constexpr std::uint32_t kSlotEmpty = 0;      // slots hold page + 1
+inline constexpr std::uint32_t kSlotLocked = 0xffffffffu;  // a warp is fetching the slot a new page
+inline constexpr std::uint32_t kNone = 0xffffffffu;         // no page found
+
+HEAPBENCH_SLAB_HD constexpr unsigned bit_width(std::uint64_t x) {
+  unsigned n = 0;
+  for (; x != 0; x >>= 1) ++n;
+  return n;
+}
+
+// The class of a request: 0 for up to 16 B, c for up to 16 << c, kLarge past 64 KiB.
+HEAPBENCH_SLAB_HD constexpr unsigned class_of(std::uint64_t size) {
+  if (size > kPageBytes) return kLarge;
+  if (size <= kMinBlock) return 0;
+  return bit_width(size - 1) - kMinShift;
+}
+HEAPBENCH_SLAB_HD constexpr unsigned class_shift(unsigned c) { return kMinShift + c; }
+HEAPBENCH_SLAB_HD constexpr std::uint64_t class_bytes(unsigned c) { return kMinBlock << c; }
+HEAPBENCH_SLAB_HD constexpr std::uint32_t blocks_per_page(unsigned c) {
+  return static_cast<std::uint32_t>(kPageBytes >> class_shift(c));
+}
+HEAPBENCH_SLAB_HD constexpr std::uint32_t class_words(unsigned c) { return (blocks_per_page(c) + 31) / 32; }
+// The bits of bitmap word w that stand for blocks of a class-c page.
+HEAPBENCH_SLAB_HD constexpr std::uint32_t word_valid_mask(unsigned c, std::uint32_t w) {
+  const std::uint32_t blocks = blocks_per_page(c);
+  if (blocks >= 32 * (w + 1)) return 0xffffffffu;
+  if (blocks <= 32 * w) return 0;
+  return (1u << (blocks - 32 * w)) - 1;
+}
+// Pages a large request takes.
+HEAPBENCH_SLAB_HD constexpr std::uint64_t pages_for(std::uint64_t size) { return (size + kPageBytes - 1) / kPageBytes; }
+
+HEAPBENCH_SLAB_HD constexpr std::uint32_t tag_of_class(unsigned c) { return c + 1; }
+HEAPBENCH_SLAB_HD constexpr std::uint32_t make_header(std::uint32_t tag, std::uint32_t count) {
+  return tag << kCountBits | count;
+}
+HEAPBENCH_SLAB_HD constexpr std::uint32_t header_tag(std::uint32_t h) { return h >> kCountBits; }
+HEAPBENCH_SLAB_HD constexpr std::uint32_t header_count(std::uint32_t h) { return h & kCountMask; }
+
+HEAPBENCH_SLAB_HD constexpr unsigned popcount(std::uint32_t m) {
+  unsigned n = 0;
+  for (; m != 0; m &= m - 1) ++n;
+  return n;
+}
+// The n lowest set bits of m (all of them if it has fewer).
+HEAPBENCH_SLAB_HD constexpr std::uint32_t lowest_bits(std::uint32_t m, unsigned n) {
+  if (n >= 32) return m;
+  std::uint32_t out = 0;
+  for (; m != 0 && n != 0; --n) {
+    const std::uint32_t low = m & (~m + 1);
+    out |= low;
+    m &= m - 1;
+  }
+  return out;
+}
+// Up to `need` of the bits set in `free`, those at or above `start` first:
+// concurrent claimers that start at their own reservation's place in the page
+// seldom want the same bits.
+HEAPBENCH_SLAB_HD constexpr std::uint32_t pick_bits(std::uint32_t free, unsigned need, unsigned start) {
+  if (need >= 32 || need >= popcount(free)) return free;
+  const std::uint32_t high = start >= 32 ? 0 : free & (0xffffffffu << start);
+  std::uint32_t got = lowest_bits(high, need);
+  const unsigned n = popcount(got);
+  if (n < need) got |= lowest_bits(free & ~high, need - n);
+  return got;
+}
+// The index of the n-th (from 0) set bit of m; 32 if m has n or fewer.
+HEAPBENCH_SLAB_HD constexpr unsigned nth_set_bit(std::uint32_t m, unsigned n) {
+  for (; n != 0 && m != 0; --n) m &= m - 1;
+  if (m == 0) return 32;
+  unsigned i = 0;
+  while (((m >> i) & 1u) == 0) ++i;
+  return i;
+}
+// The bits of page-bitmap word w that the run [first, first + n) covers.
+HEAPBENCH_SLAB_HD constexpr std::uint32_t range_mask(std::uint32_t first, std::uint32_t n, std::uint32_t w) {
+  const std::uint64_t lo = first, hi = static_cast<std::uint64_t>(first) + n;  // [lo, hi)
+  const std::uint64_t wlo = 32ull * w, whi = wlo + 32;
+  const std::uint64_t a = lo > wlo ? lo : wlo, b = hi < whi ? hi : whi;
+  if (a >= b) return 0;
+  const unsigned width = static_cast<unsigned>(b - a), shift = static_cast<unsigned>(a - wlo);
+  return (width == 32 ? 0xffffffffu : ((1u << width) - 1)) << shift;
+}
+
+// Where everything lives in an arena of `heap` bytes: `pages` pages from its
+// start, then the metadata, all byte offsets from the arena's start.
+struct Layout {
+  std::uint64_t pages = 0;
+  std::uint64_t bitmap = 0;     // pages x kBitmapWords words: a set bit is a block in use
+  std::uint64_t header = 0;     // pages words: tag << 24 | blocks reserved
+  std::uint64_t run = 0;        // pages words: the length of the large run that starts there
+  std::uint64_t page_bits = 0;  // page_words(pages) words: a set bit is a page in use
+  std::uint64_t slots = 0;      // kClasses x kSlotsPerClass words: the page each slot fills
+  std::uint64_t used = 0;       // one word: pages in use
+  std::uint64_t meta_begin = 0, meta_bytes = 0;
+};
+HEAPBENCH_SLAB_HD constexpr std::uint64_t page_words(std::uint64_t pages) { return (pages + 31) / 32; }
+HEAPBENCH_SLAB_HD constexpr Layout layout_for_pages(std::uint64_t pages) {
+  Layout l;
+  l.pages = pages;
+  l.meta_begin = pages * kPageBytes;
+  l.bitmap = l.meta_begin;
+  l.header = l.bitmap + pages * kBitmapWords * 4;
+  l.run = l.header + pages * 4;
+  l.page_bits = l.run + pages * 4;
+  l.slots = l.page_bits + page_words(pages) * 4;
+  l.used = l.slots + kClasses * kSlotsPerClass * 4;
+  const std::uint64_t end = (l.used + 4 + 15) / 16 * 16;
+  l.meta_bytes = end - l.meta_begin;
+  return l;
+}
+// The most pages that fit in `heap` bytes with their metadata (page indices fit in 31 bits).
+HEAPBENCH_SLAB_HD constexpr Layout layout(std::uint64_t heap) {
+  const std::uint64_t per_page = kPageBytes + kBitmapWords * 4 + 8;
+  std::uint64_t pages = heap / per_page;
+  if (pages > (1ull << 31)) pages = 1ull << 31;
+  while (pages > 0) {
+    const Layout l = layout_for_pages(pages);
+    if (l.meta_begin + l.meta_bytes <= heap) return l;
+    --pages;
+  }
+  return layout_for_pages(0);
+}
+
+// Room for more blocks in a page of class c whose header is h: 0 for a page of
+// another class, free, the head of a large run, or full.
+HEAPBENCH_SLAB_HD constexpr std::uint32_t room_in(std::uint32_t h, unsigned c) {
+  if (header_tag(h) != tag_of_class(c)) return 0;
+  const std::uint32_t n = header_count(h), cap = blocks_per_page(c);
+  return n < cap ? cap - n : 0;
+}
+
+// Headers read at once by find_room: 64 bytes, four 16-byte loads (the header
+// array starts 16-byte aligned: layout_for_pages puts it after 512 B per page).
+inline constexpr std::uint32_t kRoomChunk = 16;
+
+// A page of class c with room, for when no page is free: the headers of `pages`
+// pages are read by chunks of kRoomChunk from the chunk that holds `start`
+// (wrapping), at most `scan` of them; the roomiest page of the first chunk
+// that has one with room for `want` blocks, else the roomiest page read, else
+// kNone. load(first, h) fills h with headers first ... first + 15 (first is a
+// multiple of kRoomChunk; those at or past `pages` are ignored).
+template <class Load>
+HEAPBENCH_SLAB_HD constexpr std::uint32_t find_room(Load load, std::uint32_t pages, std::uint32_t start, std::uint32_t scan,
+                                                    unsigned c, std::uint32_t want) {
+  if (pages == 0) return kNone;
+  const std::uint32_t chunks = (pages + kRoomChunk - 1) / kRoomChunk;
+  std::uint32_t reads = (scan + kRoomChunk - 1) / kRoomChunk;
+  if (reads > chunks) reads = chunks;
+  std::uint32_t k = (start % pages) / kRoomChunk, best = kNone, best_room = 0;
+  for (std::uint32_t i = 0; i < reads; ++i) {
+    std::uint32_t h[kRoomChunk] = {};
+    load(k * kRoomChunk, h);
+    for (std::uint32_t j = 0; j < kRoomChunk && k * kRoomChunk + j < pages; ++j) {
+      const std::uint32_t r = room_in(h[j], c);
+      if (r > best_room) {
+        best = k * kRoomChunk + j;
+        best_room = r;
+      }
+    }
+    if (best_room >= want) return best;
+    k = k + 1 < chunks ? k + 1 : 0;
+  }
+  return best;
+}
+
+// The first page of a run of n clear bits in [from, to) of a page bitmap that
+// load(word) reads, or kNone. Whole words in use or free are stepped over at once.
+template <class Load>
+HEAPBENCH_SLAB_HD constexpr std::uint32_t find_run_in(Load load, std::uint32_t from, std::uint32_t to, std::uint32_t n) {
+  std::uint32_t run = 0;
+  for (std::uint32_t p = from; p < to;) {
+    const std::uint32_t w = load(p >> 5);
+    const unsigned b = p & 31;
+    if (b == 0 && to - p >= 32 && w == 0) {
+      run += 32;
+      p += 32;
+      if (run >= n) return p - run;
+      continue;
+    }
+    if (b == 0 && w == 0xffffffffu) {
+      run = 0;
+      p += 32;
+      continue;
+    }
+    if ((w >> b) & 1u) {
+      run = 0;
+    } else if (++run >= n) {
+      return p + 1 - run;
+    }
+    ++p;
+  }
+  return kNone;
+}
+// The same over the whole bitmap of `pages` pages, from `start` on and then from 0.
+template <class Load>
+HEAPBENCH_SLAB_HD constexpr std::uint32_t find_run(Load load, std::uint32_t pages, std::uint32_t start, std::uint32_t n) {
+  if (n == 0 || n > pages) return kNone;
+  if (start >= pages) start = 0;
+  const std::uint32_t r = find_run_in(load, start, pages, n);
+  if (r != kNone) return r;
+  const std::uint32_t to = start + n - 1 < pages ? start + n - 1 : pages;
+  return find_run_in(load, 0, to, n);
+}
+
+}  // namespace heapbench_user::slab_math
