@@ -154,6 +154,17 @@ RunConfig for_case(const Case& c, const RunConfig& cfg) {
   return out;
 }
 
+// The first launch of each kernel pays for loading it, and the first calls
+// after a reset set the heap up: a round of at most kWarmupThreads threads
+// pays both for little GPU time, whatever the case's size. Its problem, or "".
+std::string warm_up(Backend& backend, const Case& c, const RunConfig& cfg) {
+  nvtx::range r{nvtx::phase(nvtx::Phase::warmup)};
+  Case small = c;
+  small.threads = std::min<std::uint64_t>(c.threads, kWarmupThreads);
+  std::unique_ptr<Round> warm = backend.make_round(small, cfg.kernel_budget_s);
+  return run_round(*warm, -1).problem(cfg.kernel_budget_s);
+}
+
 void run_case(benchmark::State& st, const Case& c, const std::string& name, const RunConfig& run_cfg) {
   const RunConfig cfg = for_case(c, run_cfg);
   if (cfg.stop && cfg.stop->due()) throw StoppedAfterDeviceError{};
@@ -180,19 +191,9 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     std::unique_ptr<Round> round = backend.make_round(c, cfg.kernel_budget_s);
     const std::uint64_t capacity_before = g_capacity.bytes ? *g_capacity.bytes : probe(backend, heap.reported);
     g_capacity.bytes.reset();  // taken: an error before the probe after the case leaves nothing to trust
-    if (round->small_warmup()) {
-      // The first launch of each kernel pays for loading it, and the first calls
-      // after a reset set the heap up: a round of at most kWarmupThreads threads
-      // pays both for little GPU time, whatever the case's size.
-      nvtx::range r{nvtx::phase(nvtx::Phase::warmup)};
-      Case small = c;
-      small.threads = std::min<std::uint64_t>(c.threads, kWarmupThreads);
-      std::unique_ptr<Round> warm = backend.make_round(small, cfg.kernel_budget_s);
-      const auto why = run_round(*warm, -1).problem(cfg.kernel_budget_s);
-      if (!why.empty()) {
-        st.SkipWithError(("warm-up: " + why).c_str());
-        return;
-      }
+    if (const std::string why = round->small_warmup() ? warm_up(backend, c, cfg) : ""; !why.empty()) {
+      st.SkipWithError(("warm-up: " + why).c_str());
+      return;
     }
     Measured m(round->reducer());
     const bool fixed = cfg.fixed_iterations > 0;
