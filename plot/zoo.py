@@ -6,7 +6,7 @@ Every allocator is named and coloured as the file's "apis" block says (its displ
 name); a file's baselines (bump) are drawn dashed and never ranked, since they never
 free. Where a point (pattern, size, threads) was measured at several heaps, the
 largest is used. Several files (of one GPU) are pooled: a case in more than one is the
-mean of their runs. OUTDIR gets:
+mean of their runs, and a case with a figure in one file drops its error rows of the others. OUTDIR gets:
 
 - zoo_size_<pattern>.png/.svg: allocs/s against size, a panel per thread count with
   at least three sizes (per_thread at 10,000 and 100,000 threads: the survey's);
@@ -70,6 +70,11 @@ def load_zoo(paths: list[str | Path]) -> Results:
         for name, d in r.apis.items():
             apis.setdefault(name, d)
     frame = pd.concat([r.frame for r in files], ignore_index=True)
+    # A case measured in one file and lost in another (a run cut short, a crash) is the
+    # measurement: its error rows go where the same case has a figure elsewhere.
+    erred = frame["error"].fillna(False).astype(bool)
+    measured_cases = set(frame.loc[~erred, "case"])
+    frame = frame[~(erred & frame["case"].isin(measured_cases))].reset_index(drop=True)
     return Results(first.path, {**first.context, COUNTERS_KEY: counters, APIS_KEY: apis}, frame)
 
 
