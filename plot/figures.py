@@ -61,13 +61,19 @@ def _fmt_bytes(v: float) -> str:
     return style.fmt_bytes(v)
 
 
-def _legend(fig, axes) -> None:
-    """One legend for all panels, outside them: every series, each once."""
+def legend_entries(axes) -> dict:
+    """Every labelled series of the panels, each once, by label in first-drawn order."""
     seen = {}
     for ax in axes:
         for h, lab in zip(*ax.get_legend_handles_labels()):
             if not lab.startswith("_"):
                 seen.setdefault(lab, h)
+    return seen
+
+
+def _legend(fig, axes) -> None:
+    """One legend for all panels, outside them: every series, each once."""
+    seen = legend_entries(axes)
     if seen:
         fig.legend(list(seen.values()), list(seen.keys()), loc="outside right center", fontsize=7)
 

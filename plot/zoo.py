@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from figures import _direct_heap_apis, best_measured  # noqa: E402
+from figures import _direct_heap_apis, best_measured, legend_entries  # noqa: E402
 from heapbench_results import APIS_KEY, COUNTERS_KEY, Results, SchemaError, finish, load  # noqa: E402
 from readability import MAX_LEGEND_ENTRIES, FigureError, save  # noqa: E402
 import style  # noqa: E402
@@ -112,12 +112,7 @@ def _band(size: int) -> str:
 
 def _legend(fig, axes) -> None:
     """One legend per MAX_LEGEND_ENTRIES series, right of the panels: every series once."""
-    seen = {}
-    for ax in axes:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            if not lab.startswith("_"):
-                seen.setdefault(lab, h)
-    items = list(seen.items())
+    items = list(legend_entries(axes).items())
     chunks = [items[k:k + MAX_LEGEND_ENTRIES] for k in range(0, len(items), MAX_LEGEND_ENTRIES)]
     places = ["upper right", "lower right"] if len(chunks) > 1 else ["center right"]
     for chunk, where in zip(chunks, places + ["center right"] * len(chunks)):
