@@ -1,0 +1,23 @@
+// Clears the macros mallocMC defines, so that the 2.2 that ScatterAlloc ships and
+// the 2.6 of the mallocmc family can both be read in one translation unit.
+// Included before and after the 2.2 header (detail/scatteralloc.cuh), so it has no
+// include guard, on purpose.
+#undef MAMC_HOST
+#undef MAMC_ACCELERATOR
+#undef MALLOCMC_CUDA_CHECKED_CALL
+#undef MALLOCMC_CUDA_CHECK_ERROR
+#undef MALLOCMC_VERSION_MAJOR
+#undef MALLOCMC_VERSION_MINOR
+#undef MALLOCMC_VERSION_PATCH
+#undef MALLOCMC_FLAVOR
+#undef MALLOCMC_CP_SCATTER_PAGESIZE
+#undef MALLOCMC_CP_SCATTER_ACCESSBLOCKS
+#undef MALLOCMC_CP_SCATTER_REGIONSIZE
+#undef MALLOCMC_CP_SCATTER_WASTEFACTOR
+#undef MALLOCMC_CP_SCATTER_RESETFREEDPAGES
+#undef MALLOCMC_CP_SCATTER_HASHINGK
+#undef MALLOCMC_CP_SCATTER_HASHINGDISTMP
+#undef MALLOCMC_CP_SCATTER_HASHINGDISTWP
+#undef MALLOCMC_CP_SCATTER_HASHINGDISTWPREL
+#undef MALLOCMC_DP_XMALLOCSIMD_PAGESIZE
+#undef MALLOCMC_AP_SHRINK_DATAALIGNMENT
