@@ -130,6 +130,17 @@ struct Owner<Api, std::void_t<typename Api::Owner>> : Api::Owner {
   using Api::Owner::Owner;
 };
 
+// An adapter's Owner whose reset() waits for the device (upstream's set-up
+// synchronizes: Ouroboros's initialize()) declares
+// `static constexpr bool reset_synchronizes = true;`. Its rounds are then not
+// enqueued behind a held stream (Round::enqueues_only): a wait for the device
+// behind the hold would last until the hold timed out, and every batch would
+// be dropped as unheld.
+template <class O, class = void>
+struct ResetSynchronizes : std::false_type {};
+template <class O>
+struct ResetSynchronizes<O, std::void_t<decltype(O::reset_synchronizes)>> : std::bool_constant<O::reset_synchronizes> {};
+
 template <>
 struct Owner<Bump> {
   explicit Owner(const Case& c) : arena(c.arena_bytes()), top(1) {

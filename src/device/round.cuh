@@ -390,7 +390,7 @@ class ThreePhaseRunner final : public Round {
   int max_batch() const override {
     return std::apply([](const auto&... o) { return std::min({kMaxBatch, o.max_batch...}); }, observers_);
   }
-  bool enqueues_only() const override { return true; }
+  bool enqueues_only() const override { return !alloc::ResetSynchronizes<alloc::Owner<Api>>::value; }
   std::unique_ptr<Reducer> reducer() const override {
     std::vector<std::unique_ptr<Reducer>> parts;
     parts.push_back(Times::reducer());

@@ -73,6 +73,9 @@ struct Handle {
   __device__ void deallocate(void* p) const { ouro->free(p); }
 
   struct Owner {
+    // reset() runs upstream's initialize(), which waits for the device: the
+    // harness must not hold the stream around a batch (src/device/allocators.cuh).
+    static constexpr bool reset_synchronizes = true;
     explicit Owner(const heapbench::Case& c) : bytes_(c.arena_bytes()) {
       const char* name = Derived::traits.name.data();
       using Chunk = typename O::ChunkBase;
