@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
@@ -71,14 +72,18 @@ void stop_all_children() {
 constexpr const char* kStoppedAfterDeviceError = "stopped after a device error";
 constexpr const char* kCouldNotWrite = "could not write its results file";
 constexpr const char* kOutputClosed = "standard output was closed (SIGPIPE: its reader is gone)";
+constexpr const char* kTimedOut = "was killed (SIGKILL): a case ran past --case-timeout";
 
 // How often a running child's results file is looked at: the lag between a
 // case finishing and the merged file showing it.
 constexpr useconds_t kPollMicros = 50 * 1000;
 
 // Runs one child to completion, calling `tick` every kPollMicros while it
-// runs; returns "" if it exited with status 0, else how it ended.
-std::string run_child(const std::vector<std::string>& args, int slot, bool quiet, const std::function<void()>& tick) {
+// runs; returns "" if it exited with status 0, else how it ended. A tick that
+// returns true has the child killed with SIGKILL (a case ran past its time:
+// it may be stuck in a kernel, where no other signal is acted on soon), and
+// then the child ended kTimedOut.
+std::string run_child(const std::vector<std::string>& args, int slot, bool quiet, const std::function<bool()>& tick) {
   std::vector<char*> argv;
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -103,6 +108,7 @@ std::string run_child(const std::vector<std::string>& args, int slot, bool quiet
   if (const int sig = g_stop.load()) kill(pid, sig);  // a signal that came while it was being started
   if (g_abandon.load()) kill(pid, SIGTERM);
   int status = 0;
+  bool timed_out = false;
   while (true) {
     const pid_t r = waitpid(pid, &status, WNOHANG);
     if (r == pid) break;
@@ -111,11 +117,15 @@ std::string run_child(const std::vector<std::string>& args, int slot, bool quiet
       return fmt::format("could not be waited for: {}", std::strerror(errno));
     }
     if (r == 0) {
-      tick();
+      if (!timed_out && tick()) {
+        timed_out = true;
+        kill(pid, SIGKILL);
+      }
       usleep(kPollMicros);
     }
   }
   g_running[slot].store(0);
+  if (timed_out) return kTimedOut;
   if (WIFSIGNALED(status)) {
     return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
   }
@@ -248,22 +258,57 @@ class Children {
     return true;
   }
 
-  // While a child runs: each new version of its file with more finished cases is merged and published.
-  std::function<void()> watcher(int device, const std::string& file) {
-    return [this, device, file, seen = FileVersion{}, shown = std::size_t{0}]() mutable {
+  // While a child runs: each new version of its file with more finished cases
+  // is merged and published. Returns true (kill the child) once it has gone
+  // --case-timeout seconds since it started or last finished a case.
+  std::function<bool()> watcher(int device, const std::string& file) {
+    using Clock = std::chrono::steady_clock;
+    return [this, device, file, seen = FileVersion{}, shown = std::size_t{0}, since = Clock::now()]() mutable {
+      const std::chrono::duration<double> quiet = Clock::now() - since;
+      if (settings_.case_timeout_s > 0 && quiet.count() > settings_.case_timeout_s) return true;
       const FileVersion now = version_of(file);
-      if (now == seen) return;
+      if (now == seen) return false;
       seen = now;
       std::lock_guard<std::mutex> lock(mutex_);
       try {
         const std::size_t n = merger_.peek(device, file);
-        if (n == shown) return;
+        if (n == shown) return false;
         shown = n;
+        since = Clock::now();
       } catch (const std::exception&) {
-        return;  // read again when the child next replaces it
+        return false;  // read again when the child next replaces it
       }
       publish();
+      return false;
     };
+  }
+
+  // After a child was killed for running past --case-timeout, with the lock
+  // held: the first case it had not finished is the one that ran past (a child
+  // runs its cases in order); it becomes an error result, and the cases after
+  // it are returned for a new child.
+  std::vector<std::string> after_timeout(int device, const ChildPlan& g, std::vector<std::string> left) {
+    if (left.empty()) {
+      fmt::print(stderr, "heapbench: the child for the {} MiB heap on device {} finished its cases but did not exit "
+                 "within --case-timeout ({:g} s); it was killed\n", g.heap / kMiB, device, settings_.case_timeout_s);
+      return left;
+    }
+    ++outcome_.timeouts;
+    const std::string hung = left.front();
+    left.erase(left.begin());
+    merger_.add_missing(device, {hung}, fmt::format("was killed (SIGKILL) after this case ran {:g} s without finishing "
+                                                    "(--case-timeout): a thread that never returns from the allocator "
+                                                    "is one cause", settings_.case_timeout_s));
+    fmt::print(stderr, "heapbench: {} ran past --case-timeout ({:g} s) and is an error result; {}\n", hung,
+               settings_.case_timeout_s,
+               left.empty() || stopping() ? std::string("its heap group is done")
+                                          : fmt::format("a new process runs its heap group's {} remaining case(s)",
+                                                        left.size()));
+    if (stopping()) {
+      if (!g_abandon.load()) merger_.add_missing(device, left, "was stopped before this case: the run was interrupted");
+      left.clear();
+    }
+    return left;
   }
 
   // After a child ended (`death`: how, "" for status 0): its finished cases
@@ -280,6 +325,11 @@ class Children {
     std::vector<std::string> left;
     for (const auto& n : remaining) {
       if (!done.count(n)) left.push_back(n);
+    }
+    if (death == kTimedOut) {
+      left = after_timeout(device, g, std::move(left));
+      publish();
+      return left;
     }
     const bool resume = death == kStoppedAfterDeviceError && !left.empty() && left.size() < remaining.size() &&
                         !stopping();

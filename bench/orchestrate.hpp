@@ -21,6 +21,9 @@ struct ChildPlan {
 struct ChildrenSettings {
   bool tag_devices = false;      // --devices: entries get gpu_index and a /device:N suffix
   bool quiet_children = false;   // children's stdout goes to /dev/null (the parent prints the merged JSON)
+  // Wall seconds a child may go without finishing a case (from its start, then
+  // from its last finished case) before it is killed; 0: no limit.
+  double case_timeout_s = 0;
   // Called, with the lock held, whenever the merged results change, before
   // they are written: progress, and context that the run adds.
   std::function<void(ResultsMerger&)> on_change;
@@ -30,7 +33,8 @@ struct ChildrenSettings {
 struct ChildrenOutcome {
   std::size_t entries = 0;      // entries in the merged results
   std::size_t runs_merged = 0;  // of them, the ones the children finished (not made up for unfinished cases)
-  std::size_t deaths = 0;       // children that did not exit by themselves with status 0
+  std::size_t deaths = 0;       // children that did not exit by themselves with status 0 (but timeouts)
+  std::size_t timeouts = 0;     // cases that ran past case_timeout_s (each an error result; its child killed)
   int signal = 0;               // SIGINT/SIGTERM/SIGHUP that stopped the run (passed on to the children), or 0
   std::string write_error;      // why the results could not be written (the run stopped), or ""
   nlohmann::json document;      // the merged results
@@ -48,7 +52,9 @@ struct ChildrenOutcome {
 // the next run to recover, ResultsFile::clean_leftovers). A SIGINT, SIGTERM or
 // SIGHUP is passed on to the running children; their finished cases are
 // merged, no further group starts, and `signal` says which one came (the
-// caller then dies of it). A failed write stops the run: the running children
+// caller then dies of it). A case that runs past case_timeout_s has its child
+// killed; it becomes an error result and the rest of its group run in a new
+// child. A failed write stops the run: the running children
 // are stopped, `out_path` keeps its last complete version, `write_error` says why.
 ChildrenOutcome run_children(const std::vector<std::string>& args, const std::vector<ChildPlan>& plan,
                              const std::string& out_path, const ChildrenSettings& settings);

@@ -34,6 +34,7 @@ int run_isolated(const PlannedRun& run, const std::vector<int>& devices, Results
   ChildrenSettings settings;
   settings.tag_devices = devices.size() > 1;
   settings.quiet_children = plan.bflags.format == "json";  // stdout gets the merged document instead
+  settings.case_timeout_s = case_timeout_seconds(plan.options);
   settings.carried = out.carried();
   settings.on_change = [&](ResultsMerger& merger) {
     std::set<std::string> carried;

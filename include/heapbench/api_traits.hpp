@@ -43,6 +43,11 @@ struct ApiTraits {
   // heapbench/catalog.hpp). Set them with with_min_heap / with_max_size.
   unsigned long long min_heap = 0;
   unsigned long long max_size = 0;
+  // false: an allocator that cannot return nullptr when its heap runs out (it
+  // traps: Ouroboros). The patterns that fill the heap to the first NULL
+  // (PatternTraits::fills_heap) are then reported as an error with that reason,
+  // never run. Set it with traps_when_full.
+  bool null_when_full = true;
   // A reference point, not an allocator one would choose (bump: no reuse; alloca:
   // the stack): figures draw it as a ceiling. Written to every results file's
   // "apis" block, which plot/ reads.
@@ -79,6 +84,10 @@ constexpr ApiTraits with_min_heap(ApiTraits t, unsigned long long bytes) {
 }
 constexpr ApiTraits with_max_size(ApiTraits t, unsigned long long bytes) {
   t.max_size = bytes;
+  return t;
+}
+constexpr ApiTraits traps_when_full(ApiTraits t) {
+  t.null_when_full = false;
   return t;
 }
 

@@ -68,6 +68,10 @@ std::string contract_skip_reason(const Case& c, const ApiTraits& t) {
     return fmt::format("not supported: {} serves blocks of at most {} bytes, the case asks for {}", t.name,
                        t.max_size, c.size);
   }
+  if (!t.null_when_full && c.pattern != nullptr && c.pattern->fills_heap) {
+    return fmt::format("not supported: {} cannot return NULL when its heap runs out (it traps), and {} fills the "
+                       "heap to the first NULL", t.name, c.pattern->name);
+  }
   return {};
 }
 std::string contract_skip_reason(const Case& c) {

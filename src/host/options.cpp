@@ -24,6 +24,7 @@ struct Parsed {
   double max_demand_fraction = -1.0;  // <0: not given
   int device = 0;
   double kernel_budget_ms = 5000.0;
+  double case_timeout_s = -1.0;  // <0: not given
   std::string out;
   std::string out_format = "json";
   bool list_tests = false;
@@ -80,6 +81,11 @@ void add_flags(CLI::App& app, Parsed& p) {
   app.add_option("--kernel-budget-ms", p.kernel_budget_ms,
                  "Deadline for one allocating kernel; threads that find it passed do not allocate "
                  "and the case is reported as an error (default 5000)");
+  app.add_option("--case-timeout", p.case_timeout_s,
+                 "Seconds of wall time a case may run in a child process (--isolate, the default with "
+                 "--benchmark_out) before the child is killed: the case becomes an error result and the rest of its "
+                 "heap group run in a new process. For a thread that never returns from an allocator, which "
+                 "--kernel-budget-ms cannot stop (default 120 plus four times --max-time; 0: no limit)");
   app.add_option("--benchmark_out", p.out,
                  "Results file (Google Benchmark JSON), rewritten after every finished case; a run that finishes "
                  "no case leaves an existing file alone")
@@ -280,6 +286,19 @@ const FlagRule kRunRules[] = {
          throw UsageError(fmt::format("--max-time={}: seconds, above 0 and at most 86400", p.max_time_s));
        }
        o.rule.max_time_s = p.max_time_s;
+     }},
+    {"--case-timeout",
+     [](const CLI::App& app, const Parsed& p, Options& o) {
+       if (!(p.case_timeout_s >= 0.0) || !std::isfinite(p.case_timeout_s)) {
+         throw UsageError(fmt::format("--case-timeout={}: must be a number of seconds >= 0 (0: no limit)",
+                                      typed(app, "--case-timeout")));
+       }
+       // Only a parent can kill a case: in one process a hung case hangs the run.
+       if (!o.isolate && o.devices.empty() && p.only_heap == 0 && !o.list_tests) {
+         throw UsageError("--case-timeout: only a case in a child process can be stopped; give --benchmark_out "
+                          "(isolation is its default) or --isolate, not --no-isolate or --profile");
+       }
+       o.case_timeout_s = p.case_timeout_s;
      }},
 };
 

@@ -127,6 +127,7 @@ TEST(Options, BadValuesAreRefusedNamingTheFlagAndValue) {
       {"--aligns=48", "power of two"}, {"--aligns=0", "'0'"},     {"--patterns=per_grid", "per_grid"},
       {"--apis=malloc,calloc", "calloc"}, {"--apis=", "--apis"},
       {"--devices=0,0", "twice"},         {"--devices=x", "'x'"},        {"--devices=-1", "'-1'"},
+      {"--case-timeout=-1", "--case-timeout=-1"}, {"--case-timeout=nan", "case-timeout"},
   };
   try {
     parse({"--patterns=printf", "--sizes=8,12"});
@@ -284,9 +285,23 @@ TEST(Options, HelpListsSubcommandsAndGoogleBenchmarksFlagsAsHeapbenchTreatsThem)
   EXPECT_NE(h.find("about 30 s on an H200"), std::string::npos);
 }
 
+TEST(Options, CaseTimeoutNeedsAChildProcessAndDefaultsFromMaxTime) {
+  // Only a parent can stop a case that never returns: in one process the flag
+  // could do nothing, so it is refused rather than ignored.
+  EXPECT_NE(refusal({"--case-timeout=30"}).find("child process"), std::string::npos);
+  EXPECT_NE(refusal({"--case-timeout=30", "--benchmark_out=r.json", "--no-isolate"}).find("child process"),
+            std::string::npos);
+  const Options given = parse({"--case-timeout=30", "--benchmark_out=r.json"});
+  EXPECT_TRUE(given.isolate);
+  EXPECT_DOUBLE_EQ(case_timeout_seconds(given), 30.0);
+  EXPECT_DOUBLE_EQ(case_timeout_seconds(parse({"--case-timeout=0", "--isolate", "--benchmark_out=r.json"})), 0.0);
+  EXPECT_DOUBLE_EQ(case_timeout_seconds(parse({"--benchmark_out=r.json"})), 120.0 + 4 * StoppingRule{}.max_time_s);
+  EXPECT_DOUBLE_EQ(case_timeout_seconds(parse({"--benchmark_out=r.json", "--max-time=10"})), 160.0);
+}
+
 TEST(Options, HelpNamesEveryHeapbenchFlag) {
   const std::string h = options_help();
-  for (const char* flag : {"--isolate", "--no-isolate", "--devices", "--profile", "--patterns", "--apis", "--aligns", "--sizes", "--threads", "--heaps", "--device", "--kernel-budget-ms", "--max-demand-fraction"}) {
+  for (const char* flag : {"--isolate", "--no-isolate", "--devices", "--profile", "--patterns", "--apis", "--aligns", "--sizes", "--threads", "--heaps", "--device", "--kernel-budget-ms", "--max-demand-fraction", "--case-timeout"}) {
     EXPECT_NE(h.find(flag), std::string::npos) << flag;
   }
 }

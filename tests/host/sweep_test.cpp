@@ -343,11 +343,20 @@ TEST(ContractSkip, AHeapUnderTheLeastOrABlockOverTheLargestHasAReason) {
   EXPECT_EQ(contract_skip_reason(large_block, limited),
             "not supported: limited serves blocks of at most 4096 bytes, the case asks for 8192");
   EXPECT_EQ(contract_skip_reason(Case{find_pattern_traits("per_thread"), &limited, 4096, 0, 1024, 16 * kMiB}, limited), "");
+  // An allocator that traps when full has no first NULL for capacity to find;
+  // every other pattern it runs.
+  const ApiTraits traps = traps_when_full(ApiTraits{"traps", Source::own_arena});
+  for (const char* pattern : {"capacity", "capacity_fill"}) {
+    EXPECT_EQ(contract_skip_reason(Case{find_pattern_traits(pattern), &traps, 64, 0, 1024, 16 * kMiB}, traps),
+              fmt::format("not supported: traps cannot return NULL when its heap runs out (it traps), and {} fills "
+                          "the heap to the first NULL", pattern));
+  }
+  EXPECT_EQ(contract_skip_reason(Case{find_pattern_traits("churn"), &traps, 64, 0, 1024, 16 * kMiB}, traps), "");
   // No limit by default, and none on the built-in APIs.
   EXPECT_EQ(contract_skip_reason(large_block, ApiTraits{"open", Source::own_arena}), "");
   for (auto api : kApis) {
     const ApiTraits* t = find_api_traits(api);
-    if (t->min_heap == 0 && t->max_size == 0) {
+    if (t->min_heap == 0 && t->max_size == 0 && t->null_when_full) {
       EXPECT_EQ(contract_skip_reason(make_case("per_thread", api, 1u << 30, 0, 32, 1 * kMiB)), "") << api;
     }
   }

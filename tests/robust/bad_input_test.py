@@ -69,6 +69,7 @@ def generate(rng):
             ("--max-noise", ["0", "-1", "100", "abc", "nan", "inf"]),
             ("--min-rounds", ["0", "-3", "x", "99999999999", "2.5"]),
             ("--max-time", ["0", "-1", "1e9", "nan", "x"]),
+            ("--case-timeout", ["-1", "-0.5", "nan", "inf", "x"]),
             ("--sweep", ["fast", "QUICK", "default,quick"]),
         ])
         value = rng.choice(values)
@@ -81,7 +82,7 @@ def generate(rng):
         flag = rng.choice(["--sizes", "--threads", "--heaps", "--aligns", "--patterns", "--apis", "--device",
                            "--kernel-budget-ms", "--benchmark_out", "--benchmark_filter", "--benchmark_format",
                            "--benchmark_color", "--benchmark_repetitions", "--max-demand-fraction",
-                           "--max-noise", "--min-rounds", "--max-time", "--sweep"])
+                           "--max-noise", "--min-rounds", "--max-time", "--case-timeout", "--sweep"])
         return flag, "", f"{flag}="
     if kind == "benchmark":
         flag, values = rng.choice([

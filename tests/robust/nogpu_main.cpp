@@ -6,6 +6,8 @@
 //   HEAPBENCH_NOGPU_ROUND_MS   sleep per round (default 1)
 //   HEAPBENCH_NOGPU_FAIL       cases whose name contains this fail with a DeviceError
 //   HEAPBENCH_NOGPU_ABORT      cases whose name contains this abort() the process
+//   HEAPBENCH_NOGPU_HANG       cases whose name contains this never return (as a
+//                              thread spinning inside an allocator), for --case-timeout
 //   HEAPBENCH_NOGPU_DEVICES    device count (default 1)
 //   HEAPBENCH_NOGPU_ROUND_NOISE  rounds report 2 ms x (1 +- this), alternately (default 0)
 //   HEAPBENCH_NOGPU_TRACE      a file this appends one line to for each use of the
@@ -55,6 +57,10 @@ class SleepingRound final : public Round {
     }
     const std::string crash = env("HEAPBENCH_NOGPU_ABORT", "");
     if (!crash.empty() && case_name(c_).find(crash) != std::string::npos) std::abort();
+    const std::string hang = env("HEAPBENCH_NOGPU_HANG", "");
+    while (!hang.empty() && case_name(c_).find(hang) != std::string::npos) {
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
   }
   IterationResult collect() override {
     IterationResult r;

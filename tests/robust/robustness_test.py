@@ -110,6 +110,25 @@ class Isolation(unittest.TestCase):
         for size in (16, 32, 64):
             self.assertGreater(runs[f"per_thread/malloc/size:{size}/threads:32/heap:16"]["allocs_per_s"], 0)
 
+    def test_a_case_that_never_returns_is_killed_and_the_rest_of_its_group_run(self):
+        # A thread stuck inside an allocator ignores --kernel-budget-ms; the
+        # parent kills the child once the case has run --case-timeout seconds.
+        r, doc = run_results(BINARY, *SMALL[:3], "--heaps=8M,16M", "--sizes=16,32,64", "--isolate",
+                             "--min-rounds=2", "--case-timeout=2",
+                             env={"HEAPBENCH_NOGPU_HANG": "size:32/threads:32/heap:8"}, timeout=120)
+        self.assertIn("ran past --case-timeout (2 s)", r.stderr)
+        self.assertIn("a new process runs its heap group's 1 remaining case(s)", r.stderr)
+        runs = by_name(doc)
+        self.assertEqual(len(runs), 6)
+        hung = runs["per_thread/malloc/size:32/threads:32/heap:8"]
+        self.assertTrue(hung["error_occurred"])
+        self.assertIn("ran 2 s without finishing (--case-timeout)", hung["error_message"])
+        self.assertNotIn("allocs_per_s", hung, "an error result must carry no figure")
+        self.assertEqual(hung["axis_values"]["size"], 32)
+        for name, b in runs.items():
+            if name != "per_thread/malloc/size:32/threads:32/heap:8":
+                self.assertGreater(b["allocs_per_s"], 0, name)
+
     def test_an_interrupt_keeps_the_running_groups_finished_cases(self):
         # Isolation is the default with a results file: SIGTERM to heapbench is
         # passed on to the child running the 8 MiB group, whose finished cases

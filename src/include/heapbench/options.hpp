@@ -26,6 +26,7 @@ struct Options {
   StoppingRule rule;                 // --max-noise, --min-rounds, --max-time
   int device = 0;                    // --device
   double kernel_budget_s = 5.0;      // --kernel-budget-ms: deadline for one allocating kernel
+  double case_timeout_s = -1.0;      // --case-timeout: wall seconds a case may run in a child (<0: the default, 0: none)
   std::optional<std::string> out;    // --benchmark_out (heapbench writes it safely, see results_file.hpp)
   bool list_tests = false;           // --benchmark_list_tests (needs no GPU)
   bool profile = false;              // --profile: fixed iterations, for a clean timeline
@@ -47,6 +48,13 @@ struct Options {
 // Benchmark flags (with the reason), stray words. With --help or --version it
 // returns before checking the rest.
 Options parse_options(int argc, const char* const* argv);
+
+// --case-timeout in seconds, 0 for none: as given, else 120 s plus four times
+// --max-time (a case stops measuring after --max-time; the rest is its warm-up,
+// set-up and checks, and a slow allocator's rounds).
+inline double case_timeout_seconds(const Options& o) {
+  return o.case_timeout_s >= 0 ? o.case_timeout_s : 120.0 + 4.0 * o.rule.max_time_s;
+}
 
 // --help: heapbench's flags, the subcommands (name, one-line summary), then
 // Google Benchmark's flags that it passes on and those it refuses.

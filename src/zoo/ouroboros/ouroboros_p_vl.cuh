@@ -9,10 +9,11 @@ namespace heapbench_user {
 // own_arena: one allocation of the case's heap (plus its chunk locator, one bit
 // per chunk), its queues included. At least 1 MiB of heap; blocks of
 // at most 8 KiB (upstream relays larger ones to CUDA's malloc). Running out of
-// chunks traps (a CUDA error, not nullptr: patches/0005).
-inline constexpr heapbench::ApiTraits ouroboros_p_vl_traits = heapbench::with_max_size(
+// chunks traps (a CUDA error, not nullptr: patches/0005), so the capacity
+// patterns are not run (traps_when_full).
+inline constexpr heapbench::ApiTraits ouroboros_p_vl_traits = heapbench::traps_when_full(heapbench::with_max_size(
     heapbench::with_min_heap(heapbench::ApiTraits{"ouroboros_p_vl", heapbench::Source::own_arena, false}, 1ull << 20),
-    8192);
+    8192));
 }  // namespace heapbench_user
 
 #ifdef __CUDACC__
