@@ -1,6 +1,6 @@
 // `heapbench advise`: the smallest cudaLimitMallocHeapSize at which a
 // workload's allocations all succeed on this GPU, found by bisection over real
-// runs of the workload (include/heapbench/advise.hpp has the search), each heap
+// runs of the workload (src/include/heapbench/advise.hpp has the search), each heap
 // size after its own device reset (Backend::ensure_limit resets whenever the
 // size changes: CUDA refuses a new limit once a kernel has called malloc).
 //

@@ -1,6 +1,6 @@
 #pragma once
 // A round's phases enqueued in order, each inside its NVTX range: the harness's
-// part of running a Round (include/heapbench/backend.hpp), apart from the
+// part of running a Round (src/include/heapbench/backend.hpp), apart from the
 // seam itself. The GPU tests compile bench/round.cpp too, without the harness.
 #include <cstdint>
 

@@ -29,7 +29,8 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare import compare_pair  # noqa: E402
-from heapbench_results import Results, SchemaError, cuda_version, finish, load, load_selection  # noqa: E402
+from heapbench_results import (Results, SchemaError, cuda_version, finish, load, load_selection,  # noqa: E402
+                               pooled_context)
 import survey  # noqa: E402
 
 KEYS = ["threads", "size"]
@@ -74,7 +75,7 @@ def load_heapbench(folders: list[Path]) -> Results:
     if len({r.gpu for r in runs}) > 1:
         raise CalibrationError(f"the folders ran on different GPUs ({', '.join(sorted({r.gpu for r in runs}))}): "
                                "a calibration is of one GPU")
-    return Results(runs[0].path, runs[0].context, pd.concat([r.frame for r in runs], ignore_index=True))
+    return Results(runs[0].path, pooled_context(runs), pd.concat([r.frame for r in runs], ignore_index=True))
 
 
 def ratio_table(hb: Results, harness: dict[str, Results]) -> pd.DataFrame:

@@ -91,8 +91,7 @@ def figures(base: Results, other: Results) -> list[str]:
 def compare_pair(base: Results, other: Results) -> pd.DataFrame:
     """One row per case present in both files: ratios per figure and the test."""
     bc, oc = base.cases(), other.cases()
-    merged = bc.merge(oc, on=["case", "pattern", "api", "size", "align", "threads", "heap_mib", "limit", "gpu_index"],
-                      suffixes=("_a", "_b"), how="inner")
+    merged = bc.merge(oc, on=list(dict.fromkeys(base.case_keys + other.case_keys)), suffixes=("_a", "_b"), how="inner")
     rows = []
     gpus = set(merged["gpu_index"])
     reps_a = {k: g["allocs_per_s"] for k, g in base.iterations().query("~error").groupby(["case", "gpu_index"])}

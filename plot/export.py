@@ -35,7 +35,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import style  # noqa: E402
 from heapbench_results import Results, SchemaError, finish, load_selection  # noqa: E402
 
-AXES = ["pattern", "api", "size", "align", "threads", "heap_mib", "limit", "gpu_index"]
 FORMATS = {"csv": ".csv", "md": ".md", "long": ".csv", "gbench": ".json", "nvbench": ".json"}
 
 
@@ -43,7 +42,7 @@ def tidy(res: Results) -> pd.DataFrame:
     """One row per case: the axes, the counters the file has, the error; case names last."""
     cases = res.cases()
     counters = [c for c in res.counters if c in cases.columns and cases[c].notna().any()]
-    out = cases[AXES + counters + ["repetitions", "error", "error_message", "case"]].copy()
+    out = cases[res.axes + ["gpu_index"] + counters + ["repetitions", "error", "error_message", "case"]].copy()
     out["error_message"] = out["error_message"].fillna("")
     return out.reset_index(drop=True)
 
@@ -51,7 +50,8 @@ def tidy(res: Results) -> pd.DataFrame:
 def long(res: Results) -> pd.DataFrame:
     wide = tidy(res)
     counters = [c for c in res.counters if c in wide.columns]
-    df = wide.melt(id_vars=AXES + ["case"], value_vars=counters, var_name="counter", value_name="value")
+    df = wide.melt(id_vars=res.axes + ["gpu_index", "case"], value_vars=counters, var_name="counter",
+                   value_name="value")
     df = df[df["value"].notna()]
     table = style.counters(res.context)
     df["unit"] = df["counter"].map(lambda c: table.get(c, style.Counter(c)).unit)
@@ -117,7 +117,7 @@ def nvbench(res: Results) -> dict:
             "sm_default_clock_rate": int(float(ctx.get("gpu_sm_clock_khz", 0) or 0) * 1000),
             "global_memory_size": int(float(ctx.get("gpu_memory_bytes", 0) or 0)),
         })
-    axes_names = ["size", "align", "threads", "heap_mib"]
+    axes_names = ["size", "align", "threads", *res.extra_axes, "heap_mib"]
     table = style.counters(ctx)
     benchmarks = []
     for i, ((pattern, api), g) in enumerate(cases.groupby(["pattern", "api"], sort=True)):

@@ -33,6 +33,15 @@ GB_FIELDS = {"name", "family_index", "per_family_instance_index", "run_name", "r
 # Context keys under which load() hands the file's declarations to style.counters() and
 # style.api_styles() (which every figure already passes the context).
 COUNTERS_KEY, APIS_KEY = "heapbench_counters", "heapbench_apis"
+# Context key under which load() records the file's axes beyond AXES (Results.axes), so
+# a Results made from another's frame and context keeps them.
+EXTRA_AXES_KEY = "heapbench_extra_axes"
+
+# A case's axes, as columns: heap_mib is its device limit in MiB, and limit says which.
+# Every other key of an entry's axis_values is an integer axis too (one heapbench added
+# after this list): it becomes a column of its own name, listed by Results.axes after
+# these, so a new axis needs no edit in plot/ to keep its cases apart.
+AXES = ["pattern", "api", "size", "align", "threads", "heap_mib", "limit"]
 
 # The columns of Results.frame before its counters: the axes, Google Benchmark's fields.
 # heap_mib is the case's device limit in MiB, and limit says which: "malloc_heap"
@@ -67,7 +76,22 @@ class Results:
     def counters(self) -> list[str]:
         """The file's counters, in its order: those it declares, then any other number its
         entries carry (all of them, for a file written before the declarations)."""
-        return [c for c in self.frame.columns if c not in BASE_COLUMNS]
+        return [c for c in self.frame.columns if c not in BASE_COLUMNS and c not in self.extra_axes]
+
+    @property
+    def extra_axes(self) -> list[str]:
+        """The file's axes beyond AXES (from its entries' axis_values), in their order."""
+        return list(self.context.get(EXTRA_AXES_KEY, []))
+
+    @property
+    def axes(self) -> list[str]:
+        """Every axis of the file's cases, as columns: AXES, then the file's others."""
+        return AXES + self.extra_axes
+
+    @property
+    def case_keys(self) -> list[str]:
+        """The columns that tell one case from another: its name, its axes, its device."""
+        return ["case"] + self.axes + ["gpu_index"]
 
     @property
     def apis(self) -> dict:
@@ -135,7 +159,7 @@ class Results:
         as rows with error=True."""
         it = self.iterations()
         counters = [c for c in self.counters + ["real_time"] if c in it.columns]
-        keys = ["case", "pattern", "api", "size", "align", "threads", "heap_mib", "limit", "gpu_index"]
+        keys = self.case_keys
         if it.empty:
             return pd.DataFrame(columns=keys + counters + ["error", "error_message", "repetitions"])
         agg = it.groupby(keys, dropna=False, sort=False).agg(
@@ -143,6 +167,12 @@ class Results:
         agg = agg.rename(columns={"repetition_index": "repetitions"}).reset_index()
         agg.loc[agg["error"], counters] = math.nan
         return agg
+
+
+def pooled_context(files: list[Results]) -> dict:
+    """The first file's context, with the axes of all of them: for a Results made of
+    their frames pooled, so an axis only a later file has stays an axis."""
+    return {**files[0].context, EXTRA_AXES_KEY: list(dict.fromkeys(a for r in files for a in r.extra_axes))}
 
 
 def one_line(e: BaseException) -> str:
@@ -229,7 +259,7 @@ def axes_of(entry: dict) -> dict | None:
         limits = [k for k in LIMITS if k in values]
         if len(limits) != 1:
             raise KeyError(f"one of {sorted(LIMITS)}")
-        return {
+        axes = {
             "case": _RUN_SUFFIXES.sub("", run_name),
             "pattern": str(values["pattern"]),
             "api": str(values["api"]),
@@ -239,9 +269,18 @@ def axes_of(entry: dict) -> dict | None:
             "heap_mib": int(values[limits[0]]) // 2**20,
             "limit": limits[0],
         }
+        for key, value in values.items():  # an axis beyond AXES: an integer, its own column
+            if key not in _AXIS_VALUE_KEYS:
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise TypeError(f"{key} {value!r}: an integer")
+                axes[key] = value
+        return axes
     except (KeyError, TypeError, ValueError, OverflowError) as e:
         raise SchemaError(f"{run_name!r}: axis_values {values!r} lack or garble {e}") from e
 
+
+# The axis_values keys AXES come from; any other key is an axis of its own.
+_AXIS_VALUE_KEYS = {"pattern", "api", "size", "align", "threads", *LIMITS}
 
 _DEVICE_SELECTION = re.compile(r"^(?P<path>.+)@gpu(?P<index>\d+)$")
 
@@ -298,6 +337,9 @@ def _row(b, counters: list[str]) -> dict:
     if axes is None:
         raise SchemaError(f"case name {b.get('run_name', name)!r} has no axis_values and does not follow "
                           "heapbench's naming scheme")
+    both = [k for k in axes if k not in BASE_COLUMNS and k in counters]
+    if both:
+        raise SchemaError(f"{name!r}: {both[0]!r} is both an axis (in axis_values) and a counter")
     gpu_index = _number(b.get("gpu_index", 0), f"{name!r}: gpu_index")
     if not (math.isfinite(gpu_index) and gpu_index >= 0 and gpu_index == int(gpu_index)):
         raise SchemaError(f"{name!r}: gpu_index {b.get('gpu_index')!r} is not a device index")
@@ -370,6 +412,7 @@ def load(path: str | Path) -> Results:
             raise SchemaError(f"{path}: {e}") from e
     # The same columns with or without entries, so an empty file reads as zero cases rather
     # than as a frame that lacks the columns every caller indexes.
-    frame = pd.DataFrame(rows, columns=BASE_COLUMNS + counters)
-    ctx = {**ctx, COUNTERS_KEY: declared, APIS_KEY: _declared(doc, "apis", path)}
+    extra = list(dict.fromkeys(k for row in rows for k in row if k not in BASE_COLUMNS and k not in counters))
+    frame = pd.DataFrame(rows, columns=BASE_COLUMNS + extra + counters)
+    ctx = {**ctx, COUNTERS_KEY: declared, APIS_KEY: _declared(doc, "apis", path), EXTRA_AXES_KEY: extra}
     return Results(path=path, context=ctx, frame=frame)

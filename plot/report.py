@@ -34,7 +34,7 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compare import compare_pair, geomeans  # noqa: E402
-from heapbench_results import Results, SchemaError, cuda_version, finish, load_selection  # noqa: E402
+from heapbench_results import Results, SchemaError, cuda_version, finish, load_selection, pooled_context  # noqa: E402
 from overlay import gpu_frame, pattern_figure, ratio_strip  # noqa: E402
 from readability import FigureError  # noqa: E402
 
@@ -101,7 +101,7 @@ def group(files: list[Results]) -> list[Gpu]:
         counts = pd.concat([r.frame.drop_duplicates("case")["case"] for r in members]).value_counts()
         duplicates = int((counts > 1).sum())
         frame = pd.concat([r.frame for r in members], ignore_index=True)
-        merged = Results(path=members[0].path, context=members[0].context, frame=frame,
+        merged = Results(path=members[0].path, context=pooled_context(members), frame=frame,
                          selection=members[0].selection)
         gpus.append(Gpu(key, members, merged, duplicates=duplicates))
     gpus.sort(key=lambda g: (g.key[0], str(g.context.get("date", "")), g.key[4]))

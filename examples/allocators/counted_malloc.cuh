@@ -28,7 +28,7 @@ inline constexpr heapbench::ApiTraits counted_malloc_traits{
 #include <string>
 
 #include "heapbench/case.hpp"
-#include "heapbench/device.hpp"  // heapbench::CudaError: the harness's device error, this case lost, the sweep goes on
+#include "heapbench/cuda_error.hpp"  // heapbench::CudaError: the harness's device error, this case lost, the sweep goes on
 
 namespace heapbench_user {
 

@@ -62,6 +62,54 @@ def test_files_without_axis_values_fall_back_to_the_name(write_results):
         ["per_block/aligned/size:100/align:4096/threads:32/heap:1024", 100, 4096, 1024, "malloc_heap"]]
 
 
+def stride_cases(strides, allocs=1e6):
+    """The same point at each stride, the stride an axis only axis_values names (as an
+    axis heapbench adds after plot/ was written would be)."""
+    out = []
+    for stride in strides:
+        b = bench(f"per_thread/malloc/size:16/threads:32/heap:8/stride:{stride}", allocs * stride)
+        b["axis_values"] = {"pattern": "per_thread", "api": "malloc", "size": 16, "threads": 32,
+                            "stride": stride, "malloc_heap": 8 * 2**20}
+        out.append(b)
+    return out
+
+
+def test_an_axis_plot_does_not_know_keeps_its_cases_apart(write_results):
+    res = load(write_results(stride_cases([1, 4])))
+    assert res.extra_axes == ["stride"] and res.axes[-1] == "stride"
+    assert "stride" not in res.counters
+    cases = res.cases()
+    assert cases[["stride", "allocs_per_s"]].values.tolist() == [[1, 1e6], [4, 4e6]]
+
+
+def test_an_axis_plot_does_not_know_reaches_export_and_compare(write_results):
+    import compare
+    import export
+
+    res = load(write_results(stride_cases([1, 4])))
+    assert export.tidy(res)["stride"].tolist() == [1, 4]
+    assert [a["name"] for a in export.nvbench(res)["benchmarks"][0]["axes"]] == [
+        "size", "align", "threads", "stride", "heap_mib"]
+    other = load(write_results(stride_cases([1, 4], allocs=2e6), name="o.json"))
+    pair = compare.compare_pair(res, other)
+    assert len(pair) == 2
+
+
+def test_pooled_files_keep_an_axis_only_a_later_one_has(write_results):
+    from heapbench_results import pooled_context
+
+    plain = load(write_results([bench("per_thread/malloc/size:16/threads:32/heap:8", 1e6)], name="a.json"))
+    strided = load(write_results(stride_cases([4]), name="b.json"))
+    assert pooled_context([plain, strided])["heapbench_extra_axes"] == ["stride"]
+
+
+def test_an_axis_that_is_also_a_counter_is_refused(write_results):
+    b = stride_cases([1])[0]
+    b["stride"] = 3.0
+    with pytest.raises(SchemaError, match="both an axis"):
+        load(write_results([b]))
+
+
 def test_axis_values_without_a_limit_are_refused(write_results):
     b = bench("per_thread/malloc/size:16/threads:32/heap:8", 1e6)
     b["axis_values"] = {"pattern": "per_thread", "api": "malloc", "size": 16, "threads": 32}

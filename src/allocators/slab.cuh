@@ -34,7 +34,7 @@ inline constexpr heapbench::ApiTraits slab_traits{
 #include <string>
 
 #include "heapbench/case.hpp"
-#include "heapbench/device.hpp"  // heapbench::CudaError
+#include "heapbench/cuda_error.hpp"  // heapbench::CudaError
 #include "slab_math.hpp"
 
 namespace heapbench_user {

@@ -1,5 +1,5 @@
 // heapbench check, the host side: rows, judges, the verdict's three forms, the
-// command line (include/heapbench/check.hpp).
+// command line (src/include/heapbench/check.hpp).
 #include "heapbench/check.hpp"
 
 #include <CLI/CLI.hpp>

@@ -216,9 +216,16 @@ std::vector<Sweep> size_map_sweep() {
 }
 
 void sort_run_order(std::vector<Case>& cases) {
-  std::stable_sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) {
-    return std::make_tuple(a.limit_bytes, a.pattern_name(), a.api_name(), a.size, a.align, a.threads) <
-           std::make_tuple(b.limit_bytes, b.pattern_name(), b.api_name(), b.size, b.align, b.threads);
+  // Heap-major, then pattern, API, size, alignment and the kSweepAxes in their order.
+  const auto head = [](const Case& c) {
+    return std::make_tuple(c.limit_bytes, c.pattern_name(), c.api_name(), c.size, c.align);
+  };
+  std::stable_sort(cases.begin(), cases.end(), [&head](const Case& a, const Case& b) {
+    if (head(a) != head(b)) return head(a) < head(b);
+    for (const SweepAxis& axis : kSweepAxes) {
+      if (a.*axis.field != b.*axis.field) return a.*axis.field < b.*axis.field;
+    }
+    return false;
   });
 }
 
@@ -235,6 +242,23 @@ std::vector<const Traits*> traits_of(const std::vector<std::string>& names, Find
   return out;
 }
 
+// `c` at every combination of the part's values of kSweepAxes[i] and those after
+// it, each kept unless its demand exceeds the part's max_demand_fraction.
+void add_axis_points(const Sweep& s, Case c, std::size_t i, std::vector<Case>& cases) {
+  if (i == kSweepAxes.size()) {
+    if (s.max_demand_fraction > 0 &&
+        static_cast<double>(heap_footprint(c)) > s.max_demand_fraction * static_cast<double>(c.limit_bytes)) {
+      return;
+    }
+    cases.push_back(c);
+    return;
+  }
+  for (auto value : s.*kSweepAxes[i].values) {
+    c.*kSweepAxes[i].field = value;
+    add_axis_points(s, c, i + 1, cases);
+  }
+}
+
 // The points of one sweep part for one supported pattern x API pair.
 void add_points(const Sweep& s, const PatternTraits& pattern, const ApiTraits& api, std::vector<Case>& cases) {
   const std::vector<std::uint64_t> no_align = {0};
@@ -244,20 +268,13 @@ void add_points(const Sweep& s, const PatternTraits& pattern, const ApiTraits& a
         // Sizes another part's axes bring that this pattern cannot take
         // (printf: 8 to 64 bytes of arguments); options refuse them when given.
         if (!pattern.valid_size(size)) continue;
-        for (auto threads : s.threads) {
-          Case c;
-          c.pattern = &pattern;
-          c.api = &api;
-          c.size = size;
-          c.align = align;
-          c.threads = threads;
-          c.limit_bytes = heap;
-          if (s.max_demand_fraction > 0 &&
-              static_cast<double>(heap_footprint(c)) > s.max_demand_fraction * static_cast<double>(heap)) {
-            continue;
-          }
-          cases.push_back(c);
-        }
+        Case c;
+        c.pattern = &pattern;
+        c.api = &api;
+        c.size = size;
+        c.align = align;
+        c.limit_bytes = heap;
+        add_axis_points(s, c, 0, cases);
       }
     }
   }

@@ -3,9 +3,10 @@ with -DHEAPBENCH_ALLOCATORS=examples/allocators in a build folder of its own,
 then checks that the example adapter's API is in --help, in
 --benchmark_list_tests for every heap pattern (and no other), and in the
 results of a run over the stand-in device (tests/robust/nogpu_main.cpp). No GPU
-is needed. Only heapbench and heapbench_nogpu are built (the device library is
-most of the time: 86 s on two cores with ccache, which is passed on where the
-outer build uses it; a few minutes without).
+is needed. Only heapbench, heapbench_nogpu and heapbench_public_headers (the
+adapter compiled against the public headers alone: docs/development.md) are
+built (the device library is most of the time: 86 s on two cores with ccache,
+which is passed on where the outer build uses it; a few minutes without).
 
 usage: byo_allocator_test.py SOURCE_DIR BUILD_DIR CMAKE [-D...]...
 """
@@ -38,7 +39,8 @@ class BringYourOwnAllocator(unittest.TestCase):
         assert r.returncode == 0, r.stdout + r.stderr
         assert f"allocator adapters (HEAPBENCH_ALLOCATORS={adapters}): {API}" in r.stdout, r.stdout
         jobs = os.environ.get("HEAPBENCH_BYO_JOBS", "2")
-        r = run(CMAKE, "--build", BUILD, "--target", "heapbench", "heapbench_nogpu", "-j", jobs, timeout=1500)
+        r = run(CMAKE, "--build", BUILD, "--target", "heapbench", "heapbench_nogpu", "heapbench_public_headers",
+                "-j", jobs, timeout=1500)
         assert r.returncode == 0, r.stdout[-5000:] + r.stderr[-5000:]
 
     def test_help_lists_the_adapter(self):

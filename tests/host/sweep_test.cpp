@@ -145,6 +145,16 @@ TEST(Sweep, TheDefaultSweepLosesOnlyItsTwoBudgetSpendersInOrder) {
   EXPECT_EQ(now, before);
 }
 
+TEST(Sweep, EveryRowOfTheAxisTableSpansItsValuesInRunOrder) {
+  for (const SweepAxis& axis : kSweepAxes) {
+    Sweep s = one({64}, {1024}, {64 * kMiB});
+    s.*axis.values = {4096, 32, 1024};
+    std::vector<std::uint64_t> got;
+    for (const Case& c : plan_cases({s})) got.push_back(c.*axis.field);
+    EXPECT_EQ(got, (std::vector<std::uint64_t>{32, 1024, 4096}));
+  }
+}
+
 TEST(Sweep, RepeatedAxisValuesRunOnce) {
   const auto cases = plan_cases({one({1024, 1024, 16}, {32, 32}, {8 * kMiB, 8 * kMiB})});
   std::set<std::string> names;

@@ -46,7 +46,7 @@ inline constexpr heapbench::ApiTraits gallatin_traits = heapbench::with_min_heap
 #include <stdio.h>
 
 #include "heapbench/case.hpp"
-#include "heapbench/device.hpp"
+#include "heapbench/cuda_error.hpp"
 
 // Gallatin's headers define kernels and host functions outside templates; in
 // an unnamed namespace each CUDA file gets its own copy instead of a duplicate

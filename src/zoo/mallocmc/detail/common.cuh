@@ -6,6 +6,8 @@
 // Compiled only under __CUDACC__, with ALPAKA_ACC_GPU_CUDA_ENABLED
 // (src/zoo/mallocmc/zoo.cmake).
 #include <cstddef>
+#include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 
@@ -13,7 +15,7 @@
 #include <mallocMC/mallocMC.hpp>
 
 #include "heapbench/case.hpp"
-#include "heapbench/device.hpp"
+#include "heapbench/cuda_error.hpp"
 
 namespace heapbench_zoo_mallocmc {
 

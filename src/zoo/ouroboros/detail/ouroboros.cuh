@@ -12,11 +12,12 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "device/MemoryInitialization.cuh"
 #include "device/Ouroboros_impl.cuh"
 #include "heapbench/case.hpp"
-#include "heapbench/device.hpp"  // heapbench::CudaError
+#include "heapbench/cuda_error.hpp"  // heapbench::CudaError
 
 namespace heapbench_zoo::ouroboros {
 

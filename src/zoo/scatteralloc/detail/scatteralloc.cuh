@@ -17,7 +17,7 @@
 #include <string>
 
 #include "heapbench/case.hpp"
-#include "heapbench/device.hpp"  // heapbench::CudaError
+#include "heapbench/cuda_error.hpp"  // heapbench::CudaError
 
 // mallocMC 2.2 shares its namespace, its header paths and its configuration
 // macros with the mallocmc family's mallocMC 2.6. So that both can be built

@@ -5,22 +5,16 @@
 // CUDA header, so a test can drive the harness with a backend of its own.
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "heapbench/case.hpp"
+#include "heapbench/cuda_error.hpp"  // DeviceError: a failed device call
 #include "heapbench/iteration_result.hpp"
 #include "heapbench/metrics.hpp"
 #include "heapbench/reducer.hpp"
 
 namespace heapbench {
-
-// A failed device call. The device context may hold a sticky error, so the
-// harness calls Backend::invalidate() before the next case.
-struct DeviceError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
 
 // One round of a case, in the phases the harness names on the timeline. The
 // harness enqueues up to max_batch() rounds (begin, allocate, use, release

@@ -10,13 +10,9 @@
 
 #include "heapbench/backend.hpp"
 #include "heapbench/case.hpp"
+#include "heapbench/cuda_error.hpp"  // CudaError, which the device library throws
 
 namespace heapbench {
-
-// A failed CUDA call: message has the call's text, file, line and CUDA's error string.
-struct CudaError : DeviceError {
-  using DeviceError::DeviceError;
-};
 
 // No usable CUDA device (no driver, no GPU, index out of range).
 struct NoDeviceError : std::runtime_error {

@@ -1,5 +1,6 @@
 #pragma once
 // The axes of a sweep and the order its cases run in.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,6 +22,20 @@ struct Sweep {
   // (2^20 x 1 KiB on 64 MiB: 13.5 s). 0 keeps every point.
   double max_demand_fraction = 0.0;
 };
+
+// The integer axes a part spans beyond its heaps, sizes and alignments (which
+// have rules of their own in plan_cases: heap-major order, only the sizes a
+// pattern takes, alignments only for an API that takes one): each part's
+// values and the Case field they set, in run order. A new axis is a field of
+// Case (named by case_name and axis_values), a field of Sweep with a default
+// (so every part, whatever fields it sets, has a value) and a row here;
+// plan_cases and sort_run_order take it from there, and --<axis> is a row of
+// options.cpp's table.
+struct SweepAxis {
+  std::vector<std::uint64_t> Sweep::*values;
+  std::uint64_t Case::*field;
+};
+inline constexpr std::array<SweepAxis, 1> kSweepAxes{{{&Sweep::threads, &Case::threads}}};
 
 // The least room CUDA's device heap gives one allocation, whatever it asks
 // for: on an H200 a fill with 16 B blocks held 17.3 % of the heap where 64 B
@@ -47,7 +62,8 @@ std::uint64_t heap_footprint(const Case& c);
 //  - capacity_fill: the first fill alone, 64 K threads on 64 MiB;
 //  - printf_fifo: printf into FIFOs of 1, 8 and 64 MiB;
 //  - stack: alloca against malloc over sizes.
-// A new part is one more Sweep here; a new axis one more field of Sweep and Case.
+// A new part is one more Sweep here; a new axis one more field of Sweep and Case
+// (kSweepAxes).
 std::vector<Sweep> default_sweep();
 
 // A first look (--sweep=quick): every pattern x API once, at 64 B and 65,536
