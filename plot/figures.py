@@ -515,10 +515,14 @@ def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -
         lines += ["## Errors", "", "| case | message |", "| --- | --- |"]
         lines += [f"| `{r['case']}` | {str(r['error_message']).replace('|', '/')} |" for _, r in errs.iterrows()]
         lines.append("")
+    return write_markdown(out / "summary.md", lines, written)
+
+
+def write_markdown(path: Path, lines: list[str], written: list[Path]) -> Path:
+    """`lines`, then a "Figures" section that shows each PNG of `written`, as the file `path`."""
     pngs = [p for p in written if p.suffix == ".png"]
     if pngs:
-        lines += ["## Figures", ""] + [f"![{p.stem}]({p.name})" for p in pngs] + [""]
-    path = out / "summary.md"
+        lines = lines + ["## Figures", ""] + [f"![{p.stem}]({p.name})" for p in pngs] + [""]
     path.write_text("\n".join(lines))
     return path
 

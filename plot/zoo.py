@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from figures import _direct_heap_apis, best_measured, legend_entries  # noqa: E402
+from figures import _direct_heap_apis, best_measured, legend_entries, write_markdown  # noqa: E402
 from heapbench_results import APIS_KEY, COUNTERS_KEY, Results, SchemaError, finish, load  # noqa: E402
 from readability import MAX_LEGEND_ENTRIES, FigureError, save  # noqa: E402
 import style  # noqa: E402
@@ -417,12 +417,7 @@ def findings(res: Results, cases: pd.DataFrame, table: pd.DataFrame, slab: str, 
     lines += slab_lines(res, table, slab)
     lines += ["## Errors and skipped cases", "", "Each gave no number; the reason is the file's.", ""]
     lines += errors(res, cases) + not_run(res, cases)
-    pngs = [p for p in written if p.suffix == ".png"]
-    if pngs:
-        lines += ["## Figures", ""] + [f"![{p.stem}]({p.name})" for p in pngs] + [""]
-    path = out / "findings.md"
-    path.write_text("\n".join(lines))
-    return path
+    return write_markdown(out / "findings.md", lines, written)
 
 
 def make_zoo(paths: list[str | Path], out: str | Path, slab: str = "slab") -> tuple[list[Path], list[str]]:
