@@ -33,6 +33,9 @@ GB_FIELDS = {"name", "family_index", "per_family_instance_index", "run_name", "r
 # Context keys under which load() hands the file's declarations to style.counters() and
 # style.api_styles() (which every figure already passes the context).
 COUNTERS_KEY, APIS_KEY = "heapbench_counters", "heapbench_apis"
+# ... and the APIs its entries name, in the order they first appear: style.api_styles()
+# gives those the "apis" block leaves out (all, in a file written before it) their looks by it.
+API_NAMES_KEY = "heapbench_api_names"
 
 # The columns of Results.frame before its counters: the axes, Google Benchmark's fields.
 # heap_mib is the case's device limit in MiB, and limit says which: "malloc_heap"
@@ -371,5 +374,6 @@ def load(path: str | Path) -> Results:
     # The same columns with or without entries, so an empty file reads as zero cases rather
     # than as a frame that lacks the columns every caller indexes.
     frame = pd.DataFrame(rows, columns=BASE_COLUMNS + counters)
-    ctx = {**ctx, COUNTERS_KEY: declared, APIS_KEY: _declared(doc, "apis", path)}
+    ctx = {**ctx, COUNTERS_KEY: declared, APIS_KEY: _declared(doc, "apis", path),
+           API_NAMES_KEY: [a for a in dict.fromkeys(frame["api"]) if isinstance(a, str)]}
     return Results(path=path, context=ctx, frame=frame)

@@ -38,7 +38,7 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from figures import _direct_heap_apis, best_measured, legend_entries, write_markdown  # noqa: E402
-from heapbench_results import APIS_KEY, COUNTERS_KEY, Results, SchemaError, finish, load  # noqa: E402
+from heapbench_results import API_NAMES_KEY, APIS_KEY, COUNTERS_KEY, Results, SchemaError, finish, load  # noqa: E402
 from readability import MAX_LEGEND_ENTRIES, FigureError, save  # noqa: E402
 import style  # noqa: E402
 
@@ -75,7 +75,9 @@ def load_zoo(paths: list[str | Path]) -> Results:
     erred = frame["error"].fillna(False).astype(bool)
     measured_cases = set(frame.loc[~erred, "case"])
     frame = frame[~(erred & frame["case"].isin(measured_cases))].reset_index(drop=True)
-    return Results(first.path, {**first.context, COUNTERS_KEY: counters, APIS_KEY: apis}, frame)
+    names = list(dict.fromkeys(a for r in files for a in r.context.get(API_NAMES_KEY, [])))
+    return Results(first.path, {**first.context, COUNTERS_KEY: counters, APIS_KEY: apis, API_NAMES_KEY: names},
+                   frame)
 
 
 def baselines(res: Results) -> set[str]:
