@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from figures import _direct_heap_apis, best_measured, legend_entries, write_markdown  # noqa: E402
+from figures import _direct_heap_apis, baselines, best_measured, legend_entries, write_markdown  # noqa: E402
 from heapbench_results import API_NAMES_KEY, APIS_KEY, COUNTERS_KEY, Results, SchemaError, finish, load  # noqa: E402
 from readability import MAX_LEGEND_ENTRIES, FigureError, save  # noqa: E402
 import style  # noqa: E402
@@ -78,12 +78,6 @@ def load_zoo(paths: list[str | Path]) -> Results:
     names = list(dict.fromkeys(a for r in files for a in r.context.get(API_NAMES_KEY, [])))
     return Results(first.path, {**first.context, COUNTERS_KEY: counters, APIS_KEY: apis, API_NAMES_KEY: names},
                    frame)
-
-
-def baselines(res: Results) -> set[str]:
-    """The APIs that never free and are drawn as ceilings: the file's baselines (bump, alloca
-    in a file written before the "apis" block)."""
-    return res.baselines() if res.apis else {"bump", "alloca"}
 
 
 def allocators(res: Results, apis) -> list[str]:
