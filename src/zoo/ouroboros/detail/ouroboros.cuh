@@ -2,7 +2,8 @@
 // What the six Ouroboros adapters share (docs/zoo.md): a handle over one
 // Ouroboros instance in device memory and its Owner. Not an adapter itself
 // (it lies below the family's folder, which cmake/zoo.cmake globs for them);
-// each <api>.cuh names its variant and includes this under __CUDACC__.
+// each <api>.cuh names its variant with detail/adapter.cuh's macro, which
+// includes this under __CUDACC__.
 //
 // Ouroboros (Winter, Mlakar, Parger, Steinberger, ICS'20) serves 16 B ... 8 KiB
 // from 8 KiB chunks in one cudaMalloc allocation; its queues of free pages (or
