@@ -6,14 +6,15 @@
 # Included by CMakeLists.txt at top level (include() opens no scope), after
 # hb_add_adapters is defined and before the generated heapbench/user_apis.hpp is
 # written. Each family is a folder src/zoo/<family>/ with
-#   zoo.cmake  -- calls hb_zoo_fetch(<family> GIT_REPOSITORY <url> GIT_TAG <sha>),
-#                 registers its adapters with
-#                 hb_add_adapters("${CMAKE_CURRENT_LIST_DIR}" "HEAPBENCH_ZOO=<family>" HB_ZOO_API_NAMES),
-#                 and may define hb_zoo_<family>_device(target): what the device
-#                 library needs (include dirs, definitions, flags), called by
+#   zoo.cmake  -- calls hb_zoo_fetch(<family> GIT_REPOSITORY <url> GIT_TAG <sha>
+#                 [INCLUDE_DIRS <folders of the sources>...]), and may define
+#                 hb_zoo_<family>_device(target): what else the device library
+#                 needs (definitions, flags, other include dirs), called by
 #                 hb_zoo_setup_device() once that target exists;
-#   <api>.cuh  -- one adapter per API;
+#   <api>.cuh  -- one adapter per API, registered with hb_add_adapters once its
+#                 zoo.cmake has run;
 #   patches/*.patch -- our changes, applied in sorted order with `patch -p1`.
+# (src/zoo/common/, without a zoo.cmake, is no family: what the owners share.)
 #
 # Offline, FETCHCONTENT_SOURCE_DIR_<FAMILY> (the family's name uppercased)
 # names a local checkout; FetchContent then downloads nothing and runs no patch
@@ -82,12 +83,14 @@ function(hb_zoo_copy_and_patch family src out_var)
   set(${out_var} "${dst}" PARENT_SCOPE)
 endfunction()
 
-# hb_zoo_fetch(<family> GIT_REPOSITORY <url> GIT_TAG <40-hex sha>): declares
-# and populates the family's sources (FETCHCONTENT_SOURCE_DIR_<FAMILY> for a
-# local checkout), makes the patched copy, and sets HB_ZOO_<family>_SOURCE_DIR
-# to it and HB_ZOO_<family>_COMMIT to the pin.
+# hb_zoo_fetch(<family> GIT_REPOSITORY <url> GIT_TAG <40-hex sha> [INCLUDE_DIRS <dir>...]):
+# declares and populates the family's sources (FETCHCONTENT_SOURCE_DIR_<FAMILY>
+# for a local checkout), makes the patched copy, and sets
+# HB_ZOO_<family>_SOURCE_DIR to it and HB_ZOO_<family>_COMMIT to the pin.
+# INCLUDE_DIRS, relative to the sources, become SYSTEM include folders of the
+# device library (their warnings are not ours to fix).
 function(hb_zoo_fetch family)
-  cmake_parse_arguments(arg "" "GIT_REPOSITORY;GIT_TAG" "" ${ARGN})
+  cmake_parse_arguments(arg "" "GIT_REPOSITORY;GIT_TAG" "INCLUDE_DIRS" ${ARGN})
   if(NOT arg_GIT_REPOSITORY OR NOT arg_GIT_TAG MATCHES "^[0-9a-f]+$")
     message(FATAL_ERROR "hb_zoo_fetch(${family}): give GIT_REPOSITORY and GIT_TAG")
   endif()
@@ -113,6 +116,8 @@ function(hb_zoo_fetch family)
   set(HB_ZOO_${family}_COMMIT "${arg_GIT_TAG}" PARENT_SCOPE)
   set(HB_ZOO_${family}_ORIGIN "${origin}" PARENT_SCOPE)
   set(HB_ZOO_${family}_PATCHES ${HB_ZOO_${family}_PATCHES} PARENT_SCOPE)
+  list(TRANSFORM arg_INCLUDE_DIRS PREPEND "${dir}/")
+  set(HB_ZOO_${family}_INCLUDE_DIRS "${arg_INCLUDE_DIRS}" PARENT_SCOPE)
 endfunction()
 
 foreach(family IN LISTS HEAPBENCH_ZOO)
@@ -128,6 +133,7 @@ foreach(family IN LISTS HEAPBENCH_ZOO)
   if(NOT HB_ZOO_${family}_COMMIT)
     message(FATAL_ERROR "${HB_ZOO_DIR}/${family}/zoo.cmake did not call hb_zoo_fetch(${family} ...)")
   endif()
+  hb_add_adapters("${HB_ZOO_DIR}/${family}" "HEAPBENCH_ZOO=${family}" HB_ZOO_API_NAMES)
   list(APPEND HB_ZOO_PINS "${family}@${HB_ZOO_${family}_COMMIT}")
   message(STATUS "heapbench: zoo family ${family} @ ${HB_ZOO_${family}_COMMIT} (${HB_ZOO_${family}_ORIGIN}), "
                  "${HB_ZOO_${family}_PATCHES} patch(es), built from ${HB_ZOO_${family}_SOURCE_DIR}")
@@ -135,10 +141,14 @@ endforeach()
 message(STATUS "heapbench: zoo (HEAPBENCH_ZOO=${HEAPBENCH_ZOO}; known: ${HB_ZOO_KNOWN}): ${HB_ZOO_API_NAMES}")
 
 # Called by CMakeLists.txt once the device library exists: each family's
-# hb_zoo_<family>_device(<target>) adds what its headers need (PUBLIC, since
-# every CUDA file that includes heapbench/api_traits.hpp compiles the adapters).
+# INCLUDE_DIRS and its hb_zoo_<family>_device(<target>) add what its headers
+# need (PUBLIC, since every CUDA file that includes heapbench/api_traits.hpp
+# compiles the adapters).
 function(hb_zoo_setup_device target)
   foreach(family IN LISTS HB_ZOO_FAMILIES)
+    if(HB_ZOO_${family}_INCLUDE_DIRS)
+      target_include_directories(${target} SYSTEM PUBLIC ${HB_ZOO_${family}_INCLUDE_DIRS})
+    endif()
     if(COMMAND hb_zoo_${family}_device)
       cmake_language(CALL hb_zoo_${family}_device ${target})
     endif()

@@ -198,7 +198,7 @@ def best_measured(ax, sub: pd.DataFrame, x: str, res: Results, y: str = "allocs_
     """The reference line: at each value of `x` where two or more allocators were measured,
     the best `y` of them (not the baselines, which never free: bump was the only reference
     line until issue 28), labelled "best measured (<api>, ...)" with the APIs best somewhere."""
-    apis = set(_direct_heap_apis(res, sub["api"].unique())) - (res.baselines() if res.apis else {"bump", "alloca"})
+    apis = set(_direct_heap_apis(res, sub["api"].unique())) - baselines(res)
     ok = sub[sub["api"].isin(apis) & sub[y].notna()]
     # Only where two or more allocators were measured: elsewhere the line would be one
     # allocator's own, and zigzag between the points it alone ran at.
@@ -211,6 +211,12 @@ def best_measured(ax, sub: pd.DataFrame, x: str, res: Results, y: str = "allocs_
     one = len(best) < 2  # a single point: a bar across it, not a line over one x value
     ax.plot(best[x], best[y], color="grey", lw=4, alpha=0.35, zorder=0, marker="_" if one else "None", ms=14,
             linestyle="None" if one else "-", label=f"best measured ({names})")
+
+
+def baselines(res: Results) -> set[str]:
+    """The APIs that never free and are drawn as ceilings: the file's baselines (bump, alloca
+    in a file written before the "apis" block, which says none)."""
+    return res.baselines() if res.apis else {"bump", "alloca"}
 
 
 def _ceilings(res: Results, apis) -> set[str]:
@@ -515,10 +521,14 @@ def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -
         lines += ["## Errors", "", "| case | message |", "| --- | --- |"]
         lines += [f"| `{r['case']}` | {str(r['error_message']).replace('|', '/')} |" for _, r in errs.iterrows()]
         lines.append("")
+    return write_markdown(out / "summary.md", lines, written)
+
+
+def write_markdown(path: Path, lines: list[str], written: list[Path]) -> Path:
+    """`lines`, then a "Figures" section that shows each PNG of `written`, as the file `path`."""
     pngs = [p for p in written if p.suffix == ".png"]
     if pngs:
-        lines += ["## Figures", ""] + [f"![{p.stem}]({p.name})" for p in pngs] + [""]
-    path = out / "summary.md"
+        lines = lines + ["## Figures", ""] + [f"![{p.stem}]({p.name})" for p in pngs] + [""]
     path.write_text("\n".join(lines))
     return path
 

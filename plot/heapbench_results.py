@@ -43,6 +43,10 @@ EXTRA_AXES_KEY = "heapbench_extra_axes"
 # these, so a new axis needs no edit in plot/ to keep its cases apart.
 AXES = ["pattern", "api", "size", "align", "threads", "heap_mib", "limit"]
 
+# ... and the APIs its entries name, in the order they first appear: style.api_styles()
+# gives those the "apis" block leaves out (all, in a file written before it) their looks by it.
+API_NAMES_KEY = "heapbench_api_names"
+
 # The columns of Results.frame before its counters: the axes, Google Benchmark's fields.
 # heap_mib is the case's device limit in MiB, and limit says which: "malloc_heap"
 # (cudaLimitMallocHeapSize, "heap:<MiB>" in the name) or, for printf, "printf_fifo"
@@ -414,5 +418,6 @@ def load(path: str | Path) -> Results:
     # than as a frame that lacks the columns every caller indexes.
     extra = list(dict.fromkeys(k for row in rows for k in row if k not in BASE_COLUMNS and k not in counters))
     frame = pd.DataFrame(rows, columns=BASE_COLUMNS + extra + counters)
-    ctx = {**ctx, COUNTERS_KEY: declared, APIS_KEY: _declared(doc, "apis", path), EXTRA_AXES_KEY: extra}
+    ctx = {**ctx, COUNTERS_KEY: declared, APIS_KEY: _declared(doc, "apis", path), EXTRA_AXES_KEY: extra,
+           API_NAMES_KEY: [a for a in dict.fromkeys(frame["api"]) if isinstance(a, str)]}
     return Results(path=path, context=ctx, frame=frame)

@@ -91,7 +91,7 @@ def malloc_against_ceiling(res: Results, cases: pd.DataFrame) -> list[str]:
     """Per pattern, at the point the allocators figure draws: malloc, bump and the fastest
     allocator that frees (not bump, alloca or a call path of malloc or bump)."""
     ok = cases[~cases["error"] & cases["allocs_per_s"].notna() & (cases["align"] <= 16)]
-    ok = ok[~ok["api"].isin(["alloca"]) & ~ok["api"].str.contains("_fnptr|_nvfunction")]
+    ok = ok[ok["api"].isin(figures._direct_heap_apis(res, ok["api"].unique()))]
     point = ["size", "threads", "heap_mib"]
     has = ok.groupby(point + ["pattern"])["api"].agg(set)
     both = has[has.map(lambda a: {"malloc", "bump"} <= a)]

@@ -3,12 +3,19 @@
 - Colours are Okabe and Ito's eight (safe for the common colour-vision
   deficiencies; no red/green pair carries meaning), with a marker per API, so a
   series reads by shape in grey print too.
-- Every API gets a colour and marker: the ones heapbench ships a fixed pair (a
-  choice of look, so figures stay as they were; what an API is comes from the
-  file), any other name (a user's adapter) a pair chosen from a hash of the name,
-  moved on to the next free pair where it would look like a series already in the
-  figure. A baseline the file declares (its "apis" block) is drawn black and dashed.
-  Legends follow the file's order of its APIs, baselines last.
+- Every API's look comes from the results file's "apis" block (heapbench_results.load()
+  hands it over as context key `heapbench_apis`: {name: {"order", "baseline",
+  "call_path", "inner", "display_name", ...}}); plot/ keeps no table of APIs, so a
+  user's adapter gets its own look and label with no change here. A baseline is
+  black and dashed, each with its own marker; the other APIs take the
+  colours of API_COLOURS in the file's order, then the same colours with other
+  markers; a call path (one with an `inner` API) wears its inner API's colour with
+  a marker of its own and a dash-dot or dotted line. The look depends on the file
+  alone, so an API looks the same in every figure drawn from it. The APIs of its
+  entries that the block does not declare (all of them in a file written before the
+  block) take the next colours in the order the entries name them; an API drawn
+  with no file's context, a pair chosen from a hash of its name. Legends follow the
+  file's order of its APIs, baselines last.
 - Counter labels, units and directions come from the results file's "counters"
   block (heapbench_results.load() hands it over as context key
   `heapbench_counters`: {name: {"description", "unit", "higher_is_better"}}); plot/
@@ -35,58 +42,104 @@ PALETTE = [OKABE_ITO[k] for k in ("blue", "vermillion", "bluish_green", "reddish
                                   "black", "yellow")]
 MARKERS = ["o", "s", "^", "D", "v", "P", "X", "h", "<", ">", "p", "*"]
 
-# The APIs heapbench ships: (colour, marker, line style). bump and alloca are ceilings, not
-# allocators that free, so they are black and dashed or dotted; each call path of a kind
-# (_fnptr, _nvfunction) keeps its kind's colour and changes the marker.
-_KNOWN = {
-    "malloc": (OKABE_ITO["vermillion"], "o", "-"),
-    "aligned": (OKABE_ITO["blue"], "s", "-"),
-    "cuda_std_aligned": (OKABE_ITO["sky_blue"], "^", "-"),
-    "new": (OKABE_ITO["reddish_purple"], "D", "-"),
-    "slab": (OKABE_ITO["bluish_green"], "v", "-"),
-    "bump": (OKABE_ITO["black"], "x", "--"),
-    "alloca": (OKABE_ITO["black"], "+", ":"),
-    "malloc_fnptr": (OKABE_ITO["vermillion"], "P", "-."),
-    "malloc_nvfunction": (OKABE_ITO["vermillion"], "X", ":"),
-    "bump_fnptr": (OKABE_ITO["black"], "P", "-."),
-    "bump_nvfunction": (OKABE_ITO["black"], "X", ":"),
-    "printf": (OKABE_ITO["orange"], "o", "-"),
-}
+# The colours APIs take, in the file's order of its APIs: black is the baselines', and
+# yellow is too faint for a line. (The order gives CUDA's own APIs, which heapbench declares
+# first, the looks they have always had: malloc vermillion, aligned blue, ...)
+API_COLOURS = [OKABE_ITO[k] for k in ("vermillion", "blue", "sky_blue", "reddish_purple", "orange",
+                                      "bluish_green")]
+BASELINE_MARKERS = ["x", "+", "1", "2", "3", "4"]
+CALL_PATH_LINES = ["-.", ":"]    # a call path's line, in the order of its inner API's call paths
+
+
+def _block(context: dict | None, key: str) -> dict:
+    """A block of the file's declarations, as load() hands it over in the context (an object,
+    or its JSON text): {name: {...}}, its entries that are not objects left out."""
+    own = (context or {}).get(key)
+    if isinstance(own, str):
+        try:
+            own = json.loads(own)
+        except ValueError:
+            own = None
+    return {a: d for a, d in own.items() if isinstance(d, dict)} if isinstance(own, dict) else {}
 
 
 def _apis(context: dict | None) -> dict:
-    own = (context or {}).get("heapbench_apis")
-    return own if isinstance(own, dict) else {}
+    return _block(context, "heapbench_apis")
+
+
+def _file_apis(context: dict | None) -> dict:
+    """The APIs of the file: its "apis" block, then (in their order in the file) those of its
+    entries the block does not declare -- all of them in a file written before the block."""
+    declared = _apis(context)
+    names = (context or {}).get("heapbench_api_names")
+    listed = [a for a in dict.fromkeys(names) if a not in declared] if isinstance(names, list) else []
+    first = 1 + max((int(d.get("order", 0)) for d in declared.values()), default=-1)
+    return {**declared, **{a: {"order": first + i} for i, a in enumerate(listed)}}
+
+
+def _next_free(colour: str, markers: list, start: int, taken: set) -> str:
+    """The first marker from markers[start] on (cyclically) that `colour` does not wear yet."""
+    for k in range(len(markers)):
+        m = markers[(start + k) % len(markers)]
+        if (colour, m) not in taken:
+            return m
+    return markers[start % len(markers)]
+
+
+def _declared_styles(declared: dict) -> dict[str, dict]:
+    """The looks of every API the file declares, from the file alone, so an API looks the same
+    in every figure of the file whatever is drawn beside it. Baselines black and dashed, each
+    with its own marker; the other direct APIs a colour each from API_COLOURS in the file's
+    order (then the colours again with other markers); a call path its inner API's colour
+    with a marker of its own and a dash-dot or dotted line."""
+    order = sorted(declared, key=lambda a: (int(declared[a].get("order", 0)), a))
+    inner = {a: declared[a].get("inner") for a in order}
+    out, taken = {}, set()
+
+    def put(api, colour, marker, line):
+        out[api] = {"color": colour, "marker": marker, "linestyle": line}
+        taken.add((colour, marker))
+
+    baselines = [a for a in order if declared[a].get("baseline")]
+    for i, a in enumerate(baselines):
+        put(a, OKABE_ITO["black"], BASELINE_MARKERS[i % len(BASELINE_MARKERS)], "--")
+    directs = [a for a in order if a not in out and inner[a] not in declared]
+    for i, a in enumerate(directs):
+        colour = API_COLOURS[i % len(API_COLOURS)]
+        put(a, colour, _next_free(colour, MARKERS, i, taken), "-")
+    for a in order:  # the call paths, once their inner APIs have their looks
+        if a in out:
+            continue
+        kin = [b for b in order if inner[b] == inner[a]]
+        # (A call path of a call path, which heapbench declares none of, takes the first colour.)
+        base = out.get(inner[a]) or {"color": API_COLOURS[0], "marker": MARKERS[0]}
+        start = MARKERS.index(base["marker"]) + 1 if base["marker"] in MARKERS else 0
+        put(a, base["color"], _next_free(base["color"], MARKERS, start, taken),
+            CALL_PATH_LINES[kin.index(a) % len(CALL_PATH_LINES)])
+    return out
 
 
 def api_styles(apis, context: dict | None = None) -> dict[str, dict]:
-    """matplotlib keyword arguments per API: every API of `apis` a distinct (colour, marker)
-    pair, the same pair for the same API whatever else is drawn beside it, unless a user's
-    adapter hashes onto a pair already taken (then it moves to the next free one). A
-    baseline the file declares and heapbench does not ship is black and dashed."""
-    taken = {(c, m) for c, m, _ in _KNOWN.values()}
-    declared = _apis(context)
+    """matplotlib keyword arguments per API of `apis`: every one a distinct (colour, marker)
+    pair. An API of the file (its "apis" block, or its entries: context key
+    `heapbench_api_names`, which load() sets) has the look _declared_styles gives it; any
+    other (a list drawn with no file's context) a pair chosen from a hash of its name, moved
+    on to the next free pair where it would look like a series already in the figure, and
+    to a colour no other API of the figure wears while one is left."""
+    styles = _declared_styles(_file_apis(context))
+    taken = {(s["color"], s["marker"]) for s in styles.values()}
+    worn = {styles[a]["color"] for a in apis if a in styles}
+    pairs = [(c, m) for m in MARKERS for c in API_COLOURS]
     out = {}
     for api in sorted(set(apis), key=lambda a: api_sort_key(a, context)):
-        if api in _KNOWN:
-            c, m, ls = _KNOWN[api]
-        elif declared.get(api, {}).get("baseline"):
-            pairs = [(OKABE_ITO["black"], m) for m in MARKERS]
+        if api not in styles:
             k = zlib.crc32(api.encode()) % len(pairs)
-            for _ in range(len(pairs)):  # the next free black pair, if any is left
-                if pairs[k] not in taken:
-                    break
-                k = (k + 1) % len(pairs)
-            (c, m), ls = pairs[k], "--"
+            free = [p for p in pairs[k:] + pairs[:k] if p not in taken] or [pairs[k]]
+            c, m = next((p for p in free if p[0] not in worn), free[0])
             taken.add((c, m))
-        else:
-            pairs = [(c, m) for m in MARKERS for c in PALETTE[:7]]
-            k = zlib.crc32(api.encode()) % len(pairs)
-            while pairs[k] in taken and len(taken) < len(pairs):
-                k = (k + 1) % len(pairs)
-            (c, m), ls = pairs[k], "-"
-            taken.add((c, m))
-        out[api] = {"color": c, "marker": m, "linestyle": ls}
+            worn.add(c)
+            styles[api] = {"color": c, "marker": m, "linestyle": "-"}
+        out[api] = dict(styles[api])
     return out
 
 
@@ -136,18 +189,10 @@ def counters(context: dict | None = None) -> dict[str, Counter]:
     object or its text, as load() hands the file's "counters" block over); real_time, Google
     Benchmark's, beside them."""
     table = {"real_time": REAL_TIME}
-    own = (context or {}).get("heapbench_counters")
-    if isinstance(own, str):
-        try:
-            own = json.loads(own)
-        except ValueError:
-            own = None
-    if isinstance(own, dict):
-        for name, d in own.items():
-            if isinstance(d, dict):
-                hib = d.get("higher_is_better")
-                table[name] = Counter(str(d.get("label") or d.get("description") or name),
-                                      str(d.get("unit") or ""), None if hib is None else bool(hib))
+    for name, d in _block(context, "heapbench_counters").items():
+        hib = d.get("higher_is_better")
+        table[name] = Counter(str(d.get("label") or d.get("description") or name),
+                              str(d.get("unit") or ""), None if hib is None else bool(hib))
     return table
 
 

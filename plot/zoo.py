@@ -37,8 +37,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from figures import _direct_heap_apis, best_measured, legend_entries  # noqa: E402
-from heapbench_results import APIS_KEY, COUNTERS_KEY, Results, SchemaError, finish, load, pooled_context  # noqa: E402
+from figures import _direct_heap_apis, baselines, best_measured, legend_entries, write_markdown  # noqa: E402
+from heapbench_results import (API_NAMES_KEY, APIS_KEY, COUNTERS_KEY, Results, SchemaError, finish, load,  # noqa: E402
+                               pooled_context)
 from readability import MAX_LEGEND_ENTRIES, FigureError, save  # noqa: E402
 import style  # noqa: E402
 
@@ -75,13 +76,9 @@ def load_zoo(paths: list[str | Path]) -> Results:
     erred = frame["error"].fillna(False).astype(bool)
     measured_cases = set(frame.loc[~erred, "case"])
     frame = frame[~(erred & frame["case"].isin(measured_cases))].reset_index(drop=True)
-    return Results(first.path, {**pooled_context(files), COUNTERS_KEY: counters, APIS_KEY: apis}, frame)
-
-
-def baselines(res: Results) -> set[str]:
-    """The APIs that never free and are drawn as ceilings: the file's baselines (bump, alloca
-    in a file written before the "apis" block)."""
-    return res.baselines() if res.apis else {"bump", "alloca"}
+    names = list(dict.fromkeys(a for r in files for a in r.context.get(API_NAMES_KEY, [])))
+    return Results(first.path, {**pooled_context(files), COUNTERS_KEY: counters, APIS_KEY: apis, API_NAMES_KEY: names},
+                   frame)
 
 
 def allocators(res: Results, apis) -> list[str]:
@@ -417,12 +414,7 @@ def findings(res: Results, cases: pd.DataFrame, table: pd.DataFrame, slab: str, 
     lines += slab_lines(res, table, slab)
     lines += ["## Errors and skipped cases", "", "Each gave no number; the reason is the file's.", ""]
     lines += errors(res, cases) + not_run(res, cases)
-    pngs = [p for p in written if p.suffix == ".png"]
-    if pngs:
-        lines += ["## Figures", ""] + [f"![{p.stem}]({p.name})" for p in pngs] + [""]
-    path = out / "findings.md"
-    path.write_text("\n".join(lines))
-    return path
+    return write_markdown(out / "findings.md", lines, written)
 
 
 def make_zoo(paths: list[str | Path], out: str | Path, slab: str = "slab") -> tuple[list[Path], list[str]]:

@@ -8,20 +8,64 @@ import matplotlib.pyplot as plt  # noqa: E402
 import style  # noqa: E402
 
 
+def _block(names, baselines=(), inner=None):
+    """An "apis" block as heapbench writes it (docs/json.md), in the order given."""
+    inner = inner or {}
+    return {"heapbench_apis": {a: {"order": k, "baseline": a in baselines, "display_name": a,
+                                   "call_path": "function_pointer" if a in inner else "direct",
+                                   **({"inner": inner[a]} if a in inner else {})}
+                               for k, a in enumerate(names)}}
+
+
+SHIPPED = ["malloc", "aligned", "cuda_std_aligned", "new", "bump", "alloca", "printf", "malloc_fnptr",
+           "malloc_nvfunction", "bump_fnptr", "bump_nvfunction", "slab"]
+CALL_PATHS = {"malloc_fnptr": "malloc", "malloc_nvfunction": "malloc", "bump_fnptr": "bump",
+              "bump_nvfunction": "bump"}
+
+
 def test_every_api_and_any_adapter_gets_its_own_colour_and_marker():
-    shipped = ["malloc", "aligned", "cuda_std_aligned", "new", "slab", "bump", "alloca", "malloc_fnptr",
-               "malloc_nvfunction", "bump_fnptr", "bump_nvfunction", "printf"]
-    apis = shipped + ["my_adapter", "ouroboros", "scatteralloc", "halloc", "gallatin", "xmalloc"]
-    styles = style.api_styles(apis)
+    apis = SHIPPED + ["my_adapter", "ouroboros", "scatteralloc", "halloc", "gallatin", "xmalloc"]
+    ctx = _block(apis, baselines={"bump", "alloca"}, inner=CALL_PATHS)
+    styles = style.api_styles(apis, ctx)
     pairs = [(s["color"], s["marker"]) for s in styles.values()]
     assert len(set(pairs)) == len(apis)
-    # Deterministic: the same API looks the same whatever is drawn beside it.
-    assert style.api_styles(["malloc", "my_adapter"])["malloc"] == styles["malloc"]
-    assert style.api_styles(["my_adapter"]) == style.api_styles(["my_adapter"])
-    # The call paths that were one cyan at 9b2c92f.
-    cyan = ["malloc_fnptr", "bump_fnptr", "malloc_nvfunction", "bump_nvfunction"]
-    assert len({(styles[a]["color"], styles[a]["marker"]) for a in cyan}) == 4
+    # The file's looks: the same API looks the same whatever is drawn beside it.
+    assert style.api_styles(["malloc", "my_adapter"], ctx)["malloc"] == styles["malloc"]
+    assert style.api_styles(["my_adapter"], ctx) == {"my_adapter": styles["my_adapter"]}
+    # Baselines black and dashed; the others the palette's colours in the file's order.
+    assert {a for a, s in styles.items() if s["color"] == style.OKABE_ITO["black"]} == {
+        "bump", "alloca", "bump_fnptr", "bump_nvfunction"}
+    assert styles["bump"]["linestyle"] == styles["alloca"]["linestyle"] == "--"
+    directs = [a for a in apis if a not in {"bump", "alloca"} | set(CALL_PATHS)]
+    assert [styles[a]["color"] for a in directs[:len(style.API_COLOURS)]] == style.API_COLOURS
+    # A call path wears its inner API's colour, with a marker and a line of its own.
+    for path, inner in CALL_PATHS.items():
+        assert styles[path]["color"] == styles[inner]["color"]
+        assert styles[path]["marker"] != styles[inner]["marker"]
+        assert styles[path]["linestyle"] in style.CALL_PATH_LINES
     assert all(s["color"] in style.PALETTE for s in styles.values())
+
+
+def test_an_apis_look_comes_from_the_file_not_from_its_name():
+    # No table of names: renamed, the same place in the file gives the same look.
+    ctx = _block(SHIPPED, baselines={"bump", "alloca"}, inner=CALL_PATHS)
+    renamed = {a: f"x_{a}" for a in SHIPPED}
+    ctx2 = _block([renamed[a] for a in SHIPPED], baselines={renamed["bump"], renamed["alloca"]},
+                  inner={renamed[p]: renamed[i] for p, i in CALL_PATHS.items()})
+    a, b = style.api_styles(SHIPPED, ctx), style.api_styles(list(renamed.values()), ctx2)
+    assert all(a[k] == b[renamed[k]] for k in SHIPPED)
+    # A baseline is one because the file says so: undeclared, bump is a plain series.
+    assert style.api_styles(["bump"], _block(["malloc", "bump"]))["bump"]["color"] != style.OKABE_ITO["black"]
+
+
+def test_a_file_without_the_block_colours_its_apis_in_the_order_of_its_entries():
+    ctx = {"heapbench_api_names": ["malloc", "bump", "my_adapter"]}
+    alone = {a: style.api_styles([a], ctx)[a] for a in ctx["heapbench_api_names"]}
+    assert [s["color"] for s in alone.values()] == style.API_COLOURS[:3]
+    # With no file's context, a stable pair from the name, moved off the pairs in the figure.
+    assert style.api_styles(["my_adapter"]) == style.api_styles(["my_adapter"])
+    two = style.api_styles(["my_adapter", "your_adapter"])
+    assert two["my_adapter"]["color"] != two["your_adapter"]["color"]
 
 
 def test_counter_labels_come_from_the_files_descriptions_alone():

@@ -17,6 +17,12 @@ namespace heapbench_user {
 // Gallatin carves its memory into 16 MiB segments: a heap that is not a
 // multiple of 16 MiB is rounded down, and one under 16 MiB holds none.
 inline constexpr unsigned long long gallatin_segment_bytes = 16ull * 1024 * 1024;
+// Its set-up (generate_on_device) faulted with an unspecified launch failure
+// on heaps of 32, 64 and 128 MiB on the H200, printing "Failed to initialize
+// block 0 from tree N" (a size class's tree found no segment), and succeeded
+// on 256 and 512 MiB (results/H200/zoo/gallatin-heaps.json): the least heap
+// measured to work.
+inline constexpr unsigned long long gallatin_least_heap = 16 * gallatin_segment_bytes;
 
 inline constexpr heapbench::ApiTraits gallatin_traits = heapbench::with_min_heap(
     heapbench::ApiTraits{
@@ -24,7 +30,7 @@ inline constexpr heapbench::ApiTraits gallatin_traits = heapbench::with_min_heap
         heapbench::Source::own_arena,  // its segments, as many 16 MiB segments as the case's heap holds
         false,                         // alignment: slices are aligned to their size class (16 B ... 4 KiB)
     },
-    gallatin_segment_bytes);
+    gallatin_least_heap);
 
 }  // namespace heapbench_user
 

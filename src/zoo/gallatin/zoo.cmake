@@ -2,10 +2,5 @@
 # docs/zoo.md lists what its adapters measure and how they differ from the contract.
 hb_zoo_fetch(gallatin
   GIT_REPOSITORY https://github.com/saltsystemslab/gallatin.git
-  GIT_TAG 1aa70ade136c3c2042e2a9c2f25565aa56168a0f)
-hb_add_adapters("${CMAKE_CURRENT_LIST_DIR}" "HEAPBENCH_ZOO=gallatin" HB_ZOO_API_NAMES)
-
-function(hb_zoo_gallatin_device target)
-  # SYSTEM: its headers' warnings are not ours to fix.
-  target_include_directories(${target} SYSTEM PUBLIC "${HB_ZOO_gallatin_SOURCE_DIR}/include")
-endfunction()
+  GIT_TAG 1aa70ade136c3c2042e2a9c2f25565aa56168a0f
+  INCLUDE_DIRS include)

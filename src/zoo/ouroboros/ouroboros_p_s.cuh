@@ -1,28 +1,9 @@
 #pragma once
 // Ouroboros-P-S (GPUPeople/Ouroboros, as the GPUMemManSurvey names it):
-// free pages in the queues, standard array queues (8 Mi entries each).
-// docs/zoo.md: upstream, pinned commit, patches, how it differs from
-// docs/allocators.md's contract.
-#include "heapbench/api_traits.hpp"
+// free pages in the queues, standard array queues (8 Mi entries each): they
+// take 320 MiB of the heap, so it needs at least 321 MiB.
+// detail/adapter.cuh declares its traits and handle; docs/zoo.md: upstream,
+// pinned commit, patches, how it differs from docs/allocators.md's contract.
+#include "detail/adapter.cuh"
 
-namespace heapbench_user {
-// own_arena: one allocation of the case's heap (plus its chunk locator, one bit
-// per chunk), its queues included. At least 321 MiB (its queues take 320) of heap; blocks of
-// at most 8 KiB (upstream relays larger ones to CUDA's malloc). Running out of
-// chunks traps (a CUDA error, not nullptr: patches/0005), so the capacity
-// patterns are not run (traps_when_full).
-inline constexpr heapbench::ApiTraits ouroboros_p_s_traits = heapbench::traps_when_full(heapbench::with_max_size(
-    heapbench::with_min_heap(heapbench::ApiTraits{"ouroboros_p_s", heapbench::Source::own_arena, false}, 321ull << 20),
-    8192));
-}  // namespace heapbench_user
-
-#ifdef __CUDACC__
-#include "detail/ouroboros.cuh"
-
-namespace heapbench_user {
-struct ouroboros_p_s : heapbench_zoo::ouroboros::Handle<ouroboros_p_s, heapbench_zoo::ouroboros::Pages<PageQueue>> {
-  static constexpr const heapbench::ApiTraits& traits = ouroboros_p_s_traits;
-};
-static_assert(heapbench_zoo::ouroboros::traits_match<ouroboros_p_s>(), "ouroboros_p_s_traits: min_heap or max_size is not the instance's");
-}  // namespace heapbench_user
-#endif
+HB_ZOO_OUROBOROS_ADAPTER(ouroboros_p_s, Pages, PageQueue, 321ull << 20)

@@ -4,12 +4,10 @@
 # docs/zoo.md lists its patches and how its adapters differ from the contract.
 hb_zoo_fetch(ouroboros
   GIT_REPOSITORY https://github.com/GPUPeople/Ouroboros.git
-  GIT_TAG 9153c55abffb3bceb5aea4028dfcc00439b046d5)
-hb_add_adapters("${CMAKE_CURRENT_LIST_DIR}" "HEAPBENCH_ZOO=ouroboros" HB_ZOO_API_NAMES)
+  GIT_TAG 9153c55abffb3bceb5aea4028dfcc00439b046d5
+  INCLUDE_DIRS include)
 
 function(hb_zoo_ouroboros_device target)
-  # SYSTEM: its headers' warnings are not ours to fix.
-  target_include_directories(${target} SYSTEM PUBLIC "${HB_ZOO_ouroboros_SOURCE_DIR}/include")
   # Its headers call constexpr host functions from device code throughout, as
   # upstream's and the survey's builds allow with this flag. It permits those
   # calls; it asks for no other code generation (no -rdc, no fast math).

@@ -10,7 +10,6 @@ if(NOT Boost_FOUND)
   message(FATAL_ERROR "HEAPBENCH_ZOO=scatteralloc: its headers need Boost's (libboost-dev on Debian and Ubuntu; "
                       "or -DBOOST_ROOT=<prefix>), which were not found (docs/zoo.md)")
 endif()
-hb_add_adapters("${CMAKE_CURRENT_LIST_DIR}" "HEAPBENCH_ZOO=scatteralloc" HB_ZOO_API_NAMES)
 
 function(hb_zoo_scatteralloc_device target)
   # By its absolute path, not an include folder: the mallocmc family's newer

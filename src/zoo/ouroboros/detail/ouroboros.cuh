@@ -2,7 +2,8 @@
 // What the six Ouroboros adapters share (docs/zoo.md): a handle over one
 // Ouroboros instance in device memory and its Owner. Not an adapter itself
 // (it lies below the family's folder, which cmake/zoo.cmake globs for them);
-// each <api>.cuh names its variant and includes this under __CUDACC__.
+// each <api>.cuh names its variant with detail/adapter.cuh's macro, which
+// includes this under __CUDACC__.
 //
 // Ouroboros (Winter, Mlakar, Parger, Steinberger, ICS'20) serves 16 B ... 8 KiB
 // from 8 KiB chunks in one cudaMalloc allocation; its queues of free pages (or
@@ -14,6 +15,7 @@
 #include <string>
 #include <utility>
 
+#include "../../common/owned.cuh"
 #include "device/MemoryInitialization.cuh"
 #include "device/Ouroboros_impl.cuh"
 #include "heapbench/case.hpp"
@@ -50,10 +52,6 @@ constexpr std::size_t least_arena() {
 template <class H>
 constexpr bool traits_match() {
   return H::traits.min_heap >= least_arena<typename H::Instance>() && H::traits.max_size == H::max_bytes;
-}
-
-inline void check(cudaError_t e, const char* api, const char* call) {
-  if (e != cudaSuccess) throw heapbench::CudaError(std::string(api) + ": " + call + ": " + cudaGetErrorString(e));
 }
 
 // Derived: the adapter's handle type (heapbench_user::<stem>); O: the instance.
@@ -100,18 +98,10 @@ struct Handle {
       check(cudaGetLastError(), name, "before initialize");
       memory_t* memory = nullptr;
       check(cudaMalloc(reinterpret_cast<void**>(&memory), alloc_bytes_), name, "cudaMalloc");
-      instance_ = std::make_unique<O>();
+      instance_.replace(std::make_unique<O>());
       instance_->memory.d_memory = memory;  // Memory's destructor frees it from here on
-      try {
-        initialize();
-      } catch (...) {
-        drop();
-        throw;
-      }
+      initialize();  // if it throws, instance_ is dropped with the rest of the owner
     }
-    ~Owner() { drop(); }
-    Owner(const Owner&) = delete;
-    Owner& operator=(const Owner&) = delete;
 
     Derived handle() const {
       Derived h;
@@ -125,7 +115,7 @@ struct Handle {
       auto fresh = std::make_unique<O>();
       fresh->memory.d_memory = instance_->memory.d_memory;
       instance_->memory.d_memory = nullptr;  // so the old instance's destructor frees nothing
-      instance_ = std::move(fresh);
+      instance_.replace(std::move(fresh));
       initialize();
     }
 
@@ -133,11 +123,9 @@ struct Handle {
     // Memory's destructor cudaFrees the allocation, and exit()s if that fails
     // -- as it does in a context a trap has broken. There, the allocation is
     // left to the device reset that follows a device error.
-    void drop() noexcept {
-      if (instance_ && cudaDeviceSynchronize() != cudaSuccess) instance_->memory.d_memory = nullptr;
-      instance_.reset();
-      (void)cudaGetLastError();  // leave no error for the next case
-    }
+    struct Disarm {
+      void operator()(std::unique_ptr<O>& o) const { o->memory.d_memory = nullptr; }
+    };
     void initialize() {
       const char* name = Derived::traits.name.data();
       instance_->initialize(bytes_);
@@ -152,7 +140,7 @@ struct Handle {
 
     std::size_t bytes_;
     std::size_t alloc_bytes_ = 0;
-    std::unique_ptr<O> instance_;
+    heapbench_zoo::Owned<O, Disarm> instance_;
   };
 };
 

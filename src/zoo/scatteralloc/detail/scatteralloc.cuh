@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 
+#include "../../common/owned.cuh"
 #include "heapbench/case.hpp"
 #include "heapbench/cuda_error.hpp"  // heapbench::CudaError
 
@@ -44,10 +45,6 @@ using Allocator =
 using Coalescing = hb_zoo_mallocMC_2_2::DistributionPolicies::XMallocSIMD<>;
 using PerCall = hb_zoo_mallocMC_2_2::DistributionPolicies::Noop;
 
-inline void check(cudaError_t e, const char* api, const char* call) {
-  if (e != cudaSuccess) throw heapbench::CudaError(std::string(api) + ": " + call + ": " + cudaGetErrorString(e));
-}
-
 // Derived: the adapter's handle type (heapbench_user::<stem>); A: the allocator.
 template <class Derived, class A>
 struct Handle {
@@ -69,21 +66,14 @@ struct Handle {
       const char* name = Derived::traits.name.data();
       check(cudaGetLastError(), name, "before the heap");
       try {
-        allocator_ = std::make_unique<A>(c.arena_bytes());  // cudaMallocs the pool, runs the init kernel
-      } catch (const std::exception& e) {                     // mallocMC's CUDA::error
+        allocator_.replace(std::make_unique<A>(c.arena_bytes()));  // cudaMallocs the pool, runs the init kernel
+      } catch (const std::exception& e) {                            // mallocMC's CUDA::error
         throw heapbench::CudaError(std::string(name) + ": " + e.what());
       }
-      try {
-        check(cudaDeviceSynchronize(), name, "initHeap");
-        check(cudaGetLastError(), name, "initHeap");
-      } catch (...) {
-        drop();
-        throw;
-      }
+      // If these throw, allocator_ is dropped with the rest of the owner.
+      check(cudaDeviceSynchronize(), name, "initHeap");
+      check(cudaGetLastError(), name, "initHeap");
     }
-    ~Owner() { drop(); }
-    Owner(const Owner&) = delete;
-    Owner& operator=(const Owner&) = delete;
 
     Derived handle() const {
       Derived h;
@@ -102,12 +92,10 @@ struct Handle {
     // it does in a context a device error has broken -- and a throw from a
     // destructor ends the process. There, the pool is left to the device reset
     // that follows a device error (and the host object: a few bytes).
-    void drop() noexcept {
-      if (allocator_ && cudaDeviceSynchronize() != cudaSuccess) (void)allocator_.release();
-      allocator_.reset();
-      (void)cudaGetLastError();  // leave no error for the next case
-    }
-    std::unique_ptr<A> allocator_;
+    struct Disarm {
+      void operator()(std::unique_ptr<A>& a) const { (void)a.release(); }
+    };
+    heapbench_zoo::Owned<A, Disarm> allocator_;
   };
 };
 
