@@ -53,6 +53,10 @@ class ZooError(ValueError):
     """The files cannot be read together, or hold nothing the zoo's answers are drawn from."""
 
 
+# Context key under which load_zoo() lists the pooled files: [(file name, its commit)].
+FILES_KEY = "heapbench_zoo_files"
+
+
 def load_zoo(paths: list[str | Path]) -> Results:
     """One or more results files as one: their entries pooled, their "counters" and "apis"
     blocks merged (the first file's declaration of a name wins). Files of different GPUs
@@ -70,15 +74,30 @@ def load_zoo(paths: list[str | Path]) -> Results:
             counters.setdefault(name, d)
         for name, d in r.apis.items():
             apis.setdefault(name, d)
-    frame = pd.concat([r.frame for r in files], ignore_index=True)
-    # A case measured in one file and lost in another (a run cut short, a crash) is the
-    # measurement: its error rows go where the same case has a figure elsewhere.
-    erred = frame["error"].fillna(False).astype(bool)
-    measured_cases = set(frame.loc[~erred, "case"])
-    frame = frame[~(erred & frame["case"].isin(measured_cases))].reset_index(drop=True)
+    frame = pd.concat(_kept_rows([r.frame for r in files]), ignore_index=True)
     names = list(dict.fromkeys(a for r in files for a in r.context.get(API_NAMES_KEY, [])))
-    return Results(first.path, {**pooled_context(files), COUNTERS_KEY: counters, APIS_KEY: apis, API_NAMES_KEY: names},
-                   frame)
+    sources = [(r.path.name, r.context.get("heapbench_git_commit", "?")) for r in files]
+    return Results(first.path, {**pooled_context(files), COUNTERS_KEY: counters, APIS_KEY: apis, API_NAMES_KEY: names,
+                                FILES_KEY: sources}, frame)
+
+
+def _kept_rows(frames: list[pd.DataFrame]) -> list[pd.DataFrame]:
+    """The rows of each file that the pool keeps. A case measured in one file and lost in
+    another (a run cut short, a crash) is the measurement: its error rows go where the same
+    case has a figure elsewhere. A case that is an error in several files and measured in
+    none keeps the error of the last file that has it (a later file is a run again)."""
+    erred = [f["error"].fillna(False).astype(bool) for f in frames]
+    measured = set().union(*(set(f.loc[~e, "case"]) for f, e in zip(frames, erred)))
+    last = {c: i for i, f in enumerate(frames) for c in f["case"]}
+    return [f[~(e & (f["case"].isin(measured) | (f["case"].map(last) != i)))]
+            for i, (f, e) in enumerate(zip(frames, erred))]
+
+
+def provenance(res: Results) -> list[str]:
+    """findings.md's opening lines on where the figures come from: each file and its commit."""
+    files = res.context.get(FILES_KEY) or [(res.path.name, res.context.get("heapbench_git_commit", "?"))]
+    listed = ", ".join(f"`{name}` (at {commit})" for name, commit in files)
+    return [f"- {'files' if len(files) > 1 else 'file'}: {listed}; {res.title_suffix()}"]
 
 
 def allocators(res: Results, apis) -> list[str]:
@@ -400,7 +419,7 @@ def findings(res: Results, cases: pd.DataFrame, table: pd.DataFrame, slab: str, 
     ctx = res.context
     zoo = ctx.get("heapbench_zoo")
     lines = [f"# The allocator zoo on {res.gpu}", "",
-             f"- file: `{res.path.name}`; {res.title_suffix()}, at {ctx.get('heapbench_git_commit', '?')}",
+             *provenance(res),
              f"- allocators' pinned sources: {zoo}" if zoo else "- allocators' pinned sources: not in the file",
              f"- cases: {len(cases)}, errors: {int(cases['error'].sum())}; a point measured at several heaps "
              "counts at its largest", "",

@@ -154,6 +154,23 @@ def test_several_files_of_one_gpu_are_pooled_and_of_two_gpus_refused(zoo_file):
         zoo.load_zoo([a, c])
 
 
+def test_pooled_errors_keep_the_last_files_reason_and_every_file_is_named(zoo_file):
+    # A case cut short in one run and run again (still an error) reports the later reason;
+    # one measured anywhere has no error row.
+    name = ("per_thread", "mine", 64, 10000, 2048)
+    a = zoo_file("a.json", benchmarks=[entry(*name, error="killed by signal 15"),
+                                       entry("per_thread", "slab", 64, 10000, 2048, error="killed by signal 15")])
+    b = zoo_file("b.json", benchmarks=[entry(*name, error="ran past --case-timeout"),
+                                       entry("per_thread", "slab", 64, 10000, 2048)])
+    res = zoo.load_zoo([a, b])
+    cases = res.cases().set_index("api")
+    assert cases.loc["mine", "error_message"] == "ran past --case-timeout"
+    assert not cases.loc["slab", "error"]
+    assert len(res.cases()) == 2
+    (line,) = zoo.provenance(res)
+    assert line.startswith("- files: `a.json` (at ") and "`b.json` (at " in line
+
+
 def test_best_measured_line_follows_the_best_allocator_not_the_baseline(zoo_file):
     res = load(zoo_file())
     cases = res.cases()
