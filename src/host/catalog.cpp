@@ -64,9 +64,14 @@ std::string contract_skip_reason(const Case& c, const ApiTraits& t) {
     return fmt::format("not supported: {} needs a heap of at least {} bytes, the case has {}", t.name, t.min_heap,
                        c.malloc_heap());
   }
-  if (t.max_size != 0 && c.size > t.max_size) {
-    return fmt::format("not supported: {} serves blocks of at most {} bytes, the case asks for {}", t.name,
-                       t.max_size, c.size);
+  // per_warp and per_block ask for one block of size x the threads that share it.
+  const std::uint64_t sharing = c.pattern != nullptr ? std::max<std::uint64_t>(c.pattern->threads_per_call, 1) : 1;
+  if (t.max_size != 0 && c.size * sharing > t.max_size) {
+    return sharing == 1 ? fmt::format("not supported: {} serves blocks of at most {} bytes, the case asks for {}",
+                                      t.name, t.max_size, c.size)
+                        : fmt::format("not supported: {} serves blocks of at most {} bytes, the case asks for {} "
+                                      "({} B for each of the {} threads that share a block)",
+                                      t.name, t.max_size, c.size * sharing, c.size, sharing);
   }
   if (!t.null_when_full && c.pattern != nullptr && c.pattern->fills_heap) {
     return fmt::format("not supported: {} cannot return NULL when its heap runs out (it traps), and {} fills the "

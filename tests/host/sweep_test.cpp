@@ -343,6 +343,11 @@ TEST(ContractSkip, AHeapUnderTheLeastOrABlockOverTheLargestHasAReason) {
   EXPECT_EQ(contract_skip_reason(large_block, limited),
             "not supported: limited serves blocks of at most 4096 bytes, the case asks for 8192");
   EXPECT_EQ(contract_skip_reason(Case{find_pattern_traits("per_thread"), &limited, 4096, 0, 1024, 16 * kMiB}, limited), "");
+  // per_warp asks for one block for its 32 threads: 256 B each is 8 KiB.
+  EXPECT_EQ(contract_skip_reason(Case{find_pattern_traits("per_warp"), &limited, 256, 0, 1024, 16 * kMiB}, limited),
+            "not supported: limited serves blocks of at most 4096 bytes, the case asks for 8192 (256 B for each of "
+            "the 32 threads that share a block)");
+  EXPECT_EQ(contract_skip_reason(Case{find_pattern_traits("per_warp"), &limited, 128, 0, 1024, 16 * kMiB}, limited), "");
   // An allocator that traps when full has no first NULL for capacity to find;
   // every other pattern it runs.
   const ApiTraits traps = traps_when_full(ApiTraits{"traps", Source::own_arena});
