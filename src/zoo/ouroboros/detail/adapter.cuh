@@ -34,16 +34,22 @@ constexpr heapbench::ApiTraits traits(std::string_view stem, unsigned long long 
 #ifdef __CUDACC__
 #include "ouroboros.cuh"
 
-// The handle over upstream's instance of Kind<Queue>, checked against the traits.
-#define HB_ZOO_OUROBOROS_ADAPTER(stem, Kind, Queue, min_heap)                                          \
+// The handle over upstream's instance of Kind<Queue>, checked against the traits;
+// rebuild: a fresh instance before every round (detail/ouroboros.cuh, Handle).
+#define HB_ZOO_OUROBOROS_ADAPTER_REBUILT(stem, Kind, Queue, min_heap, rebuild)                         \
   HB_ZOO_OUROBOROS_TRAITS(stem, min_heap)                                                              \
   namespace heapbench_user {                                                                           \
-  struct stem : heapbench_zoo::ouroboros::Handle<stem, heapbench_zoo::ouroboros::Kind<Queue>> {        \
+  struct stem : heapbench_zoo::ouroboros::Handle<stem, heapbench_zoo::ouroboros::Kind<Queue>, rebuild> { \
     static constexpr const heapbench::ApiTraits& traits = stem##_traits;                               \
   };                                                                                                   \
   static_assert(heapbench_zoo::ouroboros::traits_match<stem>(),                                        \
                 #stem "_traits: min_heap or max_size is not the instance's (detail/ouroboros.cuh)");  \
   }
 #else
-#define HB_ZOO_OUROBOROS_ADAPTER(stem, Kind, Queue, min_heap) HB_ZOO_OUROBOROS_TRAITS(stem, min_heap)
+#define HB_ZOO_OUROBOROS_ADAPTER_REBUILT(stem, Kind, Queue, min_heap, rebuild) HB_ZOO_OUROBOROS_TRAITS(stem, min_heap)
 #endif
+// The survey's six, rebuilt before every round; the `_kept` ones, one instance per case.
+#define HB_ZOO_OUROBOROS_ADAPTER(stem, Kind, Queue, min_heap) \
+  HB_ZOO_OUROBOROS_ADAPTER_REBUILT(stem, Kind, Queue, min_heap, true)
+#define HB_ZOO_OUROBOROS_KEPT_ADAPTER(stem, Kind, Queue, min_heap) \
+  HB_ZOO_OUROBOROS_ADAPTER_REBUILT(stem, Kind, Queue, min_heap, false)

@@ -54,8 +54,11 @@ constexpr bool traits_match() {
   return H::traits.min_heap >= least_arena<typename H::Instance>() && H::traits.max_size == H::max_bytes;
 }
 
-// Derived: the adapter's handle type (heapbench_user::<stem>); O: the instance.
-template <class Derived, class O>
+// Derived: the adapter's handle type (heapbench_user::<stem>); O: the instance;
+// Rebuild: a fresh instance before every round (true), or one instance per case
+// whose queues carry over from round to round, as the GPUMemManSurvey's harness
+// keeps it (false: the `_kept` adapters).
+template <class Derived, class O, bool Rebuild = true>
 struct Handle {
   // Chunks of 128 B of metadata + 8 KiB every 8,320 B from an 8 KiB-aligned
   // start, pages of 16 B << k after the metadata: 16-byte aligned at least.
@@ -74,7 +77,7 @@ struct Handle {
   struct Owner {
     // reset() runs upstream's initialize(), which waits for the device: the
     // harness must not hold the stream around a batch (src/device/allocators.cuh).
-    static constexpr bool reset_synchronizes = true;
+    static constexpr bool reset_synchronizes = Rebuild;
     explicit Owner(const heapbench::Case& c) : bytes_(c.arena_bytes()) {
       const char* name = Derived::traits.name.data();
       using Chunk = typename O::ChunkBase;
@@ -110,8 +113,11 @@ struct Handle {
     }
     // Upstream has no reset: a fresh instance is initialised over the same
     // allocation (initialize() allocates only when it has none): every chunk
-    // free, every queue empty, as before the first round.
+    // free, every queue empty, as before the first round. Without Rebuild,
+    // nothing: every round frees what it allocated, into the queues the next
+    // round takes its pages from.
     void reset() {
+      if constexpr (!Rebuild) return;
       auto fresh = std::make_unique<O>();
       fresh->memory.d_memory = instance_->memory.d_memory;
       instance_->memory.d_memory = nullptr;  // so the old instance's destructor frees nothing
