@@ -331,8 +331,7 @@ AdviseOptions parse_advise_options(int argc, const char* const* argv) {
     throw UsageError(fmt::format("--tolerance={}: percent, above 0 and at most 50", p.tolerance_pct));
   }
   if (o.rounds < 1 || o.rounds > 100) throw UsageError(fmt::format("--rounds={}: 1 to 100", o.rounds));
-  const auto& budget_typed = app.get_option("--kernel-budget-ms")->results();
-  o.kernel_budget_s = kernel_budget_seconds(p.budget_ms, budget_typed.empty() ? "" : budget_typed.back());
+  o.kernel_budget_s = kernel_budget_seconds(p.budget_ms, typed_value(app, "--kernel-budget-ms"));
   if (o.device < 0) throw UsageError(fmt::format("--device={}: must be >= 0", o.device));
   if (!p.max_heap.empty()) {
     try {

@@ -10,6 +10,7 @@
 
 #include "heapbench/case.hpp"
 #include "heapbench/options.hpp"
+#include "heapbench/parse.hpp"
 
 namespace heapbench {
 namespace {
@@ -173,6 +174,22 @@ void check_whole_mib(const std::string& flag, const std::string& text, std::uint
   if (bytes % kMiB != 0) {
     throw UsageError(fmt::format("{}={}: {} bytes is not a whole number of MiB", flag, text, bytes));
   }
+}
+
+std::vector<std::uint64_t> whole_mib_list(const std::string& flag, const std::string& text) {
+  std::vector<std::uint64_t> sizes;
+  try {
+    sizes = parse_quantity_list(text);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("{}={}: {}", flag, text, e.what()));
+  }
+  for (const std::uint64_t bytes : sizes) check_whole_mib(flag, text, bytes);
+  return sizes;
+}
+
+std::string typed_value(const CLI::App& app, const std::string& flag) {
+  const auto& given = app.get_option(flag)->results();
+  return given.empty() ? std::string() : given.back();
 }
 
 BenchmarkFlags check_benchmark_flags(const std::vector<std::string>& args) {

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "heapbench/enum_keys.hpp"
+
 namespace heapbench {
 
 bool is_pattern(std::string_view name) { return find_pattern_traits(name) != nullptr; }
@@ -93,24 +95,21 @@ Limit limit_of(std::string_view pattern) {
   return p != nullptr ? p->limit : Limit::malloc_heap;
 }
 
-std::string_view source_key(Source source) {
-  switch (source) {
-    case Source::own_arena: return "own_arena";
-    case Source::stack: return "stack";
-    case Source::printf_fifo: return "printf_fifo";
-    case Source::device_heap: break;
-  }
-  return "device_heap";
-}
+// constexpr at namespace scope: each table is this file's own.
+constexpr EnumKey<Source> kSourceKeys[] = {
+    {Source::device_heap, "device_heap"},
+    {Source::own_arena, "own_arena"},
+    {Source::stack, "stack"},
+    {Source::printf_fifo, "printf_fifo"},
+};
+std::string_view source_key(Source source) { return key_of<kSourceKeys>(source); }
 
-std::string_view call_path_key(CallPath path) {
-  switch (path) {
-    case CallPath::function_pointer: return "function_pointer";
-    case CallPath::nvfunction: return "nvfunction";
-    case CallPath::direct: break;
-  }
-  return "direct";
-}
+constexpr EnumKey<CallPath> kCallPathKeys[] = {
+    {CallPath::direct, "direct"},
+    {CallPath::function_pointer, "function_pointer"},
+    {CallPath::nvfunction, "nvfunction"},
+};
+std::string_view call_path_key(CallPath path) { return key_of<kCallPathKeys>(path); }
 
 nlohmann::ordered_json apis_json() {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();

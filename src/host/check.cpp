@@ -545,14 +545,20 @@ struct CheckParsed {
 void add_check_flags(CLI::App& app, CheckOptions& o, CheckParsed& p) {
   add_subcommand_flags(app, o.help, o.device);
   app.add_option("--apis", p.apis, "Allocators to check, comma-separated (default: every one with a device handle)");
+  // The defaults the help names are p's own.
   app.add_option("--heaps", p.heaps,
-                 "Heap (or arena) of the rows that fill it, whole MiB, comma-separated: the battery runs once per "
-                 "value (default 8M, CUDA's default heap; fills of a larger one are slow in CUDA's malloc). The rows that need every call served get a heap of 4x their demand");
+                 fmt::format("Heap (or arena) of the rows that fill it, whole MiB, comma-separated: the battery runs "
+                             "once per value (default {}, CUDA's default heap; fills of a larger one are slow in "
+                             "CUDA's malloc). The rows that need every call served get a heap of 4x their demand",
+                             p.heaps));
   app.add_option("--rows", p.rows, "Rows to run, comma-separated (default: all; see docs/check.md)");
-  app.add_option("--threads", p.threads, "Threads of the overlap row (default 1M = 2^20; K/M suffixes)");
-  app.add_option("--soak-ms", p.soak_ms, "How long the soak row churns (default 2000)");
+  app.add_option("--threads", p.threads,
+                 fmt::format("Threads of the overlap row (default {}; K/M suffixes, 1M = 2^20)", p.threads));
+  app.add_option("--soak-ms", p.soak_ms, fmt::format("How long the soak row churns (default {:g})", p.soak_ms));
   app.add_option("--kernel-budget-ms", p.budget_ms,
-                 "Deadline of one launch (default 10000): a launch still running then is a hang, and its row fails");
+                 fmt::format("Deadline of one launch (default {:g}): a launch still running then is a hang, and its "
+                             "row fails",
+                             p.budget_ms));
   app.add_option("--json", o.json, "Also write the verdict as JSON to this file");
   app.add_option("--markdown", o.markdown, "Also write the verdict as markdown to this file");
   app.add_flag("--no-sanitizer", p.no_sanitizer, "Leave out the compute-sanitizer row (NOT RUN)");
@@ -608,10 +614,7 @@ CheckOptions parse_check_options(int argc, const char* const* argv, const std::v
     }
   }
   if (o.apis.empty()) throw UsageError("--apis: no allocator given");
-  for (const std::uint64_t bytes : usage("--heaps", p.heaps, [&] { return parse_quantity_list(p.heaps); })) {
-    if (bytes % (1 << 20) != 0) {
-      throw UsageError(fmt::format("--heaps={}: {} bytes is not a whole number of MiB", p.heaps, bytes));
-    }
+  for (const std::uint64_t bytes : whole_mib_list("--heaps", p.heaps)) {
     if (bytes < kMinCheckHeap) {
       throw UsageError(fmt::format("--heaps={}: at least 4M (the edge row holds about 1 MiB of blocks at once)", p.heaps));
     }
@@ -636,12 +639,9 @@ CheckOptions parse_check_options(int argc, const char* const* argv, const std::v
     throw UsageError(fmt::format("--threads={}: 64 to {}", p.threads, kMaxThreads));
   }
   if (!(p.soak_ms > 0 && p.soak_ms <= 600000)) throw UsageError(fmt::format("--soak-ms={}: above 0, at most 600000", p.soak_ms));
-  if (!(p.budget_ms > 0 && std::isfinite(p.budget_ms))) {
-    throw UsageError(fmt::format("--kernel-budget-ms={}: must be > 0 and finite", p.budget_ms));
-  }
+  o.kernel_budget_s = kernel_budget_seconds(p.budget_ms, typed_value(app, "--kernel-budget-ms"));
   if (o.device < 0) throw UsageError(fmt::format("--device={}: must be >= 0", o.device));
   o.soak_s = p.soak_ms / 1000;
-  o.kernel_budget_s = p.budget_ms / 1000;
   o.sanitizer = !p.no_sanitizer;
   if (!p.child_out.empty()) {
     if (o.apis.size() != 1 || o.heaps.size() != 1) throw UsageError("--child-out: one API and one heap");

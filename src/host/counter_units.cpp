@@ -6,6 +6,8 @@
 #include <cmath>
 #include <utility>
 
+#include "heapbench/enum_keys.hpp"
+
 namespace heapbench {
 namespace {
 
@@ -118,20 +120,6 @@ const CounterDecl* find_counter(std::string_view name) {
   return nullptr;
 }
 
-std::string_view unit_key(CounterUnit unit) {
-  switch (unit) {
-    case U::fraction: return "fraction";
-    case U::bytes: return "bytes";
-    case U::bytes_per_s: return "bytes_per_s";
-    case U::per_s: return "per_s";
-    case U::seconds: return "seconds";
-    case U::nanoseconds: return "nanoseconds";
-    case U::megahertz: return "megahertz";
-    case U::count: break;
-  }
-  return "count";
-}
-
 nlohmann::ordered_json counters_json() {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   for (const CounterDecl& d : kCounters) {
@@ -149,6 +137,18 @@ CounterUnit counter_unit(std::string_view name) {
   const CounterDecl* d = find_counter(name);
   return d ? d->unit : CounterUnit::count;
 }
+
+constexpr EnumKey<CounterUnit> kUnitKeys[] = {
+    {U::count, "count"},
+    {U::fraction, "fraction"},
+    {U::bytes, "bytes"},
+    {U::bytes_per_s, "bytes_per_s"},
+    {U::per_s, "per_s"},
+    {U::seconds, "seconds"},
+    {U::nanoseconds, "nanoseconds"},
+    {U::megahertz, "megahertz"},
+};
+std::string_view unit_key(CounterUnit unit) { return key_of<kUnitKeys>(unit); }
 
 std::string format_in(CounterUnit unit, double v) {
   if (!std::isfinite(v)) return "-";

@@ -41,13 +41,9 @@ struct Parsed {
   int min_rounds = -1;
 };
 
-void add_flags(CLI::App& app, Parsed& p) {
-  app.set_help_flag();  // --help is ours: it prints these flags and then Google Benchmark's.
-  app.add_flag("-h,--help", p.help, "Print heapbench's flags, its subcommands and Google Benchmark's flags, and exit");
-  app.add_flag("--version", p.version, "Print heapbench's version and git commit, and exit (needs no GPU)");
-  app.add_option("--patterns", p.patterns, fmt::format("Patterns, comma-separated ({})", fmt::join(kPatterns, ",")));
-  // What this build's toolkit could not build, and why: the APIs that share a
-  // reason are named together, in kApiTraits' order.
+// What this build's toolkit could not build, and why, for --apis' help: the
+// APIs that share a reason are named together, in kApiTraits' order.
+std::string not_built_note() {
   std::vector<std::pair<std::string, std::vector<std::string_view>>> unbuilt;
   for (const auto& t : kApiTraits) {
     if (t.built) continue;
@@ -56,9 +52,17 @@ void add_flags(CLI::App& app, Parsed& p) {
     if (same == unbuilt.end()) same = unbuilt.emplace(unbuilt.end(), why, std::vector<std::string_view>{});
     same->second.push_back(t.name);
   }
-  std::string not_built;
-  for (const auto& [why, apis] : unbuilt) not_built += fmt::format("; {} not built: {}", fmt::join(apis, ","), why);
-  app.add_option("--apis", p.apis, fmt::format("APIs, comma-separated ({}){}", fmt::join(kApis, ","), not_built));
+  std::string note;
+  for (const auto& [why, apis] : unbuilt) note += fmt::format("; {} not built: {}", fmt::join(apis, ","), why);
+  return note;
+}
+
+void add_flags(CLI::App& app, Parsed& p) {
+  app.set_help_flag();  // --help is ours: it prints these flags and then Google Benchmark's.
+  app.add_flag("-h,--help", p.help, "Print heapbench's flags, its subcommands and Google Benchmark's flags, and exit");
+  app.add_flag("--version", p.version, "Print heapbench's version and git commit, and exit (needs no GPU)");
+  app.add_option("--patterns", p.patterns, fmt::format("Patterns, comma-separated ({})", fmt::join(kPatterns, ",")));
+  app.add_option("--apis", p.apis, fmt::format("APIs, comma-separated ({}){}", fmt::join(kApis, ","), not_built_note()));
   app.add_option("--aligns", p.aligns, "Alignments for aligned APIs, powers of two (e.g. 16,256,4096)");
   app.add_option("--sizes", p.sizes, "Bytes per allocation, comma-separated, K/M/G suffixes (e.g. 16,1K,4K)");
   app.add_option("--threads", p.threads, "Concurrently allocating threads (e.g. 32,100000,1M)");
@@ -79,13 +83,16 @@ void add_flags(CLI::App& app, Parsed& p) {
   app.add_flag("--no-isolate", p.no_isolate, "Run every case in this one process");
   app.add_option("--only-heap", p.only_heap)->group("");  // internal: what a child of --isolate runs
   app.add_option("--kernel-budget-ms", p.kernel_budget_ms,
-                 "Deadline for one allocating kernel; threads that find it passed do not allocate "
-                 "and the case is reported as an error (default 5000)");
+                 fmt::format("Deadline for one allocating kernel; threads that find it passed do not allocate "
+                             "and the case is reported as an error (default {:g})",
+                             p.kernel_budget_ms));
   app.add_option("--case-timeout", p.case_timeout_s,
-                 "Seconds of wall time a case may run in a child process (--isolate, the default with "
-                 "--benchmark_out) before the child is killed: the case becomes an error result and the rest of its "
-                 "heap group run in a new process. For a thread that never returns from an allocator, which "
-                 "--kernel-budget-ms cannot stop (default 120 plus four times --max-time; 0: no limit)");
+                 fmt::format("Seconds of wall time a case may run in a child process (--isolate, the default with "
+                             "--benchmark_out) before the child is killed: the case becomes an error result and the "
+                             "rest of its heap group run in a new process. For a thread that never returns from an "
+                             "allocator, which --kernel-budget-ms cannot stop (default {:g} plus {:g} times "
+                             "--max-time; 0: no limit)",
+                             kCaseTimeoutBaseS, kCaseTimeoutMaxTimes));
   app.add_option("--benchmark_out", p.out,
                  "Results file (Google Benchmark JSON), rewritten after every finished case; a run that finishes "
                  "no case leaves an existing file alone")
@@ -94,7 +101,8 @@ void add_flags(CLI::App& app, Parsed& p) {
   app.add_flag("--profile", p.profile,
                "Profiling mode: every case runs a fixed number of timed rounds (--profile-iterations) "
                "after its warm-up, with no calibration, so a timeline has a few clean rounds of each case");
-  app.add_option("--profile-iterations", p.profile_iterations, "Timed rounds per case under --profile (default 3)");
+  app.add_option("--profile-iterations", p.profile_iterations,
+                 fmt::format("Timed rounds per case under --profile (default {})", p.profile_iterations));
   app.add_flag("--benchmark_list_tests{true}", p.list_tests, "List the cases and exit (needs no GPU)");
   app.add_option("--sweep", p.sweep,
                  "Which built-in sweep the axis flags modify: default (the thorough one) or quick (every "
@@ -167,13 +175,6 @@ std::vector<std::string> names(const std::string& flag, const std::string& text,
     start = comma + 1;
   }
   return out;
-}
-
-// A flag's value as the user typed it (the last one given), for messages:
-// "1e999" rather than the "inf" it converts to.
-std::string typed(const CLI::App& app, const std::string& flag) {
-  const auto& given = app.get_option(flag)->results();
-  return given.empty() ? std::string() : given.back();
 }
 
 // The parts of the default sweep that measure at least one of `patterns`. The
@@ -291,7 +292,7 @@ const FlagRule kRunRules[] = {
      [](const CLI::App& app, const Parsed& p, Options& o) {
        if (!(p.case_timeout_s >= 0.0) || !std::isfinite(p.case_timeout_s)) {
          throw UsageError(fmt::format("--case-timeout={}: must be a number of seconds >= 0 (0: no limit)",
-                                      typed(app, "--case-timeout")));
+                                      typed_value(app, "--case-timeout")));
        }
        // Only a parent can kill a case: in one process a hung case hangs the run.
        if (!o.isolate && o.devices.empty() && p.only_heap == 0 && !o.list_tests) {
@@ -336,9 +337,7 @@ const AxisRule kAxisRules[] = {
      }},
     {"--heaps", true,
      [](const Parsed& p, std::vector<Sweep>& sweeps) {
-       const auto heaps = axis("--heaps", p.heaps);
-       for (auto h : heaps) check_whole_mib("--heaps", p.heaps, h);
-       set_all(sweeps, &Sweep::heaps, heaps);
+       set_all(sweeps, &Sweep::heaps, whole_mib_list("--heaps", p.heaps));
      }},
     {"--aligns", false,
      [](const Parsed& p, std::vector<Sweep>& sweeps) {
@@ -382,7 +381,7 @@ void set_sweeps(const CLI::App& app, const Parsed& p, Options& o) {
   if (demand_axis_given) set_all(o.sweeps, &Sweep::max_demand_fraction, 0.0);
   if (app.count("--max-demand-fraction")) {
     if (!(p.max_demand_fraction >= 0.0)) {
-      throw UsageError(fmt::format("--max-demand-fraction={}: must be >= 0", typed(app, "--max-demand-fraction")));
+      throw UsageError(fmt::format("--max-demand-fraction={}: must be >= 0", typed_value(app, "--max-demand-fraction")));
     }
     set_all(o.sweeps, &Sweep::max_demand_fraction, p.max_demand_fraction);
   }
@@ -393,7 +392,7 @@ const FlagRule kDeviceAndOutputRules[] = {
      [](const CLI::App& app, const Parsed& p, Options& o) {
        if (p.device < 0) throw UsageError(fmt::format("--device={}: must be >= 0", p.device));
        o.device = p.device;
-       o.kernel_budget_s = kernel_budget_seconds(p.kernel_budget_ms, typed(app, "--kernel-budget-ms"));
+       o.kernel_budget_s = kernel_budget_seconds(p.kernel_budget_ms, typed_value(app, "--kernel-budget-ms"));
        if (p.out_format != "json") {
          throw UsageError(
              fmt::format("--benchmark_out_format={}: heapbench writes its results file as json only", p.out_format));

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+
 #include "heapbench/axis_values.hpp"
 
 namespace heapbench {
@@ -42,6 +44,19 @@ TEST(AxisValues, NameEveryAxisInBytesUnderItsLimit) {
       << "align only where the API takes one";
   EXPECT_EQ(axis_values(make_case("printf", "printf", 16, 0, 1024, 8 * kMiB)).dump(),
             R"({"pattern":"printf","api":"printf","size":16,"threads":1024,"printf_fifo":8388608})");
+}
+
+TEST(ApiTraits, EverySourceAndCallPathHasItsKey) {
+  for (const ApiTraits& t : kApiTraits) {
+    EXPECT_FALSE(source_key(t.source).empty()) << t.name;  // throws for an enumerator without a key
+    EXPECT_FALSE(call_path_key(t.call_path).empty()) << t.name;
+  }
+  EXPECT_EQ(source_key(Source::device_heap), "device_heap");
+  EXPECT_EQ(source_key(Source::printf_fifo), "printf_fifo");
+  EXPECT_EQ(call_path_key(CallPath::direct), "direct");
+  EXPECT_EQ(call_path_key(CallPath::nvfunction), "nvfunction");
+  EXPECT_THROW(source_key(static_cast<Source>(-1)), std::logic_error);
+  EXPECT_THROW(call_path_key(static_cast<CallPath>(3)), std::logic_error);
 }
 
 TEST(Case, HoldsItsTraitsNamesBecomeTraitsOnce) {

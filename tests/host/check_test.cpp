@@ -222,6 +222,25 @@ TEST(CheckOptions, DefaultsAndRefusals) {
   EXPECT_EQ(parse_check_options(2, rows, known).rows, (std::vector<Row>{Row::soak, Row::overlap}));
 }
 
+// check refuses a budget and a heap in the main program's words (benchmark_flags.hpp),
+// quoting the value as typed: 1e999, not the inf it converts to.
+TEST(CheckOptions, RefusesInTheMainProgramsWords) {
+  const std::vector<std::string> known = {"malloc"};
+  auto refusal = [&](const char* flag) {
+    const char* argv[] = {"check", flag};
+    try {
+      parse_check_options(2, argv, known);
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(refusal("--kernel-budget-ms=1e999"), "--kernel-budget-ms=1e999: must be > 0 and finite");
+  EXPECT_EQ(refusal("--kernel-budget-ms=0"), "--kernel-budget-ms=0: must be > 0 and finite");
+  EXPECT_EQ(refusal("--heaps=1536K"), "--heaps=1536K: 1572864 bytes is not a whole number of MiB");
+  EXPECT_EQ(refusal("--heaps=2M"), "--heaps=2M: at least 4M (the edge row holds about 1 MiB of blocks at once)");
+}
+
 // The battery itself, on CPU threads, in this process.
 RowResult run_on_cpu(Row row, cpu::Bug bug) {
   RowPlan p;

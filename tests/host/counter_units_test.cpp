@@ -1,6 +1,7 @@
 #include "heapbench/counter_units.hpp"
 
 #include <set>
+#include <stdexcept>
 #include <string_view>
 
 #include <gtest/gtest.h>
@@ -71,6 +72,16 @@ TEST(CounterDeclarations, EachCounterOnceWithAUnitAndAMeaning) {
   }
   EXPECT_EQ(find_counter("no_such_counter"), nullptr);
   EXPECT_EQ(counter_unit("no_such_counter"), CounterUnit::count);
+}
+
+TEST(CounterUnits, EachUnitHasItsOwnKey) {
+  for (const CounterDecl& d : counter_declarations()) {
+    EXPECT_FALSE(unit_key(d.unit).empty()) << d.name;  // throws for a unit without a key
+  }
+  EXPECT_EQ(unit_key(CounterUnit::count), "count");
+  EXPECT_EQ(unit_key(CounterUnit::bytes_per_s), "bytes_per_s");
+  EXPECT_EQ(unit_key(CounterUnit::megahertz), "megahertz");
+  EXPECT_THROW(unit_key(static_cast<CounterUnit>(99)), std::logic_error);
 }
 
 TEST(CounterDeclarations, TheResultsFileBlockCarriesEveryDeclaration) {

@@ -49,13 +49,22 @@ void refuse_flags_taken_as_values(const CLI::App& app);
 // --device: the flags `heapbench advise` and `heapbench check` share.
 void add_subcommand_flags(CLI::App& app, bool& help, int& device);
 
-// The value checks heapbench and `heapbench advise` share: a kernel budget in
-// milliseconds must be above 0 and finite (1e999 converts to inf: a deadline
-// never reached); returns it in seconds. `typed` is the value as given.
+// The value checks heapbench, `heapbench advise` and `heapbench check` share:
+// a kernel budget in milliseconds must be above 0 and finite (1e999 converts
+// to inf: a deadline never reached); returns it in seconds. `typed` is the
+// value as given.
 double kernel_budget_seconds(double ms, const std::string& typed);
 // A heap size must be a whole number of MiB (cudaLimitMallocHeapSize is set in
 // MiB; 1536K would silently be 1 MiB). `flag`=`text` is what was typed.
 void check_whole_mib(const std::string& flag, const std::string& text, std::uint64_t bytes);
+// --heaps of heapbench and of `heapbench check`: `text`, a comma-separated list
+// of sizes (K/M/G suffixes), each a whole number of MiB; a refusal names
+// `flag`=`text`.
+std::vector<std::uint64_t> whole_mib_list(const std::string& flag, const std::string& text);
+
+// A flag's value as the user typed it (the last one given; "" when not
+// given), for messages: "1e999" rather than the "inf" it converts to.
+std::string typed_value(const CLI::App& app, const std::string& flag);
 
 // "--flag=" with nothing after "=" (what an unset shell variable gives) is an
 // error: CLI11 would otherwise take the next argument as the value

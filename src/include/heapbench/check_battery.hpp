@@ -312,6 +312,14 @@ struct Churn {
   SoakCounts* counts;
   std::uint64_t deadline;
   std::uint64_t min_alignment;
+  // Reads a held block back (counting it in `bad` if it does not), frees it
+  // and empties its slot: in the churn and in the drain after the deadline.
+  HB_CHECK_BODY void release(Slot& s, unsigned long long& bad, unsigned long long& frees) const {
+    bad += verify(s.addr, s.size, s.align) != 0;  // align holds the owner's stamp key here
+    h.deallocate(reinterpret_cast<void*>(s.addr));
+    s.state = kNull;
+    ++frees;
+  }
   HB_CHECK_BODY void operator()(std::uint64_t t) const {
     std::uint64_t x = mix64(t + 0x736f616bull);  // "soak"
     unsigned long long allocs = 0, nulls = 0, frees = 0, bad = 0, misaligned = 0;
@@ -320,10 +328,7 @@ struct Churn {
       x = mix64(x);
       Slot& s = mine[x % kSoakHeld];
       if (s.state == kGot) {
-        bad += verify(s.addr, s.size, s.align) != 0;  // align holds the owner's stamp key here
-        h.deallocate(reinterpret_cast<void*>(s.addr));
-        s.state = kNull;
-        ++frees;
+        release(s, bad, frees);
       } else {
         const std::uint64_t size = 16 + (x >> 20) % (kSoakMaxSize - 15);
         void* p = h.allocate(size, 16);
@@ -341,10 +346,7 @@ struct Churn {
       }
     }
     for (std::uint64_t j = 0; j < kSoakHeld; ++j) {
-      if (mine[j].state != kGot) continue;
-      bad += verify(mine[j].addr, mine[j].size, mine[j].align) != 0;
-      h.deallocate(reinterpret_cast<void*>(mine[j].addr));
-      ++frees;
+      if (mine[j].state == kGot) release(mine[j], bad, frees);  // past the deadline too: none is left behind
     }
     atomic_add(&counts->allocations, allocs);
     atomic_add(&counts->nulls, nulls);

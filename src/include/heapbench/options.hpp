@@ -49,11 +49,14 @@ struct Options {
 // returns before checking the rest.
 Options parse_options(int argc, const char* const* argv);
 
-// --case-timeout in seconds, 0 for none: as given, else 120 s plus four times
-// --max-time (a case stops measuring after --max-time; the rest is its warm-up,
-// set-up and checks, and a slow allocator's rounds).
+// --case-timeout in seconds, 0 for none: as given, else kCaseTimeoutBaseS
+// plus kCaseTimeoutMaxTimes times --max-time (a case stops measuring after
+// --max-time; the rest is its warm-up, set-up and checks, and a slow
+// allocator's rounds). --help names the same two numbers.
+inline constexpr double kCaseTimeoutBaseS = 120.0;
+inline constexpr double kCaseTimeoutMaxTimes = 4.0;
 inline double case_timeout_seconds(const Options& o) {
-  return o.case_timeout_s >= 0 ? o.case_timeout_s : 120.0 + 4.0 * o.rule.max_time_s;
+  return o.case_timeout_s >= 0 ? o.case_timeout_s : kCaseTimeoutBaseS + kCaseTimeoutMaxTimes * o.rule.max_time_s;
 }
 
 // --help: heapbench's flags, the subcommands (name, one-line summary), then
