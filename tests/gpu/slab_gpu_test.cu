@@ -48,6 +48,20 @@ struct DeviceArray {
 
 unsigned grid(std::uint64_t threads) { return static_cast<unsigned>((threads + kThreadsPerBlock - 1) / kThreadsPerBlock); }
 
+// `rounds` rounds of `c` through the harness (one round object, as a case runs
+// them), on a heap session of their own; each round's problem must be none.
+std::vector<IterationResult> harness_rounds(const Case& c, int rounds) {
+  HeapSession session(0);
+  session.ensure_heap(c.malloc_heap());
+  auto r = make_cuda_round(c, kBudget);
+  std::vector<IterationResult> out;
+  for (int round = 0; round < rounds; ++round) {
+    out.push_back(run_round(*r, round));
+    EXPECT_EQ(out.back().problem(kBudget), "") << case_name(c) << ", round " << round;
+  }
+  return out;
+}
+
 __host__ __device__ constexpr std::uint64_t last_word(std::uint64_t size) { return size >= 8 ? size / 4 - 1 : 0; }
 
 // Each thread allocates `size` until NULL (at most `per_thread` blocks), writes
@@ -273,13 +287,8 @@ TEST(SlabGpu, ChurnInOneLaunchNeverOverlapsAndLeavesNothingBehind) {
 
 TEST(SlabGpu, RemoteFreesInALaterLaunchGiveEveryPageBack) {
   if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
-  HeapSession session(0);
   const Case c = make_case("cross_kernel_remote_free", "slab", 64, 0, 65536, 64 * kMiB);
-  session.ensure_heap(c.malloc_heap());
-  auto r = make_cuda_round(c, kBudget);
-  for (int round = 0; round < 3; ++round) {
-    const IterationResult res = run_round(*r, round);
-    EXPECT_EQ(res.problem(kBudget), "") << "round " << round;
+  for (const IterationResult& res : harness_rounds(c, 3)) {
     EXPECT_EQ(res.tally.successes, c.threads);
     EXPECT_EQ(res.tally.frees, c.threads);
   }
@@ -313,35 +322,28 @@ TEST(SlabGpu, CapacityFiguresAreWhatTheLayoutPredicts) {
 
 TEST(SlabGpu, ChurnRoundsThroughTheHarnessNeverFail) {
   if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
-  HeapSession session(0);
   // At most 65,536 x 8 x 64 B = 32 MiB live of 1 GiB.
   const Case c = make_case("churn", "slab", 64, 0, 65536, 1024 * kMiB);
-  session.ensure_heap(c.malloc_heap());
-  auto r = make_cuda_round(c, kBudget);
-  for (int round = 0; round < 5; ++round) {
-    const IterationResult res = run_round(*r, round);
-    EXPECT_EQ(res.problem(kBudget), "") << "round " << round;
-    EXPECT_EQ(res.tally.successes, res.tally.attempts) << "round " << round;
+  int round = 0;
+  for (const IterationResult& res : harness_rounds(c, 5)) {
+    EXPECT_EQ(res.tally.successes, res.tally.attempts) << "round " << round++;
     EXPECT_EQ(res.tally.frees, res.tally.successes);
   }
 }
 
 TEST(SlabGpu, ChurnOfUpTo4KiBOn1GiBFailsAtMostOnePercent) {
   if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
-  HeapSession session(0);
   // About 4 blocks live a thread, 2.7 KiB each once rounded: some 720 MB of
   // 1 GiB, but about 1.2 M allocations a launch. Before pages with room were
   // reused once none was free, 46 % of them failed on the H200.
   const Case c = make_case("churn", "slab", 4096, 0, 65536, 1024 * kMiB);
-  session.ensure_heap(c.malloc_heap());
-  auto r = make_cuda_round(c, kBudget);
-  for (int round = 0; round < 3; ++round) {
-    const IterationResult res = run_round(*r, round);
-    EXPECT_EQ(res.problem(kBudget), "") << "round " << round;
+  int round = 0;
+  for (const IterationResult& res : harness_rounds(c, 3)) {
     ASSERT_GT(res.tally.attempts, 0u);
     EXPECT_LE(static_cast<double>(res.tally.attempts - res.tally.successes), 0.01 * res.tally.attempts)
         << "round " << round << ": " << res.tally.successes << " of " << res.tally.attempts;
     EXPECT_EQ(res.tally.frees, res.tally.successes);
+    ++round;
   }
 }
 
