@@ -19,6 +19,8 @@ enum class Source {
   own_arena,    // memory its owner reserves, as large as the case's heap: heap_bytes is that size
   stack,        // the thread's stack (alloca): one thread, one frame, so per_thread only
   printf_fifo,  // not an allocator: the printf pattern's FIFO
+  strategy,     // not an allocator a kernel calls per request: a way to produce variable-size output
+                // (the output workload's warp_aggregated and two_pass strategies, src/workloads/output.cu)
 };
 
 // How a pattern reaches allocate(): inlined through the template (direct), or
@@ -110,6 +112,14 @@ inline constexpr ApiTraits kMallocNvfunction{"malloc_nvfunction", Source::device
                                              "malloc", HEAPBENCH_HAVE_NVFUNCTIONAL != 0};
 inline constexpr ApiTraits kBumpNvfunction{"bump_nvfunction", Source::own_arena, false, CallPath::nvfunction, "bump",
                                            HEAPBENCH_HAVE_NVFUNCTIONAL != 0};
+// The output workload's strategies that are not one allocation per thread:
+// one malloc per warp, carved by its lanes; and doing without an allocator in
+// the kernel: count, scan, one buffer, write (its buffer kept across rounds, or
+// from cudaMallocAsync / cudaFreeAsync every round). The two_pass pair is the
+// reference an in-kernel allocator is measured against.
+inline constexpr ApiTraits kWarpAggregated{"warp_aggregated", Source::strategy};
+inline constexpr ApiTraits kTwoPass = ApiTraits{"two_pass", Source::strategy}.as_baseline();
+inline constexpr ApiTraits kTwoPassAsync = ApiTraits{"two_pass_async", Source::strategy}.as_baseline();
 }  // namespace api
 
 }  // namespace heapbench
@@ -123,7 +133,8 @@ namespace heapbench {
 // Every API heapbench knows, built or not, in the order --help lists them.
 inline constexpr std::array kApiTraits = {
     api::kMalloc, api::kAligned, api::kCudaStdAligned, api::kNew, api::kBump, api::kAlloca, api::kPrintf,
-    api::kMallocFnptr, api::kBumpFnptr, api::kMallocNvfunction, api::kBumpNvfunction HEAPBENCH_USER_API_TRAITS};
+    api::kMallocFnptr, api::kBumpFnptr, api::kMallocNvfunction, api::kBumpNvfunction,
+    api::kWarpAggregated, api::kTwoPass, api::kTwoPassAsync HEAPBENCH_USER_API_TRAITS};
 
 namespace detail {
 constexpr std::size_t count_built() {

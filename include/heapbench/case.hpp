@@ -37,6 +37,14 @@ struct Case {
   // axis). Either limit can be set only after a device reset, so cases run
   // grouped by this value (heap-major), one reset per value.
   std::uint64_t limit_bytes = 0;
+  // The workloads' axes (src/workloads/, docs/workloads.md): a pattern names the
+  // ones it takes (PatternTraits::axes); every other pattern leaves them at
+  // these defaults, which case_name and axis_values leave out.
+  std::uint64_t size_min = 0;  // sizes drawn from [size_min, size] (output, graph, hash take it); 0: not an axis here
+  std::uint64_t writes = 1;    // output: 1 the producing launch writes every output byte (timed), 0 it only obtains them
+  std::uint64_t load_pct = 0;  // hash: keys per bucket x 100 (the load factor, in percent)
+  std::string graph;           // graph: rmat, grid, or the name of a Matrix Market file's graph (--graph)
+  std::string graph_file;      // graph: that file's path, as given on the command line; never from a results file
 
   std::string_view pattern_name() const;
   std::string_view api_name() const;

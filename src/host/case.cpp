@@ -33,18 +33,33 @@ Case make_case(std::string_view pattern, std::string_view api, std::uint64_t siz
   return c;
 }
 
+namespace {
+bool takes(const Case& c, AxisBit bit) { return c.pattern != nullptr && c.pattern->takes_axis(bit); }
+}  // namespace
+
+// The workload axes (PatternTraits::axes) appear only in the names of the
+// patterns that take them, so no other pattern's names changed with them.
 std::string case_name(const Case& c) {
   std::string name = fmt::format("{}/{}/size:{}", c.pattern_name(), c.api_name(), c.size);
+  if (takes(c, kAxisSizeMin)) name += fmt::format("/size_min:{}", c.size_min);
   if (c.align != 0) name += fmt::format("/align:{}", c.align);
-  name += fmt::format("/threads:{}/{}:{}", c.threads, limit_label(c.limit()), c.limit_bytes / kMiB);
+  if (takes(c, kAxisGraph)) name += fmt::format("/graph:{}", c.graph);
+  name += fmt::format("/threads:{}", c.threads);
+  if (takes(c, kAxisLoad)) name += fmt::format("/load_pct:{}", c.load_pct);
+  if (takes(c, kAxisWrites)) name += fmt::format("/writes:{}", c.writes);
+  name += fmt::format("/{}:{}", limit_label(c.limit()), c.limit_bytes / kMiB);
   return name;
 }
 
 // Beside case_name: a new axis is one segment there and one key here.
 nlohmann::ordered_json axis_values(const Case& c) {
   nlohmann::ordered_json v = {{"pattern", c.pattern_name()}, {"api", c.api_name()}, {"size", c.size}};
+  if (takes(c, kAxisSizeMin)) v["size_min"] = c.size_min;
   if (c.align != 0) v["align"] = c.align;
+  if (takes(c, kAxisGraph)) v["graph"] = c.graph;
   v["threads"] = c.threads;
+  if (takes(c, kAxisLoad)) v["load_pct"] = c.load_pct;
+  if (takes(c, kAxisWrites)) v["writes"] = c.writes;
   v[std::string(limit_key(c.limit()))] = c.limit_bytes;
   return v;
 }

@@ -101,6 +101,7 @@ constexpr EnumKey<Source> kSourceKeys[] = {
     {Source::own_arena, "own_arena"},
     {Source::stack, "stack"},
     {Source::printf_fifo, "printf_fifo"},
+    {Source::strategy, "strategy"},
 };
 std::string_view source_key(Source source) { return key_of<kSourceKeys>(source); }
 

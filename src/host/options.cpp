@@ -15,12 +15,14 @@
 #include "heapbench/parse.hpp"
 #include "heapbench/suggest.hpp"
 #include "heapbench/version.hpp"
+#include "graph_input.hpp"
 
 namespace heapbench {
 namespace {
 
 struct Parsed {
   std::string patterns, apis, sizes, aligns, threads, heaps;
+  std::string size_mins, writes, load_pcts, graphs, graph_file;  // the workloads' axes
   double max_demand_fraction = -1.0;  // <0: not given
   int device = 0;
   double kernel_budget_ms = 5000.0;
@@ -66,6 +68,17 @@ void add_flags(CLI::App& app, Parsed& p) {
   app.add_option("--aligns", p.aligns, "Alignments for aligned APIs, powers of two (e.g. 16,256,4096)");
   app.add_option("--sizes", p.sizes, "Bytes per allocation, comma-separated, K/M/G suffixes (e.g. 16,1K,4K)");
   app.add_option("--threads", p.threads, "Concurrently allocating threads (e.g. 32,100000,1M)");
+  app.add_option("--size-mins", p.size_mins,
+                 "Workloads (output, hash): the smallest request; sizes are drawn from [size-min, size] "
+                 "(e.g. 4,16; default: the size itself)");
+  app.add_option("--writes", p.writes,
+                 "output: 1, the producing launch writes every output byte (timed), 0 it only obtains them "
+                 "(the verifier writes them, untimed); e.g. 0,1 (default 0,1 in --sweep=workloads)");
+  app.add_option("--load-pcts", p.load_pcts, "hash: keys per bucket x 100, the load factor in percent (e.g. 50,200)");
+  app.add_option("--graphs", p.graphs, "graph: generated graphs, comma-separated (rmat,grid); with --graph also that file's");
+  app.add_option("--graph", p.graph_file,
+                 "graph: a Matrix Market coordinate file (FILE.mtx), one thread per vertex; its graph is named "
+                 "by the file's stem, and replaces the generated ones unless --graphs is given too");
   app.add_option("--heaps", p.heaps, "cudaLimitMallocHeapSize values (printf: cudaLimitPrintfFifoSize), whole MiB (e.g. 8M,1G)");
   app.add_option("--max-demand-fraction", p.max_demand_fraction,
                  "Skip points whose threads x size (each call to CUDA's heap counted as at least 64 B) exceeds "
@@ -108,8 +121,10 @@ void add_flags(CLI::App& app, Parsed& p) {
                  "Which built-in sweep the axis flags modify: default (the thorough one) or quick (every "
                  "pattern x API at one or two points, about 30 s on an H200) or size_map (the allocator's size "
                  "classes: every 16 B to 8 KiB, then coarser to 1 MiB; docs/cli.md) or zoo (every allocator "
-                 "adapter beside malloc and bump on GPUMemManSurvey's grid; docs/zoo.md)")
-      ->check(CLI::IsMember({"default", "quick", "size_map", "zoo"}));
+                 "adapter beside malloc and bump on GPUMemManSurvey's grid; docs/zoo.md) or workloads (the "
+                 "output, graph and hash workloads: what an application pays for allocating in a kernel, and "
+                 "what it pays without; docs/workloads.md)")
+      ->check(CLI::IsMember({"default", "quick", "size_map", "zoo", "workloads"}));
   const StoppingRule rule;
   app.add_option("--max-noise", p.max_noise_pct,
                  fmt::format("Stop a case once the relative standard error of its mean round time is at most this "
@@ -220,6 +235,17 @@ void check_remaining(const CLI::App& app) {
                                  a));
   }
 }
+
+// --writes: a list of 0 and 1.
+constexpr std::array<std::string_view, 2> kSwitchValues{"0", "1"};
+bool is_switch(std::string_view v) { return v == "0" || v == "1"; }
+std::vector<std::uint64_t> switch_list(const std::string& flag, const std::string& text) {
+  std::vector<std::uint64_t> out;
+  for (const auto& v : names(flag, text, is_switch, kSwitchValues)) out.push_back(v == "1" ? 1 : 0);
+  return out;
+}
+
+inline constexpr std::uint64_t kMaxLoadPct = 10000;  // 100 keys per bucket
 
 // Each part of the sweep gets `value` as its `member`: each flag replaces its
 // axis in every part of the built-in sweep.
@@ -339,6 +365,26 @@ const AxisRule kAxisRules[] = {
      [](const Parsed& p, std::vector<Sweep>& sweeps) {
        set_all(sweeps, &Sweep::heaps, whole_mib_list("--heaps", p.heaps));
      }},
+    {"--size-mins", true,
+     [](const Parsed& p, std::vector<Sweep>& sweeps) { set_all(sweeps, &Sweep::size_mins, axis("--size-mins", p.size_mins)); }},
+    {"--writes", false,
+     [](const Parsed& p, std::vector<Sweep>& sweeps) { set_all(sweeps, &Sweep::writes, switch_list("--writes", p.writes)); }},
+    {"--load-pcts", true,
+     [](const Parsed& p, std::vector<Sweep>& sweeps) {
+       const auto loads = axis("--load-pcts", p.load_pcts);
+       for (auto l : loads) {
+         if (l > kMaxLoadPct) {
+           throw UsageError(fmt::format("--load-pcts={}: {} is more than {} keys per bucket", p.load_pcts, l,
+                                        kMaxLoadPct / 100));
+         }
+       }
+       set_all(sweeps, &Sweep::load_pcts, loads);
+     }},
+    {"--graphs", false,
+     [](const Parsed& p, std::vector<Sweep>& sweeps) {
+       set_all(sweeps, &Sweep::graphs,
+               names("--graphs", p.graphs, workloads::is_generated_graph, workloads::kGeneratedGraphs));
+     }},
     {"--aligns", false,
      [](const Parsed& p, std::vector<Sweep>& sweeps) {
        const auto aligns = axis("--aligns", p.aligns);
@@ -355,22 +401,72 @@ void refuse_invalid_sizes(const Parsed& p, const std::vector<Sweep>& sweeps) {
     for (const auto& pattern : s.patterns) {
       for (auto size : s.sizes) {
         if (!valid_size(pattern, size)) {
-          throw UsageError(fmt::format("--sizes={}: {} takes 8 to 64 bytes of arguments per call, a multiple of 8; "
-                                       "{} is not one",
-                                       p.sizes, pattern, size));
+          const PatternTraits& t = *find_pattern_traits(pattern);
+          const std::string range = t.min_size == t.max_size ? fmt::format("{} bytes only", t.min_size)
+                                    : t.size_step > 1 ? fmt::format("{} to {} bytes, a multiple of {}", t.min_size,
+                                                                    t.max_size, t.size_step)
+                                                      : fmt::format("{} to {} bytes", t.min_size, t.max_size);
+          throw UsageError(fmt::format("--sizes={}: {} takes {}; {} is not one", p.sizes, pattern, range, size));
         }
       }
     }
   }
 }
 
+// The sweep --sweep names; without --sweep, --patterns that only a sweep of
+// their own measures (size_map, the workloads) bring that sweep's parts along.
+std::vector<Sweep> base_sweeps(const CLI::App& app, const Parsed& p) {
+  if (p.sweep == "quick") return quick_sweep();
+  if (p.sweep == "size_map") return size_map_sweep();
+  if (p.sweep == "zoo") return zoo_sweep();
+  if (p.sweep == "workloads") return workloads_sweep();
+  std::vector<Sweep> out = default_sweep();
+  if (app.count("--sweep") == 0 && app.count("--patterns") > 0) {
+    for (auto extra : {size_map_sweep(), workloads_sweep()}) out.insert(out.end(), extra.begin(), extra.end());
+  }
+  return out;
+}
+
+// --graph=FILE: read whole now (a malformed file is refused before any device
+// work, naming its line), and measured as a part of its own: the graph parts
+// with that graph alone, one thread per vertex of it. It replaces the
+// generated graphs unless --graphs names them too.
+void add_graph_file(const CLI::App& app, const Parsed& p, std::vector<Sweep>& sweeps) {
+  workloads::Csr g;
+  std::string name;
+  try {
+    g = workloads::read_matrix_market(p.graph_file);
+    name = workloads::graph_name_of_file(p.graph_file);
+  } catch (const workloads::GraphFileError& e) {
+    throw UsageError(fmt::format("--graph={}: {}", p.graph_file, e.what()));
+  }
+  if (g.vertices == 0) throw UsageError(fmt::format("--graph={}: the graph has no vertex", p.graph_file));
+  std::vector<Sweep> files;
+  for (const Sweep& s : sweeps) {
+    if (std::find(s.patterns.begin(), s.patterns.end(), "graph") == s.patterns.end()) continue;
+    Sweep f = s;
+    f.patterns = {"graph"};
+    f.graphs = {name};
+    f.graph_file = p.graph_file;
+    f.threads = {g.vertices};
+    files.push_back(std::move(f));
+  }
+  if (files.empty()) {
+    throw UsageError(fmt::format("--graph={}: the sweep has no graph case (give --sweep=workloads or --patterns=graph)",
+                                 p.graph_file));
+  }
+  if (app.count("--graphs") == 0) {
+    for (Sweep& s : sweeps) {
+      s.patterns.erase(std::remove(s.patterns.begin(), s.patterns.end(), "graph"), s.patterns.end());
+    }
+  }
+  sweeps.insert(sweeps.end(), files.begin(), files.end());
+}
+
 // --sweep, then the axis flags over every part of it.
 void set_sweeps(const CLI::App& app, const Parsed& p, Options& o) {
   o.sweep = p.sweep;
-  o.sweeps = p.sweep == "quick"      ? quick_sweep()
-             : p.sweep == "size_map" ? size_map_sweep()
-             : p.sweep == "zoo"      ? zoo_sweep()
-                                     : default_sweep();
+  o.sweeps = base_sweeps(app, p);
   bool demand_axis_given = false;
   for (const AxisRule& r : kAxisRules) {
     if (app.count(r.flag) == 0) continue;
@@ -378,6 +474,7 @@ void set_sweeps(const CLI::App& app, const Parsed& p, Options& o) {
     demand_axis_given |= r.demand;
   }
   if (app.count("--sizes") && app.count("--patterns")) refuse_invalid_sizes(p, o.sweeps);
+  if (app.count("--graph")) add_graph_file(app, p, o.sweeps);
   if (demand_axis_given) set_all(o.sweeps, &Sweep::max_demand_fraction, 0.0);
   if (app.count("--max-demand-fraction")) {
     if (!(p.max_demand_fraction >= 0.0)) {

@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <tuple>
+#include <utility>
 
 #include "heapbench/catalog.hpp"
 
@@ -146,7 +147,8 @@ std::vector<std::string> zoo_apis() {
   // The built-in APIs (api::): every other entry of kApiTraits is an adapter.
   constexpr std::array builtin = {api::kMalloc,     api::kAligned,      api::kCudaStdAligned,    api::kNew,
                                   api::kBump,       api::kAlloca,       api::kPrintf,            api::kMallocFnptr,
-                                  api::kBumpFnptr,  api::kMallocNvfunction, api::kBumpNvfunction};
+                                  api::kBumpFnptr,  api::kMallocNvfunction, api::kBumpNvfunction,
+                                  api::kWarpAggregated, api::kTwoPass, api::kTwoPassAsync};
   std::vector<std::string> out{std::string(api::kMalloc.name), std::string(api::kBump.name)};
   for (const ApiTraits& t : kApiTraits) {
     const bool is_builtin =
@@ -156,31 +158,73 @@ std::vector<std::string> zoo_apis() {
   return out;
 }
 
+namespace {
+// A part given by its axes, alignment 16, the workload axes at their defaults.
+Sweep part(std::vector<std::string> patterns, std::vector<std::string> apis, std::vector<std::uint64_t> sizes,
+           std::vector<std::uint64_t> threads, std::vector<std::uint64_t> heaps, double max_demand_fraction) {
+  Sweep s;
+  s.patterns = std::move(patterns);
+  s.apis = std::move(apis);
+  s.sizes = std::move(sizes);
+  s.aligns = {16};
+  s.threads = std::move(threads);
+  s.heaps = std::move(heaps);
+  s.max_demand_fraction = max_demand_fraction;
+  return s;
+}
+}  // namespace
+
 std::vector<Sweep> zoo_sweep() {
   const std::vector<std::string> apis = zoo_apis();
-  // {patterns, apis, sizes, aligns, threads, heaps, max_demand_fraction}
   std::vector<std::uint64_t> survey_sizes;  // 16 B ... 8 KiB, the survey's sizes
   for (std::uint64_t s = 16; s <= 8192; s *= 2) survey_sizes.push_back(s);
   // 100,000 x 8 KiB is 819 MB: on 2 GiB it stays within half the heap.
-  Sweep per_thread{{"per_thread"}, apis, survey_sizes, {16}, {10000, 100000}, {2048 * kMiB}, 0.5};
+  Sweep per_thread = part({"per_thread"}, apis, survey_sizes, {10000, 100000}, {2048 * kMiB}, 0.5);
   std::vector<std::uint64_t> scaling_threads;
   for (std::uint64_t t = 1u << 10; t <= 1u << 20; t *= 2) scaling_threads.push_back(t);
-  Sweep scaling{{"per_thread"}, apis, {16, 64}, {16}, scaling_threads, {1024 * kMiB}, 0.5};
+  Sweep scaling = part({"per_thread"}, apis, {16, 64}, scaling_threads, {1024 * kMiB}, 0.5);
   // per_warp and per_block ask for 32x and 256x the size per call.
-  Sweep groups{{"per_warp", "per_block", "cross_kernel", "cross_kernel_remote_free"},
-               apis,
-               {16, 64, 256, 1024, 4096},
-               {16},
-               {100000},
-               {1024 * kMiB},
-               0.5};
-  Sweep churn{{"churn"}, apis, {64, 4096}, {16}, {65536}, {1024 * kMiB}, 0.5};
+  Sweep groups = part({"per_warp", "per_block", "cross_kernel", "cross_kernel_remote_free"}, apis,
+                      {16, 64, 256, 1024, 4096}, {100000}, {1024 * kMiB}, 0.5);
+  Sweep churn = part({"churn"}, apis, {64, 4096}, {65536}, {1024 * kMiB}, 0.5);
   // Failing calls on a full heap are slow for malloc (about 0.3 s a round at
   // 8 MiB for blocks up to 1 KiB, results/H200/default-sweep.json): small
   // blocks fill 16 MiB only.
-  Sweep capacity{{"capacity"}, apis, {16, 64, 256, 1024, 4096, 65536}, {16}, {1024}, {16 * kMiB}, 0.0};
-  Sweep capacity_large{{"capacity"}, apis, {4096, 65536}, {16}, {1024}, {64 * kMiB}, 0.0};
+  Sweep capacity = part({"capacity"}, apis, {16, 64, 256, 1024, 4096, 65536}, {1024}, {16 * kMiB}, 0.0);
+  Sweep capacity_large = part({"capacity"}, apis, {4096, 65536}, {1024}, {64 * kMiB}, 0.0);
   return {per_thread, scaling, groups, churn, capacity, capacity_large};
+}
+
+std::vector<Sweep> workloads_sweep() {
+  // Every built API the pattern takes (planned pairs only: supported()).
+  const std::vector<std::string> apis(kApis.begin(), kApis.end());
+  Sweep output;
+  output.patterns = {"output"};
+  output.apis = apis;
+  output.sizes = {64};
+  output.size_mins = {4};
+  output.aligns = {16};
+  output.threads = {1000, 10000, 100000, 1000000};
+  output.writes = {0, 1};
+  output.heaps = {1024 * kMiB};
+  // 10^6 outputs of up to 4 KiB are 2 GB; with a heap's own rounding and headers, 4 GiB.
+  Sweep output_large = output;
+  output_large.sizes = {4096};
+  output_large.heaps = {4096 * kMiB};
+  Sweep graph;
+  graph.patterns = {"graph"};
+  graph.apis = apis;
+  graph.sizes = {4};
+  graph.aligns = {16};
+  graph.threads = {1u << 16};
+  graph.graphs = {"rmat", "grid"};
+  graph.heaps = {1024 * kMiB};
+  Sweep hash = graph;
+  hash.patterns = {"hash"};
+  hash.sizes = {16};
+  hash.threads = {100000, 1000000};
+  hash.load_pcts = {50, 200};
+  return {output, output_large, graph, hash};
 }
 
 std::vector<std::uint64_t> size_map_sizes() {
@@ -218,7 +262,7 @@ std::vector<Sweep> size_map_sweep() {
 void sort_run_order(std::vector<Case>& cases) {
   // Heap-major, then pattern, API, size, alignment and the kSweepAxes in their order.
   const auto head = [](const Case& c) {
-    return std::make_tuple(c.limit_bytes, c.pattern_name(), c.api_name(), c.size, c.align);
+    return std::make_tuple(c.limit_bytes, c.pattern_name(), c.api_name(), c.size, c.align, std::string_view(c.graph));
   };
   std::stable_sort(cases.begin(), cases.end(), [&head](const Case& a, const Case& b) {
     if (head(a) != head(b)) return head(a) < head(b);
@@ -246,6 +290,10 @@ std::vector<const Traits*> traits_of(const std::vector<std::string>& names, Find
 // it, each kept unless its demand exceeds the part's max_demand_fraction.
 void add_axis_points(const Sweep& s, Case c, std::size_t i, std::vector<Case>& cases) {
   if (i == kSweepAxes.size()) {
+    if (c.pattern->takes_axis(kAxisSizeMin)) {
+      if (c.size_min == 0) c.size_min = c.size;  // not given: every request is `size`
+      if (c.size_min > c.size) return;            // an empty range
+    }
     if (s.max_demand_fraction > 0 &&
         static_cast<double>(heap_footprint(c)) > s.max_demand_fraction * static_cast<double>(c.limit_bytes)) {
       return;
@@ -253,8 +301,13 @@ void add_axis_points(const Sweep& s, Case c, std::size_t i, std::vector<Case>& c
     cases.push_back(c);
     return;
   }
-  for (auto value : s.*kSweepAxes[i].values) {
-    c.*kSweepAxes[i].field = value;
+  const SweepAxis& axis = kSweepAxes[i];
+  if (axis.only != 0 && !c.pattern->takes_axis(static_cast<AxisBit>(axis.only))) {
+    add_axis_points(s, c, i + 1, cases);  // not this pattern's: the Case default stands
+    return;
+  }
+  for (auto value : s.*axis.values) {
+    c.*axis.field = value;
     add_axis_points(s, c, i + 1, cases);
   }
 }
@@ -274,7 +327,15 @@ void add_points(const Sweep& s, const PatternTraits& pattern, const ApiTraits& a
         c.size = size;
         c.align = align;
         c.limit_bytes = heap;
-        add_axis_points(s, c, 0, cases);
+        if (!pattern.takes_axis(kAxisGraph)) {
+          add_axis_points(s, c, 0, cases);
+          continue;
+        }
+        for (const auto& graph : s.graphs) {
+          c.graph = graph;
+          c.graph_file = s.graph_file;
+          add_axis_points(s, c, 0, cases);
+        }
       }
     }
   }

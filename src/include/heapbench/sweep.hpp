@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "heapbench/case.hpp"
+#include "heapbench/pattern_traits.hpp"  // AxisBit
 
 namespace heapbench {
 
@@ -21,6 +22,13 @@ struct Sweep {
   // on an H200 such points spend seconds per kernel in failing mallocs
   // (2^20 x 1 KiB on 64 MiB: 13.5 s). 0 keeps every point.
   double max_demand_fraction = 0.0;
+  // The workloads' axes (Case's fields of the same names), each expanded only
+  // for the patterns that take it (PatternTraits::axes).
+  std::vector<std::uint64_t> size_mins = {0};  // 0: the size itself (fixed-size requests)
+  std::vector<std::uint64_t> writes = {1};
+  std::vector<std::uint64_t> load_pcts = {100};
+  std::vector<std::string> graphs = {"rmat"};  // rmat, grid, or a --graph file's name
+  std::string graph_file;                      // the --graph file (its name is among graphs)
 };
 
 // The integer axes a part spans beyond its heaps, sizes and alignments (which
@@ -34,8 +42,14 @@ struct Sweep {
 struct SweepAxis {
   std::vector<std::uint64_t> Sweep::*values;
   std::uint64_t Case::*field;
+  unsigned only = 0;  // an AxisBit: expanded only for the patterns that take it (0: every pattern)
 };
-inline constexpr std::array<SweepAxis, 1> kSweepAxes{{{&Sweep::threads, &Case::threads}}};
+inline constexpr std::array<SweepAxis, 4> kSweepAxes{{
+    {&Sweep::threads, &Case::threads},
+    {&Sweep::size_mins, &Case::size_min, kAxisSizeMin},
+    {&Sweep::load_pcts, &Case::load_pct, kAxisLoad},
+    {&Sweep::writes, &Case::writes, kAxisWrites},
+}};
 
 // The least room CUDA's device heap gives one allocation, whatever it asks
 // for: on an H200 a fill with 16 B blocks held 17.3 % of the heap where 64 B
@@ -93,6 +107,17 @@ std::vector<Sweep> size_map_sweep();
 // a zoo allocator takes (gallatin: one segment).
 std::vector<std::string> zoo_apis();
 std::vector<Sweep> zoo_sweep();
+
+// The workloads (--sweep=workloads, docs/workloads.md): what an application
+// pays for allocating in a kernel, and what it would pay without:
+//  - output: every strategy (each heap API and allocator adapter with one
+//    allocation per thread, warp_aggregated, two_pass, two_pass_async) at 10^3
+//    ... 10^6 threads x sizes of 4-64 B (1 GiB heap) and 4-4096 B (4 GiB), the
+//    producing launch writing its output or not;
+//  - graph: R-MAT and grid graphs of 2^16 vertices, initialised from CSR into
+//    per-vertex blocks, then batches of edge insertions and deletions;
+//  - hash: 10^5 and 10^6 keys at load factors 0.5 and 2, 16-byte values.
+std::vector<Sweep> workloads_sweep();
 
 // Cases over one or more sweeps (each part's names turned into traits once;
 // unknown names and unsupported pattern x API pairs skipped, duplicates
