@@ -1,0 +1,242 @@
+// graph: a dynamic graph whose per-vertex adjacency lists are allocated in a kernel.
+//
+// Workload: a graph (generated R-MAT or grid of `threads` vertices, or the
+// Matrix Market file --graph names: src/workloads/graph_input.hpp) is copied
+// from CSR into one block per vertex (capacity a power of two: the
+// initialisation launch, timed); then kUpdateBatches seeded batches of edge
+// insertions and deletions, a launch each (timed together), move lists that
+// outgrow their block to one twice as large and lists down to a quarter of
+// theirs to one half as large (allocate, copy, free the old:
+// src/workloads/graph_body.hpp); then a launch frees every block (timed). One
+// thread per vertex throughout. An untimed launch compares every vertex's
+// list, in order, with the host's reference after all the updates: a list that
+// differs, or any NULL (the graph does not fit the heap), is an error.
+//
+// Counters: init_s, update_s, release_s (seconds per round of each phase),
+// edges_per_s (edges placed per second of the initialisation),
+// edge_updates_per_s (insertions and deletions per second of the updates),
+// allocs_per_s (allocation calls per second of initialisation and updates),
+// heap_bytes.
+#ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
+inline constexpr PatternTraits graph_traits =
+    PatternTraits{"graph", "a dynamic graph: per-vertex adjacency blocks grown and shrunk by edge updates"}
+        .sizes(4, 4, 4)  // an entry is a 4-byte vertex id
+        .with_axes(kAxisGraph)
+        .in_own_sweep();
+inline constexpr PatternList<1> graph_patterns = {&graph_traits};
+#else
+#include <fmt/format.h>
+
+#include "round.cuh"
+#include "graph_body.hpp"
+#include "graph_input.hpp"
+#include "workload_metrics.hpp"
+
+namespace heapbench::detail {
+
+// A host vector's copy on the device.
+template <class T>
+DeviceBuffer<T> upload(const std::vector<T>& v) {
+  DeviceBuffer<T> d(v.size());
+  if (!v.empty()) HB_CUDA_CHECK(cudaMemcpy(d.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+  return d;
+}
+
+struct DeviceBatch {
+  DeviceBuffer<std::uint64_t> insert_offsets, delete_offsets;
+  DeviceBuffer<std::uint32_t> insert_targets, delete_targets;
+};
+
+struct GraphTally {
+  unsigned long long allocs, nulls, frees, timed_out, wrong_lists;
+};
+
+template <class Api>
+struct GraphAlloc {
+  Api api;
+  __device__ void* allocate(std::size_t bytes, std::size_t align) const { return api.allocate(bytes, align); }
+  __device__ void deallocate(void* p) const { api.deallocate(p); }
+};
+
+__device__ inline void count(GraphTally* t, const workloads::GraphStep& s) {
+  warp_add(&t->allocs, s.allocs);
+  warp_add(&t->nulls, s.nulls);
+  warp_add(&t->frees, s.frees);
+}
+
+template <class Api>
+class GraphRound final : public Round {
+ public:
+  GraphRound(const Case& c, double budget_s) : owner_(c), stats_(1), tally_(1), budget_ns_(budget_ns(budget_s)), c_(c) {
+    const workloads::Csr g = workloads::make_graph(c.graph, c.graph_file, c.threads);
+    if (g.vertices != c.threads) {
+      throw std::invalid_argument(fmt::format("graph '{}' has {} vertices, the case {}", c.graph, g.vertices, c.threads));
+    }
+    workloads::Csr final;
+    const auto batches = workloads::make_updates(g, 0x75706461746573ull, final);  // "updates"
+    vertices_ = g.vertices;
+    edges_ = g.edges();
+    offsets_ = upload(g.offsets);
+    targets_ = upload(g.targets);
+    ref_offsets_ = upload(final.offsets);
+    ref_targets_ = upload(final.targets);
+    for (const auto& b : batches) {
+      batches_.push_back({upload(b.insert_offsets), upload(b.delete_offsets), upload(b.insert_targets),
+                          upload(b.delete_targets)});
+      updates_ += b.insert_targets.size() + b.delete_targets.size();
+    }
+    lists_ = DeviceBuffer<workloads::VertexList>(vertices_);
+  }
+  void begin() override {
+    owner_.reset();
+    HB_CUDA_CHECK(cudaMemsetAsync(lists_.get(), 0, vertices_ * sizeof(workloads::VertexList)));
+    HB_CUDA_CHECK(cudaMemsetAsync(tally_.get(), 0, sizeof(GraphTally)));
+    HB_CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, sizeof(DeviceStats)));
+    set_deadline<<<1, 1>>>(stats_.get(), budget_ns_);
+    HB_CUDA_CHECK_LAUNCH();
+  }
+  void allocate() override {
+    timers_[0].start();
+    init();
+    timers_[0].stop();
+  }
+  void use() override {
+    timers_[1].start();
+    for (const DeviceBatch& b : batches_) update(b);
+    timers_[1].stop();
+    check();
+  }
+  void release() override {
+    timers_[2].start();
+    release_all();
+    timers_[2].stop();
+  }
+  IterationResult collect() override {
+    HB_CUDA_CHECK(cudaDeviceSynchronize());
+    GraphTally t{};
+    HB_CUDA_CHECK(cudaMemcpy(&t, tally_.get(), sizeof t, cudaMemcpyDeviceToHost));
+    return result(t);
+  }
+  std::unique_ptr<Reducer> reducer() const override { return graph_reducer(); }
+  // A file's graph has the vertices it has: no smaller warm-up round of it.
+  bool small_warmup() const override { return c_.graph_file.empty(); }
+
+  // The launches (public only because an extended __device__ lambda needs it).
+  void init() {
+    const GraphAlloc<Api> a{owner_.handle()};
+    workloads::VertexList* lists = lists_.get();
+    const std::uint64_t* offsets = offsets_.get();
+    const std::uint32_t* targets = targets_.get();
+    GraphTally* tally = tally_.get();
+    const DeviceStats* stats = stats_.get();
+    launch([=] __device__(std::uint64_t u, bool active) {
+      if (!active) return;
+      if (!before_deadline(stats)) {
+        warp_add(&tally->timed_out, 1);
+        return;
+      }
+      count(tally, workloads::graph_init(a, lists[u], offsets, targets, u));
+    });
+  }
+  void update(const DeviceBatch& b) {
+    const GraphAlloc<Api> a{owner_.handle()};
+    workloads::VertexList* lists = lists_.get();
+    GraphTally* tally = tally_.get();
+    const DeviceStats* stats = stats_.get();
+    const std::uint64_t* ins_off = b.insert_offsets.get();
+    const std::uint32_t* ins = b.insert_targets.get();
+    launch([=] __device__(std::uint64_t u, bool active) {
+      if (!active || ins_off[u] == ins_off[u + 1]) return;
+      if (!before_deadline(stats)) {
+        warp_add(&tally->timed_out, 1);
+        return;
+      }
+      count(tally, workloads::graph_insert(a, lists[u], ins, ins_off[u], ins_off[u + 1]));
+    });
+    const std::uint64_t* del_off = b.delete_offsets.get();
+    const std::uint32_t* del = b.delete_targets.get();
+    launch([=] __device__(std::uint64_t u, bool active) {
+      if (!active || del_off[u] == del_off[u + 1]) return;
+      if (!before_deadline(stats)) {
+        warp_add(&tally->timed_out, 1);
+        return;
+      }
+      count(tally, workloads::graph_delete(a, lists[u], del, del_off[u], del_off[u + 1]));
+    });
+  }
+  void release_all() {
+    const GraphAlloc<Api> a{owner_.handle()};
+    workloads::VertexList* lists = lists_.get();
+    GraphTally* tally = tally_.get();
+    launch([=] __device__(std::uint64_t u, bool active) {
+      if (active) count(tally, workloads::graph_release(a, lists[u]));
+    });
+  }
+  void check() {
+    const workloads::VertexList* lists = lists_.get();
+    const std::uint64_t* offsets = ref_offsets_.get();
+    const std::uint32_t* targets = ref_targets_.get();
+    GraphTally* tally = tally_.get();
+    launch([=] __device__(std::uint64_t u, bool active) {
+      warp_add(&tally->wrong_lists, active && !workloads::graph_check(lists[u], offsets, targets, u));
+    });
+  }
+
+ private:
+  alloc::Owner<Api> owner_;
+  DeviceBuffer<DeviceStats> stats_;
+  DeviceBuffer<GraphTally> tally_;
+  DeviceBuffer<std::uint64_t> offsets_, ref_offsets_;
+  DeviceBuffer<std::uint32_t> targets_, ref_targets_;
+  DeviceBuffer<workloads::VertexList> lists_;
+  std::vector<DeviceBatch> batches_;
+  std::uint64_t vertices_ = 0, edges_ = 0, updates_ = 0;
+  EventTimer timers_[3];
+  std::uint64_t budget_ns_;
+  Case c_;
+
+  template <class F>
+  void launch(F f) {
+    for_each_thread<<<static_cast<unsigned>((vertices_ + kThreadsPerBlock - 1) / kThreadsPerBlock), kThreadsPerBlock>>>(
+        vertices_, f, nullptr);
+    HB_CUDA_CHECK_LAUNCH();
+  }
+  IterationResult result(const GraphTally& t) const {
+    IterationResult out;
+    out.not_started = t.timed_out;
+    std::string fault;
+    if (t.nulls > 0) {
+      fault = fmt::format("{} of {} allocation calls returned NULL: the graph does not fit this heap", t.nulls,
+                          t.nulls + t.allocs);
+    }
+    if (t.wrong_lists > 0 && t.nulls == 0 && t.timed_out == 0) {
+      fault = fmt::format("{} of {} vertices' lists differ from the reference after the updates", t.wrong_lists,
+                          vertices_);
+    }
+    if (t.frees != t.allocs && t.nulls == 0 && t.timed_out == 0) {
+      fault += fmt::format("{}{} blocks allocated but {} freed", fault.empty() ? "" : "; ", t.allocs, t.frees);
+    }
+    out.fault = fault;
+    PhasedRaw raw;
+    for (int k = 0; k < PhasedRaw::kPhases; ++k) raw.seconds[k] = timers_[k].seconds();
+    raw.operations[0] = edges_;
+    raw.operations[1] = updates_;
+    raw.operations[2] = vertices_;
+    raw.allocations = t.allocs;
+    raw.frees = t.frees;
+    raw.rounds = 1;
+    out.tally.attempts = t.allocs + t.nulls;
+    out.tally.successes = t.allocs;
+    out.round_seconds = {raw.seconds[0] + raw.seconds[1] + raw.seconds[2]};
+    out.timed_seconds = out.round_seconds.front();
+    out.observed.put(raw);
+    return out;
+  }
+};
+
+std::unique_ptr<Round> make_graph(const PatternTraits&, const Case& c, double budget_s) {
+  return make_for_api<GraphRound>(c, budget_s);
+}
+
+}  // namespace heapbench::detail
+#endif  // HEAPBENCH_PATTERN_TRAITS_ONLY

@@ -1,0 +1,210 @@
+// hash: a hash table with chained buckets whose nodes come from the allocator.
+//
+// Workload: `threads` threads each insert one key (a node of a 24-byte header
+// and a value of [size_min, size] bytes, pushed on its bucket's chain under
+// the bucket's lock: src/workloads/hash_body.hpp), at load_pct keys per bucket
+// x 100; then every other key is deleted (unlinked under the lock, its node
+// freed); then the table is released (every node left freed). The three
+// launches are timed by CUDA events. Untimed launches look every key up after
+// the inserts and after the deletes and count every chain: a key missing,
+// doubled, left after its delete, a value that does not read back, or a count
+// that differs is an error, never a figure. Any NULL is an error too: the
+// table could not be built on that heap.
+//
+// Counters: insert_s, delete_s, release_s (seconds per round of each launch),
+// inserts_per_s, deletes_per_s (per second of their launch), heap_bytes.
+#ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
+inline constexpr PatternTraits hash_traits =
+    PatternTraits{"hash", "a chained hash table: a node allocated per insert, freed per delete"}
+        .with_axes(kAxisSizeMin | kAxisLoad)
+        .in_own_sweep();
+inline constexpr PatternList<1> hash_patterns = {&hash_traits};
+#else
+#include "round.cuh"
+#include "hash_body.hpp"
+#include "workload_metrics.hpp"
+
+namespace heapbench::detail {
+
+// What the launches of a round count (the verifier's part included).
+struct HashTally {
+  unsigned long long inserted, nulls, timed_out, deleted, freed;
+  unsigned long long faults[2];  // keys whose lookup failed after the inserts, after the deletes
+  unsigned long long nodes[2];   // nodes in the chains after the inserts, after the deletes
+  unsigned long long kinds;      // every HashFault bit seen
+};
+
+// The handle's calls, as the bodies make them.
+template <class Api>
+struct HashAlloc {
+  Api api;
+  __device__ void* allocate(std::size_t bytes, std::size_t align) const { return api.allocate(bytes, align); }
+  __device__ void deallocate(void* p) const { api.deallocate(p); }
+};
+
+template <class Api>
+class HashRound final : public Round {
+ public:
+  HashRound(const Case& c, double budget_s)
+      : owner_(c), buckets_(workloads::buckets_for(c.threads, c.load_pct)), stats_(1), tally_(1),
+        budget_ns_(budget_ns(budget_s)), c_(c) {
+    table_ = {buckets_.get(), workloads::buckets_for(c.threads, c.load_pct), c.size_min, c.size};
+  }
+  void begin_batch() override {}
+  void begin() override {
+    owner_.reset();
+    HB_CUDA_CHECK(cudaMemsetAsync(buckets_.get(), 0, table_.n_buckets * sizeof(workloads::HashBucket)));
+    HB_CUDA_CHECK(cudaMemsetAsync(tally_.get(), 0, sizeof(HashTally)));
+    HB_CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, sizeof(DeviceStats)));
+    set_deadline<<<1, 1>>>(stats_.get(), budget_ns_);
+    HB_CUDA_CHECK_LAUNCH();
+  }
+  void allocate() override {
+    timers_[0].start();
+    insert();
+    timers_[0].stop();
+  }
+  void use() override {
+    check(0);
+    timers_[1].start();
+    erase();
+    timers_[1].stop();
+    check(1);
+  }
+  void release() override {
+    timers_[2].start();
+    release_all();
+    timers_[2].stop();
+  }
+  IterationResult collect() override {
+    HB_CUDA_CHECK(cudaDeviceSynchronize());
+    HashTally t{};
+    HB_CUDA_CHECK(cudaMemcpy(&t, tally_.get(), sizeof t, cudaMemcpyDeviceToHost));
+    return result(t);
+  }
+  std::unique_ptr<Reducer> reducer() const override { return hash_reducer(); }
+
+  // The launches (public only because an extended __device__ lambda needs it).
+  void insert() {
+    const HashAlloc<Api> a{owner_.handle()};
+    const workloads::HashTable h = table_;
+    HashTally* tally = tally_.get();
+    const DeviceStats* stats = stats_.get();
+    for_each_thread<<<grid(c_.threads), kThreadsPerBlock>>>(c_.threads, [=] __device__(std::uint64_t t, bool active) {
+      if (!active) return;
+      const auto out = workloads::hash_insert(a, h, t, [=] { return !before_deadline(stats); });
+      warp_add(&tally->inserted, out == workloads::HashOutcome::done);
+      warp_add(&tally->nulls, out == workloads::HashOutcome::null);
+      warp_add(&tally->timed_out, out == workloads::HashOutcome::timed_out);
+    }, nullptr);
+    HB_CUDA_CHECK_LAUNCH();
+  }
+  void erase() {
+    const HashAlloc<Api> a{owner_.handle()};
+    const workloads::HashTable h = table_;
+    HashTally* tally = tally_.get();
+    const DeviceStats* stats = stats_.get();
+    for_each_thread<<<grid(c_.threads), kThreadsPerBlock>>>(c_.threads, [=] __device__(std::uint64_t t, bool active) {
+      if (!active || !workloads::deleted_key(t)) return;
+      const auto out = workloads::hash_delete(a, h, t, [=] { return !before_deadline(stats); });
+      warp_add(&tally->deleted, out == workloads::HashOutcome::done);
+      warp_add(&tally->timed_out, out == workloads::HashOutcome::timed_out);
+    }, nullptr);
+    HB_CUDA_CHECK_LAUNCH();
+  }
+  void release_all() {
+    const HashAlloc<Api> a{owner_.handle()};
+    const workloads::HashTable h = table_;
+    HashTally* tally = tally_.get();
+    for_each_thread<<<grid(h.n_buckets), kThreadsPerBlock>>>(h.n_buckets, [=] __device__(std::uint64_t k, bool active) {
+      if (active) atomicAdd(&tally->freed, static_cast<unsigned long long>(workloads::hash_release_bucket(a, h, k)));
+    }, nullptr);
+    HB_CUDA_CHECK_LAUNCH();
+  }
+  // The verifier after the inserts (after = 0) or the deletes (1): every key
+  // looked up, every chain counted.
+  void check(int after) {
+    const workloads::HashTable h = table_;
+    HashTally* tally = tally_.get();
+    const std::uint64_t keys = c_.threads;
+    for_each_thread<<<grid(keys), kThreadsPerBlock>>>(keys, [=] __device__(std::uint64_t t, bool active) {
+      const unsigned f = active ? workloads::hash_check(h, t, after != 0, keys) : 0u;
+      warp_add(&tally->faults[after], f != 0);
+      if (f != 0) atomicOr(&tally->kinds, static_cast<unsigned long long>(f));
+    }, nullptr);
+    HB_CUDA_CHECK_LAUNCH();
+    for_each_thread<<<grid(h.n_buckets), kThreadsPerBlock>>>(h.n_buckets, [=] __device__(std::uint64_t k, bool active) {
+      if (active) atomicAdd(&tally->nodes[after], static_cast<unsigned long long>(workloads::hash_chain_length(h, k, keys)));
+    }, nullptr);
+    HB_CUDA_CHECK_LAUNCH();
+  }
+
+ private:
+  alloc::Owner<Api> owner_;
+  DeviceBuffer<workloads::HashBucket> buckets_;
+  DeviceBuffer<DeviceStats> stats_;
+  DeviceBuffer<HashTally> tally_;
+  workloads::HashTable table_{};
+  EventTimer timers_[3];
+  std::uint64_t budget_ns_;
+  Case c_;
+
+  static unsigned grid(std::uint64_t n) { return static_cast<unsigned>((n + kThreadsPerBlock - 1) / kThreadsPerBlock); }
+  IterationResult result(const HashTally& t) const;
+};
+
+// Words for the verifier's findings (HashFault bits).
+inline std::string hash_fault_kinds(unsigned long long kinds) {
+  std::string out;
+  const std::pair<unsigned, const char*> names[] = {{workloads::kHashMissing, "missing"},
+                                                    {workloads::kHashDuplicate, "present twice"},
+                                                    {workloads::kHashNotDeleted, "present after its delete"},
+                                                    {workloads::kHashCorrupt, "value corrupted or chain broken"}};
+  for (const auto& [bit, name] : names) {
+    if ((kinds & bit) != 0) out += (out.empty() ? "" : ", ") + std::string(name);
+  }
+  return out;
+}
+
+template <class Api>
+IterationResult HashRound<Api>::result(const HashTally& t) const {
+  IterationResult out;
+  const std::uint64_t keys = c_.threads, deletes = (keys + 1) / 2;
+  out.not_started = t.timed_out;
+  std::string fault;
+  const auto add = [&](const std::string& s) { fault += fault.empty() ? s : "; " + s; };
+  if (t.nulls > 0) add(fmt::format("{} of {} node allocations returned NULL: the table does not fit this heap", t.nulls, keys));
+  if (t.faults[0] + t.faults[1] > 0) {
+    add(fmt::format("{} keys looked up wrong after the inserts and {} after the deletes ({})", t.faults[0], t.faults[1],
+                    hash_fault_kinds(t.kinds)));
+  }
+  if (t.nulls == 0 && t.timed_out == 0 && (t.nodes[0] != keys || t.nodes[1] != keys - deletes)) {
+    add(fmt::format("the chains held {} nodes after {} inserts and {} after {} deletes", t.nodes[0], keys, t.nodes[1],
+                    deletes));
+  }
+  if (t.freed + t.deleted != t.inserted) {
+    add(fmt::format("{} nodes inserted but {} deleted and {} released", t.inserted, t.deleted, t.freed));
+  }
+  out.fault = fault;
+  PhasedRaw raw;
+  for (int k = 0; k < PhasedRaw::kPhases; ++k) raw.seconds[k] = timers_[k].seconds();
+  raw.operations[0] = t.inserted;
+  raw.operations[1] = t.deleted;
+  raw.operations[2] = t.freed;
+  raw.allocations = t.inserted;
+  raw.frees = t.deleted + t.freed;
+  raw.rounds = 1;
+  out.tally.attempts = keys;
+  out.tally.successes = t.inserted;
+  out.round_seconds = {raw.seconds[0] + raw.seconds[1] + raw.seconds[2]};
+  out.timed_seconds = out.round_seconds.front();
+  out.observed.put(raw);
+  return out;
+}
+
+std::unique_ptr<Round> make_hash(const PatternTraits&, const Case& c, double budget_s) {
+  return make_for_api<HashRound>(c, budget_s);
+}
+
+}  // namespace heapbench::detail
+#endif  // HEAPBENCH_PATTERN_TRAITS_ONLY
