@@ -60,6 +60,7 @@ struct Measured {
   double min_clock_mhz = 0;                 // the slowest dropped batch, for the error message
   Verdict verdict = Verdict::more;
   bool warmed = false;  // the first full round has been seen (counted or discarded)
+  KernelCost cost;      // the allocate phase's kernels, from the case's first round
   std::uint64_t calls = 0;  // allocation calls of every batch run, counted or dropped: what the energy paid for
 
   void accept(const IterationResult& r, const std::vector<double>& rounds, double clock_mhz) {
@@ -92,7 +93,10 @@ std::string measure(Backend& backend, Round& round, const RunConfig& cfg, int fi
     const auto tb = clock::now();
     round.begin_batch();
     backend.begin_batch(round.enqueues_only());
-    for (int i = 0; i < k; ++i) enqueue_round(round, warmup ? -1 : first_index + i);
+    for (int i = 0; i < k; ++i) {
+      const bool watch = i == 0 && m.cost.kernels == 0 && !m.warmed;
+      enqueue_round(round, warmup ? -1 : first_index + i, watch ? &backend : nullptr, watch ? &m.cost : nullptr);
+    }
     BatchTiming timing;
     IterationResult r;
     {
@@ -135,6 +139,27 @@ std::string measure(Backend& backend, Round& round, const RunConfig& cfg, int fi
                        "host could not keep up, so launch gaps would be timed",
                        m.unheld_rounds);
   }
+}
+
+// What calling the allocator costs (docs/metrics.md): the allocate phase's
+// kernels, and the allocator's set-up, first round and reset.
+struct SetUp {
+  double setup_s = -1, first_use_s = -1, reset_s = -1;
+};
+void set_cost_counters(benchmark::State& st, const KernelCost& k, const SetUp& s) {
+  if (k.kernels > 0) {
+    st.counters["regs_per_thread"] = k.regs;
+    st.counters["local_bytes_per_thread"] = static_cast<double>(k.local_bytes);
+    st.counters["stack_bytes_per_thread"] = static_cast<double>(k.stack_bytes);
+    st.counters["occupancy"] = k.occupancy;
+  }
+  if (s.setup_s >= 0) st.counters["setup_s"] = s.setup_s;
+  if (s.first_use_s >= 0) st.counters["first_use_s"] = s.first_use_s;
+  if (s.reset_s >= 0) st.counters["reset_s"] = s.reset_s;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 void set_measurement_counters(benchmark::State& st, const Measured& m, bool fixed) {
@@ -188,13 +213,20 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
       }
     }
     if (heap.reset || g_capacity.heap != c.limit_bytes) g_capacity = CapacityMemo{c.limit_bytes, std::nullopt};
+    SetUp setup;
+    auto t0 = std::chrono::steady_clock::now();
     std::unique_ptr<Round> round = backend.make_round(c, cfg.kernel_budget_s);
+    backend.synchronize();
+    setup.setup_s = seconds_since(t0);
     const std::uint64_t capacity_before = g_capacity.bytes ? *g_capacity.bytes : probe(backend, heap.reported);
     g_capacity.bytes.reset();  // taken: an error before the probe after the case leaves nothing to trust
+    t0 = std::chrono::steady_clock::now();
     if (const std::string why = round->small_warmup() ? warm_up(backend, c, cfg) : ""; !why.empty()) {
       st.SkipWithError(("warm-up: " + why).c_str());
       return;
     }
+    if (round->small_warmup()) setup.first_use_s = seconds_since(t0);
+    setup.reset_s = round->reset_seconds();
     Measured m(round->reducer());
     const bool fixed = cfg.fixed_iterations > 0;
     // The energy counter is read before the loop's first batch and after its last (docs/metrics.md, "Energy").
@@ -220,6 +252,7 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     }
     g_capacity.bytes = capacity_after;
     set_measurement_counters(st, m, fixed);
+    set_cost_counters(st, m.cost, setup);
     Counters own;
     m.reducer->write(own, heap.reported);
     own.insert(energy_counters.begin(), energy_counters.end());

@@ -4,11 +4,13 @@
 
 namespace heapbench {
 
-void enqueue_round(Round& round, std::int64_t index) {
+void enqueue_round(Round& round, std::int64_t index, Backend* backend, KernelCost* cost) {
   {
     nvtx::range r{nvtx::phase(nvtx::Phase::allocate, index)};
     round.begin();
+    if (cost != nullptr) backend->watch_kernels(cost);
     round.allocate();
+    if (cost != nullptr) backend->watch_kernels(nullptr);
   }
   if (round.has_use_phase()) {
     nvtx::range r{nvtx::phase(nvtx::Phase::use, index)};

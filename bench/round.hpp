@@ -9,8 +9,9 @@
 namespace heapbench {
 
 // Enqueues one round, each phase inside its NVTX range with `index` (the
-// round's number, -1 for warm-up rounds) as payload.
-void enqueue_round(Round& round, std::int64_t index);
+// round's number, -1 for warm-up rounds) as payload. With `cost`, the kernels
+// of its allocate phase add their cost to it (Backend::watch_kernels).
+void enqueue_round(Round& round, std::int64_t index, Backend* backend = nullptr, KernelCost* cost = nullptr);
 // One round by itself, without a hold: enqueue_round, then collect() inside the
 // `verify` range (the harness's batches do the same around Backend::end_batch).
 IterationResult run_round(Round& round, std::int64_t index);

@@ -48,6 +48,7 @@ class CapacityRunner final : public TimedLaunchRound {
         blocks_(blocks_buffer_.get()), list_(list_buffer_.get()), refill_(refill_buffer_.get()),
         count_(count_buffer_.get()) {}
 
+  double reset_seconds() override { return timed_reset(owner_); }
   void begin() override {
     owner_.reset();
     buffers_.begin(budget_ns_);

@@ -131,6 +131,7 @@ class ChurnRunner final : public OneLaunchRound {
     return out;
   }
   // frees_per_s all the same: the one launch frees too (allocation_reducer's default).
+  double reset_seconds() override { return timed_reset(owner_); }
 
  private:
   alloc::Owner<Api> owner_;

@@ -1,6 +1,29 @@
 #include "kernels.cuh"
 
+#include <algorithm>
+
+#include "cuda_check.cuh"
+
 namespace heapbench::detail {
+
+KernelCost* g_kernel_watch = nullptr;
+
+void note_kernel_cost(const void* kernel, KernelCost& into) {
+  cudaFuncAttributes attr{};
+  HB_CUDA_CHECK(cudaFuncGetAttributes(&attr, kernel));
+  int blocks = 0, device = 0, per_sm = 0;
+  HB_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, static_cast<int>(kThreadsPerBlock), 0));
+  HB_CUDA_CHECK(cudaGetDevice(&device));
+  HB_CUDA_CHECK(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  size_t stack = 0;
+  HB_CUDA_CHECK(cudaDeviceGetLimit(&stack, cudaLimitStackSize));
+  const double occupancy = per_sm > 0 ? static_cast<double>(blocks) * kThreadsPerBlock / per_sm : 0.0;
+  into.regs = std::max(into.regs, attr.numRegs);
+  into.local_bytes = std::max<std::uint64_t>(into.local_bytes, attr.localSizeBytes);
+  into.stack_bytes = std::max<std::uint64_t>(into.stack_bytes, stack);
+  into.occupancy = into.kernels == 0 ? occupancy : std::min(into.occupancy, occupancy);
+  ++into.kernels;
+}
 
 __global__ void set_deadline(DeviceStats* stats, std::uint64_t budget_ns) {
   stats->deadline_ns = globaltimer_ns() + budget_ns;

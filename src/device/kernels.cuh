@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "device_util.cuh"
+#include "heapbench/backend.hpp"  // KernelCost
 #include "heapbench/mixed_sizes.hpp"
 
 namespace heapbench::detail {
@@ -65,6 +66,16 @@ __global__ void for_each_thread(std::uint64_t n, F f, KernelSpan* span) {
   const std::uint64_t tid = global_thread_id();
   f(tid, tid < n);
   span_end(span);
+}
+
+// The cost the backend is watching with (Backend::watch_kernels), or nullptr;
+// note_kernel_cost adds one kernel's attributes and occupancy at
+// kThreadsPerBlock threads per block to it (kernels.cu).
+extern KernelCost* g_kernel_watch;
+void note_kernel_cost(const void* kernel, KernelCost& into);
+template <class F>
+void note_for_each_thread() {
+  if (g_kernel_watch != nullptr) note_kernel_cost(reinterpret_cast<const void*>(&for_each_thread<F>), *g_kernel_watch);
 }
 
 // Verification over a per-thread table of slices of `slice` bytes. Threads

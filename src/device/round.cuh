@@ -17,6 +17,7 @@
 //
 // The harness calls the phases (Round) and names them on the timeline.
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <tuple>
 #include <type_traits>
@@ -67,8 +68,29 @@ inline constexpr unsigned long long kNoLatency = ~0ull;
 
 template <class F>
 void launch_each(const RoundArgs& a, F f) {
+  note_for_each_thread<F>();
   for_each_thread<<<a.grid, kThreadsPerBlock>>>(a.n, f, a.span);
   HB_CUDA_CHECK_LAUNCH();
+}
+
+// f(t, t < n) for t over whole blocks of kThreadsPerBlock, untimed by spans
+// (the workloads time their phases with events).
+template <class F>
+void launch_threads(std::uint64_t n, F f) {
+  note_for_each_thread<F>();
+  for_each_thread<<<static_cast<unsigned>((n + kThreadsPerBlock - 1) / kThreadsPerBlock), kThreadsPerBlock>>>(n, f, nullptr);
+  HB_CUDA_CHECK_LAUNCH();
+}
+
+// Owner::reset() timed on the host with the device idle before and after
+// (Round::reset_seconds).
+template <class Owner>
+double timed_reset(Owner& owner) {
+  HB_CUDA_CHECK(cudaDeviceSynchronize());
+  const auto t0 = std::chrono::steady_clock::now();
+  owner.reset();
+  HB_CUDA_CHECK(cudaDeviceSynchronize());
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 // The timed launches of a batch of rounds, each stamping its own start and end
@@ -391,6 +413,7 @@ class ThreePhaseRunner final : public Round {
     return std::apply([](const auto&... o) { return std::min({kMaxBatch, o.max_batch...}); }, observers_);
   }
   bool enqueues_only() const override { return !alloc::ResetSynchronizes<alloc::Owner<Api>>::value; }
+  double reset_seconds() override { return timed_reset(owner_); }
   std::unique_ptr<Reducer> reducer() const override {
     std::vector<std::unique_ptr<Reducer>> parts;
     parts.push_back(Times::reducer());

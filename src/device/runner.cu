@@ -102,6 +102,8 @@ class CudaBackend final : public Backend {
     batch_->begin(hold);
   }
   BatchTiming end_batch() override { return batch_ ? batch_->end() : BatchTiming{}; }
+  void watch_kernels(KernelCost* into) override { detail::g_kernel_watch = into; }
+  void synchronize() override { HB_CUDA_CHECK(cudaDeviceSynchronize()); }
   double rated_sm_mhz() const override {
     if (rated_mhz_ == 0) {
       int khz = 0;

@@ -99,6 +99,14 @@ const std::vector<CounterDecl> kCounters = {
     {"ret_other_value", U::count, "calls", B::lower, "printf calls returning another value"},
     {"flush_lines_per_s", U::per_s, "lines/s", B::higher, "lines drained per host second"},
     {"fifo_bytes", U::bytes, "B", B::neither, "printf FIFO limit applied"},
+    // What calling the allocator costs: the allocate phase's kernels, the allocator's set-up
+    {"regs_per_thread", U::count, "registers", B::lower, "registers per thread of the allocating kernel (most)"},
+    {"local_bytes_per_thread", U::bytes, "B", B::lower, "local memory per thread of the allocating kernel (most)"},
+    {"stack_bytes_per_thread", U::bytes, "B", B::neither, "per-thread stack CUDA reserved (cudaLimitStackSize)"},
+    {"occupancy", U::fraction, "", B::higher, "resident threads per SM / the SM's most, allocating kernel"},
+    {"setup_s", U::seconds, "s", B::lower, "seconds to set the case's allocator and buffers up"},
+    {"first_use_s", U::seconds, "s", B::lower, "wall seconds of the case's first (warm-up) round"},
+    {"reset_s", U::seconds, "s", B::lower, "seconds of one reset of the allocator's state"},
     // Workloads (docs/workloads.md)
     {"outputs_per_s", U::per_s, "outputs/s", B::higher, "outputs obtained per second of round time"},
     {"output_bytes_per_s", U::bytes_per_s, "B/s", B::higher, "output bytes obtained per second of round time"},

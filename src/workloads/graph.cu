@@ -120,6 +120,7 @@ class GraphRound final : public Round {
   std::unique_ptr<Reducer> reducer() const override { return graph_reducer(); }
   // A file's graph has the vertices it has: no smaller warm-up round of it.
   bool small_warmup() const override { return c_.graph_file.empty(); }
+  double reset_seconds() override { return timed_reset(owner_); }
 
   // The launches (public only because an extended __device__ lambda needs it).
   void init() {
@@ -197,9 +198,7 @@ class GraphRound final : public Round {
 
   template <class F>
   void launch(F f) {
-    for_each_thread<<<static_cast<unsigned>((vertices_ + kThreadsPerBlock - 1) / kThreadsPerBlock), kThreadsPerBlock>>>(
-        vertices_, f, nullptr);
-    HB_CUDA_CHECK_LAUNCH();
+    launch_threads(vertices_, f);
   }
   IterationResult result(const GraphTally& t) const {
     IterationResult out;

@@ -83,6 +83,7 @@ class HashRound final : public Round {
     return result(t);
   }
   std::unique_ptr<Reducer> reducer() const override { return hash_reducer(); }
+  double reset_seconds() override { return timed_reset(owner_); }
 
   // The launches (public only because an extended __device__ lambda needs it).
   void insert() {
@@ -90,36 +91,33 @@ class HashRound final : public Round {
     const workloads::HashTable h = table_;
     HashTally* tally = tally_.get();
     const DeviceStats* stats = stats_.get();
-    for_each_thread<<<grid(c_.threads), kThreadsPerBlock>>>(c_.threads, [=] __device__(std::uint64_t t, bool active) {
+    launch_threads(c_.threads, [=] __device__(std::uint64_t t, bool active) {
       if (!active) return;
       const auto out = workloads::hash_insert(a, h, t, [=] { return !before_deadline(stats); });
       warp_add(&tally->inserted, out == workloads::HashOutcome::done);
       warp_add(&tally->nulls, out == workloads::HashOutcome::null);
       warp_add(&tally->timed_out, out == workloads::HashOutcome::timed_out);
-    }, nullptr);
-    HB_CUDA_CHECK_LAUNCH();
+    });
   }
   void erase() {
     const HashAlloc<Api> a{owner_.handle()};
     const workloads::HashTable h = table_;
     HashTally* tally = tally_.get();
     const DeviceStats* stats = stats_.get();
-    for_each_thread<<<grid(c_.threads), kThreadsPerBlock>>>(c_.threads, [=] __device__(std::uint64_t t, bool active) {
+    launch_threads(c_.threads, [=] __device__(std::uint64_t t, bool active) {
       if (!active || !workloads::deleted_key(t)) return;
       const auto out = workloads::hash_delete(a, h, t, [=] { return !before_deadline(stats); });
       warp_add(&tally->deleted, out == workloads::HashOutcome::done);
       warp_add(&tally->timed_out, out == workloads::HashOutcome::timed_out);
-    }, nullptr);
-    HB_CUDA_CHECK_LAUNCH();
+    });
   }
   void release_all() {
     const HashAlloc<Api> a{owner_.handle()};
     const workloads::HashTable h = table_;
     HashTally* tally = tally_.get();
-    for_each_thread<<<grid(h.n_buckets), kThreadsPerBlock>>>(h.n_buckets, [=] __device__(std::uint64_t k, bool active) {
+    launch_threads(h.n_buckets, [=] __device__(std::uint64_t k, bool active) {
       if (active) atomicAdd(&tally->freed, static_cast<unsigned long long>(workloads::hash_release_bucket(a, h, k)));
-    }, nullptr);
-    HB_CUDA_CHECK_LAUNCH();
+    });
   }
   // The verifier after the inserts (after = 0) or the deletes (1): every key
   // looked up, every chain counted.
@@ -127,16 +125,14 @@ class HashRound final : public Round {
     const workloads::HashTable h = table_;
     HashTally* tally = tally_.get();
     const std::uint64_t keys = c_.threads;
-    for_each_thread<<<grid(keys), kThreadsPerBlock>>>(keys, [=] __device__(std::uint64_t t, bool active) {
+    launch_threads(keys, [=] __device__(std::uint64_t t, bool active) {
       const unsigned f = active ? workloads::hash_check(h, t, after != 0, keys) : 0u;
       warp_add(&tally->faults[after], f != 0);
       if (f != 0) atomicOr(&tally->kinds, static_cast<unsigned long long>(f));
-    }, nullptr);
-    HB_CUDA_CHECK_LAUNCH();
-    for_each_thread<<<grid(h.n_buckets), kThreadsPerBlock>>>(h.n_buckets, [=] __device__(std::uint64_t k, bool active) {
+    });
+    launch_threads(h.n_buckets, [=] __device__(std::uint64_t k, bool active) {
       if (active) atomicAdd(&tally->nodes[after], static_cast<unsigned long long>(workloads::hash_chain_length(h, k, keys)));
-    }, nullptr);
-    HB_CUDA_CHECK_LAUNCH();
+    });
   }
 
  private:
@@ -149,7 +145,6 @@ class HashRound final : public Round {
   std::uint64_t budget_ns_;
   Case c_;
 
-  static unsigned grid(std::uint64_t n) { return static_cast<unsigned>((n + kThreadsPerBlock - 1) / kThreadsPerBlock); }
   IterationResult result(const HashTally& t) const;
 };
 

@@ -63,7 +63,7 @@ class PerThreadOutput {
   void produce(const OutputArgs& a) {
     const Api api = owner_.handle();
     const OutputArgs o = a;
-    for_each_thread<<<a.grid, kThreadsPerBlock>>>(a.n, [=] __device__(std::uint64_t t, bool active) {
+    launch_threads(a.n, [=] __device__(std::uint64_t t, bool active) {
       if (!active) return;
       void* p = kNotStarted;
       const std::uint64_t bytes = output_bytes(t, o.lo, o.hi);
@@ -74,18 +74,16 @@ class PerThreadOutput {
       o.table[t] = p;
       warp_add(&o.stats->successes, is_block(p));
       if (is_block(p)) atomicAdd(&o.stats->bytes, static_cast<unsigned long long>(bytes));
-    }, nullptr);
-    HB_CUDA_CHECK_LAUNCH();
+    });
   }
   void release(const OutputArgs& a) {
     const Api api = owner_.handle();
     void* const* table = a.table;
-    for_each_thread<<<a.grid, kThreadsPerBlock>>>(a.n, [=] __device__(std::uint64_t t, bool active) {
+    launch_threads(a.n, [=] __device__(std::uint64_t t, bool active) {
       if (active && is_block(table[t])) api.deallocate(table[t]);
-    }, nullptr);
-    HB_CUDA_CHECK_LAUNCH();
+    });
   }
-  bool resets_synchronize() const { return alloc::ResetSynchronizes<alloc::Owner<Api>>::value; }
+  double reset_seconds() { return timed_reset(owner_); }
 
  private:
   alloc::Owner<Api> owner_;
@@ -99,7 +97,7 @@ class WarpAggregatedOutput {
   void reset() {}
   void produce(const OutputArgs& a) {
     const OutputArgs o = a;
-    for_each_thread<<<a.grid, kThreadsPerBlock>>>(a.n, [=] __device__(std::uint64_t t, bool active) {
+    launch_threads(a.n, [=] __device__(std::uint64_t t, bool active) {
       // Every lane of the warp is here (the grid is whole warps; none returns
       // before the shuffles), so the full mask is exact. Lanes past n ask for 0.
       const unsigned lane = threadIdx.x & 31u;
@@ -124,17 +122,15 @@ class WarpAggregatedOutput {
       o.table[t] = p;
       warp_add(&o.stats->successes, is_block(p));
       if (is_block(p)) atomicAdd(&o.stats->bytes, static_cast<unsigned long long>(bytes));
-    }, nullptr);
-    HB_CUDA_CHECK_LAUNCH();
+    });
   }
   void release(const OutputArgs& a) {
     void* const* table = a.table;
-    for_each_thread<<<a.grid, kThreadsPerBlock>>>(a.n, [=] __device__(std::uint64_t t, bool active) {
+    launch_threads(a.n, [=] __device__(std::uint64_t t, bool active) {
       if (active && (threadIdx.x & 31u) == 0 && is_block(table[t])) free(table[t]);
-    }, nullptr);
-    HB_CUDA_CHECK_LAUNCH();
+    });
   }
-  bool resets_synchronize() const { return false; }
+  double reset_seconds() { return -1; }
 };
 
 // Count, scan, one buffer, carve: the output without an allocator in the kernel.
@@ -161,18 +157,16 @@ class TwoPassOutput {
   void produce(const OutputArgs& a) {
     const OutputArgs o = a;
     std::uint64_t* sizes = sizes_.get();
-    for_each_thread<<<a.grid, kThreadsPerBlock>>>(a.n, [=] __device__(std::uint64_t t, bool active) {
+    launch_threads(a.n, [=] __device__(std::uint64_t t, bool active) {
       if (active) sizes[t] = padded(output_bytes(t, o.lo, o.hi));
-    }, nullptr);
-    HB_CUDA_CHECK_LAUNCH();
+    });
     HB_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp_.get(), scan_bytes_, sizes_.get(), offsets_.get(), scan_items()));
     std::uint64_t* offsets = offsets_.get();
     std::uint64_t* total = total_.get();
     const std::uint64_t last = a.n - 1;
-    for_each_thread<<<1, 32>>>(1, [=] __device__(std::uint64_t, bool active) {
+    launch_threads(1, [=] __device__(std::uint64_t, bool active) {
       if (active) *total = offsets[last] + sizes[last];
-    }, nullptr);
-    HB_CUDA_CHECK_LAUNCH();
+    });
     std::uint64_t bytes = 0;
     HB_CUDA_CHECK(cudaMemcpy(&bytes, total, sizeof bytes, cudaMemcpyDeviceToHost));  // what the host must ask for
     void* buffer = nullptr;
@@ -183,7 +177,7 @@ class TwoPassOutput {
     }
     buffer_ = buffer;
     auto* base = static_cast<unsigned char*>(buffer);
-    for_each_thread<<<a.grid, kThreadsPerBlock>>>(a.n, [=] __device__(std::uint64_t t, bool active) {
+    launch_threads(a.n, [=] __device__(std::uint64_t t, bool active) {
       if (!active) return;
       unsigned char* p = base + offsets[t];
       const std::uint64_t n_bytes = output_bytes(t, o.lo, o.hi);
@@ -191,15 +185,14 @@ class TwoPassOutput {
       o.table[t] = p;
       warp_add(&o.stats->successes, 1);
       atomicAdd(&o.stats->bytes, static_cast<unsigned long long>(n_bytes));
-    }, nullptr);
-    HB_CUDA_CHECK_LAUNCH();
+    });
   }
   void release(const OutputArgs&) {
     if (buffer_ == nullptr) return;
     HB_CUDA_CHECK(cudaFreeAsync(buffer_, 0));
     buffer_ = nullptr;
   }
-  bool resets_synchronize() const { return false; }
+  double reset_seconds() { return -1; }
 
  private:
   DeviceBuffer<std::uint64_t> sizes_, offsets_, total_;
@@ -296,6 +289,7 @@ class OutputRound final : public Round {
   }
   bool enqueues_only() const override { return false; }
   std::unique_ptr<Reducer> reducer() const override { return output_reducer(); }
+  double reset_seconds() override { return strategy_.reset_seconds(); }
 
  private:
   Strategy strategy_;

@@ -92,7 +92,8 @@ class CommandLine(unittest.TestCase):
         patterns = help_patterns()
         self.assertIn("per_thread", patterns)
         listed = (run(HEAPBENCH, "--benchmark_list_tests").stdout.split()
-                  + run(HEAPBENCH, "--benchmark_list_tests", "--sweep=size_map").stdout.split())
+                  + run(HEAPBENCH, "--benchmark_list_tests", "--sweep=size_map").stdout.split()
+                  + run(HEAPBENCH, "--benchmark_list_tests", "--sweep=workloads").stdout.split())
         in_sweeps = {n.split("/")[0] for n in listed}
         self.assertEqual(sorted(in_sweeps), sorted(patterns))
 

@@ -145,9 +145,19 @@ TEST(Sweep, TheDefaultSweepLosesOnlyItsTwoBudgetSpendersInOrder) {
   EXPECT_EQ(now, before);
 }
 
+// A pattern that takes `axis` (per_thread for the axes every pattern takes).
+std::string pattern_taking(const SweepAxis& axis) {
+  for (const PatternTraits* p : kPatternTraits) {
+    if (axis.only == 0 || p->takes_axis(static_cast<AxisBit>(axis.only))) return std::string(p->name);
+  }
+  return "";
+}
+
 TEST(Sweep, EveryRowOfTheAxisTableSpansItsValuesInRunOrder) {
   for (const SweepAxis& axis : kSweepAxes) {
-    Sweep s = one({64}, {1024}, {64 * kMiB});
+    Sweep s = one({8192}, {1024}, {64 * kMiB});
+    s.patterns = {pattern_taking(axis)};
+    ASSERT_FALSE(s.patterns.front().empty()) << "no pattern takes an axis of kSweepAxes";
     s.*axis.values = {4096, 32, 1024};
     std::vector<std::uint64_t> got;
     for (const Case& c : plan_cases({s})) got.push_back(c.*axis.field);
@@ -181,9 +191,10 @@ TEST(Sweep, DefaultCoversEveryPatternAndApiWithBothBaselines) {
       });
       // The capacity families fill CUDA's heap through malloc alone (the other
       // CUDA APIs share it) and every API with an arena of its own (bump, slab);
-      // size_map (per_thread plus an address copy) runs in --sweep=size_map.
+      // size_map (per_thread plus an address copy) runs in --sweep=size_map,
+      // the workloads in --sweep=workloads.
       const ApiTraits* t = find_api_traits(api);
-      const bool expected = supported(pattern, api) && pattern != "size_map" &&
+      const bool expected = supported(pattern, api) && !find_pattern_traits(pattern)->own_sweep &&
                             (!is_capacity_family(pattern) || api == "malloc" || t->owns_arena());
       EXPECT_EQ(found, expected) << pattern << "/" << api;
     }
@@ -365,6 +376,60 @@ TEST(ContractSkip, AHeapUnderTheLeastOrABlockOverTheLargestHasAReason) {
       EXPECT_EQ(contract_skip_reason(make_case("per_thread", api, 1u << 30, 0, 32, 1 * kMiB)), "") << api;
     }
   }
+}
+
+}  // namespace
+}  // namespace heapbench
+
+namespace heapbench {
+namespace {
+
+TEST(Sweep, AnAxisOnlyItsPatternsTakeLeavesTheOthersAtItsDefault) {
+  Sweep s = one({64}, {1024}, {1024 * kMiB});
+  s.patterns = {"per_thread", "output"};
+  s.apis = {"malloc"};
+  s.size_mins = {4, 16};
+  s.writes = {0, 1};
+  std::vector<std::string> names;
+  for (const auto& c : plan_cases({s})) names.push_back(case_name(c));
+  const std::vector<std::string> expected = {
+      "output/malloc/size:64/size_min:4/threads:1024/writes:0/heap:1024",
+      "output/malloc/size:64/size_min:4/threads:1024/writes:1/heap:1024",
+      "output/malloc/size:64/size_min:16/threads:1024/writes:0/heap:1024",
+      "output/malloc/size:64/size_min:16/threads:1024/writes:1/heap:1024",
+      "per_thread/malloc/size:64/threads:1024/heap:1024"};
+  EXPECT_EQ(names, expected);
+}
+
+TEST(Sweep, ASizeMinAboveTheSizeIsNoPointAndNoneGivenIsTheSize) {
+  Sweep s = one({64, 4096}, {1024}, {1024 * kMiB});
+  s.patterns = {"output"};
+  s.apis = {"two_pass"};
+  s.size_mins = {128};
+  std::vector<std::string> names;
+  for (const auto& c : plan_cases({s})) names.push_back(case_name(c));
+  EXPECT_EQ(names, (std::vector<std::string>{"output/two_pass/size:4096/size_min:128/threads:1024/writes:1/heap:1024"}));
+  s.size_mins = {0};
+  const auto fixed = plan_cases({s});
+  ASSERT_EQ(fixed.size(), 2u);
+  EXPECT_EQ(fixed[0].size_min, 64u);
+  EXPECT_EQ(fixed[1].size_min, 4096u);
+}
+
+TEST(Sweep, WorkloadsCoverEveryStrategyAndTheirData) {
+  const auto cases = plan_cases(workloads_sweep());
+  std::set<std::string> output_apis, graphs, loads;
+  for (const auto& c : cases) {
+    EXPECT_TRUE(c.pattern->own_sweep) << case_name(c);
+    if (c.pattern_name() == "output") output_apis.insert(std::string(c.api_name()));
+    if (c.pattern_name() == "graph") graphs.insert(c.graph);
+    if (c.pattern_name() == "hash") loads.insert(std::to_string(c.load_pct));
+  }
+  for (const char* api : {"malloc", "new", "bump", "slab", "warp_aggregated", "two_pass", "two_pass_async"}) {
+    EXPECT_EQ(output_apis.count(api), 1u) << api;
+  }
+  EXPECT_EQ(graphs, (std::set<std::string>{"grid", "rmat"}));
+  EXPECT_EQ(loads, (std::set<std::string>{"200", "50"}));
 }
 
 }  // namespace

@@ -16,6 +16,20 @@
 
 namespace heapbench {
 
+// What calling an allocator costs the kernels that call it: over every kernel
+// heapbench launched in a round's allocate phase (for_each_thread's; a
+// library's own kernels, such as CUB's scan, are not seen), the most registers
+// and local memory per thread and the least occupancy (resident threads per SM
+// at 256 threads per block / the SM's most), and the per-thread stack CUDA
+// reserved then (cudaLimitStackSize). docs/metrics.md, "What calling malloc costs".
+struct KernelCost {
+  int kernels = 0;  // kernels seen; 0: nothing recorded
+  int regs = 0;
+  std::uint64_t local_bytes = 0;
+  std::uint64_t stack_bytes = 0;
+  double occupancy = 1.0;
+};
+
 // One round of a case, in the phases the harness names on the timeline. The
 // harness enqueues up to max_batch() rounds (begin, allocate, use, release
 // each), then collect() waits once and reports them all; the batches it keeps
@@ -47,6 +61,10 @@ class Round {
   // The families without a small warm-up round (capacity: a fill with fewer
   // threads takes longer, not less).
   virtual bool small_warmup() const { return true; }
+  // Seconds of one reset of the allocator's state between rounds (its owner's
+  // reset(), the device waited for before and after); negative where the round
+  // has no allocator state to reset. Called once per case, between rounds.
+  virtual double reset_seconds() { return -1; }
 };
 
 // What the backend saw around a batch of rounds.
@@ -80,6 +98,11 @@ class Backend {
   virtual BatchTiming end_batch() { return {}; }
   // The SM clock the device is rated for (its peak), MHz; 0 unknown.
   virtual double rated_sm_mhz() const { return 0; }
+  // While `into` is set, every kernel heapbench launches adds its cost to it
+  // (KernelCost); nullptr stops. A backend without kernels records nothing.
+  virtual void watch_kernels(KernelCost* /*into*/) {}
+  // Waits for everything enqueued (a set-up's device work, to time it).
+  virtual void synchronize() {}
 };
 
 inline constexpr std::uint64_t kCapacityProbeBlock = 64 * 1024;
