@@ -36,8 +36,11 @@ std::vector<Pair> all_pairs() {
   std::vector<Pair> out;
   for (auto p : kPatterns) {
     for (auto a : kApis) {
-      // capacity is a different measurement: see CapacityGpu below.
-      if (supported(p, a) && !is_capacity_family(p) && p != "printf") out.emplace_back(std::string(p), std::string(a));
+      // capacity is a different measurement: see CapacityGpu below; the
+      // workloads (patterns with axes of their own) are workloads_gpu_test.cpp's.
+      if (supported(p, a) && !is_capacity_family(p) && p != "printf" && find_pattern_traits(p)->axes == 0) {
+        out.emplace_back(std::string(p), std::string(a));
+      }
     }
   }
   return out;
