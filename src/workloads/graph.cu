@@ -47,13 +47,6 @@ struct DeviceBatch {
   DeviceBuffer<std::uint32_t> insert_targets, delete_targets;
 };
 
-// What a round counts: the timed launches only what went wrong (rare: an
-// atomic per vertex on one counter would cost them more than the allocator),
-// the verifier the lists that differ.
-struct GraphTally {
-  unsigned long long nulls, timed_out, wrong_lists;
-};
-
 template <class Api>
 struct GraphAlloc {
   Api api;
@@ -61,33 +54,8 @@ struct GraphAlloc {
   __device__ void deallocate(void* p) const { api.deallocate(p); }
 };
 
-__device__ inline void count(GraphTally* t, const workloads::GraphStep& s) {
+__device__ inline void count(GraphCounts* t, const workloads::GraphStep& s) {
   if (s.nulls != 0) atomicAdd(&t->nulls, static_cast<unsigned long long>(s.nulls));
-}
-
-// The blocks a round allocates (and frees) when no call fails: graph_body.hpp's
-// capacity rule replayed on the host over the degrees.
-std::uint64_t blocks_allocated(const workloads::Csr& g, const std::vector<workloads::UpdateBatch>& batches) {
-  std::uint64_t blocks = 0;
-  for (std::uint64_t u = 0; u < g.vertices; ++u) {
-    std::uint64_t degree = g.offsets[u + 1] - g.offsets[u];
-    std::uint32_t capacity = workloads::capacity_for(degree);
-    ++blocks;
-    for (const auto& b : batches) {
-      degree += b.insert_offsets[u + 1] - b.insert_offsets[u];
-      if (degree > capacity) {
-        capacity = workloads::capacity_for(degree);
-        ++blocks;
-      }
-      const std::uint64_t deleted = b.delete_offsets[u + 1] - b.delete_offsets[u];
-      degree -= deleted;
-      if (deleted > 0 && capacity > workloads::kMinCapacity && degree <= capacity / 4) {
-        capacity /= 2;
-        ++blocks;
-      }
-    }
-  }
-  return blocks;
 }
 
 template <class Api>
@@ -101,7 +69,6 @@ class GraphRound final : public Round {
     workloads::Csr final;
     const auto batches = workloads::make_updates(g, 0x75706461746573ull, final);  // "updates"
     vertices_ = g.vertices;
-    edges_ = g.edges();
     offsets_ = upload(g.offsets);
     targets_ = upload(g.targets);
     ref_offsets_ = upload(final.offsets);
@@ -111,13 +78,13 @@ class GraphRound final : public Round {
                           upload(b.delete_targets)});
       updates_ += b.insert_targets.size() + b.delete_targets.size();
     }
-    blocks_ = blocks_allocated(g, batches);
+    shape_ = {g.vertices, g.edges(), updates_, workloads::blocks_allocated(g, batches)};
     lists_ = DeviceBuffer<workloads::VertexList>(vertices_);
   }
   void begin() override {
     owner_.reset();
     HB_CUDA_CHECK(cudaMemsetAsync(lists_.get(), 0, vertices_ * sizeof(workloads::VertexList)));
-    HB_CUDA_CHECK(cudaMemsetAsync(tally_.get(), 0, sizeof(GraphTally)));
+    HB_CUDA_CHECK(cudaMemsetAsync(tally_.get(), 0, sizeof(GraphCounts)));
     HB_CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, sizeof(DeviceStats)));
     set_deadline<<<1, 1>>>(stats_.get(), budget_ns_);
     HB_CUDA_CHECK_LAUNCH();
@@ -140,9 +107,10 @@ class GraphRound final : public Round {
   }
   IterationResult collect() override {
     HB_CUDA_CHECK(cudaDeviceSynchronize());
-    GraphTally t{};
+    GraphCounts t{};
     HB_CUDA_CHECK(cudaMemcpy(&t, tally_.get(), sizeof t, cudaMemcpyDeviceToHost));
-    return result(t);
+    const double seconds[3] = {timers_[0].seconds(), timers_[1].seconds(), timers_[2].seconds()};
+    return graph_result(t, shape_, seconds);
   }
   std::unique_ptr<Reducer> reducer() const override { return graph_reducer(); }
   // A file's graph has the vertices it has: no smaller warm-up round of it.
@@ -155,7 +123,7 @@ class GraphRound final : public Round {
     workloads::VertexList* lists = lists_.get();
     const std::uint64_t* offsets = offsets_.get();
     const std::uint32_t* targets = targets_.get();
-    GraphTally* tally = tally_.get();
+    GraphCounts* tally = tally_.get();
     const DeviceStats* stats = stats_.get();
     launch([=] __device__(std::uint64_t u, bool active) {
       if (!active) return;
@@ -169,7 +137,7 @@ class GraphRound final : public Round {
   void update(const DeviceBatch& b) {
     const GraphAlloc<Api> a{owner_.handle()};
     workloads::VertexList* lists = lists_.get();
-    GraphTally* tally = tally_.get();
+    GraphCounts* tally = tally_.get();
     const DeviceStats* stats = stats_.get();
     const std::uint64_t* ins_off = b.insert_offsets.get();
     const std::uint32_t* ins = b.insert_targets.get();
@@ -195,7 +163,7 @@ class GraphRound final : public Round {
   void release_all() {
     const GraphAlloc<Api> a{owner_.handle()};
     workloads::VertexList* lists = lists_.get();
-    GraphTally* tally = tally_.get();
+    GraphCounts* tally = tally_.get();
     launch([=] __device__(std::uint64_t u, bool active) {
       if (active) count(tally, workloads::graph_release(a, lists[u]));
     });
@@ -204,7 +172,7 @@ class GraphRound final : public Round {
     const workloads::VertexList* lists = lists_.get();
     const std::uint64_t* offsets = ref_offsets_.get();
     const std::uint32_t* targets = ref_targets_.get();
-    GraphTally* tally = tally_.get();
+    GraphCounts* tally = tally_.get();
     launch([=] __device__(std::uint64_t u, bool active) {
       warp_add(&tally->wrong_lists, active && !workloads::graph_check(lists[u], offsets, targets, u));
     });
@@ -213,12 +181,13 @@ class GraphRound final : public Round {
  private:
   alloc::Owner<Api> owner_;
   DeviceBuffer<DeviceStats> stats_;
-  DeviceBuffer<GraphTally> tally_;
+  DeviceBuffer<GraphCounts> tally_;
   DeviceBuffer<std::uint64_t> offsets_, ref_offsets_;
   DeviceBuffer<std::uint32_t> targets_, ref_targets_;
   DeviceBuffer<workloads::VertexList> lists_;
   std::vector<DeviceBatch> batches_;
-  std::uint64_t vertices_ = 0, edges_ = 0, updates_ = 0, blocks_ = 0;
+  std::uint64_t vertices_ = 0, updates_ = 0;
+  GraphShape shape_;
   EventTimer timers_[3];
   std::uint64_t budget_ns_;
   Case c_;
@@ -226,30 +195,6 @@ class GraphRound final : public Round {
   template <class F>
   void launch(F f) {
     launch_threads(vertices_, f);
-  }
-  IterationResult result(const GraphTally& t) const {
-    IterationResult out;
-    out.not_started = t.timed_out;
-    if (t.nulls > 0) {
-      out.fault = fmt::format("{} allocation calls returned NULL: the graph does not fit this heap", t.nulls);
-    } else if (t.wrong_lists > 0 && t.timed_out == 0) {
-      out.fault = fmt::format("{} of {} vertices' lists differ from the reference after the updates", t.wrong_lists,
-                              vertices_);
-    }
-    PhasedRaw raw;
-    for (int k = 0; k < PhasedRaw::kPhases; ++k) raw.seconds[k] = timers_[k].seconds();
-    raw.operations[0] = edges_;
-    raw.operations[1] = updates_;
-    raw.operations[2] = vertices_;
-    raw.allocations = blocks_;
-    raw.frees = blocks_;
-    raw.rounds = 1;
-    out.tally.attempts = blocks_;
-    out.tally.successes = blocks_ - std::min<std::uint64_t>(blocks_, t.nulls);
-    out.round_seconds = {raw.seconds[0] + raw.seconds[1] + raw.seconds[2]};
-    out.timed_seconds = out.round_seconds.front();
-    out.observed.put(raw);
-    return out;
   }
 };
 

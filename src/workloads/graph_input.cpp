@@ -9,6 +9,7 @@
 #include <fstream>
 #include <utility>
 
+#include "graph_body.hpp"  // capacity_for
 #include "heapbench/mixed_sizes.hpp"  // mix64
 
 namespace heapbench::workloads {
@@ -284,6 +285,29 @@ std::vector<UpdateBatch> make_updates(const Csr& graph, std::uint64_t seed, Csr&
     final.targets.insert(final.targets.end(), lists[u].begin(), lists[u].end());
   }
   return batches;
+}
+
+std::uint64_t blocks_allocated(const Csr& g, const std::vector<UpdateBatch>& batches) {
+  std::uint64_t blocks = 0;
+  for (std::uint64_t u = 0; u < g.vertices; ++u) {
+    std::uint64_t degree = g.offsets[u + 1] - g.offsets[u];
+    std::uint32_t capacity = capacity_for(degree);
+    ++blocks;
+    for (const auto& b : batches) {
+      degree += b.insert_offsets[u + 1] - b.insert_offsets[u];
+      if (degree > capacity) {
+        capacity = capacity_for(degree);
+        ++blocks;
+      }
+      const std::uint64_t deleted = b.delete_offsets[u + 1] - b.delete_offsets[u];
+      degree -= deleted;
+      if (deleted > 0 && capacity > kMinCapacity && degree <= capacity / 4) {
+        capacity /= 2;
+        ++blocks;
+      }
+    }
+  }
+  return blocks;
 }
 
 }  // namespace heapbench::workloads

@@ -79,4 +79,8 @@ inline constexpr int kUpdateBatches = 4;
 inline constexpr double kUpdateShare = 0.5;
 std::vector<UpdateBatch> make_updates(const Csr& graph, std::uint64_t seed, Csr& final);
 
+// The blocks a round allocates (and frees) when no call fails: graph_body.hpp's
+// capacity rule replayed over the degrees the batches leave.
+std::uint64_t blocks_allocated(const Csr& graph, const std::vector<UpdateBatch>& batches);
+
 }  // namespace heapbench::workloads

@@ -26,16 +26,6 @@ inline constexpr PatternList<1> hash_patterns = {&hash_traits};
 
 namespace heapbench::detail {
 
-// What the launches of a round count: the timed ones only what went wrong
-// (rare: an atomic per key on one counter would cost them more than the
-// allocator), the verifier the rest.
-struct HashTally {
-  unsigned long long nulls, timed_out, missing;
-  unsigned long long faults[2];  // keys whose lookup failed after the inserts, after the deletes
-  unsigned long long nodes[2];   // nodes in the chains after the inserts, after the deletes
-  unsigned long long kinds;      // every HashFault bit seen
-};
-
 // The handle's calls, as the bodies make them.
 template <class Api>
 struct HashAlloc {
@@ -56,7 +46,7 @@ class HashRound final : public Round {
   void begin() override {
     owner_.reset();
     HB_CUDA_CHECK(cudaMemsetAsync(buckets_.get(), 0, table_.n_buckets * sizeof(workloads::HashBucket)));
-    HB_CUDA_CHECK(cudaMemsetAsync(tally_.get(), 0, sizeof(HashTally)));
+    HB_CUDA_CHECK(cudaMemsetAsync(tally_.get(), 0, sizeof(HashCounts)));
     HB_CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, sizeof(DeviceStats)));
     set_deadline<<<1, 1>>>(stats_.get(), budget_ns_);
     HB_CUDA_CHECK_LAUNCH();
@@ -80,9 +70,10 @@ class HashRound final : public Round {
   }
   IterationResult collect() override {
     HB_CUDA_CHECK(cudaDeviceSynchronize());
-    HashTally t{};
+    HashCounts t{};
     HB_CUDA_CHECK(cudaMemcpy(&t, tally_.get(), sizeof t, cudaMemcpyDeviceToHost));
-    return result(t);
+    const double seconds[3] = {timers_[0].seconds(), timers_[1].seconds(), timers_[2].seconds()};
+    return hash_result(t, c_.threads, seconds);
   }
   std::unique_ptr<Reducer> reducer() const override { return hash_reducer(); }
   double reset_seconds() override { return timed_reset(owner_); }
@@ -91,7 +82,7 @@ class HashRound final : public Round {
   void insert() {
     const HashAlloc<Api> a{owner_.handle()};
     const workloads::HashTable h = table_;
-    HashTally* tally = tally_.get();
+    HashCounts* tally = tally_.get();
     const DeviceStats* stats = stats_.get();
     launch_threads(c_.threads, [=] __device__(std::uint64_t t, bool active) {
       if (!active) return;
@@ -102,12 +93,13 @@ class HashRound final : public Round {
   }
   void erase() {
     const HashAlloc<Api> a{owner_.handle()};
+    const std::uint64_t keys = c_.threads;
     const workloads::HashTable h = table_;
-    HashTally* tally = tally_.get();
+    HashCounts* tally = tally_.get();
     const DeviceStats* stats = stats_.get();
     launch_threads(c_.threads, [=] __device__(std::uint64_t t, bool active) {
       if (!active || !workloads::deleted_key(t)) return;
-      const auto out = workloads::hash_delete(a, h, t, [=] { return !before_deadline(stats); });
+      const auto out = workloads::hash_delete(a, h, t, [=] { return !before_deadline(stats); }, keys);
       if (out == workloads::HashOutcome::missing) atomicAdd(&tally->missing, 1ull);
       if (out == workloads::HashOutcome::timed_out) atomicAdd(&tally->timed_out, 1ull);
     });
@@ -115,15 +107,16 @@ class HashRound final : public Round {
   void release_all() {
     const HashAlloc<Api> a{owner_.handle()};
     const workloads::HashTable h = table_;
+    const std::uint64_t keys = c_.threads;
     launch_threads(h.n_buckets, [=] __device__(std::uint64_t k, bool active) {
-      if (active) workloads::hash_release_bucket(a, h, k);
+      if (active) workloads::hash_release_bucket(a, h, k, keys);
     });
   }
   // The verifier after the inserts (after = 0) or the deletes (1): every key
   // looked up, every chain counted.
   void check(int after) {
     const workloads::HashTable h = table_;
-    HashTally* tally = tally_.get();
+    HashCounts* tally = tally_.get();
     const std::uint64_t keys = c_.threads;
     launch_threads(keys, [=] __device__(std::uint64_t t, bool active) {
       const unsigned f = active ? workloads::hash_check(h, t, after != 0, keys) : 0u;
@@ -139,62 +132,13 @@ class HashRound final : public Round {
   alloc::Owner<Api> owner_;
   DeviceBuffer<workloads::HashBucket> buckets_;
   DeviceBuffer<DeviceStats> stats_;
-  DeviceBuffer<HashTally> tally_;
+  DeviceBuffer<HashCounts> tally_;
   workloads::HashTable table_{};
   EventTimer timers_[3];
   std::uint64_t budget_ns_;
   Case c_;
 
-  IterationResult result(const HashTally& t) const;
 };
-
-// Words for the verifier's findings (HashFault bits).
-inline std::string hash_fault_kinds(unsigned long long kinds) {
-  std::string out;
-  const std::pair<unsigned, const char*> names[] = {{workloads::kHashMissing, "missing"},
-                                                    {workloads::kHashDuplicate, "present twice"},
-                                                    {workloads::kHashNotDeleted, "present after its delete"},
-                                                    {workloads::kHashCorrupt, "value corrupted or chain broken"}};
-  for (const auto& [bit, name] : names) {
-    if ((kinds & bit) != 0) out += (out.empty() ? "" : ", ") + std::string(name);
-  }
-  return out;
-}
-
-template <class Api>
-IterationResult HashRound<Api>::result(const HashTally& t) const {
-  IterationResult out;
-  const std::uint64_t keys = c_.threads, deletes = (keys + 1) / 2;
-  out.not_started = t.timed_out;
-  std::string fault;
-  const auto add = [&](const std::string& s) { fault += fault.empty() ? s : "; " + s; };
-  if (t.nulls > 0) add(fmt::format("{} of {} node allocations returned NULL: the table does not fit this heap", t.nulls, keys));
-  if (t.faults[0] + t.faults[1] > 0) {
-    add(fmt::format("{} keys looked up wrong after the inserts and {} after the deletes ({})", t.faults[0], t.faults[1],
-                    hash_fault_kinds(t.kinds)));
-  }
-  if (t.missing > 0) add(fmt::format("{} deletes found no node for their key", t.missing));
-  if (t.nulls == 0 && t.timed_out == 0 && (t.nodes[0] != keys || t.nodes[1] != keys - deletes)) {
-    add(fmt::format("the chains held {} nodes after {} inserts and {} after {} deletes", t.nodes[0], keys, t.nodes[1],
-                    deletes));
-  }
-  out.fault = fault;
-  // With no fault every key was inserted, every other one deleted, the rest released.
-  PhasedRaw raw;
-  for (int k = 0; k < PhasedRaw::kPhases; ++k) raw.seconds[k] = timers_[k].seconds();
-  raw.operations[0] = keys;
-  raw.operations[1] = deletes;
-  raw.operations[2] = keys - deletes;
-  raw.allocations = keys;
-  raw.frees = keys;
-  raw.rounds = 1;
-  out.tally.attempts = keys;
-  out.tally.successes = keys - t.nulls;
-  out.round_seconds = {raw.seconds[0] + raw.seconds[1] + raw.seconds[2]};
-  out.timed_seconds = out.round_seconds.front();
-  out.observed.put(raw);
-  return out;
-}
 
 std::unique_ptr<Round> make_hash(const PatternTraits&, const Case& c, double budget_s) {
   return make_for_api<HashRound>(c, budget_s);

@@ -93,13 +93,16 @@ HEAPBENCH_HD inline HashOutcome hash_insert(const A& a, const HashTable& h, std:
 
 // Delete of thread t's key: unlinks its node under the lock, frees it after;
 // missing where the key is not in the table (the verifier then says so too).
+// At most `max_walk` nodes are walked (a chain broken into a cycle ends).
 template <class A, class GiveUp>
-HEAPBENCH_HD inline HashOutcome hash_delete(const A& a, const HashTable& h, std::uint64_t t, GiveUp give_up) {
+HEAPBENCH_HD inline HashOutcome hash_delete(const A& a, const HashTable& h, std::uint64_t t, GiveUp give_up,
+                                            std::uint64_t max_walk) {
   const std::uint64_t key = hash_key(t);
   HashBucket& b = h.buckets[bucket_of(h, key)];
   if (!lock_bucket(b, give_up)) return HashOutcome::timed_out;
   HashNode* found = nullptr;
-  for (HashNode** link = &b.head; *link != nullptr; link = &(*link)->next) {
+  std::uint64_t walked = 0;
+  for (HashNode** link = &b.head; *link != nullptr && walked++ < max_walk; link = &(*link)->next) {
     if ((*link)->key == key) {
       found = *link;
       *link = found->next;
@@ -112,11 +115,14 @@ HEAPBENCH_HD inline HashOutcome hash_delete(const A& a, const HashTable& h, std:
   return HashOutcome::done;
 }
 
-// Frees every node of bucket k (the table is no one else's by then).
+// Frees every node of bucket k (the table is no one else's by then), at most
+// `max_walk` of them: a chain broken into a cycle (a node linked twice, which
+// the verifier has reported) must not keep the launch from ending.
 template <class A>
-HEAPBENCH_HD inline std::uint64_t hash_release_bucket(const A& a, const HashTable& h, std::uint64_t k) {
+HEAPBENCH_HD inline std::uint64_t hash_release_bucket(const A& a, const HashTable& h, std::uint64_t k,
+                                                      std::uint64_t max_walk) {
   std::uint64_t freed = 0;
-  for (HashNode* n = h.buckets[k].head; n != nullptr;) {
+  for (HashNode* n = h.buckets[k].head; n != nullptr && freed < max_walk;) {
     HashNode* next = n->next;
     a.deallocate(n);
     n = next;

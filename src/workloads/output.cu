@@ -229,15 +229,8 @@ __global__ void write_outputs(void* const* table, std::uint64_t n, std::uint64_t
   if (t < n && is_block(table[t])) write_output(static_cast<unsigned char*>(table[t]), output_bytes(t, lo, hi), t);
 }
 
-// What a round counts: the strategy's NULLs, and what the verifier found
-// (output_body.hpp's check_output per thread).
-struct OutputTally {
-  unsigned long long reported_nulls;  // by the strategy
-  unsigned long long present, bytes, nulls, not_started, misaligned, corrupted;
-};
-
 __global__ void check_outputs(void* const* table, std::uint64_t n, std::uint64_t lo, std::uint64_t hi,
-                              OutputTally* tally) {
+                              OutputCounts* tally) {
   const std::uint64_t t = global_thread_id();
   const workloads::OutputCheck c = t < n ? workloads::check_output(table[t], t, lo, hi) : workloads::OutputCheck{};
   warp_add(&tally->present, c.present);
@@ -258,7 +251,7 @@ class OutputRound final : public Round {
       : strategy_(c), buffers_(c, c.threads), tally_(1), budget_ns_(budget_ns(budget_s)), c_(c) {}
   void begin_batch() override {
     buffers_.begin_batch();
-    HB_CUDA_CHECK(cudaMemsetAsync(tally_.get(), 0, sizeof(OutputTally)));
+    HB_CUDA_CHECK(cudaMemsetAsync(tally_.get(), 0, sizeof(OutputCounts)));
   }
   void begin() override {
     strategy_.reset();
@@ -283,9 +276,9 @@ class OutputRound final : public Round {
   }
   IterationResult collect() override {
     HB_CUDA_CHECK(cudaDeviceSynchronize());
-    OutputTally v{};
+    OutputCounts v{};
     HB_CUDA_CHECK(cudaMemcpy(&v, tally_.get(), sizeof v, cudaMemcpyDeviceToHost));
-    return workload_result(v);
+    return output_result(v, c_.threads, produce_.seconds(), release_.seconds());
   }
   bool enqueues_only() const override { return false; }
   std::unique_ptr<Reducer> reducer() const override { return output_reducer(); }
@@ -294,7 +287,7 @@ class OutputRound final : public Round {
  private:
   Strategy strategy_;
   RoundBuffers buffers_;
-  DeviceBuffer<OutputTally> tally_;
+  DeviceBuffer<OutputCounts> tally_;
   EventTimer produce_, release_;
   std::uint64_t budget_ns_;
   Case c_;
@@ -302,24 +295,6 @@ class OutputRound final : public Round {
   OutputArgs args() const {
     const RoundArgs& a = buffers_.args();
     return {a.table, a.n, c_.size_min, c_.size, c_.writes != 0, a.stats, &tally_.get()->reported_nulls};
-  }
-  IterationResult workload_result(const OutputTally& v) const {
-    IterationResult out;
-    out.not_started = v.not_started;
-    out.misaligned = v.misaligned;
-    out.corrupted = v.corrupted;
-    if (v.nulls != v.reported_nulls) {
-      out.fault = fmt::format("{} outputs were missing, of which the strategy reported {} as not obtained (NULL)",
-                              v.nulls, v.reported_nulls);
-    }
-    out.tally.attempts = c_.threads;
-    out.tally.successes = v.present;
-    out.tally.bytes = v.bytes;
-    out.tally.alloc_seconds = produce_.seconds();
-    out.tally.free_seconds = release_.seconds();
-    out.round_seconds = {out.tally.alloc_seconds + out.tally.free_seconds};
-    out.timed_seconds = out.round_seconds.front();
-    return out;
   }
 };
 

@@ -4,10 +4,42 @@
 // batches into the results file's figures. Plain C++, tested on the host.
 #include <cstdint>
 #include <memory>
+#include <string>
 
+#include "heapbench/iteration_result.hpp"
 #include "heapbench/reducer.hpp"
 
 namespace heapbench {
+
+// What a round of each workload counted, on the GPU or on the CPU (the
+// stand-in device): the timed launches count only what went wrong, the
+// verifier the rest. unsigned long long: what CUDA's atomics take.
+struct OutputCounts {
+  unsigned long long reported_nulls;  // outputs the strategy said it could not obtain
+  unsigned long long present, bytes, nulls, not_started, misaligned, corrupted;  // the verifier's
+};
+struct HashCounts {
+  unsigned long long nulls, timed_out, missing;
+  unsigned long long faults[2];  // keys looked up wrong after the inserts, after the deletes
+  unsigned long long nodes[2];   // nodes in the chains then
+  unsigned long long kinds;      // HashFault bits seen (hash_body.hpp)
+};
+struct GraphCounts {
+  unsigned long long nulls, timed_out, wrong_lists;
+};
+// A graph round's work, known on the host before it runs.
+struct GraphShape {
+  std::uint64_t vertices = 0, edges = 0, updates = 0, blocks = 0;
+};
+
+// A round's result from its counts and phase seconds: the verdict (an error's
+// reason in IterationResult::problem) and what the reducers read. The one
+// place each workload's checks become words.
+IterationResult output_result(const OutputCounts& c, std::uint64_t threads, double produce_s, double release_s);
+IterationResult hash_result(const HashCounts& c, std::uint64_t keys, const double (&seconds)[3]);
+IterationResult graph_result(const GraphCounts& c, const GraphShape& g, const double (&seconds)[3]);
+// "missing, present twice, ..." for HashFault bits.
+std::string hash_fault_kinds(unsigned long long kinds);
 
 // output: outputs_per_s and output_bytes_per_s (outputs, and their bytes,
 // obtained per second of round time: produce plus release), fail_rate (outputs

@@ -19,8 +19,12 @@
 //   HEAPBENCH_NOGPU_ENERGY_W   a stand-in energy counter: this many watts, the counter
 //                              moving every HEAPBENCH_NOGPU_ENERGY_UPDATE_MS (default 1) ms
 //                              of wall time (unset: no energy counter, as without NVML)
+//   HEAPBENCH_NOGPU_BREAK      drop or overlap: the workloads' strategies broken on purpose
+//                              (tests/workloads/cpu_rounds.hpp), for their verifiers
 //   size_map cases report block addresses whose stride is the request plus 16 B,
 //   rounded up to a power of two (at least 32 B): size classes a test can find.
+//   The workloads (output, graph, hash) run for real on the CPU, with the host's
+//   allocator for every API (tests/workloads/cpu_rounds.hpp).
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -29,6 +33,7 @@
 #include <thread>
 
 #include "app.hpp"
+#include "cpu_rounds.hpp"
 #include "heapbench/catalog.hpp"
 #include "heapbench/mixed_sizes.hpp"
 
@@ -121,6 +126,10 @@ class StandInBackend final : public Backend {
   void invalidate() override { dirty_ = true; }
   std::uint64_t probe_capacity(std::uint64_t heap_bytes) override { return heap_bytes / 2; }
   std::unique_ptr<Round> make_round(const Case& c, double) override {
+    if (auto r = workloads::cpu::make_round(c, workloads::cpu::break_named(env("HEAPBENCH_NOGPU_BREAK", "")))) {
+      trace("round " + case_name(c));
+      return r;
+    }
     return std::make_unique<SleepingRound>(c, current_);
   }
   int resets = 0;
