@@ -59,15 +59,8 @@ std::string not_built_note() {
   return note;
 }
 
-void add_flags(CLI::App& app, Parsed& p) {
-  app.set_help_flag();  // --help is ours: it prints these flags and then Google Benchmark's.
-  app.add_flag("-h,--help", p.help, "Print heapbench's flags, its subcommands and Google Benchmark's flags, and exit");
-  app.add_flag("--version", p.version, "Print heapbench's version and git commit, and exit (needs no GPU)");
-  app.add_option("--patterns", p.patterns, fmt::format("Patterns, comma-separated ({})", fmt::join(kPatterns, ",")));
-  app.add_option("--apis", p.apis, fmt::format("APIs, comma-separated ({}){}", fmt::join(kApis, ","), not_built_note()));
-  app.add_option("--aligns", p.aligns, "Alignments for aligned APIs, powers of two (e.g. 16,256,4096)");
-  app.add_option("--sizes", p.sizes, "Bytes per allocation, comma-separated, K/M/G suffixes (e.g. 16,1K,4K)");
-  app.add_option("--threads", p.threads, "Concurrently allocating threads (e.g. 32,100000,1M)");
+// The workloads' axes (docs/workloads.md).
+void add_workload_flags(CLI::App& app, Parsed& p) {
   app.add_option("--size-mins", p.size_mins,
                  "Workloads (output, hash): the smallest request; sizes are drawn from [size-min, size] "
                  "(e.g. 4,16; default: the size itself)");
@@ -79,6 +72,18 @@ void add_flags(CLI::App& app, Parsed& p) {
   app.add_option("--graph", p.graph_file,
                  "graph: a Matrix Market coordinate file (FILE.mtx), one thread per vertex; its graph is named "
                  "by the file's stem, and replaces the generated ones unless --graphs is given too");
+}
+
+void add_flags(CLI::App& app, Parsed& p) {
+  app.set_help_flag();  // --help is ours: it prints these flags and then Google Benchmark's.
+  app.add_flag("-h,--help", p.help, "Print heapbench's flags, its subcommands and Google Benchmark's flags, and exit");
+  app.add_flag("--version", p.version, "Print heapbench's version and git commit, and exit (needs no GPU)");
+  app.add_option("--patterns", p.patterns, fmt::format("Patterns, comma-separated ({})", fmt::join(kPatterns, ",")));
+  app.add_option("--apis", p.apis, fmt::format("APIs, comma-separated ({}){}", fmt::join(kApis, ","), not_built_note()));
+  app.add_option("--aligns", p.aligns, "Alignments for aligned APIs, powers of two (e.g. 16,256,4096)");
+  app.add_option("--sizes", p.sizes, "Bytes per allocation, comma-separated, K/M/G suffixes (e.g. 16,1K,4K)");
+  app.add_option("--threads", p.threads, "Concurrently allocating threads (e.g. 32,100000,1M)");
+  add_workload_flags(app, p);
   app.add_option("--heaps", p.heaps, "cudaLimitMallocHeapSize values (printf: cudaLimitPrintfFifoSize), whole MiB (e.g. 8M,1G)");
   app.add_option("--max-demand-fraction", p.max_demand_fraction,
                  "Skip points whose threads x size (each call to CUDA's heap counted as at least 64 B) exceeds "
