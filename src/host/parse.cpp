@@ -57,4 +57,16 @@ std::string format_quantity(std::uint64_t value) {
   return fmt::format("{}", value);
 }
 
+std::string name_of_file(std::string_view path) {
+  const std::size_t slash = path.find_last_of('/');
+  std::string base(slash == std::string_view::npos ? path : path.substr(slash + 1));
+  const std::size_t dot = base.rfind('.');
+  if (dot != std::string::npos && dot > 0) base.resize(dot);
+  for (char& c : base) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+    if (!keep) c = '_';
+  }
+  return base;
+}
+
 }  // namespace heapbench

@@ -11,6 +11,7 @@
 
 #include "graph_body.hpp"  // capacity_for
 #include "heapbench/mixed_sizes.hpp"  // mix64
+#include "heapbench/parse.hpp"        // name_of_file
 
 namespace heapbench::workloads {
 namespace {
@@ -165,12 +166,7 @@ bool is_generated_graph(std::string_view name) {
 }
 
 std::string graph_name_of_file(const std::string& path) {
-  std::string base = path.substr(path.find_last_of('/') == std::string::npos ? 0 : path.find_last_of('/') + 1);
-  const std::size_t dot = base.rfind('.');
-  if (dot != std::string::npos && dot > 0) base.resize(dot);
-  for (char& c : base) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-') c = '_';
-  }
+  const std::string base = name_of_file(path);
   if (base.empty()) throw GraphFileError(fmt::format("{}: the file's name has no stem to name its graph by", path));
   if (is_generated_graph(base)) {
     throw GraphFileError(fmt::format("{}: '{}' names a generated graph; rename the file", path, base));

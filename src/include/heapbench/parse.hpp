@@ -14,6 +14,12 @@ std::uint64_t parse_quantity(std::string_view text);
 // A comma-separated list of quantities, e.g. "16,1K,4K". Empty items are an error.
 std::vector<std::uint64_t> parse_quantity_list(std::string_view text);
 
+// The name an axis gives a file the user named (--graph, --trace): its
+// stem, every character other than letters, digits, '_' and '-' made '_'
+// ("road-usa.mtx" -> "road-usa"); "" where the name has no stem. A name from
+// a path the user typed, never the other way round.
+std::string name_of_file(std::string_view path);
+
 // Human form used in messages and docs: 1048576 -> "1M", 1000 -> "1000".
 std::string format_quantity(std::uint64_t value);
 

@@ -1,0 +1,86 @@
+#pragma once
+// Reading a trace file (docs/trace.md, heapbench/trace_format.hpp) and turning
+// it into what a replay runs: every thread's operations of every launch, each
+// allocation numbered, each release naming the allocation it gives back.
+// Plain C++, tested on the host with damaged and generated files.
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "heapbench/trace_format.hpp"
+
+namespace heapbench::trace {
+
+// A file that is not a trace heapbench can read: one line, "FILE: what is
+// wrong" (with the byte offset where a record is to blame).
+struct TraceError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Launch {
+  LaunchHeader header;
+  std::vector<Event> events;
+  std::uint64_t blocks() const;   // grid x*y*z
+  std::uint64_t threads_per_block() const;
+};
+
+struct Trace {
+  FileHeader header;
+  std::vector<Launch> launches;
+  std::string device() const;  // header.device up to its NUL
+};
+
+// Limits a reader holds a file to (absurd counts are refused, not allocated).
+inline constexpr std::uint64_t kMaxTraceThreads = 1ull << 31;  // threads of one launch
+inline constexpr std::uint64_t kMaxTraceSize = 1ull << 40;     // bytes of one request
+
+// Reads and checks the whole file: the header, every launch record, every
+// event (its op, its thread inside the launch's shape, a power-of-two
+// alignment, a size within kMaxTraceSize). Throws TraceError.
+Trace read_trace(const std::string& path);
+
+// Writes `t` to `path` (through a temporary name and a rename): what the
+// recorder writes, for tests and tools.
+void write_trace(const std::string& path, const Trace& t);
+
+// One operation of a replayed thread.
+struct ReplayOp {
+  std::uint64_t size;   // bytes asked for (allocations)
+  std::uint32_t id;     // the allocation: numbered over the whole trace
+  std::uint32_t align;  // kAligned's alignment, else 0
+  std::uint32_t kind;   // kAllocate or kRelease
+  std::uint32_t recorded_null;  // the recording's call returned NULL (allocations)
+};
+enum ReplayKind : std::uint32_t { kAllocate = 0, kRelease = 1 };
+
+struct ReplayLaunch {
+  std::uint32_t grid[3], block[3];
+  std::uint64_t threads = 0;             // grid x block
+  std::vector<std::uint64_t> offsets;    // threads + 1: thread i's ops are ops[offsets[i] .. offsets[i+1])
+  std::vector<ReplayOp> ops;
+  std::uint64_t allocations = 0, releases = 0;
+};
+
+struct ReplayPlan {
+  std::vector<ReplayLaunch> launches;
+  std::uint64_t allocations = 0;      // numbered blocks (ids 0 .. allocations-1)
+  std::uint64_t recorded_nulls = 0;   // allocations the recording got NULL for
+  std::uint64_t unmatched_releases = 0;  // releases of an address no live recorded block had (not replayed)
+  std::uint64_t peak_bytes = 0;       // most bytes the recording held live at once
+  std::uint64_t max_size = 0;         // the largest request
+  std::uint64_t max_threads = 0;      // the largest launch
+  std::vector<std::uint32_t> live_at_end;  // blocks the recording never gave back (the replay frees them, untimed)
+};
+
+// Numbers the allocations in the order they happened (launch by launch, by
+// each event's clock, ties in file order) and pairs each release with the
+// live block at its address; groups every launch's operations by thread, in
+// each thread's order. Throws TraceError for a trace that dropped events (its
+// buffer filled: what it records is not the program) or records no allocation.
+ReplayPlan plan_replay(const Trace& t, const std::string& path);
+
+// The replay axis' name for a trace file: its stem, letters, digits, '_' and '-'.
+std::string trace_name_of_file(const std::string& path);
+
+}  // namespace heapbench::trace
