@@ -32,6 +32,7 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from outputs import write_csv, write_text  # noqa: E402
 import style  # noqa: E402
 from heapbench_results import Results, SchemaError, finish, load_selection  # noqa: E402
 
@@ -169,15 +170,15 @@ def export(spec: str | Path, out: str | Path, fmt: str) -> Path:
                                                           fmt in ("gbench", "nvbench") else "") + FORMATS[fmt])
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "csv":
-        tidy(res).to_csv(out, index=False)
+        write_csv(out, tidy(res))
     elif fmt == "long":
-        long(res).to_csv(out, index=False)
+        write_csv(out, long(res))
     elif fmt == "md":
-        out.write_text(f"# {res.path.name}: {res.title_suffix()}\n\n" + markdown(tidy(res).drop(columns=["case"])))
+        write_text(out, f"# {res.path.name}: {res.title_suffix()}\n\n" + markdown(tidy(res).drop(columns=["case"])))
     elif fmt == "gbench":
-        out.write_text(json.dumps(gbench(res.path), indent=1))
+        write_text(out, json.dumps(gbench(res.path), indent=1))
     else:
-        out.write_text(json.dumps(nvbench(res), indent=1))
+        write_text(out, json.dumps(nvbench(res), indent=1))
     return out
 
 

@@ -13,6 +13,7 @@ GPU, the CUDA version and the heapbench version; axes carry units.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import re
 import sys
@@ -26,6 +27,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from outputs import slug, write_text  # noqa: E402
 from heapbench_results import Results, SchemaError, cuda_version, load, load_selection, one_line  # noqa: E402
 import style  # noqa: E402
 from readability import FigureError, save  # noqa: E402
@@ -49,8 +51,23 @@ def _style(api: str, align: int = 0, context: dict | None = None) -> dict:
     return s
 
 
+# The formats every figure of this module is written in; formats() changes them for a block
+# (the HTML page wants SVG alone).
+FORMATS = ("png", "svg")
+
+
+@contextlib.contextmanager
+def formats(kinds: tuple[str, ...]):
+    global FORMATS
+    before, FORMATS = FORMATS, tuple(kinds)
+    try:
+        yield
+    finally:
+        FORMATS = before
+
+
 def _save(fig, out: Path, stem: str, written: list[Path]) -> None:
-    save(fig, out / stem, written)
+    save(fig, out / stem, written, formats=FORMATS)
 
 
 def _fmt_mib(mib: int) -> str:
@@ -191,7 +208,7 @@ def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Pa
             heap_note += f"; {left_out} case(s) measured at one {x} value only not drawn"
         fig.suptitle(f"{pattern}: allocation throughput vs {'size' if x == 'size' else 'threads'} ({heap_note})\n"
                      f"{res.title_suffix()}", fontsize=10)
-        _save(fig, out, f"throughput_vs_{x}_{pattern}", written)
+        _save(fig, out, f"throughput_vs_{x}_{slug(pattern)}", written)
 
 
 def best_measured(ax, sub: pd.DataFrame, x: str, res: Results, y: str = "allocs_per_s") -> None:
@@ -238,28 +255,45 @@ def _direct_heap_apis(res: Results, apis) -> list[str]:
             and res.apis.get(a, {}).get("call_path", "direct") == "direct"]
 
 
+def allocators_that_free(res: Results, apis) -> list[str]:
+    """The allocators among `apis` that free and are not CUDA's own: what a finding sets beside
+    malloc (slab, a user's adapter), neither a baseline nor a call path."""
+    own = {"malloc", "new", "aligned", "cuda_std_aligned"}
+    return [a for a in _direct_heap_apis(res, list(apis)) if a not in baselines(res) and a not in own
+            and res.apis.get(a, {}).get("source", "own_arena") != "device_heap"]
+
+
+def allocators_point(res: Results, cases: pd.DataFrame):
+    """(the cases there, size, threads, heap, the ceilings) of the point (size, threads, heap)
+    measured in the most patterns with malloc, a ceiling and a third API; None where none is."""
+    if "allocs_per_s" not in cases:
+        return None
+    ok = cases[~cases["error"] & cases["allocs_per_s"].notna() & (cases["align"] <= 16)]
+    ok = ok[ok["api"].isin(_direct_heap_apis(res, ok["api"].unique()))]
+    ceilings = _ceilings(res, ok["api"].unique())
+    if ok.empty or not ceilings:
+        return None
+    point = ["size", "threads", "heap_mib"]
+    has = ok.groupby(point + ["pattern"])["api"].agg(set)
+    both = has[has.map(lambda a: "malloc" in a and bool(a & ceilings) and len(a) >= 3)]
+    if both.empty:
+        return None
+    per_point = both.reset_index().groupby(point)["pattern"].nunique()
+    # The most patterns; among equals the most threads, then the largest heap, then the smallest size.
+    size, threads, heap = sorted(per_point.items(), key=lambda kv: (-kv[1], -kv[0][1], -kv[0][2], kv[0][0]))[0][0]
+    sel = ok[(ok["size"] == size) & (ok["threads"] == threads) & (ok["heap_mib"] == heap)]
+    return sel, size, threads, heap, ceilings
+
+
 def allocators_per_pattern(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
     """One point (size, threads, heap) measured in the most patterns with malloc and a ceiling: per
     pattern, the allocation rate of every heap API there, from CUDA's malloc through the allocators
     that free (slab and any adapter) to the ceiling (bump). The README's table "CUDA's malloc
     against the ceiling"."""
-    if "allocs_per_s" not in cases:
+    found = allocators_point(res, cases)
+    if found is None:
         return
-    ok = cases[~cases["error"] & cases["allocs_per_s"].notna() & (cases["align"] <= 16)]
-    ok = ok[ok["api"].isin(_direct_heap_apis(res, ok["api"].unique()))]
-    ceilings = _ceilings(res, ok["api"].unique())
-    if ok.empty or not ceilings:
-        return
-    point = ["size", "threads", "heap_mib"]
-    has = ok.groupby(point + ["pattern"])["api"].agg(set)
-    both = has[has.map(lambda a: "malloc" in a and bool(a & ceilings) and len(a) >= 3)]
-    if both.empty:
-        return
-    per_point = both.reset_index().groupby(point)["pattern"].nunique()
-    # The most patterns; among equals the most threads, then the largest heap, then the smallest size.
-    best = sorted(per_point.items(), key=lambda kv: (-kv[1], -kv[0][1], -kv[0][2], kv[0][0]))[0][0]
-    size, threads, heap = best
-    sel = ok[(ok["size"] == size) & (ok["threads"] == threads) & (ok["heap_mib"] == heap)]
+    sel, size, threads, heap, ceilings = found
     patterns = [p for p in sel["pattern"].drop_duplicates()
                 if "malloc" in set(sel[sel["pattern"] == p]["api"]) and set(sel[sel["pattern"] == p]["api"]) & ceilings]
     apis = sorted(sel["api"].unique(), key=lambda a: (a in ceilings, a != "malloc", style.api_sort_key(a, res.context)))
@@ -300,6 +334,8 @@ def fail_rate_lines(res: Results, cases: pd.DataFrame, out: Path, written: list[
     pattern/API with sizes and heaps both swept. At 9b2c92f these were heatmaps, 80 % blank,
     where a pale 0 looked like a blank "not measured": here a case not measured has no marker,
     a measured 0 a marker on the zero line, a case that failed a cross."""
+    if "fail_rate" not in cases.columns:
+        return
     for (pattern, api, align), g in cases.groupby(["pattern", "api", "align"]):
         if g["size"].nunique() < 2 or g["heap_mib"].nunique() < 2 or not g["fail_rate"].notna().any():
             continue
@@ -343,7 +379,7 @@ def fail_rate_lines(res: Results, cases: pd.DataFrame, out: Path, written: list[
         name = f"{pattern}/{_series_label(api, align, res.context)}"
         fig.suptitle(f"{name}: failure rate against the heap\n(no marker: not measured; x: the case failed)\n"
                      f"{res.title_suffix()}", fontsize=10)
-        _save(fig, out, f"fail_rate_{pattern}_{api}{f'_align{align}' if align else ''}", written)
+        _save(fig, out, f"fail_rate_{slug(pattern)}_{slug(api)}{f'_align{align}' if align else ''}", written)
 
 
 fail_rate_heatmaps = fail_rate_lines  # the name of 9b2c92f
@@ -529,7 +565,7 @@ def write_markdown(path: Path, lines: list[str], written: list[Path]) -> Path:
     pngs = [p for p in written if p.suffix == ".png"]
     if pngs:
         lines = lines + ["## Figures", ""] + [f"![{p.stem}]({p.name})" for p in pngs] + [""]
-    path.write_text("\n".join(lines))
+    write_text(path, "\n".join(lines))
     return path
 
 
@@ -547,7 +583,7 @@ def make_figures(results_path: str | Path, out: str | Path) -> list[Path]:
              f"- file: `{res.path.name}`, written by `heapbench --devices`: each GPU has its figures and summary",
              ""] + [f"- [GPU {d}](gpu{d}/summary.md)" for d in devices] + [""]
     path = Path(out) / "summary.md"
-    path.write_text("\n".join(lines))
+    write_text(path, "\n".join(lines))
     return written + [path]
 
 

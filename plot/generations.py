@@ -34,6 +34,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from outputs import write_csv, write_text  # noqa: E402
 import style  # noqa: E402
 from heapbench_results import Results, SchemaError, cuda_version, finish, load  # noqa: E402
 from readability import FigureError, save  # noqa: E402
@@ -95,6 +96,7 @@ def points(s: Source) -> pd.DataFrame:
     c = s.results.cases()
     c = c[(c["pattern"] == "per_thread") & ~c["error"].astype(bool)]
     c = c.sort_values("heap_mib", kind="stable").groupby(KEYS, as_index=False).last()
+    c = c.assign(**{f: math.nan for f in FIGURES if f not in c.columns})  # printf alone, capacity: no frees
     return c[KEYS + ["heap_mib"] + FIGURES].assign(source=s.label, harness=s.harness, gpu=s.results.gpu)
 
 
@@ -175,7 +177,8 @@ def choose_threads(data: pd.DataFrame, asked: list[int] | None) -> list[int]:
     shared = sorted(int(t) for t, n in m.items() if n >= 2)
     if shared:
         return shared[:4]
-    return sorted(int(t) for t in data.loc[data["harness"] != "heapbench", "threads"].unique())[:4]
+    survey = sorted(int(t) for t in data.loc[data["harness"] != "heapbench", "threads"].unique())[:4]
+    return survey or sorted(int(t) for t in m.index)[:4]  # one source: the thread counts it measured
 
 
 @dataclass
@@ -351,9 +354,12 @@ def report(paths: list[str], out: str | Path, opts) -> tuple[list[Path], list[st
     out = Path(out)
     sources = read_sources(paths)
     data = pd.concat([points(s) for s in sources], ignore_index=True)
-    if (data["api"] == "malloc").sum() == 0:
-        raise GenerationsError("no per_thread malloc case in any file: nothing to set side by side")
     cal = read_calibration(opts.calibration)
+    if not (data["api"] == "malloc").any():
+        md = ["# GPU generations: CUDA's device heap and the survey's allocators", "", "## Sources", ""]
+        md += sources_md(sources) + ["", "No per_thread case of CUDA's malloc in any file: nothing to set side by side."]
+        return [write_text(out / "generations.md", "\n".join(md) + "\n")], [
+            "no per_thread malloc case in any file: generations.md says so, no figure"]
     threads = choose_threads(data, opts.threads)
     base = pick_baseline(sources, opts.baseline, data, threads)
     styles = style.series_styles([s.label for s in sources])
@@ -384,8 +390,8 @@ def report(paths: list[str], out: str | Path, opts) -> tuple[list[Path], list[st
         if missing:
             warnings.append(f"no heapbench file has {', '.join(missing)}: those panels show the survey's GPUs only")
     md += changes_md(data, sources, cal)
-    r.to_csv(out / "generations.csv", index=False)
-    (out / "generations.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+    write_csv(out / "generations.csv", r)
+    write_text((out / "generations.md"), "\n".join(md) + "\n")
     return written + [out / "generations.csv", out / "generations.md"], warnings
 
 

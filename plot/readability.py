@@ -164,10 +164,12 @@ def series_problems(fig) -> list[str]:
 
 
 def save(fig, stem: Path, written: list[Path] | None = None, formats=("png", "svg")) -> list[Path]:
-    """Writes stem.png and stem.svg (or `formats`), warns (FigureWarning) about what cannot be
-    read, closes `fig`."""
+    """Writes stem.png and stem.svg (or `formats`), each through a temporary name and a
+    rename (outputs.atomic), warns (FigureWarning) about what cannot be read, closes `fig`."""
     import matplotlib.pyplot as plt
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from outputs import atomic
     # problems() draws the figure; drawn at the PNG's resolution, that drawing is the PNG
     # (a second full draw by savefig was a third of the report's time).
     fig.set_dpi(DPI)
@@ -177,12 +179,13 @@ def save(fig, stem: Path, written: list[Path] | None = None, formats=("png", "sv
             warnings.warn(f"{stem.name}: {p}", FigureWarning, stacklevel=2)
         for ext in formats:
             p = stem.with_name(f"{stem.name}.{ext}")
-            if ext == "png" and isinstance(fig.canvas, FigureCanvasAgg):
-                from PIL import Image
-                Image.frombuffer("RGBA", fig.canvas.get_width_height(), fig.canvas.buffer_rgba(), "raw", "RGBA", 0, 1
-                                 ).save(p, dpi=(DPI, DPI))
-            else:
-                fig.savefig(p, dpi=DPI)
+            with atomic(p) as tmp:
+                if ext == "png" and isinstance(fig.canvas, FigureCanvasAgg):
+                    from PIL import Image
+                    Image.frombuffer("RGBA", fig.canvas.get_width_height(), fig.canvas.buffer_rgba(), "raw", "RGBA",
+                                     0, 1).save(tmp, format="PNG", dpi=(DPI, DPI))
+                else:
+                    fig.savefig(tmp, dpi=DPI, format=ext)
             paths.append(p)
     except (OverflowError, ValueError) as e:
         raise FigureError(f"{stem.name}: cannot be drawn from these values ({e})") from e

@@ -37,6 +37,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from outputs import slug, write_csv  # noqa: E402
 from figures import _direct_heap_apis, baselines, best_measured, legend_entries, write_markdown  # noqa: E402
 from heapbench_results import (API_NAMES_KEY, APIS_KEY, COUNTERS_KEY, Results, SchemaError, finish, load,  # noqa: E402
                                pooled_context)
@@ -119,8 +120,13 @@ def measured(res: Results, cases: pd.DataFrame, column: str = "allocs_per_s") ->
     return ok[ok["api"].isin(_direct_heap_apis(res, list(ok["api"].unique())))]
 
 
+def _band_of(size: int) -> tuple[int, int]:
+    """The band a size falls in; a size under 1 B (an axis the file left out) counts as the first."""
+    return next(((lo, hi) for lo, hi in BANDS if size <= hi), BANDS[-1])
+
+
 def _band(size: int) -> str:
-    lo, hi = next((lo, hi) for lo, hi in BANDS if lo <= size <= hi)
+    lo, hi = _band_of(size)
     if lo == 1:
         return f"<= {style.fmt_bytes(hi)}"
     return f"> {style.fmt_bytes(lo - 1)}" if hi >= 2**62 else f"{style.fmt_bytes(lo)} - {style.fmt_bytes(hi)}"
@@ -182,7 +188,7 @@ def size_figures(res: Results, cases: pd.DataFrame, out: Path, written: list[Pat
     """Per pattern, allocs/s per allocator against size, a panel per thread count."""
     ok = at_largest_heap(measured(res, cases))
     for pattern, g in ok.groupby("pattern"):
-        line_figure(res, g, "size", "threads", f"zoo_size_{pattern}",
+        line_figure(res, g, "size", "threads", f"zoo_size_{slug(pattern)}",
                     f"{pattern}: allocation throughput per allocator against size", out, written)
 
 
@@ -340,7 +346,7 @@ def fastest(res: Results, cases: pd.DataFrame) -> list[str]:
     ok = ok[ok["api"].isin(allocators(res, ok["api"].unique())) & (ok["allocs_per_s"] > 0)]
     if ok.empty:
         return ["No allocator was measured without error.", ""]
-    band_lo = ok["size"].map(lambda s: next(lo for lo, hi in BANDS if s <= hi))  # the bands' order
+    band_lo = ok["size"].map(lambda s: _band_of(s)[0])  # the bands' order
     ok = ok.assign(band=ok["size"].map(_band), band_lo=band_lo)
     lines = ["| pattern | sizes | fastest | allocs/s | its memory cost | runner-up | allocs/s | its memory cost |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
@@ -442,6 +448,8 @@ def make_zoo(paths: list[str | Path], out: str | Path, slab: str = "slab") -> tu
     cases = res.cases()
     if cases.empty:
         raise ZooError(f"{res.path}: no cases")
+    # The zoo ranks allocation rates: a file without them (printf alone, errors alone) ranks nothing.
+    cases = cases.assign(**{c: math.nan for c in ("allocs_per_s", "fail_rate") if c not in cases.columns})
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     warnings = []
@@ -455,7 +463,7 @@ def make_zoo(paths: list[str | Path], out: str | Path, slab: str = "slab") -> tu
     table = slab_points(res, cases, slab)
     slab_figure(res, table, slab, out, written)
     csv = out / "slab_vs_best.csv"
-    table.to_csv(csv, index=False)
+    write_csv(csv, table)
     written.append(csv)
     written.append(findings(res, cases, table, slab, written, out))
     return written, warnings
