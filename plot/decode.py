@@ -113,7 +113,10 @@ class Columns:
 
     def _array(self, name: str, values: list) -> np.ndarray:
         if name in self.text:
-            return np.array(values, dtype=object)
+            out = np.empty(len(values), dtype=object)  # element by element: arrays of samples stay objects
+            for i, v in enumerate(values):
+                out[i] = v
+            return out
         if name in self.ints and None not in values:
             return np.array(values, dtype=np.int64)
         return np.array(values, dtype=np.float64)  # None -> NaN

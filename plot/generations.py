@@ -113,10 +113,7 @@ def _draw(ax, data: pd.DataFrame, y: str, styles: dict) -> None:
     """One panel: `y` against size, a series per source (a dot where a source has one size)."""
     for label, g in data.dropna(subset=[y]).groupby("source", sort=False):
         g = g.sort_values("size")
-        kw = dict(styles[label])
-        if len(g) == 1:
-            kw["linestyle"] = "None"
-        ax.plot(g["size"], g[y], label=label, ms=4, lw=1.2, **kw)
+        style.draw_series(ax, g["size"], g[y], styles[label], label, lw=1.2)
     if data[y].notna().any():
         style.byte_axis(ax.xaxis, data["size"])
         style.rate_axis(ax.yaxis)
@@ -131,7 +128,8 @@ def _legend(fig, axes, styles: dict) -> None:
                frameon=False)
 
 
-def malloc_figure(data: pd.DataFrame, threads: list[int], styles: dict, stem: Path) -> list[Path]:
+def malloc_figure(data: pd.DataFrame, threads: list[int], styles: dict, stem: Path,
+                  context: dict | None = None) -> list[Path]:
     """CUDA's malloc and free rates against size: a row per figure, a column per thread count."""
     m = data[data["api"] == "malloc"]
     fig, axes = plt.subplots(2, len(threads), figsize=(max(3.6 * len(threads) + 0.8, 6.0), 6.4), squeeze=False,
@@ -140,16 +138,17 @@ def malloc_figure(data: pd.DataFrame, threads: list[int], styles: dict, stem: Pa
         for i, f in enumerate(FIGURES):
             ax = axes[i][j]
             _draw(ax, m[m["threads"] == t], f, styles)
-            ax.set_title(f"{f}, {t:,} threads", fontsize=9)
+            ax.set_title(f"{style.counter(f, context).label}, {t:,} threads", fontsize=8)
             ax.set_xlabel("allocation size (bytes)", fontsize=8)
             if j == 0:
-                ax.set_ylabel(style.axis_label(f), fontsize=8)
+                ax.set_ylabel(style.axis_label(f, context), fontsize=8)
     _legend(fig, axes, styles)
     fig.suptitle("CUDA's malloc across GPU generations (one call per thread)", fontsize=10)
     return save(fig, stem, formats=("png",))
 
 
-def allocators_figure(data: pd.DataFrame, apis: list[str], threads: int, styles: dict, stem: Path) -> list[Path]:
+def allocators_figure(data: pd.DataFrame, apis: list[str], threads: int, styles: dict, stem: Path,
+                      context: dict | None = None) -> list[Path]:
     """allocs_per_s against size at one thread count, a panel per allocator, every source that has it."""
     rows = math.ceil(len(apis) / COLUMNS)
     cols = min(COLUMNS, len(apis))
@@ -163,7 +162,7 @@ def allocators_figure(data: pd.DataFrame, apis: list[str], threads: int, styles:
         _draw(ax, d[d["api"] == apis[k]], "allocs_per_s", styles)
         ax.set_title(apis[k], fontsize=9)
         ax.set_xlabel("allocation size (bytes)", fontsize=7)
-        ax.set_ylabel(style.axis_label("allocs_per_s"), fontsize=7)
+        ax.set_ylabel(style.axis_label("allocs_per_s", context), fontsize=7)
     _legend(fig, axes, styles)
     fig.suptitle(f"The survey's allocators, {threads:,} threads (per_thread)", fontsize=10)
     return save(fig, stem, formats=("png",))
@@ -365,7 +364,8 @@ def report(paths: list[str], out: str | Path, opts) -> tuple[list[Path], list[st
     styles = style.series_styles([s.label for s in sources])
     out.mkdir(parents=True, exist_ok=True)
     written, warnings = [], []
-    written += malloc_figure(data, threads, styles, out / "malloc")
+    context = next((s.results.context for s in sources if s.harness == "heapbench"), sources[0].results.context)
+    written += malloc_figure(data, threads, styles, out / "malloc", context)
     drawn = set(data.loc[(data["api"] == "malloc") & data["threads"].isin(threads), "source"])
     warnings += [f"{s.label} has no per_thread malloc case at {', '.join(map(str, threads))} threads: not in "
                  "malloc.png (a calibration run's heapbench.json has them)" for s in sources if s.label not in drawn]
@@ -383,7 +383,7 @@ def report(paths: list[str], out: str | Path, opts) -> tuple[list[Path], list[st
     if apis:
         md += ["## The survey's allocators", ""]
         for t in threads:
-            written += allocators_figure(data, apis, t, styles, out / f"allocators_{t}")
+            written += allocators_figure(data, apis, t, styles, out / f"allocators_{t}", context)
             md += [f"![allocators at {t:,} threads](allocators_{t}.png)", "", cal_link, ""]
         md += allocators_md(r, apis, base) + [""]
         missing = [a for a in apis if not (data.loc[data["api"] == a, "harness"] == "heapbench").any()]

@@ -103,7 +103,7 @@ def pattern_figure(pattern: str, data: pd.DataFrame, labels: list[str], context:
         if kind == "line":
             for gpu in [g for g in labels if g in set(rows["gpu"])]:
                 s = rows[rows["gpu"] == gpu].sort_values(x)
-                ax.plot(s[x], s[metric], ms=4, lw=1.2, label=gpu, **gstyle[gpu])
+                style.draw_series(ax, s[x], s[metric], gstyle[gpu], gpu, converged=s.get("converged"), lw=1.2)
             (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, rows[x])
             ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
             ax.set_title(f"{title}\n{_point_text(point, x)}", fontsize=8)

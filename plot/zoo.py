@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -141,47 +142,62 @@ def _legend(fig, axes) -> None:
         fig.legend([h for _, h in chunk], [lab for lab, _ in chunk], loc=f"outside {where}", fontsize=7)
 
 
-def _api_lines(ax, res: Results, df: pd.DataFrame, x: str, y: str, best: bool = True) -> None:
-    """A line per API (its colour, marker and display name), then (`best`: for a rate, where
-    higher is better) the best measured line."""
-    apis = sorted(df["api"].unique(), key=lambda a: style.api_sort_key(a, res.context))
-    looks = style.api_styles(apis, res.context)
-    for api in apis:
+def _api_lines(ax, res: Results, df: pd.DataFrame, x: str, y: str, best: bool = True, apis=None) -> None:
+    """A line per API of `apis` (default: every API of df; its colour, marker and display name;
+    hollow where it did not converge), then (`best`: for a rate, where higher is better) the best
+    measured line over every API of df."""
+    shown = apis if apis is not None else sorted(df["api"].unique(), key=lambda a: style.api_sort_key(a, res.context))
+    looks = style.api_styles(list(shown), res.context)
+    for api in shown:
         s = df[df["api"] == api].sort_values(x)
-        st = dict(looks[api])
-        if len(s) < 2:
-            st["linestyle"] = "None"
-        ax.plot(s[x], s[y], ms=4, label=style.api_label(api, res.context), **st)
+        if not s.empty:
+            style.draw_series(ax, s[x], s[y], looks[api], style.api_label(api, res.context),
+                              converged=s.get("converged"))
     if best:
         best_measured(ax, df, x, res, y)
 
 
 def line_figure(res: Results, ok: pd.DataFrame, x: str, panel: str, stem: str, title: str, out: Path,
                 written: list[Path]) -> None:
-    """allocs/s against `x`, a panel per value of `panel` measured at 3 or more values of `x`."""
+    """allocs/s against `x`: a row per value of `panel` measured at 3 or more values of `x`, and the
+    allocators cut into columns of at most eight (issue 36: a 12-entry legend crushed
+    zoo_size_per_thread), each column with its legend below it and the best-measured line (over every
+    allocator) in every panel, so a colour means one allocator throughout."""
     counts = ok.groupby(panel)[x].nunique()
     panels = sorted(counts[counts >= 3].index)
     if not panels:
         return
-    cols = min(3, len(panels))
-    rows = math.ceil(len(panels) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols + 2.8, 3.2 * rows + 1.0), squeeze=False, sharey=True,
-                             layout="constrained")
-    for ax in axes.ravel()[len(panels):]:
-        ax.set_visible(False)
-    for ax, pv in zip(axes.ravel(), panels):
-        _api_lines(ax, res, ok[ok[panel] == pv], x, "allocs_per_s")
-        (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, ok[x])
-        style.rate_axis(ax.yaxis)
-        ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
+    apis = sorted(ok["api"].unique(), key=lambda a: style.api_sort_key(a, res.context))
+    groups = _groups(apis)
+    fig, axes = plt.subplots(len(panels), len(groups), figsize=(4.6 * len(groups) + 1.0, 3.0 * len(panels) + 2.2),
+                             squeeze=False, sharey=True, layout="constrained")
+    for r, pv in enumerate(panels):
         heaps = ok[ok[panel] == pv]["heap_mib"].unique()
-        ax.set_title((f"{style.fmt_bytes(pv)}" if panel == "size" else f"{int(pv):,} threads")
-                     + (f", heap {style.fmt_mib(heaps[0])}" if len(heaps) == 1 else ""), fontsize=9)
-        ax.grid(True, alpha=0.3)
+        for c, group in enumerate(groups):
+            ax = axes[r][c]
+            _api_lines(ax, res, ok[ok[panel] == pv], x, "allocs_per_s", apis=group)
+            (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, ok[x])
+            style.rate_axis(ax.yaxis)
+            ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
+            ax.set_title((f"{style.fmt_bytes(pv)}" if panel == "size" else f"{int(pv):,} threads")
+                         + (f", heap {style.fmt_mib(heaps[0])}" if len(heaps) == 1 else ""), fontsize=9)
+            ax.grid(True, alpha=0.3)
+    for c in range(len(groups)):
+        seen = legend_entries(axes[:, c])
+        axes[-1][c].legend(list(seen.values()), list(seen.keys()), loc="upper center", bbox_to_anchor=(0.5, -0.28),
+                           ncols=2, fontsize=7, frameon=False)
     fig.supylabel(style.axis_label("allocs_per_s", res.context), fontsize=9)
-    _legend(fig, axes.ravel()[:len(panels)])
-    fig.suptitle(f"{title}\n{res.title_suffix()}", fontsize=10)
+    width = int(fig.get_figwidth() * 12)
+    fig.suptitle(textwrap.fill(f"{title} (hollow: did not converge)", width) + "\n"
+                 + textwrap.fill(res.title_suffix(), width), fontsize=10)
     save(fig, out / stem, written)
+
+
+def _groups(apis: list[str], most: int = 8) -> list[list[str]]:
+    """`apis` in legend order cut into the fewest groups of at most `most`, as even as can be."""
+    n = max(1, math.ceil(len(apis) / most))
+    size = math.ceil(len(apis) / n)
+    return [apis[k:k + size] for k in range(0, len(apis), size)]
 
 
 def size_figures(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
