@@ -84,7 +84,11 @@ def walk(text: str, on_entry) -> object:
 class Columns:
     """Rows (dicts of column -> value) gathered into typed columns; a row that lacks a
     column has NaN (numbers) or None (text) there. `text` names the columns of strings
-    (and other objects); every other column is float64, or int64 where `ints` names it."""
+    (and other objects); every other column is float64, or int64 where `ints` names it.
+
+    Rows are kept by their shape (the tuple of their keys: heapbench's entries come in a few
+    shapes, one per pattern), each shape's values transposed at once with zip: per row a
+    tuple and an append, not a lookup per field."""
 
     CHUNK = 1 << 16
 
@@ -92,26 +96,23 @@ class Columns:
         self.text, self.ints = set(text), set(ints)
         self.order: dict[str, None] = {}
         self.chunks: list[tuple[int, dict]] = []
-        self.cur: dict[str, list] = {}
-        self.n = 0
+        self.shapes: dict[tuple, tuple[list, list]] = {}
+        self.n = 0  # rows in the chunk being gathered
 
     def add(self, row: dict) -> None:
-        cur, n = self.cur, self.n
-        for k, v in row.items():
-            col = cur.get(k)
-            if col is None:
-                col = cur[k] = [None] * n
+        key = tuple(row)
+        shape = self.shapes.get(key)
+        if shape is None:
+            shape = self.shapes[key] = ([], [])
+            for k in key:
                 self.order.setdefault(k)
-            col.append(v)
-        self.n = n + 1
-        if len(cur) != len(row):
-            for col in cur.values():
-                if len(col) == n:
-                    col.append(None)
+        shape[0].append(self.n)
+        shape[1].append(tuple(row.values()))
+        self.n += 1
         if self.n >= self.CHUNK:
             self._flush()
 
-    def _array(self, name: str, values: list) -> np.ndarray:
+    def _array(self, name: str, values) -> np.ndarray:
         if name in self.text:
             out = np.empty(len(values), dtype=object)  # element by element: arrays of samples stay objects
             for i, v in enumerate(values):
@@ -122,9 +123,20 @@ class Columns:
         return np.array(values, dtype=np.float64)  # None -> NaN
 
     def _flush(self) -> None:
-        if self.n:
-            self.chunks.append((self.n, {k: self._array(k, v) for k, v in self.cur.items()}))
-        self.cur, self.n = {}, 0
+        if not self.n:
+            return
+        chunk: dict[str, np.ndarray] = {}
+        for key, (rows, values) in self.shapes.items():
+            where = np.array(rows, dtype=np.intp)
+            for name, column in zip(key, zip(*values)):
+                part = self._array(name, column)
+                if name not in chunk:
+                    chunk[name] = self._missing(name, self.n, like=part)
+                elif chunk[name].dtype != part.dtype and chunk[name].dtype != object:
+                    chunk[name] = chunk[name].astype(object if part.dtype == object else np.float64)
+                chunk[name][where] = part
+        self.chunks.append((self.n, chunk))
+        self.shapes, self.n = {}, 0
 
     def frame(self, columns: list[str]) -> pd.DataFrame:
         """The frame of `columns` (in that order; the others gathered after them)."""
@@ -137,5 +149,10 @@ class Columns:
             data[name] = np.concatenate(parts) if parts else self._missing(name, 0)
         return pd.DataFrame(data, columns=names)
 
-    def _missing(self, name: str, n: int) -> np.ndarray:
-        return np.full(n, None, dtype=object) if name in self.text else np.full(n, np.nan)
+    def _missing(self, name: str, n: int, like: np.ndarray | None = None) -> np.ndarray:
+        """A column of n blanks: None for text, NaN for numbers (int64 ones then float64)."""
+        if name in self.text or (like is not None and like.dtype == object):
+            return np.full(n, None, dtype=object)
+        if like is not None and like.dtype == np.int64:
+            return np.zeros(n, dtype=np.int64)  # every row of an int column is set: axes are always there
+        return np.full(n, np.nan)

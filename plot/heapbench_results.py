@@ -439,11 +439,14 @@ class _Reader:
                     self.extra_axes.setdefault(k)
         row = {**axes, **_gb_fields(b, name)}
         for k, v in b.items():
-            if k in GB_FIELDS:
+            kind = type(v)
+            if kind is float and k not in GB_FIELDS and k not in axes and k not in _BASE:  # the common case
+                row[k] = v
+            elif k in GB_FIELDS:
                 continue
-            if k in SAMPLE_FIELDS:
+            elif k in SAMPLE_FIELDS:
                 row[k] = _samples(v, f"{name!r}: {k}")
-            elif type(v) is float or (type(v) is int):
+            elif kind is float or kind is int:
                 if k in axes or k in _BASE:
                     raise SchemaError(f"{name!r}: {k!r} is both an axis (in axis_values) and a counter")
                 row[k] = _number(v, f"{name!r}: {k}")
