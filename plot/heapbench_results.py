@@ -183,8 +183,9 @@ class Results:
         it = self.iterations()
         counters = [c for c in self.counters + ["real_time"] if c in it.columns]
         keys = self.case_keys
-        if it.empty:
-            return pd.DataFrame(columns=keys + counters + ["error", "error_message", "repetitions"])
+        if it.empty:  # error a bool column even so: cases[~cases["error"]] must select rows, not columns
+            return pd.DataFrame(columns=keys + counters + ["error", "error_message", "repetitions"]).astype(
+                {"error": bool})
         if not it.duplicated(["case", "gpu_index"]).any():  # one run per case: nothing to average
             agg = it[keys + counters + ["error", "error_message"]].reset_index(drop=True)
             agg["repetitions"] = 1
@@ -282,6 +283,19 @@ def parse_name(name: str) -> dict | None:
     }
 
 
+class _Where:
+    """A case's "'name': axis_values", formatted only when a message needs it."""
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __str__(self) -> str:
+        return f"{self.name!r}: axis_values"
+
+    __format__ = lambda self, spec: format(str(self), spec)  # noqa: E731
+
+
 def axes_of(entry: dict, text_axes: set | None = None) -> dict | None:
     """Axes of a benchmark entry, as parse_name() gives them: from its `axis_values`
     field where heapbench wrote one (sizes and limits in bytes), else from its name (the
@@ -294,7 +308,7 @@ def axes_of(entry: dict, text_axes: set | None = None) -> dict | None:
     values = entry.get("axis_values")
     if values is None:
         return parse_name(run_name)
-    where = f"{run_name!r}: axis_values"
+    where = _Where(run_name)
     if not isinstance(values, dict):
         raise SchemaError(f"{where} is {values!r}, not an object")
     limits = [k for k in LIMITS if k in values]
@@ -307,8 +321,10 @@ def axes_of(entry: dict, text_axes: set | None = None) -> dict | None:
             raise SchemaError(f"{where}.{key} is {v!r}, not a name")
         axes[key] = v
     for key in ("size", "align", "threads"):
-        axes[key] = _axis_int(values.get(key, 0), f"{where}.{key}")
-    axes["heap_mib"] = _axis_int(values[limits[0]], f"{where}.{limits[0]}") // 2**20
+        v = values.get(key, 0)
+        axes[key] = v if type(v) is int and 0 <= v <= INT_MAX else _axis_int(v, f"{where}.{key}")
+    v = values[limits[0]]
+    axes["heap_mib"] = (v if type(v) is int and 0 <= v <= INT_MAX else _axis_int(v, f"{where}.{limits[0]}")) >> 20
     axes["limit"] = limits[0]
     for key, value in values.items():  # an axis beyond AXES: an integer or a name, its own column
         if key in _AXIS_VALUE_KEYS:
@@ -473,20 +489,29 @@ _BASE = set(BASE_COLUMNS)
 TEXT_COLUMNS = ("case", "pattern", "api", "limit", "name", "run_type", "aggregate_name", "error_message", "time_unit")
 
 
+_NUMBER_FIELDS = (("repetition_index", 0), ("real_time", None), ("iterations", 0))
+_TEXT_FIELDS = (("run_type", "iteration"), ("aggregate_name", ""), ("error_message", ""), ("time_unit", ""))
+
+
 def _gb_fields(b: dict, name: str) -> dict:
-    """Google Benchmark's fields of an entry (and gpu_index), each checked for its type."""
-    gpu_index = _number(b.get("gpu_index", 0), f"{name!r}: gpu_index")
-    if not (math.isfinite(gpu_index) and 0 <= gpu_index <= INT_MAX and gpu_index == int(gpu_index)):
-        raise SchemaError(f"{name!r}: gpu_index {b.get('gpu_index')!r} is not a device index")
-    return {"gpu_index": int(gpu_index), "name": name,
-            "run_type": _text(b.get("run_type"), f"{name!r}: run_type", "iteration"),
-            "aggregate_name": _text(b.get("aggregate_name"), f"{name!r}: aggregate_name"),
-            "repetition_index": _number(b.get("repetition_index", 0), f"{name!r}: repetition_index"),
-            "error": _flag(b.get("error_occurred"), f"{name!r}: error_occurred"),
-            "error_message": _text(b.get("error_message"), f"{name!r}: error_message"),
-            "real_time": _number(b.get("real_time"), f"{name!r}: real_time"),
-            "time_unit": _text(b.get("time_unit"), f"{name!r}: time_unit"),
-            "iterations": _number(b.get("iterations", 0), f"{name!r}: iterations")}
+    """Google Benchmark's fields of an entry (and gpu_index), each checked for its type (the field's
+    name formatted only for a fault: this runs once per entry of a 10^6-entry file)."""
+    out = {"gpu_index": 0, "name": name}
+    g = b.get("gpu_index", 0)
+    if type(g) is not int or not 0 <= g <= INT_MAX:
+        gpu_index = _number(g, f"{name!r}: gpu_index")
+        if not (math.isfinite(gpu_index) and 0 <= gpu_index <= INT_MAX and gpu_index == int(gpu_index)):
+            raise SchemaError(f"{name!r}: gpu_index {g!r} is not a device index")
+        g = int(gpu_index)
+    out["gpu_index"] = g
+    for key, default in _TEXT_FIELDS:
+        v = b.get(key)
+        out[key] = v if type(v) is str else _text(v, f"{name!r}: {key}", default)
+    for key, default in _NUMBER_FIELDS:
+        v = b.get(key, default)
+        out[key] = v if type(v) is float else _number(v, f"{name!r}: {key}")
+    out["error"] = _flag(b.get("error_occurred"), f"{name!r}: error_occurred")
+    return out
 
 
 # The fields of the declaration blocks plot/ reads, by the type each must have (docs/json.md);
@@ -522,10 +547,15 @@ def _declared(doc: dict, key: str, path: Path) -> dict:
 
 def _read(path: Path) -> tuple[dict, _Reader]:
     """The document (its "benchmarks" the count of entries) and its entries, read once."""
+    import gc
     reader = _Reader()
     try:
         text = path.read_bytes().decode("utf-8")
-        doc = walk(text, reader)
+        gc.disable()  # the columns hold millions of tuples until a chunk is made arrays: no cycles to find
+        try:
+            doc = walk(text, reader)
+        finally:
+            gc.enable()
     except UnicodeDecodeError as e:
         raise SchemaError(f"{path}: not a text file ({e})") from e
     except (json.JSONDecodeError, RecursionError) as e:
