@@ -166,12 +166,18 @@ def throughput_figure(res: Results, data: pd.DataFrame, x: str, panel: str, metr
                   key=lambda k: (style.api_sort_key(k[0], res.context), k[1], -k[2]))
     heaps = {a: sorted({k[2] for k in keys if k[0] == a}, reverse=True) for a, _, _ in keys}
     groups = _groups(keys)
-    cols, per = min(COLUMNS, len(panels)), math.ceil(len(panels) / COLUMNS)
-    fig, axes = plt.subplots(per * len(groups), cols, figsize=(3.4 * cols + 3.0, 2.9 * per * len(groups) + 1.0),
+    # Each group's block: the panels where one of its series was measured, COLUMNS to a row.
+    shown = [[pv for pv in panels if not data[(data[panel] == pv) & data[["api", "align", "heap_mib"]].apply(
+        tuple, axis=1).isin(group)].empty] for group in groups]
+    cols = min(COLUMNS, max(len(ps) for ps in shown))
+    rows = [math.ceil(len(ps) / cols) for ps in shown]
+    fig, axes = plt.subplots(sum(rows), cols, figsize=(3.4 * cols + 3.0, 2.9 * sum(rows) + 1.0),
                              squeeze=False, sharey=True, layout="constrained")
-    for g, group in enumerate(groups):
-        block = axes[g * per:(g + 1) * per].ravel()
-        for ax, pv in zip(block, panels):
+    r0 = 0
+    for g, (group, ps, nr) in enumerate(zip(groups, shown, rows)):
+        block = axes[r0:r0 + nr].ravel()
+        r0 += nr
+        for ax, pv in zip(block, ps):
             _throughput_panel(ax, res, data[data[panel] == pv], group, heaps, x, metric)
             (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, data[x])
             style.rate_axis(ax.yaxis)
@@ -179,9 +185,9 @@ def throughput_figure(res: Results, data: pd.DataFrame, x: str, panel: str, metr
                          + (f" ({g + 1} of {len(groups)})" if len(groups) > 1 else ""), fontsize=9)
             ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
             ax.grid(True, which="major", alpha=0.3)
-        for ax in block[len(panels):]:
+        for ax in block[len(ps):]:
             ax.set_visible(False)
-        _row_legend(block[min(cols, len(panels)) - 1], block[:len(panels)])
+        _row_legend(block[min(cols, len(ps)) - 1], block[:len(ps)])
     fig.supylabel(style.axis_label(metric, res.context), fontsize=9)
     fig.suptitle(f"{title} (hollow: did not converge)\n{res.title_suffix()}", fontsize=10)
     _save(fig, out, stem, written)
@@ -197,8 +203,10 @@ def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Pa
         if metric is None:
             continue
         ok = _measured(res, pdf, metric)
+        # The heaps where the most APIs ran (the comparison; two at least) make the main figure.
         apis_at = ok.groupby("heap_mib")["api"].nunique()
-        shared = ok[ok["heap_mib"].isin(apis_at[apis_at > 1].index)]
+        most = apis_at.max() if len(apis_at) else 0
+        shared = ok[ok["heap_mib"].isin(apis_at[(apis_at == most) & (apis_at > 1)].index)]
         what = f"{pattern}: {style.counter(metric, res.context).label} vs {'size' if x == 'size' else 'threads'}"
         name = f"throughput_vs_{x}_{slug(pattern)}"
         if not shared.empty:

@@ -169,8 +169,13 @@ def line_figure(res: Results, ok: pd.DataFrame, x: str, panel: str, stem: str, t
         return
     apis = sorted(ok["api"].unique(), key=lambda a: style.api_sort_key(a, res.context))
     groups = _groups(apis)
-    fig, axes = plt.subplots(len(panels), len(groups), figsize=(4.6 * len(groups) + 1.0, 3.0 * len(panels) + 2.2),
-                             squeeze=False, sharey=True, layout="constrained")
+    # A last row holds each column's legend, laid out with the panels (a legend outside them crushed them).
+    fig, grid = plt.subplots(len(panels) + 1, len(groups), figsize=(4.6 * len(groups) + 1.0, 3.0 * len(panels) + 3.0),
+                             squeeze=False, layout="constrained",
+                             gridspec_kw={"height_ratios": [3.0] * len(panels) + [2.2]})
+    axes = grid[:-1]
+    for ax in axes.ravel()[1:]:
+        ax.sharey(axes.ravel()[0])
     for r, pv in enumerate(panels):
         heaps = ok[ok[panel] == pv]["heap_mib"].unique()
         for c, group in enumerate(groups):
@@ -184,8 +189,12 @@ def line_figure(res: Results, ok: pd.DataFrame, x: str, panel: str, stem: str, t
             ax.grid(True, alpha=0.3)
     for c in range(len(groups)):
         seen = legend_entries(axes[:, c])
-        axes[-1][c].legend(list(seen.values()), list(seen.keys()), loc="upper center", bbox_to_anchor=(0.5, -0.28),
-                           ncols=2, fontsize=7, frameon=False)
+        grid[-1][c].set_xticks([]), grid[-1][c].set_yticks([])  # a frame for the legend, no axis
+        for spine in grid[-1][c].spines.values():
+            spine.set_visible(False)
+        long = max((len(k) for k in seen), default=0) > 36
+        grid[-1][c].legend(list(seen.values()), list(seen.keys()), loc="upper center", ncols=1 if long else 2,
+                           fontsize=7, frameon=False)
     fig.supylabel(style.axis_label("allocs_per_s", res.context), fontsize=9)
     width = int(fig.get_figwidth() * 12)
     fig.suptitle(textwrap.fill(f"{title} (hollow: did not converge)", width) + "\n"
@@ -260,7 +269,7 @@ def churn_figure(res: Results, cases: pd.DataFrame, out: Path, written: list[Pat
     if ch.empty or "fail_rate" not in ch.columns:
         return
     sizes = sorted(ch["size"].unique())
-    fig, axes = plt.subplots(2, len(sizes), figsize=(max(5.0, 0.45 * ch["api"].nunique()) * len(sizes) + 1.0, 7.0),
+    fig, axes = plt.subplots(2, len(sizes), figsize=(max(5.0, 0.45 * ch["api"].nunique()) * len(sizes) + 1.0, 7.5),
                              squeeze=False, layout="constrained")
     for col, size in enumerate(sizes):
         g = ch[ch["size"] == size]
@@ -276,7 +285,7 @@ def churn_figure(res: Results, cases: pd.DataFrame, out: Path, written: list[Pat
                            hatch="//" if base else None, edgecolor="black", lw=0.5)
             names = [style.api_label(a, res.context) + (" (error)" if g[g["api"] == a]["error"].all() else "")
                      for a in apis]
-            ax.set_xticks(range(len(apis)), names, rotation=60, ha="right", fontsize=7)
+            ax.set_xticks(range(len(apis)), names, rotation=90, fontsize=7)
             if c == "allocs_per_s":
                 style.rate_axis(ax.yaxis)
             else:
