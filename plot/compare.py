@@ -38,7 +38,7 @@ import pandas as pd  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from heapbench_results import (AXES, Results, SchemaError, distinct_labels, finish, load_selection,  # noqa: E402
                                not_converged, rate_of)
-from outputs import write_csv, write_text  # noqa: E402
+from outputs import say, write_csv, write_text  # noqa: E402
 from overlay import ratio_strip  # noqa: E402
 from readability import FigureError  # noqa: E402
 
@@ -365,7 +365,7 @@ def compare(paths: list[str | Path], out: str | Path, fail_pct: float | None = N
     if gating:
         summary = gate_markdown(pairs, fail_pct)
         written.append(write_text(out / "regressions.md", summary))
-        print(summary, end="")
+        say(summary, "compare")  # a closed pipe is its one line; regressions.md and the exit code stand
     return written, warnings, regressions
 
 

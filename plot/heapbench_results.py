@@ -220,8 +220,8 @@ def finish(tool: str, make, out, errors: tuple) -> int:
         return 2
     for w in warnings:
         print(f"{tool}: warning: {w}", file=sys.stderr)
-    print(f"wrote {len(written)} files to {out}")
-    return 0
+    from outputs import say
+    return 0 if say(f"wrote {len(written)} files to {out}\n", tool) else 2
 
 
 def distinct_labels(files: list[Results]) -> list[str]:

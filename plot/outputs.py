@@ -100,3 +100,19 @@ def write_csv(path: str | Path, frame, **kwargs) -> Path:
     with atomic(path) as tmp:
         frame.to_csv(tmp, **kwargs)
     return Path(path)
+
+
+def say(text: str, tool: str) -> bool:
+    """`text` to standard output; False, with one line on standard error, where it cannot be
+    written (a closed pipe: `heapbench-repetitions r.json | head -1`, a full disk). Standard output
+    is then pointed at /dev/null, so Python's own flush at exit finds nothing left to fail on."""
+    import sys
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return True
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"{tool}: cannot write to standard output: {e.strerror or e}", file=sys.stderr)
+        return False

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import figures  # noqa: E402
 import style  # noqa: E402
 from heapbench_results import (Results, SchemaError, command_line, convergence_sentence, cuda_version,  # noqa: E402
-                               distinct_labels, finish, load_selection, not_converged, rate_of, rates)
+                               distinct_labels, finish, load_selection, not_converged, rates)
 from outputs import write_text  # noqa: E402
 from readability import FigureError  # noqa: E402
 

@@ -15,7 +15,7 @@ import sys
 import pandas as pd
 
 import heapbench_results
-from outputs import write_text
+from outputs import say, write_text
 
 
 def table(df: pd.DataFrame, min_round_us: float) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -62,8 +62,7 @@ def main(argv: list[str] | None = None) -> int:
         except OSError as e:
             print(f"repetitions.py: cannot write {a.out}: {e}", file=sys.stderr)
             return 2
-    print(text, end="")
-    return 0
+    return 0 if say(text, "repetitions.py") else 2
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from outputs import write_csv, write_text  # noqa: E402
+from outputs import say, write_csv, write_text  # noqa: E402
 from heapbench_results import SchemaError, cuda_version, load, one_line  # noqa: E402
 
 ADVICE_VERSIONS = {1}
@@ -379,10 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     except (SchemaError, OSError) as e:
         print(f"size_map.py: {one_line(e)}", file=sys.stderr)
         return 2
-    print(text)
-    if adv:
-        print(adv)
-    return 0
+    return 0 if say(text + "\n" + (adv + "\n" if adv else ""), "size_map.py") else 2
 
 
 if __name__ == "__main__":

@@ -135,4 +135,5 @@ def test_allocators_per_pattern_draws_every_heap_api_at_the_point_most_patterns_
     assert drawn["ticks"] == ["per_thread\n64 B", "churn\n64 B"], drawn
     assert drawn["dots"] == {"malloc": [1e7, 1e7], "slab": [5e9, 5e9], "bump": [3e10, 3e10]}, drawn
     assert drawn["lines"] == {"None"}
-    assert "64 B x 65,536 threads, heap 1 GiB" in drawn["title"] and "not a bound" in drawn["title"]
+    title = " ".join(drawn["title"].split())
+    assert "64 B x 65,536 threads, heap 1 GiB" in title and "not a bound" in title

@@ -421,7 +421,7 @@ def test_calibration_and_import_survey_on_damaged_folders(content, csv):
         _run_in(d, survey.main, [str(cal / "survey"), "-o", str(d / "imp"), "--gpu", "X"])
 
 
-SAFE_NAME = __import__("re").compile(r"^[A-Za-z0-9_.-]{1,80}$")
+SAFE_NAME = __import__("re").compile(r"^[A-Za-z0-9_.-]{1,120}$")  # plot/'s prefix and a slug of at most 64
 hostile = st.sampled_from(["/tmp/heapbench-escape/x", "../../escape", "a/b", ".hidden", "..", "x" * 300, "$\\foo$",
                            "con:nul", "é", "with space", "\x00nul"]) | st.text(min_size=1, max_size=12)
 

@@ -34,3 +34,17 @@ def test_the_committed_h200_grid_meets_the_issue_bounds():
         __import__("heapbench_results").load(ROOT / "results" / "H200" / "repetitions.json").frame, 10.0)
     assert worst.loc["malloc", "max_cv"] <= 0.02
     assert worst.loc["bump", "max_cv"] <= 0.05
+
+
+def test_a_closed_pipe_is_one_line_not_a_traceback():
+    # Issue 35: every output stream error ends with one line and a non-zero exit (a reader that has
+    # gone: here the pipe's read end is closed before the tool, still importing pandas, writes).
+    import subprocess
+    import sys
+    script = ROOT / "plot" / "repetitions.py"
+    proc = subprocess.Popen([sys.executable, str(script), str(ROOT / "results" / "H200" / "repetitions.json")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 2
+    assert err.strip().splitlines() == ["repetitions.py: cannot write to standard output: Broken pipe"], err
