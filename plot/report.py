@@ -34,7 +34,8 @@ import pandas as pd  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from outputs import slug, write_csv, write_text  # noqa: E402
 from compare import compare_pair, geomeans  # noqa: E402
-from heapbench_results import Results, SchemaError, cuda_version, finish, load_selection, pooled_context  # noqa: E402
+from heapbench_results import (Results, SchemaError, cuda_version, finish, load_selection, not_converged,  # noqa: E402
+                               pooled_context)
 from overlay import gpu_frame, pattern_figure, ratio_strip  # noqa: E402
 from readability import FigureError  # noqa: E402
 
@@ -163,8 +164,8 @@ def _header(gpus, files, base, warnings) -> list[str]:
           "run a repetition.", ""]
     if warnings:
         md += ["## Warnings", ""] + [f"- {w}" for w in warnings] + [""]
-    md += ["## GPUs", "", "| GPU | name | driver | CUDA | commit | schema | cases | errors | files |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    md += ["## GPUs", "", "| GPU | name | driver | CUDA | commit | schema | cases | errors | not converged | files |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for g in gpus:
         cases = g.results.cases()
         names = ", ".join(f"`{r.path.name}{'@gpu' + r.selection.split()[-1] if r.selection else ''}`"
@@ -172,7 +173,7 @@ def _header(gpus, files, base, warnings) -> list[str]:
         dup = f" ({g.duplicates} in several files, pooled)" if g.duplicates else ""
         md.append(f"| {g.label}{' (baseline)' if g is base else ''} | {g.key[0]} | {cuda_version(g.key[1])} | "
                   f"{cuda_version(g.key[2])} | {g.key[3][:7]} | {g.files[0].schema_version} | {len(cases)}{dup} | "
-                  f"{int(cases['error'].sum())} | {names} |")
+                  f"{int(cases['error'].sum())} | {int(not_converged(cases).sum())} | {names} |")
     md.append("")
     return md
 

@@ -40,8 +40,8 @@ import pandas as pd  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from outputs import slug, write_csv  # noqa: E402
 from figures import _direct_heap_apis, baselines, best_measured, legend_entries, write_markdown  # noqa: E402
-from heapbench_results import (API_NAMES_KEY, APIS_KEY, COUNTERS_KEY, Results, SchemaError, finish, load,  # noqa: E402
-                               pooled_context)
+from heapbench_results import (API_NAMES_KEY, APIS_KEY, COUNTERS_KEY, Results, SchemaError,  # noqa: E402
+                               convergence_sentence, finish, load, pooled_context)
 from readability import MAX_LEGEND_ENTRIES, FigureError, save  # noqa: E402
 import style  # noqa: E402
 
@@ -453,7 +453,8 @@ def findings(res: Results, cases: pd.DataFrame, table: pd.DataFrame, slab: str, 
              *provenance(res),
              f"- allocators' pinned sources: {zoo}" if zoo else "- allocators' pinned sources: not in the file",
              f"- cases: {len(cases)}, errors: {int(cases['error'].sum())}; a point measured at several heaps "
-             "counts at its largest", "",
+             "counts at its largest",
+             *([f"- {s}"] if (s := convergence_sentence(res, cases)) else []), "",
              "## The fastest allocator per pattern and size band", "",
              "Geometric mean of `allocs_per_s` over the points (size x threads) each allocator ran at in the band; "
              "baselines that never free are not ranked. Memory cost: `capacity`'s utilisation at the first NULL "
