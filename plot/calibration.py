@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from outputs import write_csv, write_text  # noqa: E402
 from compare import compare_pair  # noqa: E402
 from heapbench_results import (Results, SchemaError, cuda_version, finish, load, load_selection,  # noqa: E402
                                pooled_context)
@@ -60,7 +61,7 @@ def import_survey_rows(folders: list[Path], hb: Results, out: Path) -> tuple[dic
                 docs.append(json.loads(written[0].read_text(encoding="utf-8")))
         merged = {"context": docs[0]["context"], "benchmarks": [b for d in docs for b in d["benchmarks"]]}
         path = out / f"survey-harness-{stat}.json"
-        path.write_text(json.dumps(merged, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+        write_text(path, json.dumps(merged, indent=1, allow_nan=False) + "\n")
         found[stat] = load(path)
     return found, warnings
 
@@ -166,9 +167,9 @@ def calibrate(folders: list[str | Path], out: str | Path, same_gpu: list[str] | 
     table = ratio_table(hb, harness)
     th = threshold(table, same_gpu_spread(same_gpu))
     written = [out / "calibration.csv", out / "calibration.md", out / "threshold.json"]
-    table.to_csv(written[0], index=False)
-    written[1].write_text(markdown(table, th, hb, harness["mean"]), encoding="utf-8")
-    written[2].write_text(json.dumps(th, indent=1) + "\n", encoding="utf-8")
+    write_csv(written[0], table)
+    write_text(written[1], markdown(table, th, hb, harness["mean"]))
+    write_text(written[2], json.dumps(th, indent=1) + "\n")
     return written + [harness["mean"].path, harness["median"].path], warnings
 
 

@@ -1,18 +1,26 @@
-"""Compare heapbench results files: different GPUs, drivers or CUDA versions.
+"""Compare heapbench results files: different GPUs, drivers or CUDA versions, or a change
+to an allocator, and gate on regressions.
 
-usage: python3 plot/compare.py BASELINE.json OTHER.json [MORE.json ...] -o OUTDIR
+usage: heapbench-compare BASELINE.json OTHER.json [MORE.json ...] -o OUTDIR [--fail-on-regression[=PCT]]
 
-Cases are matched by name. For every other file against the baseline it writes
-a table of ratios (other / baseline) per figure, as markdown and CSV, the
-geometric mean of the ratios per pattern and API, and a figure of the per-case
-ratio of allocs_per_s. Where both files hold repetitions
-(--benchmark_repetitions) of a case, a two-sided Mann-Whitney U test on the
-repetitions of allocs_per_s says whether the difference is real (p < 0.05),
-as Google Benchmark's compare.py does; with fewer than 2 repetitions on a side
-it says so instead of guessing, and below 9 it flags the test as weak.
+Cases are matched by name and the axes both files have. For every other file against
+the baseline it writes a table of ratios (other / baseline) per figure, as markdown
+and CSV, the geometric mean of the ratios per pattern and API, and a figure of the
+per-case ratio of each pattern's rate (allocs_per_s; printf_per_s for printf; a
+workload's own). Whether a difference is real is a two-sided Mann-Whitney U test
+(p < 0.05), as Google Benchmark's compare.py does, on the repetitions of each side
+(--benchmark_repetitions) or, where a side has fewer than two, on its per-round
+samples (`round_seconds`, where the file records them); with neither it says so
+instead of guessing, and below 9 samples it flags the test as weak.
 
-Files with different schema versions are refused; different drivers, CUDA
-versions or heap limits are warned about.
+--fail-on-regression[=PCT] makes it a gate: exit 1 when a case is significantly
+slower than the baseline by more than PCT per cent; without PCT each case's own
+threshold comes from its noise (three times the combined relative standard error of
+the two sides' figures, at least 1 %). OUTDIR/regressions.md (also printed) is a
+summary fit for a pull request.
+
+Files with different schema versions are refused; different drivers, CUDA versions
+or heap limits are warned about.
 """
 from __future__ import annotations
 
@@ -28,7 +36,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from heapbench_results import Results, SchemaError, distinct_labels, finish, load_selection  # noqa: E402
+from heapbench_results import (AXES, Results, SchemaError, distinct_labels, finish, load_selection,  # noqa: E402
+                               not_converged, rate_of)
+from outputs import say, write_csv, write_text  # noqa: E402
 from overlay import ratio_strip  # noqa: E402
 from readability import FigureError  # noqa: E402
 
@@ -37,6 +47,8 @@ MIN_REPETITIONS = 2      # below this no test is made
 WEAK_REPETITIONS = 9     # below this the test is reported as weak (as Google Benchmark's compare.py)
 MAX_CASE_BARS = 40       # above this many cases a bar per case cannot carry a readable label
 CONTEXT_TO_MATCH = ["cuda_driver_version", "cuda_runtime_version"]
+MIN_GATE = 0.01          # the least default threshold of --fail-on-regression: 1 %
+GATE_SIGMAS = 3.0        # the default threshold: this many combined relative standard errors
 
 
 class CompareError(ValueError):
@@ -56,6 +68,8 @@ def check_compatible(files: list[Results]) -> list[str]:
             a, b = base.context.get(key), other.context.get(key)
             if a != b:
                 warnings.append(f"{key} differs: {base.path.name} has {a}, {other.path.name} has {b}")
+        if "heap_bytes" not in base.cases() or "heap_bytes" not in other.cases():
+            continue
         heaps = base.cases()[["case", "heap_bytes"]].merge(other.cases()[["case", "heap_bytes"]], on="case")
         differ = heaps[(heaps["heap_bytes_x"] != heaps["heap_bytes_y"]) & heaps["heap_bytes_x"].notna()
                        & heaps["heap_bytes_y"].notna()]
@@ -66,19 +80,21 @@ def check_compatible(files: list[Results]) -> list[str]:
     return warnings
 
 
-def significance(a: pd.Series, b: pd.Series) -> tuple[float, str]:
-    """p-value and verdict of a Mann-Whitney U test between two sets of repetitions."""
-    a, b = a.dropna(), b.dropna()
+def significance(a, b, what: str = "repetitions") -> tuple[float, str]:
+    """p-value and verdict of a Mann-Whitney U test between two sets of samples."""
+    a, b = pd.Series(a, dtype=float).dropna(), pd.Series(b, dtype=float).dropna()
     n = min(len(a), len(b))
     if n < MIN_REPETITIONS:
-        return math.nan, f"too few repetitions ({len(a)} vs {len(b)}): no test"
+        return math.nan, f"too few {what} ({len(a)} vs {len(b)}): no test"
     if a.nunique() == 1 and b.nunique() == 1 and a.iloc[0] == b.iloc[0]:
         return 1.0, "same"
     from scipy.stats import mannwhitneyu  # here, not at the top: scipy.stats alone took 1.7 s to import
     p = float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
     verdict = "different" if p < ALPHA else "not distinguishable"
     if n < WEAK_REPETITIONS:
-        verdict += f" (weak: {n} repetitions, {WEAK_REPETITIONS}+ advised)"
+        verdict += f" (weak: {n} {what}, {WEAK_REPETITIONS}+ advised)"
+    elif what != "repetitions":
+        verdict += f" ({n}+ {what})"
     return p, verdict
 
 
@@ -88,74 +104,204 @@ def figures(base: Results, other: Results) -> list[str]:
     return [c for c in dict.fromkeys(base.counters + other.counters) if c != "heap_bytes"] + ["real_time"]
 
 
-def compare_pair(base: Results, other: Results) -> pd.DataFrame:
-    """One row per case present in both files: ratios per figure and the test."""
-    bc, oc = base.cases(), other.cases()
-    merged = bc.merge(oc, on=list(dict.fromkeys(base.case_keys + other.case_keys)), suffixes=("_a", "_b"), how="inner")
-    rows = []
-    gpus = set(merged["gpu_index"])
-    reps_a = {k: g["allocs_per_s"] for k, g in base.iterations().query("~error").groupby(["case", "gpu_index"])}
-    reps_b = {k: g["allocs_per_s"] for k, g in other.iterations().query("~error").groupby(["case", "gpu_index"])}
-    empty = pd.Series(dtype=float)
-    for _, m in merged.iterrows():
-        row = {"case": m["case"] if len(gpus) == 1 else f'{m["case"]} (GPU {m["gpu_index"]})',
-               "pattern": m["pattern"], "api": m["api"],
-               "error_a": bool(m["error_a"]), "error_b": bool(m["error_b"]),
-               "repetitions_a": int(m["repetitions_a"]), "repetitions_b": int(m["repetitions_b"])}
-        for f in figures(base, other):
-            a, b = m.get(f"{f}_a", math.nan), m.get(f"{f}_b", math.nan)
-            row[f"{f}_a"], row[f"{f}_b"] = a, b
-            row[f"{f}_ratio"] = b / a if (a == a and b == b and a != 0) else math.nan
-        if row["error_a"] or row["error_b"]:
-            row["p_value"], row["verdict"] = math.nan, "error in " + (
-                "both" if row["error_a"] and row["error_b"] else "baseline" if row["error_a"] else "other")
+def _metrics(base: Results, merged: pd.DataFrame) -> pd.Series:
+    """Each row's rate: its pattern's (allocs_per_s, printf_per_s, a workload's), as the baseline
+    file declares it."""
+    bc = base.cases()
+    per_pattern = {p: rate_of(base, g) for p, g in bc.groupby("pattern", sort=False)}
+    return merged["pattern"].map(per_pattern)
+
+
+def _samples(res: Results, metric: dict) -> tuple[dict, dict]:
+    """Per (case, gpu_index): its repetitions of its pattern's rate, and its per-round samples
+    (the rates of its rounds: round_seconds inverted), where it has two or more."""
+    it = res.iterations()
+    it = it[~it["error"]]
+    reps, rounds = {}, {}
+    if it.duplicated(["case", "gpu_index"]).any():
+        for key, g in it.groupby(["case", "gpu_index"], sort=False):
+            m = metric.get(g["pattern"].iloc[0])
+            if m in g and len(g) > 1:
+                reps[key] = g[m].to_numpy(dtype=float)
+    if "round_seconds" in it:
+        for key, s in zip(zip(it["case"], it["gpu_index"]), it["round_seconds"]):
+            if isinstance(s, np.ndarray):
+                rounds[key] = np.concatenate([rounds[key], 1 / s]) if key in rounds else 1 / s
+    return reps, rounds
+
+
+def _tests(base: Results, other: Results, t: pd.DataFrame) -> tuple[list, list, list]:
+    """(p-values, verdicts, what was tested) per row of t: repetitions where both sides have two
+    or more, else per-round samples where both sides record them."""
+    metric = dict(zip(t["pattern"], t["metric"]))
+    reps_a, rounds_a = _samples(base, metric)
+    reps_b, rounds_b = _samples(other, metric)
+    ps, verdicts, used = [], [], []
+    for key, ea, eb, na, nb in zip(zip(t["case"], t["gpu_index"]), t["error_a"], t["error_b"],
+                                   t["repetitions_a"], t["repetitions_b"]):
+        if ea or eb:
+            ps.append(math.nan)
+            verdicts.append("error in " + ("both" if ea and eb else "baseline" if ea else "other"))
+            used.append("")
+            continue
+        if key in reps_a and key in reps_b:
+            p, v = significance(reps_a[key], reps_b[key])
+            used.append("repetitions")
+        elif key not in rounds_a or key not in rounds_b:
+            p, v = math.nan, f"too few repetitions ({int(na)} vs {int(nb)}) and no per-round samples: no test"
+            used.append("")
         else:
-            key = (m["case"], m["gpu_index"])
-            row["p_value"], row["verdict"] = significance(reps_a.get(key, empty), reps_b.get(key, empty))
-        rows.append(row)
-    return pd.DataFrame(rows)
+            p, v = significance(rounds_a[key], rounds_b[key], "rounds")
+            used.append("rounds")
+        ps.append(p)
+        verdicts.append(v)
+    return ps, verdicts, used
+
+
+def _spread(t: pd.DataFrame, side: str) -> pd.Series:
+    """The relative standard error of each row's figure on one side: its repetitions' coefficient
+    of variation over sqrt(n), else its noise counter over sqrt(rounds); NaN where neither is known."""
+    def column(name):
+        return pd.to_numeric(t[name], errors="coerce") if name in t else pd.Series(math.nan, index=t.index)
+    reps, cv, noise, rounds = (column(f"{k}_{side}") for k in ("repetitions", "cv", "noise", "rounds"))
+    return (cv / np.sqrt(reps)).where(reps > 1, noise / np.sqrt(rounds.clip(lower=1)))
+
+
+def _cv(res: Results, metric: dict) -> pd.DataFrame:
+    """Per case, the coefficient of variation of its pattern's rate over its repetitions."""
+    it = res.iterations()
+    it = it[~it["error"]]
+    if not it.duplicated(["case", "gpu_index"]).any():
+        return pd.DataFrame(columns=["case", "gpu_index", "cv"])
+    values = [it[m].where(it["pattern"] == p) for p, m in metric.items() if m in it]
+    rate = pd.concat(values, axis=1).max(axis=1) if values else pd.Series(math.nan, index=it.index)
+    g = rate.groupby([it["case"], it["gpu_index"]])
+    return (g.std(ddof=1) / g.mean()).rename("cv").reset_index()
+
+
+def compare_pair(base: Results, other: Results) -> pd.DataFrame:
+    """One row per case present in both files: ratios per figure, the pattern's rate (metric,
+    value_a, value_b, ratio), the test (p_value, verdict, tested) and convergence."""
+    bc, oc = base.cases(), other.cases()
+    keys = [k for k in dict.fromkeys(["case"] + base.axes + other.axes + ["gpu_index"]) if k in bc and k in oc]
+    # Every other column suffixed by its side, whether the other file has it or not.
+    t = bc.rename(columns={c: f"{c}_a" for c in bc if c not in keys}).merge(
+        oc.rename(columns={c: f"{c}_b" for c in oc if c not in keys}), on=keys, how="inner")
+    if t.empty:
+        return pd.DataFrame(columns=["case", "pattern", "api", "metric", "ratio", "p_value", "verdict"])
+    for k in AXES:
+        if k not in t:
+            t[k] = t.get(f"{k}_a")
+    t["error_a"], t["error_b"] = t["error_a"].astype(bool), t["error_b"].astype(bool)
+    new = {}
+    for f in figures(base, other):
+        a = t[f"{f}_a"] if f"{f}_a" in t else pd.Series(math.nan, index=t.index)
+        b = t[f"{f}_b"] if f"{f}_b" in t else pd.Series(math.nan, index=t.index)
+        new[f"{f}_a"], new[f"{f}_b"] = a, b
+        new[f"{f}_ratio"] = (b / a).where((a != 0) & a.notna() & b.notna())
+    t = pd.concat([t.drop(columns=[c for c in new if c in t]), pd.DataFrame(new, index=t.index)], axis=1)
+    t["metric"] = _metrics(base, t)
+    t["value_a"], t["value_b"] = _pick(t, "a"), _pick(t, "b")
+    t["ratio"] = (t["value_b"] / t["value_a"]).where(t["value_a"] > 0)
+    metric = dict(zip(t["pattern"], t["metric"]))
+    for side, res in (("a", base), ("b", other)):
+        t = t.merge(_cv(res, metric).rename(columns={"cv": f"cv_{side}"}), on=["case", "gpu_index"], how="left")
+    t["p_value"], t["verdict"], t["tested"] = _tests(base, other, t)
+    for side in ("a", "b"):
+        conv = t[f"converged_{side}"] if f"converged_{side}" in t else pd.Series(math.nan, index=t.index)
+        t[f"not_converged_{side}"] = not_converged(pd.DataFrame({"converged": conv, "error": t[f"error_{side}"]}))
+    t["spread"] = np.sqrt(_spread(t, "a") ** 2 + _spread(t, "b") ** 2)
+    if len(set(t["gpu_index"])) > 1:
+        t["case"] = t["case"] + " (GPU " + t["gpu_index"].astype(str) + ")"
+    return t
+
+
+def _pick(t: pd.DataFrame, side: str) -> pd.Series:
+    """Each row's value of its own metric on one side."""
+    out = pd.Series(math.nan, index=t.index)
+    for m in t["metric"].dropna().unique():
+        rows = t["metric"] == m
+        out[rows] = t.loc[rows, f"{m}_{side}"]
+    return out
 
 
 def geomeans(table: pd.DataFrame) -> pd.DataFrame:
     out = []
     for (pattern, api), g in table.groupby(["pattern", "api"]):
         row = {"pattern": pattern, "api": api}
-        for f in ("allocs_per_s", "frees_per_s", "bytes_per_s"):
-            v = g[f"{f}_ratio"].dropna()
+        for f in ("ratio", "allocs_per_s", "frees_per_s", "bytes_per_s"):
+            col = f if f == "ratio" else f"{f}_ratio"
+            v = g[col].dropna() if col in g else pd.Series(dtype=float)
             v = v[v > 0]
-            row[f"{f}_geomean_ratio"] = math.exp(np.log(v).mean()) if len(v) else math.nan
-            row[f"{f}_cases"] = len(v)
+            name = "rate" if f == "ratio" else f
+            row[f"{name}_geomean_ratio"] = math.exp(np.log(v).mean()) if len(v) else math.nan
+            row[f"{name}_cases"] = len(v)
         out.append(row)
     return pd.DataFrame(out)
 
 
 def _md_table(df: pd.DataFrame, cols: list[str]) -> list[str]:
-    lines = ["| " + " | ".join(cols) + " |", "|" + " --- |" * len(cols)]
-    for _, r in df.iterrows():
-        cells = []
-        for c in cols:
-            v = r[c]
-            if isinstance(v, float):
-                cells.append("" if math.isnan(v) else f"{v:.3g}")
-            else:
-                cells.append(f"`{v}`" if c == "case" else str(v))
-        lines.append("| " + " | ".join(cells) + " |")
-    return lines
+    """A markdown table (tabulate's pipe format): numbers to 3 significant digits, case names as code."""
+    from tabulate import tabulate
+    cols = [c for c in cols if c in df.columns]
+    if df.empty:
+        return ["(none)"]
+
+    def cell(v, c):
+        if isinstance(v, (float, np.floating)):
+            return "" if math.isnan(v) else f"{v:.3g}"
+        return f"`{v}`" if c == "case" else str(v).replace("|", "/")
+    rows = [[cell(v, c) for v, c in zip(r, cols)] for r in df[cols].itertuples(index=False)]
+    return tabulate(rows, headers=cols, tablefmt="pipe", disable_numparse=True).splitlines()
 
 
 def ratio_figure(table: pd.DataFrame, base_label: str, other_label: str, stem: Path,
                  context: dict | None = None) -> list[Path]:
-    """allocs_per_s of other / baseline per case, or past MAX_CASE_BARS cases per pattern and
+    """Each pattern's rate of other / baseline per case, or past MAX_CASE_BARS cases per pattern and
     API with the geometric mean marked: overlay.ratio_strip, the report's figure (a log2 axis
     symmetric about 1, significance by filled dots, no red/green pair)."""
     # A ratio must be finite to be drawn: 1.7e308 over a figure near 1 is not (an overflow at e3cab52).
-    finite = table[(table["allocs_per_s_ratio"] > 0) & np.isfinite(table["allocs_per_s_ratio"])]
-    return ratio_strip(finite, base_label, other_label, stem, max_bars=MAX_CASE_BARS, context=context)
+    finite = table[(table["ratio"] > 0) & np.isfinite(table["ratio"])]
+    return ratio_strip(finite, base_label, other_label, stem, max_bars=MAX_CASE_BARS, context=context,
+                       metric="ratio")
 
 
-def compare(paths: list[str | Path], out: str | Path) -> tuple[list[Path], list[str]]:
-    """Writes the comparison into `out`. Every check that can refuse runs before the first
-    file is written, so a refused comparison leaves nothing behind."""
+def gate(table: pd.DataFrame, pct: float | None) -> pd.DataFrame:
+    """The regressions of one pair: cases significantly slower than the baseline (their rate
+    lower, the Mann-Whitney test "different") by more than `pct` per cent, or by more than their
+    own threshold (pct None: GATE_SIGMAS combined relative standard errors, at least MIN_GATE)."""
+    t = table.copy()
+    own = (GATE_SIGMAS * t["spread"]).clip(lower=MIN_GATE).fillna(MIN_GATE)
+    t["threshold"] = own if pct is None else pct / 100
+    t["slower_by"] = 1 - t["ratio"]
+    significant = t["verdict"].astype(str).str.startswith("different")
+    return t[significant & (t["slower_by"] > t["threshold"])].sort_values("slower_by", ascending=False)
+
+
+def gate_markdown(pairs: list[tuple[str, str, pd.DataFrame, pd.DataFrame]], pct: float | None) -> str:
+    """The summary for a pull request: a verdict line, then per pair the regressions found."""
+    found = sum(len(r) for *_, r in pairs)
+    rule = (f"more than {pct:g} %" if pct is not None else
+            f"more than its own threshold ({GATE_SIGMAS:g} combined relative standard errors, at least "
+            f"{100 * MIN_GATE:g} %)")
+    lines = [f"## heapbench: {'**' + str(found) + ' regression(s)**' if found else 'no regression'}", "",
+             f"A case regresses when its rate is significantly lower than the baseline's (Mann-Whitney U, p < "
+             f"{ALPHA}) by {rule}.", ""]
+    for base_label, label, table, regressions in pairs:
+        untested = int(table["p_value"].isna().sum())
+        lines += [f"### {label} against {base_label}", "",
+                  f"{len(table)} cases in common, {len(table) - untested} tested for significance "
+                  f"({untested} could not be: too few repetitions or per-round samples, or an error)."
+                  + (" Regressions:" if len(regressions) else ""), ""]
+        if len(regressions):
+            shown = regressions.assign(slower=(100 * regressions["slower_by"]).map("{:.1f} %".format),
+                                       threshold_pct=(100 * regressions["threshold"]).map("{:.1f} %".format))
+            lines += _md_table(shown, ["case", "metric", "value_a", "value_b", "slower", "threshold_pct", "p_value",
+                                       "tested"]) + [""]
+    return "\n".join(lines) + "\n"
+
+
+def _read(paths: list[str]) -> tuple[list[Results], list[str]]:
     files = [load_selection(p) for p in paths]
     for r, spec in zip(files, paths):
         if r.cases().empty:
@@ -165,6 +311,34 @@ def compare(paths: list[str | Path], out: str | Path) -> tuple[list[Path], list[
         if n := len(r.median_only_cases()):
             warnings.append(f"{spec}: {n} case(s) have only aggregates (--benchmark_report_aggregates_only): "
                             "compared through their medians, without a significance test")
+    return files, warnings
+
+
+PER_CASE = ["case", "metric", "value_a", "value_b", "ratio", "frees_per_s_ratio", "fail_rate_a", "fail_rate_b",
+            "repetitions_a", "repetitions_b", "not_converged_a", "not_converged_b", "p_value", "verdict"]
+
+
+def _pair_markdown(k: int, label: str, base_label: str, base: Results, other: Results, table) -> list[str]:
+    stem = f"compare_{k}"
+    gm = geomeans(table)
+    only_a = set(base.cases()["case"]) - set(table["case"])
+    only_b = set(other.cases()["case"]) - set(table["case"])
+    nc = int((table["not_converged_a"] | table["not_converged_b"]).sum())
+    md = [f"## {label} (`{other.path.name}`) / {base_label}", "",
+          f"{len(table)} cases in both files; {len(only_a)} only in the baseline, {len(only_b)} only in "
+          f"`{other.path.name}`. Ratios are other / baseline; {nc} of the cases did not converge on one side "
+          "or both (not_converged_a, _b).", "", "### Geometric mean of ratios per pattern and API", ""]
+    md += _md_table(gm, ["pattern", "api", "rate_geomean_ratio", "frees_per_s_geomean_ratio", "rate_cases"]) + [""]
+    md += ["### Per case", ""] + _md_table(table, PER_CASE) + [""]
+    return md + [f"![ratio]({stem}_ratio.png)", ""]
+
+
+def compare(paths: list[str | Path], out: str | Path, fail_pct: float | None = None,
+            gating: bool = False) -> tuple[list[Path], list[str], int]:
+    """Writes the comparison into `out`; (files written, warnings, regressions found). Every check
+    that can refuse runs before the first file is written, so a refused comparison leaves nothing."""
+    paths = [str(p) for p in paths]
+    files, warnings = _read(paths)
     labels = distinct_labels(files)
     base = files[0]
     tables = []
@@ -174,37 +348,37 @@ def compare(paths: list[str | Path], out: str | Path) -> tuple[list[Path], list[
             raise CompareError(f"{paths[0]} and {spec} have no case in common: nothing to compare "
                                f"(cases are matched by name, e.g. {base.cases()['case'].iloc[0]})")
         tables.append(table)
-
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     md = [f"# heapbench comparison against {labels[0]} (`{base.path.name}`)", ""]
     if warnings:
         md += ["## Warnings", ""] + [f"- {w}" for w in warnings] + [""]
+    pairs = []
     for k, (other, label, table) in enumerate(zip(files[1:], labels[1:], tables), start=1):
-        stem = f"compare_{k}"
-        table.to_csv(out / f"{stem}.csv", index=False)
-        written.append(out / f"{stem}.csv")
-        gm = geomeans(table)
-        gm.to_csv(out / f"{stem}_geomean.csv", index=False)
-        written.append(out / f"{stem}_geomean.csv")
-        written += ratio_figure(table, labels[0], label, out / f"{stem}_ratio", base.context)
-        only_a = set(base.cases()["case"]) - set(table["case"])
-        only_b = set(other.cases()["case"]) - set(table["case"])
-        md += [f"## {label} (`{other.path.name}`) / {labels[0]}", "",
-               f"{len(table)} cases in both files; {len(only_a)} only in the baseline, {len(only_b)} only in "
-               f"`{other.path.name}`. Ratios are other / baseline.", "",
-               "### Geometric mean of ratios per pattern and API", ""]
-        md += _md_table(gm, ["pattern", "api", "allocs_per_s_geomean_ratio", "frees_per_s_geomean_ratio",
-                             "allocs_per_s_cases"]) + [""]
-        md += ["### Per case", ""]
-        md += _md_table(table, ["case", "allocs_per_s_a", "allocs_per_s_b", "allocs_per_s_ratio",
-                                "frees_per_s_ratio", "fail_rate_a", "fail_rate_b", "repetitions_a",
-                                "repetitions_b", "p_value", "verdict"]) + [""]
-        md += [f"![ratio]({stem}_ratio.png)", ""]
-    (out / "comparison.md").write_text("\n".join(md))
-    written.append(out / "comparison.md")
-    return written, warnings
+        written += [write_csv(out / f"compare_{k}.csv", table.drop(columns=[c for c in table if c.startswith("cv_")])),
+                    write_csv(out / f"compare_{k}_geomean.csv", geomeans(table))]
+        written += ratio_figure(table, labels[0], label, out / f"compare_{k}_ratio", base.context)
+        md += _pair_markdown(k, label, labels[0], base, other, table)
+        pairs.append((labels[0], label, table, gate(table, fail_pct)))
+    written.append(write_text(out / "comparison.md", "\n".join(md)))
+    regressions = sum(len(r) for *_, r in pairs)
+    if gating:
+        summary = gate_markdown(pairs, fail_pct)
+        written.append(write_text(out / "regressions.md", summary))
+        say(summary, "compare")  # a closed pipe is its one line; regressions.md and the exit code stand
+    return written, warnings, regressions
+
+
+def _percent(text: str) -> float | None:
+    if text == "auto":
+        return None
+    try:
+        v = float(text.rstrip("%"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a percentage (10, 2.5 or 5%)") from None
+    if not (0 <= v < 100 and math.isfinite(v)):
+        raise argparse.ArgumentTypeError(f"{text!r}: give a percentage from 0 to under 100")
+    return v
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -213,12 +387,26 @@ def main(argv: list[str] | None = None) -> int:
                     help="results files; the first is the baseline. FILE@gpuN takes device N's cases of a file "
                          "written by heapbench --devices, so its devices compare like files")
     ap.add_argument("-o", "--out", required=True, help="folder for comparison.md, CSV tables and figures")
+    ap.add_argument("--fail-on-regression", nargs="?", const="auto", type=_percent, metavar="PCT",
+                    default=argparse.SUPPRESS,
+                    help="exit 1 when a case is significantly slower than the baseline by more than PCT per cent "
+                         "(default: each case's threshold from its noise); writes and prints regressions.md")
     args = ap.parse_args(argv)
     if len(args.results) < 2:
         print("compare: give at least two results files", file=sys.stderr)
         return 2
-    return finish("compare", lambda: compare(args.results, args.out), args.out,
-                  (SchemaError, CompareError, FigureError, OSError))
+    gating = "fail_on_regression" in args
+    found = []
+
+    def make():
+        written, warnings, n = compare(args.results, args.out, getattr(args, "fail_on_regression", None), gating)
+        found.append(n)
+        return written, warnings
+    rc = finish("compare", make, args.out, (SchemaError, CompareError, FigureError, OSError))
+    if rc == 0 and gating and found[0]:
+        print(f"compare: {found[0]} regression(s): see {Path(args.out) / 'regressions.md'}", file=sys.stderr)
+        return 1
+    return rc
 
 
 if __name__ == "__main__":

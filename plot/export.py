@@ -32,8 +32,9 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from outputs import write_csv, write_text  # noqa: E402
 import style  # noqa: E402
-from heapbench_results import Results, SchemaError, finish, load_selection  # noqa: E402
+from heapbench_results import Results, SchemaError, finish, load_selection, rate_of  # noqa: E402
 
 FORMATS = {"csv": ".csv", "md": ".md", "long": ".csv", "gbench": ".json", "nvbench": ".json"}
 
@@ -104,6 +105,13 @@ def _int_or_str(v):
     return ("int64", str(int(v))) if isinstance(v, (int, float)) and float(v).is_integer() else ("string", str(v))
 
 
+def _axis_text(v) -> str:
+    """An axis value as nvbench writes it: a whole number without a point, a name as it is, a blank as ""."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return ""
+    return str(int(v)) if isinstance(v, (int, float)) and float(v).is_integer() else str(v)
+
+
 def nvbench(res: Results) -> dict:
     ctx = res.context
     cases = res.cases()
@@ -120,13 +128,16 @@ def nvbench(res: Results) -> dict:
     axes_names = ["size", "align", "threads", *res.extra_axes, "heap_mib"]
     table = style.counters(ctx)
     benchmarks = []
+    # An axis of whole numbers is int64; a workload's name axis (graph), or one a case lacks, a string.
+    kinds = {a: "int64" if pd.api.types.is_integer_dtype(cases[a]) else "string" for a in axes_names}
     for i, ((pattern, api), g) in enumerate(cases.groupby(["pattern", "api"], sort=True)):
-        axes = [{"name": a, "type": "int64", "flags": ""} for a in axes_names]
+        axes = [{"name": a, "type": kinds[a], "flags": ""} for a in axes_names]
+        metric = rate_of(res, g)
         states = []
         for r in g.itertuples():
-            rate = getattr(r, "printf_per_s" if pattern == "printf" else "allocs_per_s", math.nan)
-            values = [{"name": a, "type": "int64", "value": str(int(getattr(r, a)))} for a in axes_names]
-            name = f"Device={int(r.gpu_index)} " + " ".join(f"{a}={int(getattr(r, a))}" for a in axes_names)
+            rate = getattr(r, metric, math.nan) if metric else math.nan
+            values = [{"name": a, "type": kinds[a], "value": _axis_text(getattr(r, a))} for a in axes_names]
+            name = f"Device={int(r.gpu_index)} " + " ".join(f"{a}={v['value']}" for a, v in zip(axes_names, values))
             summaries = []
             if not r.error and rate == rate and rate > 0:
                 noise = getattr(r, "noise", math.nan)
@@ -169,15 +180,15 @@ def export(spec: str | Path, out: str | Path, fmt: str) -> Path:
                                                           fmt in ("gbench", "nvbench") else "") + FORMATS[fmt])
     out.parent.mkdir(parents=True, exist_ok=True)
     if fmt == "csv":
-        tidy(res).to_csv(out, index=False)
+        write_csv(out, tidy(res))
     elif fmt == "long":
-        long(res).to_csv(out, index=False)
+        write_csv(out, long(res))
     elif fmt == "md":
-        out.write_text(f"# {res.path.name}: {res.title_suffix()}\n\n" + markdown(tidy(res).drop(columns=["case"])))
+        write_text(out, f"# {res.path.name}: {res.title_suffix()}\n\n" + markdown(tidy(res).drop(columns=["case"])))
     elif fmt == "gbench":
-        out.write_text(json.dumps(gbench(res.path), indent=1))
+        write_text(out, json.dumps(gbench(res.path), indent=1))
     else:
-        out.write_text(json.dumps(nvbench(res), indent=1))
+        write_text(out, json.dumps(nvbench(res), indent=1))
     return out
 
 

@@ -13,7 +13,9 @@ GPU, the CUDA version and the heapbench version; axes carry units.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
+import textwrap
 import re
 import sys
 from pathlib import Path
@@ -26,11 +28,14 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from heapbench_results import Results, SchemaError, cuda_version, load, load_selection, one_line  # noqa: E402
+from outputs import slug, write_text  # noqa: E402
+from heapbench_results import (Results, SchemaError, convergence_sentence, cuda_version, load,  # noqa: E402
+                               load_selection, one_line, rate_of)
 import style  # noqa: E402
-from readability import FigureError, save  # noqa: E402
+from readability import REFERENCE, FigureError, save  # noqa: E402
 
 MAX_LEGEND = 12  # readability.MAX_LEGEND_ENTRIES: more series and the figure gets another row
+MAX_SERIES = 8   # series in one panel (issue 36: "at most 8 series per panel"; readability checks it)
 
 
 def _series_label(api: str, align: int, context: dict | None = None) -> str:
@@ -49,8 +54,23 @@ def _style(api: str, align: int = 0, context: dict | None = None) -> dict:
     return s
 
 
+# The formats every figure of this module is written in; formats() changes them for a block
+# (the HTML page wants SVG alone).
+FORMATS = ("png", "svg")
+
+
+@contextlib.contextmanager
+def formats(kinds: tuple[str, ...]):
+    global FORMATS
+    before, FORMATS = FORMATS, tuple(kinds)
+    try:
+        yield
+    finally:
+        FORMATS = before
+
+
 def _save(fig, out: Path, stem: str, written: list[Path]) -> None:
-    save(fig, out / stem, written)
+    save(fig, out / stem, written, formats=FORMATS)
 
 
 def _fmt_mib(mib: int) -> str:
@@ -78,11 +98,12 @@ def _legend(fig, axes) -> None:
         fig.legend(list(seen.values()), list(seen.keys()), loc="outside right center", fontsize=7)
 
 
-def _row_legend(ax) -> None:
-    """The legend of one row of panels, right of its last panel."""
-    h, lab = ax.get_legend_handles_labels()
-    if h:
-        ax.legend(h, lab, loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=7, frameon=False)
+def _row_legend(ax, axes=None) -> None:
+    """The legend of a block of panels (every series once), right of `ax`."""
+    seen = legend_entries(axes if axes is not None else [ax])
+    if seen:
+        ax.legend(list(seen.values()), list(seen.keys()), loc="center left", bbox_to_anchor=(1.02, 0.5), fontsize=7,
+                  frameon=False)
 
 
 def _heap_marker(api: str, align: int, k: int, context: dict | None = None) -> str:
@@ -94,110 +115,115 @@ def _heap_marker(api: str, align: int, k: int, context: dict | None = None) -> s
     return style.MARKERS[(i + k) % len(style.MARKERS)]
 
 
-def _one_api_row(res: Results, block, chunks, sub_all: pd.DataFrame, xs, x: str, panel: str, heap) -> None:
-    """throughput_vs's row for a heap only one API was measured at: a panel per chunk of
-    `panel` values, a line per value."""
-    api, align = sub_all[["api", "align"]].iloc[0]
-    for ax, values in zip(block, chunks):
-        sst = style.series_styles([f"{panel} {_fmt_bytes(v) if panel == 'size' else f'{int(v):,}'}" for v in values])
-        for v, (lab, st) in zip(values, sst.items()):
-            s = sub_all[sub_all[panel] == v].sort_values(x)
-            ax.plot(s[x], s["allocs_per_s"], ms=4, label=lab, **st)
-        (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, xs)
-        style.rate_axis(ax.yaxis)
-        ax.set_title(f"{_series_label(api, align, res.context)}, heap {_fmt_mib(heap)}", fontsize=9)
-        ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=6, loc="best")
-    for ax in block[len(chunks):]:
-        ax.set_visible(False)
+COLUMNS = 4  # panels in a row of a throughput figure; more wrap to the next row
+
+
+def _measured(res: Results, cases: pd.DataFrame, metric: str) -> pd.DataFrame:
+    ok = cases[~cases["error"] & cases[metric].notna() & (cases["align"] <= 16)]
+    return ok
+
+
+def _groups(keys: list, most: int = MAX_SERIES) -> list[list]:
+    """`keys` in legend order cut into the fewest groups of at most `most`, as even as can be."""
+    n = max(1, math.ceil(len(keys) / most))
+    size = math.ceil(len(keys) / n)
+    return [keys[k:k + size] for k in range(0, len(keys), size)]
+
+
+def _series_look(res: Results, key: tuple, heaps: list) -> dict:
+    """An API's colour and marker; at a heap other than its largest, the next marker and a dotted line."""
+    api, align, heap = key
+    st = _style(api, align, res.context)
+    if len(heaps) > 1 and heap != heaps[0]:
+        st.update(marker=_heap_marker(api, align, heaps.index(heap), res.context), linestyle=":")
+    return st
+
+
+def _throughput_panel(ax, res: Results, sub: pd.DataFrame, group: list, keys_heaps: dict, x: str, metric: str) -> None:
+    for key in group:
+        api, align, heap = key
+        s = sub[(sub["api"] == api) & (sub["align"] == align) & (sub["heap_mib"] == heap)].sort_values(x)
+        if s.empty:
+            continue
+        several = len(keys_heaps.get(api, [])) > 1
+        label = _series_label(api, align, res.context) + (f", heap {_fmt_mib(heap)}" if several else "")
+        style.draw_series(ax, s[x], s[metric], _series_look(res, key, keys_heaps.get(api, [heap])), label,
+                          converged=s.get("converged"))
+    best_measured(ax, sub, x, res, metric)
+
+
+def throughput_figure(res: Results, data: pd.DataFrame, x: str, panel: str, metric: str, title: str, stem: str,
+                      out: Path, written: list[Path]) -> None:
+    """`metric` against `x` (size or threads): a panel per value of `panel` that some series was measured
+    at two or more `x` values of, COLUMNS to a row; a series per API (its colour), alignment and heap; at
+    most MAX_SERIES a panel: past that the series are cut into groups, a block of rows each, so every row
+    means the same and every colour one API."""
+    n = data.groupby([panel, "api", "align", "heap_mib"])[x].transform("nunique")
+    panels = sorted(data.loc[n > 1, panel].unique())
+    if not panels:
+        return
+    keys = sorted(data.groupby(["api", "align", "heap_mib"]).groups,
+                  key=lambda k: (style.api_sort_key(k[0], res.context), k[1], -k[2]))
+    heaps = {a: sorted({k[2] for k in keys if k[0] == a}, reverse=True) for a, _, _ in keys}
+    groups = _groups(keys)
+    # Each group's block: the panels where one of its series was measured, COLUMNS to a row.
+    shown = [[pv for pv in panels if not data[(data[panel] == pv) & data[["api", "align", "heap_mib"]].apply(
+        tuple, axis=1).isin(group)].empty] for group in groups]
+    cols = min(COLUMNS, max(len(ps) for ps in shown))
+    rows = [math.ceil(len(ps) / cols) for ps in shown]
+    fig, axes = plt.subplots(sum(rows), cols, figsize=(3.4 * cols + 3.0, 2.9 * sum(rows) + 1.0),
+                             squeeze=False, sharey=True, layout="constrained")
+    r0 = 0
+    for g, (group, ps, nr) in enumerate(zip(groups, shown, rows)):
+        block = axes[r0:r0 + nr].ravel()
+        r0 += nr
+        for ax, pv in zip(block, ps):
+            _throughput_panel(ax, res, data[data[panel] == pv], group, heaps, x, metric)
+            (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, data[x])
+            style.rate_axis(ax.yaxis)
+            ax.set_title(f"{panel} {_fmt_bytes(pv) if panel == 'size' else f'{int(pv):,}'}"
+                         + (f" ({g + 1} of {len(groups)})" if len(groups) > 1 else ""), fontsize=9)
+            ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
+            ax.grid(True, which="major", alpha=0.3)
+        for ax in block[len(ps):]:
+            ax.set_visible(False)
+        _row_legend(block[min(cols, len(ps)) - 1], block[:len(ps)])
+    fig.supylabel(style.axis_label(metric, res.context), fontsize=9)
+    fig.suptitle(f"{title} (hollow: did not converge)\n{res.title_suffix()}", fontsize=10)
+    _save(fig, out, stem, written)
 
 
 def throughput_vs(res: Results, cases: pd.DataFrame, x: str, panel: str, out: Path, written: list[Path]) -> None:
-    """Per pattern: allocs_per_s against `x` (size or threads), one panel per value of `panel`,
-    one line per API and heap (at 47fe9e1 the largest heap at each point was drawn, unsaid).
-    Alignments above 16 B are left to the allocators figure; past MAX_LEGEND series a
-    figure gets a row of panels per heap."""
-    if "allocs_per_s" not in cases:  # a file of printf cases alone
-        return
-    ok = cases[~cases["error"] & cases["allocs_per_s"].notna() & (cases["align"] <= 16)]
-    for pattern, pdf in ok.groupby("pattern"):
-        # A line needs two points: series measured at one value of x are left out and counted.
-        npoints = pdf.groupby([panel, "api", "align", "heap_mib"])[x].transform("nunique")
-        left_out = int((npoints < 2).sum())
-        pdf = pdf[npoints > 1]
-        panels = sorted(pdf[panel].unique())
-        if not panels:
+    """Per pattern: its rate (allocs_per_s; printf_per_s; a workload's) against `x`. The heaps where two
+    or more APIs ran make throughput_vs_<x>_<pattern>; an API measured alone at its other heaps (CUDA's
+    malloc over the default sweep's heap grid) gets throughput_vs_<x>_<pattern>_<api>, a series per heap
+    in its colour. Alignments above 16 B are left to the allocators figure."""
+    for pattern, pdf in cases.groupby("pattern"):
+        metric = rate_of(res, pdf)
+        if metric is None:
             continue
-        heaps = sorted(pdf["heap_mib"].unique())
-        series = pdf.groupby(["api", "align", "heap_mib"]).ngroups
-        rows_of = [heaps] if series <= MAX_LEGEND else [[h] for h in reversed(heaps)]
-        rows_of = [hs for hs in rows_of if not pdf[pdf["heap_mib"].isin(hs)].empty]
-        cols = min(4, len(panels))
-        # A heap that only one API was measured at is one row of panels with a line per
-        # `panel` value (at most 8 a panel), not a panel per value with one line in each.
-        single = [len(pdf[pdf["heap_mib"].isin(hs)][["api", "align"]].drop_duplicates()) == 1 and len(rows_of) > 1
-                  for hs in rows_of]
-        chunks = [[v for v in panels if v in set(pdf[pdf["heap_mib"].isin(hs)][panel])] for hs in rows_of]
-        chunks = [[c[k:k + 8] for k in range(0, len(c), 8)] if one else None for c, one in zip(chunks, single)]
-        per_row = [math.ceil((len(ch) if ch else len(panels)) / cols) for ch in chunks]
-        nrows = sum(per_row)
-        fig, axes = plt.subplots(nrows, cols, figsize=(3.4 * cols + 3.0, 2.9 * nrows + 1.0), squeeze=False,
-                                 sharey=True, layout="constrained")
-        r0 = 0
-        for hs, nr, ch in zip(rows_of, per_row, chunks):
-            block = axes[r0:r0 + nr].ravel()
-            sub_all = pdf[pdf["heap_mib"].isin(hs)]
-            drawn = []
-            if ch:
-                _one_api_row(res, block, ch, sub_all, pdf[x], x, panel, hs[0])
-                r0 += nr
-                continue
-            for ax, pv in zip(block, panels):
-                sub = sub_all[sub_all[panel] == pv]
-                if sub.empty:
-                    ax.set_visible(False)
-                    continue
-                drawn.append(ax)
-                keys = sorted(sub.groupby(["api", "align", "heap_mib"]).groups,
-                              key=lambda k: (style.api_sort_key(k[0], res.context), k[1], -k[2]))
-                for api, align, heap in keys:
-                    s = sub[(sub["api"] == api) & (sub["align"] == align) & (sub["heap_mib"] == heap)].sort_values(x)
-                    st = _style(api, align, res.context)
-                    if len(heaps) > 1:
-                        st["marker"] = _heap_marker(api, align, heaps[::-1].index(heap), res.context)
-                    label = _series_label(api, align, res.context) + (f", heap {_fmt_mib(heap)}" if len(heaps) > 1 else "")
-                    ax.plot(s[x], s["allocs_per_s"], ms=4, label=label, **st)
-                best_measured(ax, sub, x, res)
-                (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, pdf[x])
-                style.rate_axis(ax.yaxis)
-                ax.set_title(f"{panel} {_fmt_bytes(pv) if panel == 'size' else f'{int(pv):,}'}"
-                             + (f", heap {_fmt_mib(hs[0])}" if len(hs) == 1 and len(rows_of) > 1 else ""), fontsize=9)
-                ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
-                ax.grid(True, which="major", alpha=0.3)
-            for ax in block[len(panels):]:
-                ax.set_visible(False)
-            if drawn:
-                seen = {}
-                for ax in drawn:
-                    for h, lab in zip(*ax.get_legend_handles_labels()):
-                        seen.setdefault(lab, h)
-                drawn[-1].legend(list(seen.values()), list(seen.keys()), loc="center left",
-                                 bbox_to_anchor=(1.02, 0.5), fontsize=7, frameon=False)
-            r0 += nr
-        fig.supylabel(style.axis_label("allocs_per_s", res.context), fontsize=9)
-        heap_note = f"heap {_fmt_mib(heaps[0])}" if len(heaps) == 1 else "marker: heap"
-        if left_out:
-            heap_note += f"; {left_out} case(s) measured at one {x} value only not drawn"
-        fig.suptitle(f"{pattern}: allocation throughput vs {'size' if x == 'size' else 'threads'} ({heap_note})\n"
-                     f"{res.title_suffix()}", fontsize=10)
-        _save(fig, out, f"throughput_vs_{x}_{pattern}", written)
+        ok = _measured(res, pdf, metric)
+        # The heaps where the most APIs ran (the comparison; two at least) make the main figure.
+        apis_at = ok.groupby("heap_mib")["api"].nunique()
+        most = apis_at.max() if len(apis_at) else 0
+        shared = ok[ok["heap_mib"].isin(apis_at[(apis_at == most) & (apis_at > 1)].index)]
+        what = f"{pattern}: {style.counter(metric, res.context).label} vs {'size' if x == 'size' else 'threads'}"
+        name = f"throughput_vs_{x}_{slug(pattern)}"
+        if not shared.empty:
+            throughput_figure(res, shared, x, panel, metric, what, name, out, written)
+        alone = ok[~ok["heap_mib"].isin(shared["heap_mib"])]
+        for api, g in alone.groupby("api"):
+            g = pd.concat([g, shared[shared["api"] == api]])  # the API at every heap it ran at
+            stem = f"{name}_{slug(api)}" if not shared.empty else name
+            throughput_figure(res, g, x, panel, metric, f"{what}, {style.api_label(api, res.context)} at every heap",
+                              stem, out, written)
 
 
 def best_measured(ax, sub: pd.DataFrame, x: str, res: Results, y: str = "allocs_per_s") -> None:
     """The reference line: at each value of `x` where two or more allocators were measured,
     the best `y` of them (not the baselines, which never free: bump was the only reference
-    line until issue 28), labelled "best measured (<api>, ...)" with the APIs best somewhere."""
+    line until issue 28), labelled "best measured (<api>, ...)" with the APIs best somewhere.
+    A line only through three or more points; a reference, not a series (readability.REFERENCE)."""
     apis = set(_direct_heap_apis(res, sub["api"].unique())) - baselines(res)
     ok = sub[sub["api"].isin(apis) & sub[y].notna()]
     # Only where two or more allocators were measured: elsewhere the line would be one
@@ -208,9 +234,10 @@ def best_measured(ax, sub: pd.DataFrame, x: str, res: Results, y: str = "allocs_
     best = ok.loc[ok.groupby(x)[y].idxmax()].sort_values(x)
     names = ", ".join(style.api_label(a, res.context) for a in sorted(
         best["api"].unique(), key=lambda a: style.api_sort_key(a, res.context)))
-    one = len(best) < 2  # a single point: a bar across it, not a line over one x value
-    ax.plot(best[x], best[y], color="grey", lw=4, alpha=0.35, zorder=0, marker="_" if one else "None", ms=14,
-            linestyle="None" if one else "-", label=f"best measured ({names})")
+    few = len(best) < 3  # a bar across each point, not a line suggesting data between them
+    line, = ax.plot(best[x], best[y], color="grey", lw=4, alpha=0.35, zorder=0, marker="_" if few else "None", ms=14,
+                    linestyle="None" if few else "-", label=f"best measured ({names})")
+    line.set_gid(REFERENCE)
 
 
 def baselines(res: Results) -> set[str]:
@@ -238,61 +265,108 @@ def _direct_heap_apis(res: Results, apis) -> list[str]:
             and res.apis.get(a, {}).get("call_path", "direct") == "direct"]
 
 
-def allocators_per_pattern(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
-    """One point (size, threads, heap) measured in the most patterns with malloc and a ceiling: per
-    pattern, the allocation rate of every heap API there, from CUDA's malloc through the allocators
-    that free (slab and any adapter) to the ceiling (bump). The README's table "CUDA's malloc
-    against the ceiling"."""
+def allocators_that_free(res: Results, apis) -> list[str]:
+    """The allocators among `apis` that free and are not CUDA's own: what a finding sets beside
+    malloc (slab, a user's adapter), neither a baseline nor a call path."""
+    own = {"malloc", "new", "aligned", "cuda_std_aligned"}
+    return [a for a in _direct_heap_apis(res, list(apis)) if a not in baselines(res) and a not in own
+            and res.apis.get(a, {}).get("source", "own_arena") != "device_heap"]
+
+
+def allocators_point(res: Results, cases: pd.DataFrame):
+    """(the cases there, size, threads, heap, the ceilings) of the point (size, threads, heap)
+    measured in the most patterns with malloc, a ceiling and a third API; None where none is."""
     if "allocs_per_s" not in cases:
-        return
+        return None
     ok = cases[~cases["error"] & cases["allocs_per_s"].notna() & (cases["align"] <= 16)]
     ok = ok[ok["api"].isin(_direct_heap_apis(res, ok["api"].unique()))]
     ceilings = _ceilings(res, ok["api"].unique())
     if ok.empty or not ceilings:
-        return
+        return None
     point = ["size", "threads", "heap_mib"]
     has = ok.groupby(point + ["pattern"])["api"].agg(set)
     both = has[has.map(lambda a: "malloc" in a and bool(a & ceilings) and len(a) >= 3)]
     if both.empty:
-        return
+        return None
     per_point = both.reset_index().groupby(point)["pattern"].nunique()
     # The most patterns; among equals the most threads, then the largest heap, then the smallest size.
-    best = sorted(per_point.items(), key=lambda kv: (-kv[1], -kv[0][1], -kv[0][2], kv[0][0]))[0][0]
-    size, threads, heap = best
+    size, threads, heap = sorted(per_point.items(), key=lambda kv: (-kv[1], -kv[0][1], -kv[0][2], kv[0][0]))[0][0]
     sel = ok[(ok["size"] == size) & (ok["threads"] == threads) & (ok["heap_mib"] == heap)]
+    return sel, size, threads, heap, ceilings
+
+
+def _per_call(sel: pd.DataFrame, pattern: str, size: int) -> str:
+    """What one call of `pattern` asked for at this point, from the file's own figures: bytes_per_s /
+    allocs_per_s of its first API (per_warp and per_block share a call: 2 KiB and 16 KiB at 64 B;
+    per_thread_mixed asks for sizes up to `size`: "mean 40 B")."""
+    g = sel[sel["pattern"] == pattern]
+    if "bytes_per_s" not in g or not (g["bytes_per_s"] > 0).any():
+        return _fmt_bytes(size)
+    r = g[g["bytes_per_s"] > 0].iloc[0]
+    per = float(r["bytes_per_s"] / r["allocs_per_s"])
+    k = per / size
+    if abs(k - round(k)) < 0.01 and round(k) >= 1:
+        return _fmt_bytes(size) if round(k) == 1 else f"{_fmt_bytes(round(per))} a call"
+    return f"up to {_fmt_bytes(size)}, mean {_fmt_bytes(round(per))} a call"
+
+
+def allocators_per_pattern(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
+    """One point (size, threads, heap) measured in the most patterns with malloc and a ceiling: per
+    pattern, the allocation rate of every heap API there, from CUDA's malloc through the allocators
+    that free (slab and any adapter) to the baseline (bump), as dots on a log axis (bars on a log axis
+    mislead). Each pattern is labelled with what one of its calls asked for; where an allocator beats
+    the baseline the title says so: bump is a reference (one atomic add per warp when its lanes ask for
+    the same size, one per call when they do not), not a bound."""
+    found = allocators_point(res, cases)
+    if found is None:
+        return
+    sel, size, threads, heap, ceilings = found
     patterns = [p for p in sel["pattern"].drop_duplicates()
                 if "malloc" in set(sel[sel["pattern"] == p]["api"]) and set(sel[sel["pattern"] == p]["api"]) & ceilings]
     apis = sorted(sel["api"].unique(), key=lambda a: (a in ceilings, a != "malloc", style.api_sort_key(a, res.context)))
-    _allocator_bars(res, sel, patterns, apis, ceilings)
-    fig = plt.gcf()
+    fig = _allocator_dots(res, sel, patterns, apis, size)
     names = ", ".join(style.api_label(a, res.context) for a in sorted(ceilings & set(apis)))
-    fig.suptitle(f"every allocator per pattern: {_fmt_bytes(size)} x {int(threads):,} threads, heap "
-                 f"{_fmt_mib(int(heap))} ({names}: the ceiling, never frees)\n{res.title_suffix()}", fontsize=10)
+    above = _above_ceiling(res, sel, patterns, ceilings)
+    head = (f"every allocator per pattern: {_fmt_bytes(size)} x {int(threads):,} threads, heap {_fmt_mib(int(heap))} "
+            f"({names}: a reference that never frees, not a bound" + (f"; above it: {above}" if above else "")
+            + "; hollow: did not converge)")
+    fig.suptitle(textwrap.fill(head, int(fig.get_figwidth() * 13)) + f"\n{res.title_suffix()}", fontsize=9)
     _save(fig, out, "allocators_per_pattern", written)
 
 
-def _allocator_bars(res: Results, sel: pd.DataFrame, patterns: list[str], apis: list[str], ceilings: set[str]) -> None:
-    """allocators_per_pattern's bars: a group per pattern, a bar per API, ceilings white and hatched."""
-    fig, ax = plt.subplots(figsize=(min(16.0, 0.2 * len(patterns) * max(1, len(apis)) + 3.5), 4.5),
-                           layout="constrained")
-    width = 0.8 / len(apis)
-    hatches = ["xx", "..", "\\\\", "++", "oo", "--"]
-    for k, api in enumerate(apis):
-        ys = []
-        for p in patterns:
-            v = sel[(sel["pattern"] == p) & (sel["api"] == api)]["allocs_per_s"]
-            ys.append(float(v.iloc[0]) if len(v) else np.nan)
-        st = _style(api, 0, res.context)
-        # Colour and a hatch per API: bars of neighbouring APIs differ in print and to every eye.
-        hatch = "//" if api in ceilings else hatches[(k - 1) % len(hatches)] if k else None
-        bar_style = {"color": "white" if api in ceilings else st["color"], "hatch": hatch, "edgecolor": "black"}
-        ax.bar(np.arange(len(patterns)) + (k - (len(apis) - 1) / 2) * width, ys, width,
-               label=style.api_label(api, res.context), lw=0.5, **bar_style)
-    style.rate_axis(ax.yaxis)
-    ax.set_xticks(np.arange(len(patterns)), patterns, fontsize=7)
-    ax.set_ylabel(style.axis_label("allocs_per_s", res.context))
-    ax.grid(True, axis="y", which="major", alpha=0.3)
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+def _above_ceiling(res: Results, sel: pd.DataFrame, patterns: list[str], ceilings: set[str]) -> str:
+    """"slab in per_thread_mixed": the allocators faster than every baseline of a pattern."""
+    parts = []
+    for p in patterns:
+        g = sel[sel["pattern"] == p]
+        top = g[g["api"].isin(ceilings)]["allocs_per_s"].max()
+        faster = g[~g["api"].isin(ceilings) & (g["allocs_per_s"] > top)]["api"]
+        parts += [f"{style.api_label(a, res.context)} in {p}" for a in faster]
+    return ", ".join(parts)
+
+
+def _allocator_dots(res: Results, sel: pd.DataFrame, patterns: list[str], apis: list[str], size: int):
+    """allocators_per_pattern's panels: a row per pattern, a dot per API, at most MAX_SERIES APIs a panel."""
+    groups = _groups(apis)
+    fig, axes = plt.subplots(1, len(groups), figsize=(5.2 * len(groups) + 3.0, 0.42 * len(patterns) + 2.2),
+                             squeeze=False, sharey=True, sharex=True, layout="constrained")
+    y = np.arange(len(patterns))
+    for ax, group in zip(axes[0], groups):
+        for k, api in enumerate(group):
+            rows = [sel[(sel["pattern"] == p) & (sel["api"] == api)] for p in patterns]
+            xs = [float(r["allocs_per_s"].iloc[0]) if len(r) else np.nan for r in rows]
+            conv = [float(r["converged"].iloc[0]) if len(r) and "converged" in r else np.nan for r in rows]
+            st = dict(_style(api, 0, res.context), linestyle="None")
+            style.draw_series(ax, xs, y + (k - (len(group) - 1) / 2) * 0.08, st, style.api_label(api, res.context),
+                              converged=conv, ms=6)
+        style.rate_axis(ax.xaxis)
+        ax.set_xlabel(style.axis_label("allocs_per_s", res.context), fontsize=8)
+        ax.grid(True, axis="x", which="major", alpha=0.3)
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.3 / max(len(patterns), 1)),
+                  ncols=min(4, len(group)), frameon=False)
+    axes[0][0].set_yticks(y, [f"{p}\n{_per_call(sel, p, size)}" for p in patterns], fontsize=7)
+    axes[0][0].invert_yaxis()
+    return fig
 
 
 def fail_rate_lines(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
@@ -300,6 +374,8 @@ def fail_rate_lines(res: Results, cases: pd.DataFrame, out: Path, written: list[
     pattern/API with sizes and heaps both swept. At 9b2c92f these were heatmaps, 80 % blank,
     where a pale 0 looked like a blank "not measured": here a case not measured has no marker,
     a measured 0 a marker on the zero line, a case that failed a cross."""
+    if "fail_rate" not in cases.columns:
+        return
     for (pattern, api, align), g in cases.groupby(["pattern", "api", "align"]):
         if g["size"].nunique() < 2 or g["heap_mib"].nunique() < 2 or not g["fail_rate"].notna().any():
             continue
@@ -313,7 +389,7 @@ def fail_rate_lines(res: Results, cases: pd.DataFrame, out: Path, written: list[
         if not panels:
             continue
         all_sizes = sorted(g["size"].unique())
-        sst = style.series_styles([_fmt_bytes(s) for s in all_sizes])
+        sst = style.ordinal_styles([_fmt_bytes(s) for s in all_sizes])  # sizes are magnitudes: a sequential map
         cols = min(3, len(panels))
         nrows = math.ceil(len(panels) / cols)
         fig, axes = plt.subplots(nrows, cols, figsize=(4.0 * cols + 1.8, 3.0 * nrows + 1.2), squeeze=False,
@@ -325,7 +401,8 @@ def fail_rate_lines(res: Results, cases: pd.DataFrame, out: Path, written: list[
             for size in sizes:
                 s = gt[gt["size"] == size].sort_values("heap_mib")
                 m = s[~s["error"] & s["fail_rate"].notna()]
-                ax.plot(m["heap_mib"], m["fail_rate"], ms=4, lw=1, label=_fmt_bytes(size), **sst[_fmt_bytes(size)])
+                style.draw_series(ax, m["heap_mib"], m["fail_rate"], sst[_fmt_bytes(size)], _fmt_bytes(size),
+                                  converged=m.get("converged"), lw=1)
                 e = s[s["error"]]
                 if len(e):
                     ax.plot(e["heap_mib"], [1.05] * len(e), linestyle="None", marker="x", color="black", ms=6,
@@ -343,30 +420,55 @@ def fail_rate_lines(res: Results, cases: pd.DataFrame, out: Path, written: list[
         name = f"{pattern}/{_series_label(api, align, res.context)}"
         fig.suptitle(f"{name}: failure rate against the heap\n(no marker: not measured; x: the case failed)\n"
                      f"{res.title_suffix()}", fontsize=10)
-        _save(fig, out, f"fail_rate_{pattern}_{api}{f'_align{align}' if align else ''}", written)
+        _save(fig, out, f"fail_rate_{slug(pattern)}_{slug(api)}{f'_align{align}' if align else ''}", written)
 
 
 fail_rate_heatmaps = fail_rate_lines  # the name of 9b2c92f
 
 
+MAX_PANELS = 4   # failure_curves: the demand points with the most heaps measured
+
+
+def _demand_points(ok: pd.DataFrame) -> list[tuple[tuple, pd.DataFrame]]:
+    """The (size, threads) points where a series was measured at three or more heaps and some case
+    failed: at most MAX_PANELS, those with the most heaps first, each with at most MAX_SERIES series."""
+    series = ["pattern", "api", "align"]
+    heaps = ok.groupby(["size", "threads"] + series)["heap_mib"].nunique().rename("heaps").reset_index()
+    heaps = heaps[heaps["heaps"] >= 3]
+    if heaps.empty:
+        return []
+    failed = ok.groupby(["size", "threads"])["fail_rate"].max()
+    points = heaps.groupby(["size", "threads"])["heaps"].agg(most="max", series="count")
+    points = points[[failed.get(k, 0) > 0 for k in points.index]]
+    points = points.sort_values(["most", "series"], ascending=False).head(MAX_PANELS)
+    out = []
+    for key in points.index:
+        keep = heaps[(heaps["size"] == key[0]) & (heaps["threads"] == key[1])].nlargest(MAX_SERIES, "heaps")
+        g = ok[(ok["size"] == key[0]) & (ok["threads"] == key[1])]
+        g = g.merge(keep[series], on=series)
+        out.append((key, g))
+    return out
+
+
 def failure_curves(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
-    """fail_rate against the heap limit at a fixed demand (size x threads), one line per pattern/API."""
+    """fail_rate against the heap limit at a fixed demand (size x threads), one line per pattern/API:
+    colour and marker the API's, a pattern of its own line style where several share a panel."""
     ok = cases[~cases["error"] & cases["fail_rate"].notna()] if "fail_rate" in cases.columns else cases.iloc[0:0]
-    groups = [(k, g) for k, g in ok.groupby(["size", "threads"]) if g.groupby(["pattern", "api", "align"])["heap_mib"]
-              .nunique().max() >= 3 and (g["fail_rate"] > 0).any()]
+    groups = _demand_points(ok) if not ok.empty else []
     if not groups:
         return
     fig, axes = plt.subplots(1, len(groups), figsize=(5 * len(groups) + 2.5, 3.8), squeeze=False, layout="constrained")
-    keys = sorted({(p, a, al) for _, g in groups for p, a, al in zip(g["pattern"], g["api"], g["align"])})
-    sst = style.series_styles([f"{p}/{_series_label(a, al, res.context)}" for p, a, al in keys])
+    patterns = sorted({p for _, g in groups for p in g["pattern"]})
+    lines = ["-", "--", ":", "-."]
     for ax, ((size, threads), g) in zip(axes[0], groups):
         for (pattern, api, align), s in g.groupby(["pattern", "api", "align"]):
             s = s.sort_values("heap_mib")
-            if s["heap_mib"].nunique() < 3:
-                continue
+            k = patterns.index(pattern)  # another pattern of the same API: its line style and the next marker
+            st = dict(_style(api, align, res.context), linestyle=lines[k % len(lines)])
+            if k:
+                st["marker"] = _heap_marker(api, align, k, res.context)
             label = f"{pattern}/{_series_label(api, align, res.context)}"
-            # Series differ by pattern here as often as by API: a style per series.
-            ax.plot(s["heap_mib"], s["fail_rate"], ms=4, label=label, **sst[label])
+            style.draw_series(ax, s["heap_mib"], s["fail_rate"], st, label, converged=s.get("converged"))
         demand_mib = size * threads / 2**20
         ax.axvline(demand_mib, color="grey", lw=0.8, ls=":")
         style.byte_axis(ax.xaxis, list(g["heap_mib"]) + [demand_mib], scale=2**20, most=6)
@@ -376,7 +478,8 @@ def failure_curves(res: Results, cases: pd.DataFrame, out: Path, written: list[P
         ax.set_title(f"{int(threads):,} threads x {_fmt_bytes(size)}", fontsize=9)
         ax.grid(True, alpha=0.3)
     _legend(fig, axes[0])
-    fig.suptitle(f"failure rate against the heap limit at fixed demand\n{res.title_suffix()}", fontsize=10)
+    fig.suptitle(f"failure rate against the heap limit at fixed demand (hollow: did not converge)\n"
+                 f"{res.title_suffix()}", fontsize=10)
     _save(fig, out, "failure_curves", written)
 
 
@@ -390,18 +493,15 @@ def printf_fifo(res: Results, cases: pd.DataFrame, out: Path, written: list[Path
         return
     fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), squeeze=False, layout="constrained")
     keys = [f"{int(size) // 8} args, FIFO {_fmt_mib(fifo)}" for size, fifo in sorted(set(zip(ok["size"], ok["heap_mib"])))]
-    sst = style.series_styles(keys)
+    sst = style.ordinal_styles(keys)
     xs = []
     for (size, fifo), s in ok.groupby(["size", "heap_mib"]):
         s = s.sort_values("threads")
         lines = s["lines_delivered"] + s["lines_lost"]  # the printf calls of one launch
         xs += list(lines)
         label = f"{int(size) // 8} args, FIFO {_fmt_mib(fifo)}"
-        st = dict(sst[label])
-        if len(s) < 3:
-            st["linestyle"] = "None"
-        axes[0][0].plot(lines, s["loss_rate"], ms=5, label=label, **st)
-        axes[0][1].plot(lines, s["printf_per_s"], ms=5, label=label, **st)
+        for ax, c in zip(axes[0], ("loss_rate", "printf_per_s")):
+            style.draw_series(ax, lines, s[c], sst[label], label, converged=s.get("converged"), ms=5)
     for ax, c in zip(axes[0], ("loss_rate", "printf_per_s")):
         style.count_axis(ax.xaxis, xs)
         ax.set_xlabel("lines printed in one launch")
@@ -416,35 +516,42 @@ def printf_fifo(res: Results, cases: pd.DataFrame, out: Path, written: list[Path
 
 def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylabel: str, stem: str, out: Path,
                     written: list[Path]) -> None:
+    """Each of `counters` against the block size: a column per counter, a series per pattern, API and heap
+    (the API's colour; another heap another marker), at most MAX_SERIES a panel (more: another row)."""
     present = [c for c in counters if c in cases.columns and cases[c].notna().any()]
     if not present:
         return
-    fig, axes = plt.subplots(1, len(present), figsize=(4.5 * len(present) + 2.5, 3.8), squeeze=False,
-                             layout="constrained")
-    for ax, c in zip(axes[0], present):
-        sub = cases[cases[c].notna()]
-        groups = sorted(sub.groupby(["pattern", "api", "align", "heap_mib"]),
-                        key=lambda kv: (kv[0][0], style.api_sort_key(kv[0][1], res.context), kv[0][2], kv[0][3]))
-        label = lambda k: f"{k[0]}/{_series_label(k[1], k[2], res.context)}, heap {_fmt_mib(k[3])}"  # noqa: E731
-        # Series differ by pattern and heap as often as by API: a style per series.
-        sst = style.series_styles([label(k) for k, _ in groups])
-        for k, s in groups:
-            s = s.groupby("size")[c].mean().sort_index()
-            st = dict(sst[label(k)])
-            if len(s) < 2:
-                st["linestyle"] = "None"
-            ax.plot(s.index, s.values, ms=4, label=label(k), **st)
-        style.byte_axis(ax.xaxis, sub["size"])
-        if style.counter(c, res.context).unit == "B":
-            # overhead_bytes spans 16 B to 1 MiB: on a linear axis one point hid the rest.
-            style.byte_axis(ax.yaxis, sub[c].clip(lower=1))
-        ax.set_xlabel("bytes per allocation")
-        ax.set_ylabel(style.axis_label(c, res.context), fontsize=8)
-        ax.set_title(c, fontsize=9)
-        ax.grid(True, alpha=0.3)
-    _legend(fig, axes[0])
-    fig.suptitle(f"{ylabel}\n{res.title_suffix()}", fontsize=10)
+    have = cases[cases[present].notna().any(axis=1) & ~cases["error"]]
+    keys = sorted(have.groupby(["pattern", "api", "align", "heap_mib"]).groups,
+                  key=lambda k: (k[0], style.api_sort_key(k[1], res.context), k[2], -k[3]))
+    heaps = {(k[0], k[1]): sorted({h for p, a, _, h in keys if (p, a) == (k[0], k[1])}, reverse=True) for k in keys}
+    groups = _groups(keys)
+    fig, axes = plt.subplots(len(groups), len(present), figsize=(4.5 * len(present) + 3.0, 3.6 * len(groups) + 0.6),
+                             squeeze=False, layout="constrained")
+    for r, group in enumerate(groups):
+        for ax, c in zip(axes[r], present):
+            for k in group:
+                pattern, api, align, heap = k
+                s = have[(have["pattern"] == pattern) & (have["api"] == api) & (have["align"] == align)
+                         & (have["heap_mib"] == heap) & have[c].notna()].groupby("size")[[c, *(
+                             ["converged"] if "converged" in have else [])]].mean().sort_index()
+                look = _series_look(res, (api, align, heap), heaps[(pattern, api)])
+                style.draw_series(ax, s.index, s[c], look, f"{pattern}/{_series_label(api, align, res.context)}, heap "
+                                  f"{_fmt_mib(heap)}", converged=s.get("converged"))
+            style.byte_axis(ax.xaxis, have["size"])
+            if style.counter(c, res.context).unit == "B":
+                # overhead_bytes spans 16 B to 1 MiB: on a linear axis one point hid the rest.
+                style.byte_axis(ax.yaxis, have[c].clip(lower=1))
+            ax.set_xlabel("bytes per allocation")
+            ax.set_ylabel(style.axis_label(c, res.context), fontsize=8)
+            ax.set_title(c + (f" ({r + 1} of {len(groups)})" if len(groups) > 1 else ""), fontsize=9)
+            ax.grid(True, alpha=0.3)
+        _row_legend(axes[r][-1], axes[r])
+    fig.suptitle(f"{ylabel} (hollow: did not converge)\n{res.title_suffix()}", fontsize=10)
     _save(fig, out, stem, written)
+
+
+MAX_LATENCY_ROWS = 60
 
 
 def latency(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
@@ -457,18 +564,20 @@ def latency(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -
     lat = cases[cases[f"{kinds[0][0]}p50_ns"].notna()].sort_values(["api", "size", "threads", "heap_mib"],
                                                                      key=lambda c: c.map(lambda a: style.api_sort_key(a, res.context))
                                                                      if c.name == "api" else c)
+    if len(lat) > MAX_LATENCY_ROWS:  # a row per case: past this many the figure is a wall (the rest: summary.md)
+        lat = lat.head(MAX_LATENCY_ROWS)
     fig, axes = plt.subplots(1, len(kinds), figsize=(5 * len(kinds) + 3, 0.22 * len(lat) + 1.8), squeeze=False,
                              sharey=True, layout="constrained")
     y = np.arange(len(lat))
     qs = ("p50", "p90", "p99", "max")
-    qst = style.series_styles(qs)
+    qst = style.ordinal_styles(qs)
     for ax, (prefix, title) in zip(axes[0], kinds):
         for q in qs:
             col = f"{prefix}{q}_ns"
             if col in lat.columns:
                 ax.plot(lat[col], y, label=q, ms=4, **{**qst[q], "linestyle": "None"})
-        ax.set_xscale("log")
-        ax.set_xlabel(f"{title} latency per call (ns, clock64 / SM clock)")
+        style.ns_axis(ax.xaxis)
+        ax.set_xlabel(f"{title} latency per call (clock64 / SM clock)")
         ax.set_title(title, fontsize=9)
         ax.grid(True, axis="x", alpha=0.3)
     one = lambda col: lat[col].nunique() == 1  # noqa: E731
@@ -492,30 +601,45 @@ def _clock(khz) -> str:
         return "?"
 
 
+def _rates_table(res: Results, cases: pd.DataFrame) -> list[str]:
+    """Per pattern and API: how many cases, the geometric mean and best of the pattern's rate, and how
+    many of its cases did not converge."""
+    from tabulate import tabulate
+    rows = []
+    for (pattern, api), g in cases[~cases["error"]].groupby(["pattern", "api"]):
+        metric = rate_of(res, g)
+        v = g[metric].dropna() if metric else pd.Series(dtype=float)
+        v = v[v > 0]
+        if v.empty:
+            continue
+        best = g.loc[g[metric].idxmax()]
+        nc = int((g["converged"] < 1).sum()) if "converged" in g else 0
+        rows.append([pattern, api, metric, len(v), f"{math.exp(np.log(v).mean()):.3g}", f"{best[metric]:.3g}",
+                     nc, f"`{best['case']}`"])
+    if not rows:
+        return []
+    head = ["pattern", "api", "rate", "cases", "geomean", "best", "not converged", "best case"]
+    return ["## Throughput by pattern and API", "",
+            "Geometric mean of each pattern's rate over the cases measured, and the best case.", "",
+            *tabulate(rows, headers=head, tablefmt="pipe", disable_numparse=True).splitlines(), ""]
+
+
 def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -> Path:
+    from heapbench_results import command_line
     ctx = res.context
     lines = [f"# heapbench results: {res.gpu}", "",
              f"- file: `{res.path.name}`",
              f"- GPU: {res.gpu} (compute capability {ctx.get('gpu_compute_capability', '?')}, "
              f"{ctx.get('gpu_sm_count', '?')} SMs, SM clock {_clock(ctx.get('gpu_sm_clock_khz'))})",
-             f"- CUDA runtime {cuda_version(ctx.get('cuda_runtime_version'))}, driver API {cuda_version(ctx.get('cuda_driver_version'))}",
+             f"- driver {ctx.get('gpu_driver_release') or 'not recorded'}; CUDA runtime "
+             f"{cuda_version(ctx.get('cuda_runtime_version'))}, driver API {cuda_version(ctx.get('cuda_driver_version'))}",
              f"- heapbench {ctx.get('heapbench_version', '?')} at {ctx.get('heapbench_git_commit', '?')}, "
              f"schema {res.schema_version}, run {ctx.get('date', '?')}",
+             f"- command line: `{command_line(ctx)}`" if command_line(ctx) else "- command line: not recorded",
              f"- cases: {len(cases)}, errors: {int(cases['error'].sum())}", ""]
-    ok = cases[~cases["error"]] if "allocs_per_s" in cases else cases.iloc[0:0]
-    if not ok.empty:
-        lines += ["## Allocation throughput by pattern and API", "",
-                  "Geometric mean of `allocs_per_s` over the cases measured, and the best case.", "",
-                  "| pattern | api | cases | geomean allocs/s | best allocs/s | best case |", "| --- | --- | --- | --- | --- | --- |"]
-        for (pattern, api), g in ok.groupby(["pattern", "api"]):
-            v = g["allocs_per_s"].dropna()
-            v = v[v > 0]
-            if v.empty:
-                continue
-            best = g.loc[g["allocs_per_s"].idxmax()]
-            lines.append(f"| {pattern} | {api} | {len(v)} | {math.exp(np.log(v).mean()):.3g} | "
-                         f"{best['allocs_per_s']:.3g} | `{best['case']}` |")
-        lines.append("")
+    if sentence := convergence_sentence(res, cases):
+        lines += [sentence, ""]
+    lines += _rates_table(res, cases)
     errs = cases[cases["error"]]
     if not errs.empty:
         lines += ["## Errors", "", "| case | message |", "| --- | --- |"]
@@ -529,7 +653,7 @@ def write_markdown(path: Path, lines: list[str], written: list[Path]) -> Path:
     pngs = [p for p in written if p.suffix == ".png"]
     if pngs:
         lines = lines + ["## Figures", ""] + [f"![{p.stem}]({p.name})" for p in pngs] + [""]
-    path.write_text("\n".join(lines))
+    write_text(path, "\n".join(lines))
     return path
 
 
@@ -547,7 +671,7 @@ def make_figures(results_path: str | Path, out: str | Path) -> list[Path]:
              f"- file: `{res.path.name}`, written by `heapbench --devices`: each GPU has its figures and summary",
              ""] + [f"- [GPU {d}](gpu{d}/summary.md)" for d in devices] + [""]
     path = Path(out) / "summary.md"
-    path.write_text("\n".join(lines))
+    write_text(path, "\n".join(lines))
     return written + [path]
 
 

@@ -34,6 +34,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from outputs import write_csv, write_text  # noqa: E402
 import style  # noqa: E402
 from heapbench_results import Results, SchemaError, cuda_version, finish, load  # noqa: E402
 from readability import FigureError, save  # noqa: E402
@@ -95,6 +96,7 @@ def points(s: Source) -> pd.DataFrame:
     c = s.results.cases()
     c = c[(c["pattern"] == "per_thread") & ~c["error"].astype(bool)]
     c = c.sort_values("heap_mib", kind="stable").groupby(KEYS, as_index=False).last()
+    c = c.assign(**{f: math.nan for f in FIGURES if f not in c.columns})  # printf alone, capacity: no frees
     return c[KEYS + ["heap_mib"] + FIGURES].assign(source=s.label, harness=s.harness, gpu=s.results.gpu)
 
 
@@ -111,10 +113,7 @@ def _draw(ax, data: pd.DataFrame, y: str, styles: dict) -> None:
     """One panel: `y` against size, a series per source (a dot where a source has one size)."""
     for label, g in data.dropna(subset=[y]).groupby("source", sort=False):
         g = g.sort_values("size")
-        kw = dict(styles[label])
-        if len(g) == 1:
-            kw["linestyle"] = "None"
-        ax.plot(g["size"], g[y], label=label, ms=4, lw=1.2, **kw)
+        style.draw_series(ax, g["size"], g[y], styles[label], label, lw=1.2)
     if data[y].notna().any():
         style.byte_axis(ax.xaxis, data["size"])
         style.rate_axis(ax.yaxis)
@@ -129,7 +128,8 @@ def _legend(fig, axes, styles: dict) -> None:
                frameon=False)
 
 
-def malloc_figure(data: pd.DataFrame, threads: list[int], styles: dict, stem: Path) -> list[Path]:
+def malloc_figure(data: pd.DataFrame, threads: list[int], styles: dict, stem: Path,
+                  context: dict | None = None) -> list[Path]:
     """CUDA's malloc and free rates against size: a row per figure, a column per thread count."""
     m = data[data["api"] == "malloc"]
     fig, axes = plt.subplots(2, len(threads), figsize=(max(3.6 * len(threads) + 0.8, 6.0), 6.4), squeeze=False,
@@ -138,16 +138,17 @@ def malloc_figure(data: pd.DataFrame, threads: list[int], styles: dict, stem: Pa
         for i, f in enumerate(FIGURES):
             ax = axes[i][j]
             _draw(ax, m[m["threads"] == t], f, styles)
-            ax.set_title(f"{f}, {t:,} threads", fontsize=9)
+            ax.set_title(f"{style.counter(f, context).label}, {t:,} threads", fontsize=8)
             ax.set_xlabel("allocation size (bytes)", fontsize=8)
             if j == 0:
-                ax.set_ylabel(style.axis_label(f), fontsize=8)
+                ax.set_ylabel(style.axis_label(f, context), fontsize=8)
     _legend(fig, axes, styles)
     fig.suptitle("CUDA's malloc across GPU generations (one call per thread)", fontsize=10)
     return save(fig, stem, formats=("png",))
 
 
-def allocators_figure(data: pd.DataFrame, apis: list[str], threads: int, styles: dict, stem: Path) -> list[Path]:
+def allocators_figure(data: pd.DataFrame, apis: list[str], threads: int, styles: dict, stem: Path,
+                      context: dict | None = None) -> list[Path]:
     """allocs_per_s against size at one thread count, a panel per allocator, every source that has it."""
     rows = math.ceil(len(apis) / COLUMNS)
     cols = min(COLUMNS, len(apis))
@@ -161,7 +162,7 @@ def allocators_figure(data: pd.DataFrame, apis: list[str], threads: int, styles:
         _draw(ax, d[d["api"] == apis[k]], "allocs_per_s", styles)
         ax.set_title(apis[k], fontsize=9)
         ax.set_xlabel("allocation size (bytes)", fontsize=7)
-        ax.set_ylabel(style.axis_label("allocs_per_s"), fontsize=7)
+        ax.set_ylabel(style.axis_label("allocs_per_s", context), fontsize=7)
     _legend(fig, axes, styles)
     fig.suptitle(f"The survey's allocators, {threads:,} threads (per_thread)", fontsize=10)
     return save(fig, stem, formats=("png",))
@@ -175,7 +176,8 @@ def choose_threads(data: pd.DataFrame, asked: list[int] | None) -> list[int]:
     shared = sorted(int(t) for t, n in m.items() if n >= 2)
     if shared:
         return shared[:4]
-    return sorted(int(t) for t in data.loc[data["harness"] != "heapbench", "threads"].unique())[:4]
+    survey = sorted(int(t) for t in data.loc[data["harness"] != "heapbench", "threads"].unique())[:4]
+    return survey or sorted(int(t) for t in m.index)[:4]  # one source: the thread counts it measured
 
 
 @dataclass
@@ -351,15 +353,19 @@ def report(paths: list[str], out: str | Path, opts) -> tuple[list[Path], list[st
     out = Path(out)
     sources = read_sources(paths)
     data = pd.concat([points(s) for s in sources], ignore_index=True)
-    if (data["api"] == "malloc").sum() == 0:
-        raise GenerationsError("no per_thread malloc case in any file: nothing to set side by side")
     cal = read_calibration(opts.calibration)
+    if not (data["api"] == "malloc").any():
+        md = ["# GPU generations: CUDA's device heap and the survey's allocators", "", "## Sources", ""]
+        md += sources_md(sources) + ["", "No per_thread case of CUDA's malloc in any file: nothing to set side by side."]
+        return [write_text(out / "generations.md", "\n".join(md) + "\n")], [
+            "no per_thread malloc case in any file: generations.md says so, no figure"]
     threads = choose_threads(data, opts.threads)
     base = pick_baseline(sources, opts.baseline, data, threads)
     styles = style.series_styles([s.label for s in sources])
     out.mkdir(parents=True, exist_ok=True)
     written, warnings = [], []
-    written += malloc_figure(data, threads, styles, out / "malloc")
+    context = next((s.results.context for s in sources if s.harness == "heapbench"), sources[0].results.context)
+    written += malloc_figure(data, threads, styles, out / "malloc", context)
     drawn = set(data.loc[(data["api"] == "malloc") & data["threads"].isin(threads), "source"])
     warnings += [f"{s.label} has no per_thread malloc case at {', '.join(map(str, threads))} threads: not in "
                  "malloc.png (a calibration run's heapbench.json has them)" for s in sources if s.label not in drawn]
@@ -377,15 +383,15 @@ def report(paths: list[str], out: str | Path, opts) -> tuple[list[Path], list[st
     if apis:
         md += ["## The survey's allocators", ""]
         for t in threads:
-            written += allocators_figure(data, apis, t, styles, out / f"allocators_{t}")
+            written += allocators_figure(data, apis, t, styles, out / f"allocators_{t}", context)
             md += [f"![allocators at {t:,} threads](allocators_{t}.png)", "", cal_link, ""]
         md += allocators_md(r, apis, base) + [""]
         missing = [a for a in apis if not (data.loc[data["api"] == a, "harness"] == "heapbench").any()]
         if missing:
             warnings.append(f"no heapbench file has {', '.join(missing)}: those panels show the survey's GPUs only")
     md += changes_md(data, sources, cal)
-    r.to_csv(out / "generations.csv", index=False)
-    (out / "generations.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+    write_csv(out / "generations.csv", r)
+    write_text((out / "generations.md"), "\n".join(md) + "\n")
     return written + [out / "generations.csv", out / "generations.md"], warnings
 
 

@@ -8,6 +8,13 @@ counter the file has. What each counter and API is (unit, direction, label,
 baseline) comes from the file's "counters" and "apis" blocks, handed to style.py
 through the context; a file written before them gets its counters from its entries
 (every number beyond Google Benchmark's fields) and its APIs by name alone.
+
+The file is read once: decode.walk() hands its entries over one at a time and
+decode.Columns gathers them into typed columns, so a 10^6-entry file is never a
+tree of 10^6 dicts (issue 35's scale targets). Every field is checked for its type
+as it is read (`error_occurred: "no"` is refused, not read as true; an integer
+beyond int64 is out of range): a file of the wrong shape is a SchemaError naming
+the file and the field, which every tool reports in one line.
 """
 from __future__ import annotations
 
@@ -19,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+
+from decode import Columns, Entries, walk
 
 # Schema versions this reader understands (heapbench's kSchemaVersion).
 KNOWN_SCHEMA_VERSIONS = {1}
@@ -75,12 +84,15 @@ class Results:
     context: dict
     frame: pd.DataFrame = field(repr=False)
     selection: str = ""  # "GPU 1" when one device of a --devices file was selected
+    # cases(), computed once: the frame is not changed after a Results is made.
+    _cases: pd.DataFrame | None = field(default=None, repr=False, compare=False)
 
     @property
     def counters(self) -> list[str]:
         """The file's counters, in its order: those it declares, then any other number its
         entries carry (all of them, for a file written before the declarations)."""
-        return [c for c in self.frame.columns if c not in BASE_COLUMNS and c not in self.extra_axes]
+        extra = set(self.extra_axes)
+        return [c for c in self.frame.columns if c not in _BASE and c not in extra and c not in SAMPLE_FIELDS]
 
     @property
     def extra_axes(self) -> list[str]:
@@ -152,23 +164,36 @@ class Results:
     def median_only_cases(self) -> pd.DataFrame:
         """The median aggregates of the cases that have no run of their own."""
         f = self.frame
+        aggregate = f["run_type"] == "aggregate"
+        if not aggregate.any():
+            return f.iloc[0:0]
         keys = ["case", "gpu_index"]
-        has_runs = set(map(tuple, f.loc[f["run_type"] != "aggregate", keys].itertuples(index=False)))
-        medians = f[(f["run_type"] == "aggregate") & (f["aggregate_name"] == "median")]
-        keep = [tuple(k) not in has_runs for k in medians[keys].itertuples(index=False)]
-        return medians[keep]
+        has_runs = pd.MultiIndex.from_frame(f.loc[~aggregate, keys])
+        medians = f[aggregate & (f["aggregate_name"] == "median")]
+        return medians[~pd.MultiIndex.from_frame(medians[keys]).isin(has_runs)]
 
     def cases(self) -> pd.DataFrame:
         """One row per case: the mean over repetitions of every counter, errors kept
-        as rows with error=True."""
+        as rows with error=True (and no figure). Computed once per Results."""
+        if self._cases is None:
+            self._cases = self._make_cases()
+        return self._cases
+
+    def _make_cases(self) -> pd.DataFrame:
         it = self.iterations()
         counters = [c for c in self.counters + ["real_time"] if c in it.columns]
         keys = self.case_keys
-        if it.empty:
-            return pd.DataFrame(columns=keys + counters + ["error", "error_message", "repetitions"])
-        agg = it.groupby(keys, dropna=False, sort=False).agg(
-            {**{c: "mean" for c in counters}, "error": "any", "error_message": "first", "repetition_index": "count"})
-        agg = agg.rename(columns={"repetition_index": "repetitions"}).reset_index()
+        if it.empty:  # error a bool column even so: cases[~cases["error"]] must select rows, not columns
+            return pd.DataFrame(columns=keys + counters + ["error", "error_message", "repetitions"]).astype(
+                {"error": bool})
+        if not it.duplicated(["case", "gpu_index"]).any():  # one run per case: nothing to average
+            agg = it[keys + counters + ["error", "error_message"]].reset_index(drop=True)
+            agg["repetitions"] = 1
+        else:
+            agg = it.groupby(keys, dropna=False, sort=False).agg(
+                {**{c: "mean" for c in counters}, "error": "any", "error_message": "first",
+                 "repetition_index": "count"})
+            agg = agg.rename(columns={"repetition_index": "repetitions"}).reset_index()
         agg.loc[agg["error"], counters] = math.nan
         return agg
 
@@ -195,8 +220,8 @@ def finish(tool: str, make, out, errors: tuple) -> int:
         return 2
     for w in warnings:
         print(f"{tool}: warning: {w}", file=sys.stderr)
-    print(f"wrote {len(written)} files to {out}")
-    return 0
+    from outputs import say
+    return 0 if say(f"wrote {len(written)} files to {out}\n", tool) else 2
 
 
 def distinct_labels(files: list[Results]) -> list[str]:
@@ -226,6 +251,18 @@ def cuda_version(v) -> str:
         return "?"
 
 
+# The largest integer an axis may hold: numpy's int64, which the columns are.
+INT_MAX = 2**63 - 1
+
+
+def _axis_int(value, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise SchemaError(f"{what} is {value!r}, not an integer")
+    if not 0 <= value <= INT_MAX:
+        raise SchemaError(f"{what} is {value!r}, out of range (0 to 2^63 - 1)")
+    return value
+
+
 def parse_name(name: str) -> dict | None:
     """Axes of a case name, or None for a name not in heapbench's scheme. Suffixes
     Google Benchmark or heapbench add (/manual_time, /iterations:N, /device:N)
@@ -238,49 +275,67 @@ def parse_name(name: str) -> dict | None:
         "case": name[: len(name) - len(d["rest"])] if d["rest"] else name,
         "pattern": d["pattern"],
         "api": d["api"],
-        "size": int(d["size"]),
-        "align": int(d["align"]) if d["align"] else 0,
-        "threads": int(d["threads"]),
-        "heap_mib": int(d["heap_mib"]),
+        "size": _axis_int(int(d["size"]), f"{name!r}: size"),
+        "align": _axis_int(int(d["align"]), f"{name!r}: align") if d["align"] else 0,
+        "threads": _axis_int(int(d["threads"]), f"{name!r}: threads"),
+        "heap_mib": _axis_int(int(d["heap_mib"]), f"{name!r}: {d['label']}"),
         "limit": next(k for k, label in LIMITS.items() if label == d["label"]),
     }
 
 
-def axes_of(entry: dict) -> dict | None:
-    """Axes of a benchmark entry, as parse_name() gives them: from its
-    `axis_values` field where heapbench wrote one (sizes and limits in bytes),
-    else from its name (the one fallback, for files written before the field);
-    None for an entry of neither kind."""
+class _Where:
+    """A case's "'name': axis_values", formatted only when a message needs it."""
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __str__(self) -> str:
+        return f"{self.name!r}: axis_values"
+
+    __format__ = lambda self, spec: format(str(self), spec)  # noqa: E731
+
+
+def axes_of(entry: dict, text_axes: set | None = None) -> dict | None:
+    """Axes of a benchmark entry, as parse_name() gives them: from its `axis_values`
+    field where heapbench wrote one (sizes and limits in bytes), else from its name (the
+    one fallback, for files written before the field); None for an entry of neither kind.
+    Beyond AXES, an integer or a string of axis_values is an axis of its own (a
+    workload's size_min, graph, ...); `text_axes` collects the names of string ones."""
     run_name = entry.get("run_name", entry["name"])
     if not isinstance(run_name, str):
         raise SchemaError(f"run_name {run_name!r} is not a string")
     values = entry.get("axis_values")
     if values is None:
         return parse_name(run_name)
-    try:
-        if not isinstance(values, dict):
-            raise TypeError("an object")
-        limits = [k for k in LIMITS if k in values]
-        if len(limits) != 1:
-            raise KeyError(f"one of {sorted(LIMITS)}")
-        axes = {
-            "case": _RUN_SUFFIXES.sub("", run_name),
-            "pattern": str(values["pattern"]),
-            "api": str(values["api"]),
-            "size": int(values["size"]),
-            "align": int(values.get("align", 0)),
-            "threads": int(values["threads"]),
-            "heap_mib": int(values[limits[0]]) // 2**20,
-            "limit": limits[0],
-        }
-        for key, value in values.items():  # an axis beyond AXES: an integer, its own column
-            if key not in _AXIS_VALUE_KEYS:
-                if isinstance(value, bool) or not isinstance(value, int):
-                    raise TypeError(f"{key} {value!r}: an integer")
-                axes[key] = value
-        return axes
-    except (KeyError, TypeError, ValueError, OverflowError) as e:
-        raise SchemaError(f"{run_name!r}: axis_values {values!r} lack or garble {e}") from e
+    where = _Where(run_name)
+    if not isinstance(values, dict):
+        raise SchemaError(f"{where} is {values!r}, not an object")
+    limits = [k for k in LIMITS if k in values]
+    if len(limits) != 1:
+        raise SchemaError(f"{where} {values!r} lack one of {sorted(LIMITS)} (the limit the case set)")
+    axes = {"case": _RUN_SUFFIXES.sub("", run_name)}
+    for key in ("pattern", "api"):
+        v = values.get(key)
+        if not isinstance(v, str) or not v:
+            raise SchemaError(f"{where}.{key} is {v!r}, not a name")
+        axes[key] = v
+    for key in ("size", "align", "threads"):
+        v = values.get(key, 0)
+        axes[key] = v if type(v) is int and 0 <= v <= INT_MAX else _axis_int(v, f"{where}.{key}")
+    v = values[limits[0]]
+    axes["heap_mib"] = (v if type(v) is int and 0 <= v <= INT_MAX else _axis_int(v, f"{where}.{limits[0]}")) >> 20
+    axes["limit"] = limits[0]
+    for key, value in values.items():  # an axis beyond AXES: an integer or a name, its own column
+        if key in _AXIS_VALUE_KEYS:
+            continue
+        if isinstance(value, str):
+            if text_axes is not None:
+                text_axes.add(key)
+            axes[key] = value
+        else:
+            axes[key] = _axis_int(value, f"{where}.{key}")
+    return axes
 
 
 # The axis_values keys AXES come from; any other key is an axis of its own.
@@ -330,35 +385,151 @@ def _text(value, what: str, default: str = "") -> str:
     return value
 
 
-def _row(b, counters: list[str]) -> dict:
-    """One entry as a frame row; SchemaError (without the file's name) for an entry of the wrong shape."""
-    if not isinstance(b, dict):
-        raise SchemaError(f"a benchmarks entry is {json.dumps(b)[:60]}, not an object")
-    name = b.get("name")
-    if not isinstance(name, str):
-        raise SchemaError(f"a benchmarks entry's name is {name!r}, not a string")
-    axes = axes_of(b)
-    if axes is None:
-        raise SchemaError(f"case name {b.get('run_name', name)!r} has no axis_values and does not follow "
-                          "heapbench's naming scheme")
-    both = [k for k in axes if k not in BASE_COLUMNS and k in counters]
-    if both:
-        raise SchemaError(f"{name!r}: {both[0]!r} is both an axis (in axis_values) and a counter")
-    gpu_index = _number(b.get("gpu_index", 0), f"{name!r}: gpu_index")
-    if not (math.isfinite(gpu_index) and gpu_index >= 0 and gpu_index == int(gpu_index)):
-        raise SchemaError(f"{name!r}: gpu_index {b.get('gpu_index')!r} is not a device index")
-    row = {**axes, "gpu_index": int(gpu_index), "name": name,
-           "run_type": _text(b.get("run_type"), f"{name!r}: run_type", "iteration"),
-           "aggregate_name": _text(b.get("aggregate_name"), f"{name!r}: aggregate_name"),
-           "repetition_index": _number(b.get("repetition_index", 0), f"{name!r}: repetition_index"),
-           "error": bool(b.get("error_occurred", False)),
-           "error_message": _text(b.get("error_message"), f"{name!r}: error_message"),
-           "real_time": _number(b.get("real_time"), f"{name!r}: real_time"),
-           "time_unit": _text(b.get("time_unit"), f"{name!r}: time_unit"),
-           "iterations": _number(b.get("iterations", 0), f"{name!r}: iterations")}
-    for c in counters:
-        row[c] = _number(b.get(c), f"{name!r}: {c}")
-    return row
+def _flag(value, what: str) -> bool:
+    """error_occurred: JSON true or false (absent: false). "no" was read as true (issue 35, E16)."""
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise SchemaError(f"{what} is {value!r}, not true or false")
+    return value
+
+
+# Per-round samples an entry may carry (a list of seconds, one per measured round): not a
+# counter, kept as an array per entry for the significance test of two single runs.
+SAMPLE_FIELDS = ("round_seconds",)
+
+
+def _samples(value, what: str):
+    import numpy as np
+    if not isinstance(value, list) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
+                                              for v in value):
+        raise SchemaError(f"{what} is {json.dumps(value)[:60]}, not a list of numbers (seconds per round)")
+    try:
+        a = np.array(value, dtype=float)
+    except OverflowError as e:
+        raise SchemaError(f"{what} holds a number out of range") from e
+    if not (np.isfinite(a).all() and (a > 0).all()):
+        raise SchemaError(f"{what} holds a time that is not a positive finite number")
+    return a
+
+
+class _Reader:
+    """The entries of one file, one at a time, into columns (decode.Columns): each checked
+    for its types; the first fault is kept and raised once the context has been checked (a
+    file that is not heapbench's says so, not that its first entry is odd)."""
+
+    def __init__(self):
+        self.text_axes: set[str] = set()
+        self.columns = Columns(text=set(TEXT_COLUMNS) | set(SAMPLE_FIELDS), ints={"size", "align", "threads",
+                                                                                   "heap_mib", "gpu_index"})
+        self.odd: dict[str, tuple[str, object]] = {}  # field -> (entry, a value that is no number)
+        self.error: SchemaError | None = None
+        self.api_names: dict[str, None] = {}
+        self.extra_axes: dict[str, None] = {}  # the axes beyond AXES, in the order entries name them
+
+    def __call__(self, entry) -> None:
+        if self.error is not None:
+            return
+        try:
+            row = self.row(entry)
+        except SchemaError as e:
+            self.error = e
+            return
+        self.columns.add(row)
+
+    def row(self, b) -> dict:
+        if not isinstance(b, dict):
+            raise SchemaError(f"a benchmarks entry is {json.dumps(b)[:60]}, not an object")
+        name = b.get("name")
+        if not isinstance(name, str):
+            raise SchemaError(f"a benchmarks entry's name is {name!r}, not a string")
+        axes = axes_of(b, self.text_axes)
+        if axes is None:
+            raise SchemaError(f"case name {b.get('run_name', name)!r} has no axis_values and does not follow "
+                              "heapbench's naming scheme")
+        self.columns.text |= self.text_axes
+        self.api_names.setdefault(axes["api"])
+        if len(axes) > len(AXES) + 1:
+            for k in axes:
+                if k not in _BASE:
+                    self.extra_axes.setdefault(k)
+        row = {**axes, **_gb_fields(b, name)}
+        for k, v in b.items():
+            kind = type(v)
+            if kind is float and k not in GB_FIELDS and k not in axes and k not in _BASE:  # the common case
+                row[k] = v
+            elif k in GB_FIELDS:
+                continue
+            elif k in SAMPLE_FIELDS:
+                row[k] = _samples(v, f"{name!r}: {k}")
+            elif kind is float or kind is int:
+                if k in axes or k in _BASE:
+                    raise SchemaError(f"{name!r}: {k!r} is both an axis (in axis_values) and a counter")
+                row[k] = _number(v, f"{name!r}: {k}")
+            elif v is not None and k not in self.odd:
+                self.odd[k] = (name, v)
+        return row
+
+    def frame(self, path: Path, declared: dict) -> tuple[pd.DataFrame, list[str], list[str]]:
+        """(the frame, its extra axes, its counters in the file's order)."""
+        extra = list(self.extra_axes)
+        numbers = [k for k in self.columns.order if k not in _BASE and k not in self.extra_axes
+                   and k not in SAMPLE_FIELDS]
+        for k, (name, v) in self.odd.items():
+            if k in declared or k in numbers:
+                raise SchemaError(f"{path}: {name!r}: {k} is {json.dumps(v)[:40]}, not a number")
+        counters = list(dict.fromkeys([*declared, *numbers]))
+        samples = [k for k in SAMPLE_FIELDS if k in self.columns.order]
+        frame = self.columns.frame(BASE_COLUMNS + extra + counters + samples)
+        frame["error"] = frame["error"].astype(bool)
+        return frame, extra, counters
+
+
+_BASE = set(BASE_COLUMNS)
+TEXT_COLUMNS = ("case", "pattern", "api", "limit", "name", "run_type", "aggregate_name", "error_message", "time_unit")
+
+
+_NUMBER_FIELDS = (("repetition_index", 0), ("real_time", None), ("iterations", 0))
+_TEXT_FIELDS = (("run_type", "iteration"), ("aggregate_name", ""), ("error_message", ""), ("time_unit", ""))
+
+
+def _gb_fields(b: dict, name: str) -> dict:
+    """Google Benchmark's fields of an entry (and gpu_index), each checked for its type (the field's
+    name formatted only for a fault: this runs once per entry of a 10^6-entry file)."""
+    out = {"gpu_index": 0, "name": name}
+    g = b.get("gpu_index", 0)
+    if type(g) is not int or not 0 <= g <= INT_MAX:
+        gpu_index = _number(g, f"{name!r}: gpu_index")
+        if not (math.isfinite(gpu_index) and 0 <= gpu_index <= INT_MAX and gpu_index == int(gpu_index)):
+            raise SchemaError(f"{name!r}: gpu_index {g!r} is not a device index")
+        g = int(gpu_index)
+    out["gpu_index"] = g
+    for key, default in _TEXT_FIELDS:
+        v = b.get(key)
+        out[key] = v if type(v) is str else _text(v, f"{name!r}: {key}", default)
+    for key, default in _NUMBER_FIELDS:
+        v = b.get(key, default)
+        out[key] = v if type(v) is float else _number(v, f"{name!r}: {key}")
+    out["error"] = _flag(b.get("error_occurred"), f"{name!r}: error_occurred")
+    return out
+
+
+# The fields of the declaration blocks plot/ reads, by the type each must have (docs/json.md);
+# a field of another type is refused by name (`apis.order` of the wrong type broke figures,
+# the page and the report: issue 35, E10). Fields not listed are kept, unread.
+_BLOCK_FIELDS = {
+    "counters": {"unit": str, "scale": str, "description": str, "label": str, "higher_is_better": (bool, None)},
+    "apis": {"order": int, "source": str, "baseline": bool, "display_name": str, "takes_align": bool,
+             "frees": bool, "call_path": str, "inner": str},
+}
+
+
+def _field_ok(value, kind) -> bool:
+    if kind == (bool, None):
+        return value is None or isinstance(value, bool)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool) and abs(value) <= INT_MAX
+    return isinstance(value, kind)
 
 
 def _declared(doc: dict, key: str, path: Path) -> dict:
@@ -366,30 +537,33 @@ def _declared(doc: dict, key: str, path: Path) -> dict:
     block = doc.get(key, {})
     if not isinstance(block, dict) or not all(isinstance(v, dict) for v in block.values()):
         raise SchemaError(f"{path}: its {key!r} block is not an object of objects")
+    for name, d in block.items():
+        for f, kind in _BLOCK_FIELDS[key].items():
+            if f in d and not _field_ok(d[f], kind):
+                want = {str: "a string", int: "an integer", bool: "true or false"}.get(kind, "true, false or null")
+                raise SchemaError(f"{path}: {key}.{name}.{f} is {json.dumps(d[f])[:40]}, not {want}")
     return block
 
 
-def counter_names(doc: dict, declared: dict) -> list[str]:
-    """The counters of a file: the declared ones first, in their order, then every other
-    field of an entry that is a number and not one of Google Benchmark's (GB_FIELDS): a
-    counter a file carries is never dropped, declared or not."""
-    names = dict.fromkeys(declared)
-    for b in doc["benchmarks"]:
-        if isinstance(b, dict):
-            for k, v in b.items():
-                if k not in GB_FIELDS and isinstance(v, (int, float)) and not isinstance(v, bool):
-                    names.setdefault(k)
-    return list(names)
-
-
-def load(path: str | Path) -> Results:
-    path = Path(path)
+def _read(path: Path) -> tuple[dict, _Reader]:
+    """The document (its "benchmarks" the count of entries) and its entries, read once."""
+    import gc
+    reader = _Reader()
     try:
-        doc = json.loads(path.read_bytes().decode("utf-8"))
+        text = path.read_bytes().decode("utf-8")
+        gc.disable()  # the columns hold millions of tuples until a chunk is made arrays: no cycles to find
+        try:
+            doc = walk(text, reader)
+        finally:
+            gc.enable()
     except UnicodeDecodeError as e:
         raise SchemaError(f"{path}: not a text file ({e})") from e
     except (json.JSONDecodeError, RecursionError) as e:
         raise SchemaError(f"{path}: not JSON ({e})") from e
+    return doc, reader
+
+
+def _check_context(doc, path: Path) -> dict:
     if not isinstance(doc, dict) or "context" not in doc or "benchmarks" not in doc:
         raise SchemaError(f"{path}: not a Google Benchmark results file (no context/benchmarks)")
     ctx = doc["context"]
@@ -403,21 +577,91 @@ def load(path: str | Path) -> Results:
         raise SchemaError(f"{path}: heapbench_schema_version {ctx['heapbench_schema_version']!r} is not a number") from e
     if version not in KNOWN_SCHEMA_VERSIONS:
         raise SchemaError(f"{path}: schema version {version}; this reader knows {sorted(KNOWN_SCHEMA_VERSIONS)}")
-
-    if not isinstance(doc["benchmarks"], list):
+    if not isinstance(doc["benchmarks"], (Entries, list)):
         raise SchemaError(f"{path}: 'benchmarks' is not a list")
+    return ctx
+
+
+def load(path: str | Path) -> Results:
+    path = Path(path)
+    doc, reader = _read(path)
+    ctx = _check_context(doc, path)
+    if reader.error is not None:
+        raise SchemaError(f"{path}: {reader.error}") from reader.error
     declared = _declared(doc, "counters", path)
-    counters = counter_names(doc, declared)
-    rows = []
-    for b in doc["benchmarks"]:
-        try:
-            rows.append(_row(b, counters))
-        except SchemaError as e:
-            raise SchemaError(f"{path}: {e}") from e
-    # The same columns with or without entries, so an empty file reads as zero cases rather
-    # than as a frame that lacks the columns every caller indexes.
-    extra = list(dict.fromkeys(k for row in rows for k in row if k not in BASE_COLUMNS and k not in counters))
-    frame = pd.DataFrame(rows, columns=BASE_COLUMNS + extra + counters)
-    ctx = {**ctx, COUNTERS_KEY: declared, APIS_KEY: _declared(doc, "apis", path), EXTRA_AXES_KEY: extra,
-           API_NAMES_KEY: [a for a in dict.fromkeys(frame["api"]) if isinstance(a, str)]}
+    apis = _declared(doc, "apis", path)
+    frame, extra, _ = reader.frame(path, declared)
+    ctx = {**ctx, COUNTERS_KEY: declared, APIS_KEY: apis, EXTRA_AXES_KEY: extra,
+           API_NAMES_KEY: list(reader.api_names)}
     return Results(path=path, context=ctx, frame=frame)
+
+
+def rates(res: Results, cases: pd.DataFrame) -> list[str]:
+    """The rate counters `cases` carry, in the file's order: declared with a unit per second
+    and higher is better (allocs_per_s, printf_per_s, a workload's outputs_per_s, ...), or,
+    in a file without declarations, named *_per_s (allocs_per_s first). Patterns differ in
+    what they count: plot/ keeps no table of which pattern has which."""
+    declared = res.context.get(COUNTERS_KEY, {})
+    present = [c for c in res.counters if c in cases.columns and cases[c].notna().any()]
+    if declared:
+        return [c for c in present if c in declared and str(declared[c].get("unit", "")).endswith("/s")
+                and declared[c].get("higher_is_better") is True]
+    named = [c for c in present if c.endswith("_per_s")]
+    return sorted(named, key=lambda c: c != "allocs_per_s")
+
+
+def rate_of(res: Results, cases: pd.DataFrame) -> str | None:
+    """The one rate a figure or a comparison of `cases` (one pattern's, say) is drawn in: the first of rates()."""
+    found = rates(res, cases)
+    return found[0] if found else None
+
+
+def not_converged(cases: pd.DataFrame) -> pd.Series:
+    """The cases whose stopping rule ended without reaching its noise target (converged < 1;
+    a case of several repetitions counts when any did not converge). False where the file
+    does not say (no `converged` counter) and for error results."""
+    if "converged" not in cases.columns:
+        return pd.Series(False, index=cases.index)
+    return cases["converged"].notna() & (cases["converged"] < 1) & ~cases["error"].astype(bool)
+
+
+def convergence_sentence(res: Results, cases: pd.DataFrame) -> str | None:
+    """"N of M cases did not converge: ..." (issue 36), or None where the file records no
+    `converged` counter."""
+    if "converged" not in cases.columns or not cases["converged"].notna().any():
+        return None
+    measured = cases[~cases["error"].astype(bool)]
+    bad = int(not_converged(cases).sum())
+    target = res.context.get("heapbench_max_noise")
+    rule = f" (target {float(target):.3g})" if _finite(target) else ""
+    if not bad:
+        return f"Every one of the {len(measured)} measured cases converged: its rounds' noise reached the target{rule}."
+    by = cases[not_converged(cases)]["pattern"].value_counts()
+    most = ", ".join(f"{p} {n}" for p, n in by.head(4).items())
+    return (f"{bad} of {len(measured)} measured cases did not converge: their rounds' noise was still above the "
+            f"stopping rule's target{rule} when its time ran out, so their figures are less certain "
+            f"(most in {most}; marked in the tables, hollow in the figures).")
+
+
+def _finite(v) -> bool:
+    try:
+        return math.isfinite(float(v))
+    except (TypeError, ValueError):
+        return False
+
+
+# Context keys that may hold the command line a file was written by (heapbench's own name for
+# it first); plot/ shows what is recorded and "not recorded" where none is.
+COMMAND_LINE_KEYS = ("heapbench_command_line", "command_line")
+
+
+def command_line(context: dict) -> str | None:
+    """The recorded command line: a string as written, or a list of arguments quoted as a shell would."""
+    import shlex
+    for key in COMMAND_LINE_KEYS:
+        v = context.get(key)
+        if isinstance(v, str) and v.strip():
+            return v
+        if isinstance(v, list) and v and all(isinstance(a, str) for a in v):
+            return shlex.join(v)
+    return None

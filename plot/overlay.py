@@ -28,8 +28,14 @@ COLUMNS = 4
 POINT = ["size", "align", "threads", "heap_mib"]
 
 
-def metric_of(pattern: str) -> str:
-    return "printf_per_s" if pattern == "printf" else "allocs_per_s"
+def metric_of(pattern: str, data: pd.DataFrame | None = None, context: dict | None = None) -> str | None:
+    """The rate a pattern's panels draw: the first rate counter (a unit per second, higher is
+    better, as the file declares) its cases carry; allocs_per_s first in a file without declarations."""
+    import heapbench_results
+    if data is None:
+        return "printf_per_s" if pattern == "printf" else "allocs_per_s"
+    res = heapbench_results.Results(Path("."), context or {}, data)
+    return heapbench_results.rate_of(res, data)
 
 
 def _point_text(row: dict, skip: str) -> str:
@@ -46,17 +52,22 @@ def _point_text(row: dict, skip: str) -> str:
 
 def _choose(c: pd.DataFrame) -> tuple[str | None, dict, pd.DataFrame]:
     """(x axis, the point the other axes are held at, the rows drawn) for one API's cases of
-    every GPU: the x and point that show the most distinct x values, then the most GPUs."""
+    every GPU: the x and point that show the most distinct x values, then the most GPUs, then
+    the most threads and the largest heap. One aggregation per axis, not a loop over points
+    (a loop was most of the report's time on a 10^6-entry file)."""
     best = None
     for x in ("threads", "size"):
         fixed = [k for k in POINT if k != x]
-        for key, g in c.groupby(fixed, dropna=False):
-            n, gpus = g[x].nunique(), g["gpu"].nunique()
-            score = (n, gpus, key[fixed.index("threads")] if "threads" in fixed else 0,
-                     key[fixed.index("heap_mib")])
-            if best is None or score > best[0]:
-                best = (score, x, dict(zip(fixed, key)), g)
-    (n, *_), x, point, rows = best
+        agg = c.groupby(fixed, dropna=False).agg(n=(x, "nunique"), gpus=("gpu", "nunique")).reset_index()
+        agg["t"] = agg["threads"] if "threads" in fixed else 0
+        top = agg.sort_values(["n", "gpus", "t", "heap_mib"], ascending=False, kind="stable").iloc[0]
+        score = (int(top["n"]), int(top["gpus"]), top["t"], top["heap_mib"])
+        if best is None or score > best[0]:
+            best = (score, x, {k: top[k] for k in fixed})
+    (n, *_), x, point = best
+    rows = c
+    for k, v in point.items():
+        rows = rows[rows[k].isna()] if pd.isna(v) else rows[rows[k] == v]
     if n < 2:
         return None, {**point, x: rows[x].iloc[0]}, rows
     return x, point, rows
@@ -65,7 +76,9 @@ def _choose(c: pd.DataFrame) -> tuple[str | None, dict, pd.DataFrame]:
 def pattern_figure(pattern: str, data: pd.DataFrame, labels: list[str], context: dict, stem: Path,
                    formats=("png",)) -> list[Path] | None:
     """`data`: the pattern's cases of every GPU, with a "gpu" column holding its label."""
-    metric = metric_of(pattern)
+    metric = metric_of(pattern, data, context)
+    if metric is None:
+        return None
     data = data[data[metric].notna() & (data[metric] > 0)]
     if data.empty:
         return None
@@ -95,7 +108,7 @@ def pattern_figure(pattern: str, data: pd.DataFrame, labels: list[str], context:
         if kind == "line":
             for gpu in [g for g in labels if g in set(rows["gpu"])]:
                 s = rows[rows["gpu"] == gpu].sort_values(x)
-                ax.plot(s[x], s[metric], ms=4, lw=1.2, label=gpu, **gstyle[gpu])
+                style.draw_series(ax, s[x], s[metric], gstyle[gpu], gpu, converged=s.get("converged"), lw=1.2)
             (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, rows[x])
             ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
             ax.set_title(f"{title}\n{_point_text(point, x)}", fontsize=8)
@@ -145,7 +158,7 @@ def ratio_strip(table: pd.DataFrame, base_label: str, other_label: str, stem: Pa
     (a row per pattern and API past `max_bars` cases, the geometric mean a bar), filled where
     the Mann-Whitney U test says the difference is real, hollow where it was not or could
     not be tested. Faster and slower are told by the side of 1, not by red and green."""
-    col = f"{metric}_ratio"
+    col = "ratio" if metric == "ratio" else f"{metric}_ratio"  # "ratio": each row's own rate (compare_pair)
     t = table[table[col] > 0].dropna(subset=[col]) if col in table else table.iloc[0:0]
     per_case = len(t) <= max_bars
     if per_case:
@@ -174,8 +187,9 @@ def ratio_strip(table: pd.DataFrame, base_label: str, other_label: str, stem: Pa
         ax.set_ylim(len(groups) - 0.4, -0.6)
     ax.axvline(1.0, color="black", lw=0.8)
     ax.grid(True, axis="x", alpha=0.3)
-    better = style.counter(metric, context).higher_is_better  # the baseline file's declaration
-    ax.set_xlabel(f"{metric} ratio, other / baseline (log2 axis; "
+    better = metric == "ratio" or style.counter(metric, context).higher_is_better  # the baseline's declaration
+    what = "each pattern's rate" if metric == "ratio" else metric
+    ax.set_xlabel(f"{what}, other / baseline (log2 axis; "
                   f"{'>1: the other is faster' if better else '>1: the other is higher'})", fontsize=8)
     handles = [plt.Line2D([], [], **sig_kw, label="different (Mann-Whitney U, p < 0.05)"),
                plt.Line2D([], [], **plain_kw, label="not different, or too few repetitions to test")]

@@ -1,13 +1,16 @@
 """One self-contained HTML page for a heapbench results file or a set of them.
 
-usage: heapbench-html RESULTS.json [MORE.json ...] -o PAGE.html [--size-map SIZE_MAP.json] [--advice ADVICE.json ...]
+usage: heapbench-html RESULTS.json [MORE.json ...] -o PAGE.html [--size-map RUN] [--advice ADVICE.json ...]
 
 The answers first: findings computed from the data (CUDA's malloc against the
-bump ceiling and the fastest allocator that frees, the size-class cliffs where a
-size_map file is given, how much of the heap holds requested bytes, heap-size
-advice where given, the cases that failed). Then the figures as inline SVG,
-sortable tables of every case, and the provenance of each file: GPU, driver,
-CUDA, commit, command. Nothing is fetched: the page works offline, from a file.
+bump reference and the fastest allocator that frees, how many cases did not
+converge, the size-class cliffs where a size map is given, how much of the heap
+holds requested bytes, heap-size advice where given, the cases that failed). Then
+the figures as inline SVG; a table of every case that filters by pattern, API,
+size, threads and heap, sorts by any column and pages through thousands of rows;
+for two or more files, the ratio of each to the first with its significance; and
+the provenance of each file, only as the file records it. Nothing is fetched: the
+page works offline, from a file (its script is plot/page_script.js, inlined).
 """
 from __future__ import annotations
 
@@ -21,48 +24,48 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import figures  # noqa: E402
 import style  # noqa: E402
-from heapbench_results import Results, SchemaError, cuda_version, distinct_labels, finish, load_selection  # noqa: E402
+from heapbench_results import (Results, SchemaError, command_line, convergence_sentence, cuda_version,  # noqa: E402
+                               distinct_labels, finish, load_selection, not_converged, rates)
+from outputs import write_text  # noqa: E402
+from readability import FigureError  # noqa: E402
 
-# The sortable tables: a click on a header sorts by that column (numbers by value, via
-# data-v), a second click reverses; page.html#sort=COLUMN opens the page sorted. window.onerror writes into the page, so a test (or a
-# reader) sees a script error without a console.
-SCRIPT = """
-window.onerror = function (msg) { var e = document.getElementById('js-errors'); e.hidden = false;
-  e.textContent += msg + '\\n'; };
-document.querySelectorAll('table.sortable th').forEach(function (th, col) {
-  th.addEventListener('click', function () {
-    var body = th.closest('table').tBodies[0], rows = Array.from(body.rows);
-    var dir = th.dataset.dir === 'asc' ? -1 : 1; th.dataset.dir = dir > 0 ? 'asc' : 'desc';
-    var key = function (r) { var c = r.cells[th.cellIndex]; return c.dataset.v !== undefined ? +c.dataset.v : c.textContent; };
-    rows.sort(function (a, b) { var x = key(a), y = key(b); return (x > y ? 1 : x < y ? -1 : 0) * dir; });
-    rows.forEach(function (r) { body.appendChild(r); });
-  });
-});
-// #sort=COLUMN sorts every table that has the column, as a click on its header would (a link to a view).
-var m = location.hash.match(/sort=([A-Za-z0-9_]+)/);
-if (m) { document.querySelectorAll('table.sortable th').forEach(function (th) {
-  if (th.textContent === m[1]) { th.click(); } }); }
-document.body.dataset.ready = '1';
-"""
+SCRIPT = (Path(__file__).resolve().parent / "page_script.js")
+# window.onerror writes into the page, so a test (or a reader) sees a script error without a console.
+ONERROR = """window.onerror = function (msg) { var e = document.getElementById('js-errors'); e.hidden = false;
+  e.textContent += msg + '\\n'; };"""
 
 CSS = """
-body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 72em; padding: 0 1em; color: #111; }
-h1 { font-size: 1.5em; } h2 { border-bottom: 1px solid #ccc; margin-top: 2em; }
+body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 1360px; padding: 0 16px; color: #111; }
+h1 { font-size: 1.45em; } h2 { border-bottom: 1px solid #ccc; margin-top: 1.8em; }
 ul.findings li { margin: 0.4em 0; }
-table { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1.5em; }
-th, td { border: 1px solid #ddd; padding: 0.2em 0.5em; text-align: right; }
-th { background: #f2f2f2; cursor: pointer; position: sticky; top: 0; }
-td.t, th.t { text-align: left; }
+.scroll { overflow-x: auto; max-width: 100%; }
+table { border-collapse: collapse; font-size: 12.5px; margin: 0.4em 0 1.2em; }
+th, td { border: 1px solid #ddd; padding: 0.15em 0.45em; text-align: right; white-space: nowrap; }
+th { background: #f2f2f2; cursor: pointer; position: sticky; top: 0; vertical-align: bottom; }
+th .unit { display: block; font-weight: normal; color: #555; font-size: 0.9em; }
+th[aria-sort=ascending]::after { content: " \\25B2"; } th[aria-sort=descending]::after { content: " \\25BC"; }
+td.t, th.t { text-align: left; } td.warn { background: #fff3cd; }
+td.t { max-width: 28em; overflow: hidden; text-overflow: ellipsis; }
+.controls { display: flex; flex-wrap: wrap; gap: 0.4em; align-items: center; margin: 0.3em 0; }
+.controls select, .controls input, .controls button { font: inherit; font-size: 12.5px; }
+details.columns label { display: inline-block; margin-right: 0.8em; }
 figure { margin: 1em 0 2em; } figure svg { max-width: 100%; height: auto; }
 figcaption { font-size: 0.9em; color: #444; }
 #js-errors { color: #b00; }
 .err { color: #b00; }
 """
+
+# The table's columns beyond the axes: the patterns' rates, then these where the file has them,
+# then (hidden until chosen) the file's other counters, at most MAX_COUNTER_COLUMNS in all.
+SHOWN = ["frees_per_s", "fail_rate", "utilization", "lat_p50_ns", "noise", "converged", "rounds"]
+MAX_COUNTER_COLUMNS = 28
+FILTERS = {"file", "pattern", "api", "size", "align", "threads", "heap_mib", "verdict"}
 
 
 @dataclass
@@ -70,7 +73,7 @@ class Page:
     title: str
     findings: list[str] = field(default_factory=list)   # HTML fragments, one per finding
     figures: list[tuple[str, str]] = field(default_factory=list)  # (caption, inline svg)
-    tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)
+    tables: list[tuple[str, str, dict]] = field(default_factory=list)  # (caption, id, {columns, rows})
     provenance: pd.DataFrame | None = None
 
 
@@ -83,46 +86,48 @@ def _rate(v: float) -> str:
 
 
 def _times(a: float, b: float) -> str:
+    """a / b as "N x"; an unmeasurable ratio (b is 0: every call of it returned NULL) says so."""
+    if not (b > 0 and math.isfinite(a) and math.isfinite(b)):
+        return "no ratio: one side made no successful call"
     r = a / b
     return f"{r:,.0f}x" if r >= 10 else f"{r:.2g}x"
 
 
 def malloc_against_ceiling(res: Results, cases: pd.DataFrame) -> list[str]:
-    """Per pattern, at the point the allocators figure draws: malloc, bump and the fastest
-    allocator that frees (not bump, alloca or a call path of malloc or bump)."""
-    ok = cases[~cases["error"] & cases["allocs_per_s"].notna() & (cases["align"] <= 16)]
-    ok = ok[ok["api"].isin(figures._direct_heap_apis(res, ok["api"].unique()))]
-    point = ["size", "threads", "heap_mib"]
-    has = ok.groupby(point + ["pattern"])["api"].agg(set)
-    both = has[has.map(lambda a: {"malloc", "bump"} <= a)]
-    if both.empty:
+    """Per pattern, at the point the allocators figure draws: malloc, the file's baseline with an
+    arena of its own (bump) and the fastest allocator that frees."""
+    point = figures.allocators_point(res, cases)
+    if point is None:
         return []
-    per_point = both.reset_index().groupby(point)["pattern"].nunique()
-    size, threads, heap = sorted(per_point.items(), key=lambda kv: (-kv[1], -kv[0][1], -kv[0][2], kv[0][0]))[0][0]
-    sel = ok[(ok["size"] == size) & (ok["threads"] == threads) & (ok["heap_mib"] == heap)]
+    sel, size, threads, heap, ceilings = point
+    ceiling = sorted(ceilings)[0]
     rows = []
     for pattern, g in sel.groupby("pattern", sort=False):
         rate = dict(zip(g["api"], g["allocs_per_s"]))
-        if not {"malloc", "bump"} <= set(rate):
+        if "malloc" not in rate or ceiling not in rate:
             continue
-        m, b = rate["malloc"], rate["bump"]
-        others = {a: v for a, v in rate.items() if a not in ("malloc", "bump", "new", "aligned", "cuda_std_aligned")}
-        text = (f"<b>{_e(pattern)}</b>: CUDA's malloc {_rate(m)}, the bump ceiling {_rate(b)} "
+        m, b = rate["malloc"], rate[ceiling]
+        others = {a: v for a, v in rate.items() if a in figures.allocators_that_free(res, rate)}
+        text = (f"<b>{_e(pattern)}</b>: CUDA's malloc {_rate(m)}, {_e(ceiling)} {_rate(b)} "
                 f"({_times(b, m)} malloc)")
         if others:
             best = max(others, key=others.get)
             text += (f"; the fastest allocator that frees, <b>{_e(best)}</b>, {_rate(others[best])} "
                      f"({_times(others[best], m)} malloc)" if others[best] >= m else
                      f"; no allocator that frees beats malloc (best: {_e(best)}, {_rate(others[best])})")
+            if others[best] > b:
+                text += f", above {_e(ceiling)}: a reference, not a bound"
         rows.append(text)
     if not rows:
         return []
-    head = (f"CUDA's malloc against the ceiling at {style.fmt_bytes(size)} x {int(threads):,} threads, heap "
+    head = (f"CUDA's malloc against {_e(ceiling)} at {style.fmt_bytes(size)} x {int(threads):,} threads, heap "
             f"{style.fmt_mib(heap)} (GPU time per successful call):")
     return [head + "<ul>" + "".join(f"<li>{r}</li>" for r in rows) + "</ul>"]
 
 
 def utilisation(cases: pd.DataFrame) -> list[str]:
+    if "utilization" not in cases.columns:
+        return []
     c = cases[~cases["error"] & cases["utilization"].notna()]
     out = []
     for api, g in sorted(c.groupby("api"), key=lambda kv: style.api_sort_key(kv[0])):
@@ -143,14 +148,24 @@ def failures(cases: pd.DataFrame) -> list[str]:
         return [f"All {len(cases)} cases ran without an error."]
     kinds = errs["error_message"].fillna("").map(lambda m: m if len(m) <= 120 else m[:119] + "\u2026")
     common = kinds.value_counts().head(3)
-    return [f"{len(errs)} of {len(cases)} cases failed (listed in the table, marked <span class=err>error</span>); "
+    return [f"{len(errs)} of {len(cases)} cases failed (listed in the table, their figures blank); "
             "most often: " + "; ".join(f"&ldquo;{_e(k)}&rdquo; ({n})" for k, n in common.items()) + "."]
 
 
 def size_classes(path: Path, figs: list) -> list[str]:
+    """The size classes of a size map: a results file of --sweep=size_map, or the folder or
+    .tar.gz of scripts/answers that heapbench-size-map reads (unpacked into a temporary folder)."""
     import size_map
-    df, ctx = size_map.size_map_frame(path)
-    classes = size_map.find_classes(df)
+    with tempfile.TemporaryDirectory() as tmp:
+        run = path
+        if not (path.is_dir() or path.suffix == ".json"):
+            size_map.extract(path, Path(tmp) / "raw")
+            run = size_map.run_folder(Path(tmp) / "raw")
+        df, ctx = size_map.size_map_frame(size_map.size_map_path(run))
+        classes = size_map.find_classes(df)
+        size_map.figure(df, classes, ctx, Path(tmp))
+        figs.append(("Size classes: time per call and bytes per block against the request size",
+                     _svg(Path(tmp) / "size_map.svg")))
     lines = size_map.advice(classes)
     worst = max(classes, key=lambda c: c.alloc_ns)
     text = (f"Size classes ({_e(path.name)}): {len(classes)} classes over {len(df)} sizes from "
@@ -158,10 +173,6 @@ def size_classes(path: Path, figs: list) -> list[str]:
             f"{worst.lo}-{worst.hi} B, takes {worst.alloc_ns:,.0f} ns a call.")
     if lines:
         text += "<ul>" + "".join(f"<li>{_e(s[0].upper() + s[1:])}</li>" for s in lines) + "</ul>"
-    with tempfile.TemporaryDirectory() as tmp:
-        size_map.figure(df, classes, ctx, Path(tmp))
-        figs.append(("Size classes: time per call and bytes per block against the request size",
-                     _svg(Path(tmp) / "size_map.svg")))
     return [text]
 
 
@@ -169,16 +180,15 @@ def advice_findings(paths: list[Path]) -> list[str]:
     import size_map
     out = []
     for p in paths:
-        doc = size_map.load_advice(p)
-        w = doc["workload"]
-        what = f"{int(w['threads']):,} threads x {w['size']} B, {w['pattern']}/{w['api']}"
-        if doc.get("min_heap_mib") is None:
+        a = size_map.advice_fields(p, size_map.load_advice(p))
+        what = f"{a['threads']:,} threads x {a['size']} B, {a['pattern']}/{a['api']}"
+        if a["min_heap_mib"] is None:
             out.append(f"Heap advice for {_e(what)}: no heap up to the search's limit held every allocation.")
             continue
         out.append(f"Heap advice for {_e(what)}: the smallest heap that held every allocation is "
-                   f"{style.fmt_mib(doc['min_heap_mib'])}; with a {100 * doc['margin']:g} % margin set "
-                   f"<b>{style.fmt_mib(doc['advised_heap_mib'])}</b>: <code>{_e(doc['code'])}</code> (CUDA's default "
-                   f"8 MiB fails {100 * doc['default_heap']['fail_rate']:.1f} % of calls).")
+                   f"{style.fmt_mib(a['min_heap_mib'])}; with a {100 * a['margin']:g} % margin set "
+                   f"<b>{style.fmt_mib(a['advised_heap_mib'])}</b>: <code>{_e(a['code'])}</code> (CUDA's default "
+                   f"8 MiB fails {100 * a['default_fail_rate']:.1f} % of calls).")
     return out
 
 
@@ -188,112 +198,209 @@ def _svg(path: Path) -> str:
     return re.sub(r"<metadata>.*?</metadata>", "", text, flags=re.S)
 
 
+CAPTIONS = {"allocators_per_pattern": "Every allocator per pattern at one point",
+            "failure_curves": "Failure rate against the heap limit at fixed demand",
+            "utilization": "Utilisation and overhead against the block size",
+            "printf_fifo": "Device printf into its FIFO"}
+
+
 def _figures_of(res: Results, cases: pd.DataFrame) -> list[tuple[str, str]]:
     """The figures the findings rest on, as SVG: allocators per pattern, failure curves,
-    and per-thread throughput against threads where the file has them."""
-    out = []
+    utilisation and printf where the file has them. Drawn into a temporary folder under
+    names of plot/'s own (never a name from the file)."""
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         written: list[Path] = []
-        orig = figures._save
-        figures._save = lambda fig, o, stem, w: figures.save(fig, o / stem, w, formats=("svg",))
-        try:
+        with figures.formats(("svg",)):
             figures.allocators_per_pattern(res, cases, tmp, written)
             figures.failure_curves(res, cases, tmp, written)
             figures.counter_vs_size(res, cases, ["utilization", "overhead_bytes"], "heap utilisation and per-block "
                                     "overhead", "utilization", tmp, written)
             figures.printf_fifo(res, cases, tmp, written)
-        finally:
-            figures._save = orig
-        captions = {"allocators_per_pattern": "Every allocator per pattern at one point",
-                    "failure_curves": "Failure rate against the heap limit at fixed demand",
-                    "utilization": "Utilisation and overhead against the block size",
-                    "printf_fifo": "Device printf into its FIFO"}
-        for p in written:
-            out.append((captions.get(p.stem, p.stem), _svg(p)))
-    return out
+        return [(CAPTIONS.get(p.stem, p.stem), _svg(p)) for p in written]
 
 
-def _cell(v, col: str) -> str:
-    if isinstance(v, (bool,)) or col in ("error",):
-        return f'<td class="t{" err" if v else ""}">{"error" if v else ""}</td>'
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
-        if isinstance(v, float) and math.isnan(v):
-            return '<td data-v="-1e308"></td>'
-        shown = (style.fmt_bytes(v) if col in ("size", "align") and v else style.fmt_mib(v) if col == "heap_mib"
-                 else f"{int(v):,}" if col == "threads" else f"{v:.4g}")
-        return f'<td data-v="{float(v)!r}">{_e(shown)}</td>'
-    return f'<td class="t">{_e(v)}</td>'
+def _kind(col: str, context: dict) -> str:
+    if col in ("size", "align"):
+        return "bytes"
+    if col == "heap_mib":
+        return "mib"
+    if col in ("threads", "rounds", "repetitions"):
+        return "count"
+    if col == "converged":
+        return "flag"
+    return "num" if style.counter(col, context).unit != "B" else "bytes"
 
 
-def table_html(df: pd.DataFrame, cid: str) -> str:
-    head = "".join(f'<th class="{"t" if df[c].dtype == object else ""}">{_e(c)}</th>' for c in df.columns)
-    rows = "".join("<tr>" + "".join(_cell(v, c) for v, c in zip(r, df.columns)) + "</tr>"
-                   for r in df.itertuples(index=False))
-    return f'<table class="sortable" id="{cid}"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+def case_columns(files: list[Results]) -> list[str]:
+    """The table's columns: axes, every pattern's rate, SHOWN, then the files' other counters."""
+    res = files[0]
+    axes = list(dict.fromkeys(a for r in files for a in r.axes if a != "limit"))
+    counters = list(dict.fromkeys(c for r in files for c in rates(r, r.cases())))
+    counters += [c for r in files for c in SHOWN if c in r.cases().columns and r.cases()[c].notna().any()]
+    rest = [c for r in files for c in r.counters if c in r.cases().columns and r.cases()[c].notna().any()]
+    counters = list(dict.fromkeys(counters + rest))[:MAX_COUNTER_COLUMNS]
+    del res
+    return axes + counters
+
+
+def _column_specs(cols: list[str], context: dict, shown: set[str]) -> list[dict]:
+    specs = []
+    for c in cols:
+        info = style.counter(c, context)
+        specs.append({"key": c, "label": {"heap_mib": "heap"}.get(c, c), "unit": info.unit,
+                      "kind": "text" if c in ("file", "pattern", "api", "error_message", "verdict") else _kind(c, context),
+                      "filter": c in FILTERS, "hidden": c not in shown, "title": info.label})
+    return specs
+
+
+def _json_column(values: pd.Series, kind: str) -> list:
+    """A column's values for the page's JSON: numbers (NaN as null) or strings."""
+    if kind == "text":
+        return [None if v is None or (isinstance(v, float) and math.isnan(v)) else str(v) for v in values]
+    a = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
+    return [None if not math.isfinite(v) else (int(v) if v.is_integer() and abs(v) < 2**53 else float(f"{v:.6g}"))
+            for v in a.tolist()]
+
+
+def cases_table(files: list[Results], labels: list[str]) -> dict:
+    """Every case of every file as the page's table data: {columns, rows}."""
+    cols = case_columns(files)
+    several = len(files) > 1
+    frames = []
+    for lab, r in zip(labels, files):
+        c = r.cases().copy()
+        c["file"] = lab
+        c["error_message"] = np.where(c["error"], c["error_message"].fillna("").replace("", "error"), "")
+        frames.append(c)
+    frame = pd.concat(frames, ignore_index=True)
+    keys = (["file"] if several else []) + cols + ["error_message"]
+    context = files[0].context
+    base_shown = set(files[0].axes) | set(SHOWN) | {"file", "error_message"}
+    shown = base_shown | {c for r in files for c in rates(r, r.cases())[:2]}
+    if not (frame["align"] > 0).any():
+        shown.discard("align")
+    specs = _column_specs(keys, context, shown)
+    columns = [_json_column(frame[k] if k in frame.columns else pd.Series([None] * len(frame)), s["kind"])
+               for k, s in zip(keys, specs)]
+    return {"columns": specs, "rows": [list(r) for r in zip(*columns)]}
+
+
+def ratio_table(files: list[Results], labels: list[str]) -> tuple[dict | None, list[str]]:
+    """For two or more files: each other file's cases against the first's, the ratio of each
+    pattern's rate and the significance of the difference (compare.compare_pair)."""
+    import compare
+    if len(files) < 2:
+        return None, []
+    frames, notes = [], []
+    for lab, other in zip(labels[1:], files[1:]):
+        t = compare.compare_pair(files[0], other)
+        if t.empty:
+            notes.append(f"<i>{_e(lab)}</i> has no case in common with <i>{_e(labels[0])}</i>: no ratios.")
+            continue
+        t["file"] = lab
+        frames.append(t)
+    if not frames:
+        return None, notes
+    t = pd.concat(frames, ignore_index=True)
+    keys = ["file", "pattern", "api", "size", "threads", "heap_mib", "metric", "value_a", "value_b", "ratio",
+            "p_value", "verdict"]
+    specs = _column_specs(keys, files[0].context, set(keys))
+    for s in specs:
+        s.update({"metric": {"kind": "text", "filter": True}, "ratio": {"kind": "ratio", "unit": "other / baseline"},
+                  "value_a": {"label": labels[0], "unit": "baseline"}, "value_b": {"label": "other"},
+                  "p_value": {"label": "p", "unit": "Mann-Whitney U"}}.get(s["key"], {}))
+    columns = [_json_column(t[k], s["kind"]) for k, s in zip(keys, specs)]
+    return {"columns": specs, "rows": [list(r) for r in zip(*columns)]}, notes
+
+
+def recorded(value, how=str) -> str:
+    return how(value) if value not in (None, "") else "not recorded"
 
 
 def provenance(files: list[Results]) -> pd.DataFrame:
+    """What each file records about how it was made, and nothing it does not record."""
     labels = distinct_labels(files)
     rows = []
     for lab, r in zip(labels, files):
         c = r.context
+        cases = r.cases()
+        imported = c.get("source_harness")
         rows.append({"file": r.path.name + (f" ({r.selection})" if r.selection else ""), "GPU": lab,
-                     "compute capability": c.get("gpu_compute_capability", "?"),
-                     "driver": c.get("nvidia_driver_version", c.get("driver_version",
-                                                                   f"CUDA {cuda_version(c.get('cuda_driver_version'))} "
-                                                                   "driver API")),
-                     "CUDA runtime": c.get("source_cuda_versions") or cuda_version(c.get("cuda_runtime_version")),
+                     "compute capability": recorded(c.get("gpu_compute_capability")),
+                     "driver": recorded(c.get("gpu_driver_release")),
+                     "CUDA driver API": recorded(c.get("cuda_driver_version"), cuda_version),
+                     "CUDA runtime": c.get("source_cuda_versions") or recorded(c.get("cuda_runtime_version"),
+                                                                             cuda_version),
                      # an imported file's figures are another harness's (docs/generations.md)
-                     "heapbench": (f"imported from {c['source_harness']} @ {str(c.get('source_commit'))[:7]}"
-                                   if c.get("source_harness") else f"{c.get('heapbench_version', '?')} @ {r.commit}"),
-                     "command": " ".join(str(x) for x in (c.get("executable", "heapbench"),
-                                                           f"--sweep={c['heapbench_sweep']}" if c.get(
-                                                               "heapbench_sweep") else "") if x),
-                     "date": r.date, "cases": len(r.cases())})
+                     "heapbench": (f"imported from {imported} @ {str(c.get('source_commit'))[:7]}" if imported
+                                   else f"{recorded(c.get('heapbench_version'))} @ {r.commit}"),
+                     "sweep": recorded(c.get("heapbench_sweep")),
+                     "command line": command_line(c) or "not recorded",
+                     "date": recorded(c.get("date")),
+                     "cases": len(cases), "not converged": int(not_converged(cases).sum())})
     return pd.DataFrame(rows)
 
 
-CASE_COLUMNS = ["pattern", "api", "size", "align", "threads", "heap_mib", "allocs_per_s", "frees_per_s", "fail_rate",
-                "utilization", "lat_p50_ns", "printf_per_s", "loss_rate", "error", "error_message"]
+def _overlay(files: list[Results], page: Page) -> None:
+    import report
+    from overlay import gpu_frame, pattern_figure
+    frame, glabels = gpu_frame(report.group(files))
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, pattern in enumerate(sorted(frame["pattern"].unique()) if not frame.empty else []):
+            paths = pattern_figure(pattern, frame[frame["pattern"] == pattern], glabels, files[0].context,
+                                   Path(tmp) / f"pattern_{k}", formats=("svg",))
+            if paths:
+                page.figures.append((f"{pattern}: every run overlaid", _svg(paths[0])))
 
 
 def build(specs: list[str], size_map_file: Path | None = None, advice: list[Path] | None = None) -> Page:
     files = [load_selection(s) for s in specs]
+    advice_lines = advice_findings([Path(p) for p in advice or []])  # a damaged advice file: before any work
     labels = distinct_labels(files)
-    title = (f"heapbench: {labels[0]}" if len(files) == 1 else f"heapbench: {len(files)} runs")
-    page = Page(title=title)
+    page = Page(title=f"heapbench: {labels[0]}" if len(files) == 1 else f"heapbench: {len(files)} runs")
     for lab, r in zip(labels, files):
         cases = r.cases()
         prefix = f"<i>{_e(lab)}</i>: " if len(files) > 1 else ""
-        for f in malloc_against_ceiling(r, cases) + utilisation(cases) + failures(cases):
+        found = malloc_against_ceiling(r, cases) + [_e(s) for s in [convergence_sentence(r, cases)] if s]
+        for f in found + utilisation(cases) + failures(cases):
             page.findings.append(prefix + f)
-        if len(files) == 1:
-            page.figures += _figures_of(r, cases)
-        t = cases[[c for c in CASE_COLUMNS if c in cases.columns and (cases[c].notna().any() or c == "error")]]
-        t = t[[c for c in t.columns if not (t[c].dtype == float and t[c].isna().all())]]
-        page.tables.append((f"Every case of {r.path.name}" + (f" ({lab})" if len(files) > 1 else ""), t))
-    if len(files) > 1:
-        import report
-        from overlay import gpu_frame, pattern_figure
-        gpus = report.group(files)
-        frame, glabels = gpu_frame(gpus)
-        with tempfile.TemporaryDirectory() as tmp:
-            for pattern in sorted(frame["pattern"].unique()):
-                paths = pattern_figure(pattern, frame[frame["pattern"] == pattern], glabels, files[0].context,
-                                       Path(tmp) / pattern, formats=("svg",))
-                if paths:
-                    page.figures.append((f"{pattern}: every run overlaid", _svg(paths[0])))
+    if len(files) == 1:
+        page.figures += _figures_of(files[0], files[0].cases())
+    else:
+        _overlay(files, page)
+    page.tables.append(("Every case" + (" of every file" if len(files) > 1 else f" of {files[0].path.name}"),
+                        "cases", cases_table(files, labels)))
+    ratios, notes = ratio_table(files, labels)
+    page.findings += notes
+    if ratios:
+        page.tables.append((f"Each run against {labels[0]}: the ratio of each pattern's rate (other / baseline) and "
+                            "whether the difference is significant", "ratios", ratios))
     if size_map_file:
         page.findings += size_classes(Path(size_map_file), page.figures)
-    page.findings += advice_findings([Path(p) for p in advice or []])
+    page.findings += advice_lines
     page.provenance = provenance(files)
     return page
 
 
+def _script_json(data) -> str:
+    """JSON for a <script type="application/json"> block: every "<" written as \\u003c (and "&", ">"
+    likewise), so nothing a results file holds can end the block or open a comment or a tag in it."""
+    text = json.dumps(data, allow_nan=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _provenance_html(df: pd.DataFrame) -> str:
+    head = "".join(f'<th class="t">{_e(c)}</th>' for c in df.columns)
+    rows = "".join("<tr>" + "".join(f'<td class="t">{_e(v)}</td>' for v in r) + "</tr>"
+                   for r in df.itertuples(index=False))
+    return f'<div class="scroll"><table id="provenance"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>'
+
+
 def render(page: Page) -> str:
     parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>{_e(page.title)}</title>",
-             f"<meta name=viewport content='width=device-width'><style>{CSS}</style></head><body>",
+             f"<meta name=viewport content='width=device-width'><style>{CSS}</style>",
+             f"<script>{ONERROR}</script></head><body>",
              f"<h1>{_e(page.title)}</h1>", '<pre id="js-errors" hidden></pre>',
              '<h2 id="findings">Findings</h2><ul class="findings">']
     parts += [f"<li>{f}</li>" for f in page.findings]
@@ -301,20 +408,19 @@ def render(page: Page) -> str:
     if page.figures:
         parts.append('<h2 id="figures">Figures</h2>')
         parts += [f"<figure>{svg}<figcaption>{_e(cap)}</figcaption></figure>" for cap, svg in page.figures]
-    parts.append('<h2 id="tables">Tables</h2><p>Click a column header to sort by it.</p>')
-    for k, (cap, df) in enumerate(page.tables):
-        parts += [f"<h3>{_e(cap)}</h3>", table_html(df, f"cases{k}")]
-    parts += ['<h2 id="provenance">Provenance</h2>', table_html(page.provenance, "provenance"),
-              f"<script>{SCRIPT}</script></body></html>"]
+    parts.append('<h2 id="tables">Tables</h2><p>Choose a value to filter by it, click a column header to sort '
+                 '(again to reverse); "columns" shows the others. Blank: not measured, or an error.</p>')
+    for cap, tid, data in page.tables:
+        parts += [f"<h3>{_e(cap)}</h3>", f'<div class="datatable" id="{tid}" data-source="{tid}-data"></div>',
+                  f'<script type="application/json" id="{tid}-data">{_script_json(data)}</script>']
+    parts += ['<h2 id="provenance">Provenance</h2>', "<p>As each file records it.</p>",
+              _provenance_html(page.provenance), f"<script>{SCRIPT.read_text()}</script></body></html>"]
     return "\n".join(parts)
 
 
 def write(specs: list[str], out: str | Path, size_map_file=None, advice=None) -> Path:
     page = build(specs, size_map_file, advice)
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render(page))
-    return out
+    return write_text(out, render(page))
 
 
 def chromium() -> str | None:
@@ -322,25 +428,36 @@ def chromium() -> str | None:
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
-def screenshot(page_html: Path, png: Path, width: int = 1280, height: int = 2400) -> Path:
-    """The top of the page (findings and the first figures) as headless Chromium draws it."""
+def screenshot(page_html: Path, png: Path, width: int = 1400, height: int = 2400) -> Path:
+    """The top of the page (findings and the first figures) as headless Chromium draws it,
+    written beside `png` and renamed to it."""
     import subprocess
+
+    from outputs import atomic
     browser = chromium()
     if browser is None:
         raise OSError("--screenshot needs chromium (Debian: apt-get install chromium)")
-    png = Path(png).resolve()
-    png.parent.mkdir(parents=True, exist_ok=True)
-    subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                    f"--window-size={width},{height}", f"--screenshot={png}", Path(page_html).resolve().as_uri()],
-                   capture_output=True, text=True, timeout=120, check=True, cwd=png.parent)
-    return png
+    with atomic(Path(png).resolve()) as tmp:
+        shot = tmp.with_suffix(".png")
+        try:
+            subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                            f"--window-size={width},{height}", f"--screenshot={shot}",
+                            Path(page_html).resolve().as_uri()],
+                           capture_output=True, text=True, timeout=120, check=True, cwd=tmp.parent)
+            shot.replace(tmp)
+        except subprocess.SubprocessError as e:
+            raise OSError(f"chromium could not draw the page ({e})") from e
+        finally:
+            shot.unlink(missing_ok=True)
+    return Path(png)
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="+", help="heapbench results files (FILE@gpuN: device N of a --devices file)")
     ap.add_argument("-o", "--out", required=True, help="the HTML file to write")
-    ap.add_argument("--size-map", type=Path, help="a results file of --sweep=size_map: its size classes and advice")
+    ap.add_argument("--size-map", type=Path, help="a size map: a results file of --sweep=size_map, or the folder or "
+                                                  ".tar.gz of scripts/answers (as heapbench-size-map reads)")
     ap.add_argument("--advice", type=Path, nargs="*", default=[], help="files `heapbench advise --out` wrote")
     ap.add_argument("--screenshot", type=Path, help="also write a PNG of the page's top as headless chromium draws it")
     a = ap.parse_args(argv)
@@ -350,7 +467,7 @@ def main(argv: list[str] | None = None) -> int:
         if a.screenshot:
             written.append(screenshot(written[0], a.screenshot))
         return written, []
-    return finish("html", make, a.out, (SchemaError, OSError, KeyError, json.JSONDecodeError))
+    return finish("html", make, a.out, (SchemaError, FigureError, OSError))
 
 
 if __name__ == "__main__":

@@ -122,6 +122,32 @@ def _alike(a: str, b: str) -> bool:
     return float(np.linalg.norm(np.subtract(to_rgb(a), to_rgb(b)))) < ALIKE_COLOUR
 
 
+# Series in one panel: past this a reader cannot tell them apart (issue 36: facet or split beyond).
+MAX_SERIES_PER_PANEL = 8
+# An artist with this gid is a reference drawn beside the series (the best-measured line), not one of them.
+REFERENCE = "reference"
+
+
+def panel_problems(ax) -> list[str]:
+    """Issue 36's rules for one panel: at most MAX_SERIES_PER_PANEL series, and no line through
+    fewer than three points (two points are markers: a line suggests data between them)."""
+    found, labels = [], set()
+    where = f" in {ax.get_title()!r}" if ax.get_title() else ""
+    artists = list(ax.get_lines()) + [c for c in ax.collections if isinstance(c, PathCollection)]
+    for a in artists:
+        label = a.get_label()
+        if not a.get_visible() or label.startswith("_") or a.get_gid() == REFERENCE:
+            continue
+        labels.add(label)
+        if hasattr(a, "get_xdata") and a.get_transform() == ax.transData and a.get_linestyle() not in ("None", "", " "):
+            x = np.asarray(a.get_xdata(), dtype=float)
+            if 0 < len(np.unique(x[np.isfinite(x)])) < 3:
+                found.append(f"a line through fewer than three points ({label!r}){where}: markers only")
+    if len(labels) > MAX_SERIES_PER_PANEL:
+        found.append(f"{len(labels)} series in one panel{where} (at most {MAX_SERIES_PER_PANEL}: facet or split)")
+    return found
+
+
 def series_problems(fig) -> list[str]:
     """The faults of issue 26: crowded legends, look-alike series, byte ticks without
     units, line panels over one x value."""
@@ -134,6 +160,7 @@ def series_problems(fig) -> list[str]:
     for ax in fig.axes:
         if not ax.get_visible():
             continue
+        found += panel_problems(ax)
         where = f" in {ax.get_title()!r}" if ax.get_title() else ""
         series = _series(ax)
         seen: list[tuple[str, str, str]] = []
@@ -164,10 +191,12 @@ def series_problems(fig) -> list[str]:
 
 
 def save(fig, stem: Path, written: list[Path] | None = None, formats=("png", "svg")) -> list[Path]:
-    """Writes stem.png and stem.svg (or `formats`), warns (FigureWarning) about what cannot be
-    read, closes `fig`."""
+    """Writes stem.png and stem.svg (or `formats`), each through a temporary name and a
+    rename (outputs.atomic), warns (FigureWarning) about what cannot be read, closes `fig`."""
     import matplotlib.pyplot as plt
     from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from outputs import atomic
     # problems() draws the figure; drawn at the PNG's resolution, that drawing is the PNG
     # (a second full draw by savefig was a third of the report's time).
     fig.set_dpi(DPI)
@@ -177,12 +206,13 @@ def save(fig, stem: Path, written: list[Path] | None = None, formats=("png", "sv
             warnings.warn(f"{stem.name}: {p}", FigureWarning, stacklevel=2)
         for ext in formats:
             p = stem.with_name(f"{stem.name}.{ext}")
-            if ext == "png" and isinstance(fig.canvas, FigureCanvasAgg):
-                from PIL import Image
-                Image.frombuffer("RGBA", fig.canvas.get_width_height(), fig.canvas.buffer_rgba(), "raw", "RGBA", 0, 1
-                                 ).save(p, dpi=(DPI, DPI))
-            else:
-                fig.savefig(p, dpi=DPI)
+            with atomic(p) as tmp:
+                if ext == "png" and isinstance(fig.canvas, FigureCanvasAgg):
+                    from PIL import Image
+                    Image.frombuffer("RGBA", fig.canvas.get_width_height(), fig.canvas.buffer_rgba(), "raw", "RGBA",
+                                     0, 1).save(tmp, format="PNG", dpi=(DPI, DPI))
+                else:
+                    fig.savefig(tmp, dpi=DPI, format=ext)
             paths.append(p)
     except (OverflowError, ValueError) as e:
         raise FigureError(f"{stem.name}: cannot be drawn from these values ({e})") from e

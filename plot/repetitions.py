@@ -15,6 +15,7 @@ import sys
 import pandas as pd
 
 import heapbench_results
+from outputs import say, write_text
 
 
 def table(df: pd.DataFrame, min_round_us: float) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -41,8 +42,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     per_case, worst = table(res.frame, a.min_round_us)
     if per_case.empty or (per_case["repetitions"] < 2).all():
-        print(f"repetitions.py: {a.results} has no case with two or more repetitions", file=sys.stderr)
-        return 2
+        # Not an error: a file of single runs has no run-to-run spread to show, and says so.
+        print(f"repetitions.py: warning: {a.results} has no case with two or more repetitions "
+              "(heapbench --benchmark_repetitions=N makes them)", file=sys.stderr)
+        per_case = per_case.iloc[0:0]
     lines = [f"# Run-to-run noise: `{a.results}`", "",
              f"Coefficient of variation of real_time (the mean round) over repetitions; cases with rounds under "
              f"{a.min_round_us:g} us are listed but not in the per-API maximum.", "",
@@ -55,13 +58,11 @@ def main(argv: list[str] | None = None) -> int:
     text = "\n".join(lines) + "\n"
     if a.out:
         try:
-            with open(a.out, "w") as f:
-                f.write(text)
+            write_text(a.out, text)
         except OSError as e:
             print(f"repetitions.py: cannot write {a.out}: {e}", file=sys.stderr)
             return 2
-    print(text, end="")
-    return 0
+    return 0 if say(text, "repetitions.py") else 2
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,8 +32,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from outputs import slug, write_csv, write_text  # noqa: E402
 from compare import compare_pair, geomeans  # noqa: E402
-from heapbench_results import Results, SchemaError, cuda_version, finish, load_selection, pooled_context  # noqa: E402
+from heapbench_results import (Results, SchemaError, cuda_version, finish, load_selection, not_converged,  # noqa: E402
+                               pooled_context)
 from overlay import gpu_frame, pattern_figure, ratio_strip  # noqa: E402
 from readability import FigureError  # noqa: E402
 
@@ -134,10 +135,6 @@ def pick_baseline(gpus: list[Gpu], text: str | None) -> Gpu:
     return hits[0]
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")
-
-
 def _fmt(v, digits: int = 3) -> str:
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.{digits}g}"
 
@@ -167,8 +164,8 @@ def _header(gpus, files, base, warnings) -> list[str]:
           "run a repetition.", ""]
     if warnings:
         md += ["## Warnings", ""] + [f"- {w}" for w in warnings] + [""]
-    md += ["## GPUs", "", "| GPU | name | driver | CUDA | commit | schema | cases | errors | files |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    md += ["## GPUs", "", "| GPU | name | driver | CUDA | commit | schema | cases | errors | not converged | files |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for g in gpus:
         cases = g.results.cases()
         names = ", ".join(f"`{r.path.name}{'@gpu' + r.selection.split()[-1] if r.selection else ''}`"
@@ -176,7 +173,7 @@ def _header(gpus, files, base, warnings) -> list[str]:
         dup = f" ({g.duplicates} in several files, pooled)" if g.duplicates else ""
         md.append(f"| {g.label}{' (baseline)' if g is base else ''} | {g.key[0]} | {cuda_version(g.key[1])} | "
                   f"{cuda_version(g.key[2])} | {g.key[3][:7]} | {g.files[0].schema_version} | {len(cases)}{dup} | "
-                  f"{int(cases['error'].sum())} | {names} |")
+                  f"{int(cases['error'].sum())} | {int(not_converged(cases).sum())} | {names} |")
     md.append("")
     return md
 
@@ -185,14 +182,14 @@ def _pattern_geomeans(gpus, base, others, tables) -> list[str]:
     """Geometric mean per pattern against the baseline, every GPU in one table."""
     if not others:
         return ["One GPU only: no ratios; its figures are below.", ""]
-    md = ["## Geometric mean of allocs_per_s ratios per pattern", "",
+    md = ["## Geometric mean of each pattern's rate ratios (allocs_per_s; printf_per_s for printf)", "",
           f"Over the cases each GPU shares with {base.label} (cases in brackets); blank: none in common.", "",
           "| pattern | " + " | ".join(g.label for g in others) + " |", "|" + " --- |" * (len(others) + 1)]
     for p in sorted({p for g in gpus for p in g.results.cases()["pattern"]}):
         cells = []
         for g in others:
             t = tables[id(g)]
-            gm, n = _geomean(t.loc[t["pattern"] == p, "allocs_per_s_ratio"]) if not t.empty else (math.nan, 0)
+            gm, n = _geomean(t.loc[t["pattern"] == p, "ratio"]) if not t.empty else (math.nan, 0)
             cells.append(f"{_fmt(gm)} ({n})" if n else "")
         md.append(f"| {p} | " + " | ".join(cells) + " |")
     md.append("")
@@ -209,17 +206,17 @@ def _against_baseline(base, others, tables, out: Path, written: list[Path]) -> l
         if t.empty:
             md += ["No case in common with the baseline.", ""]
             continue
-        t.to_csv(out / f"{stem}.csv", index=False)
+        write_csv(out / f"{stem}.csv", t)
         written.append(out / f"{stem}.csv")
         written += ratio_strip(t, base.label, g.label, out / f"{stem}_ratio", formats=("png",),
-                               context=base.results.context)
+                               context=base.results.context, metric="ratio")
         tested = t[t["p_value"].notna()]
         different = tested[tested["verdict"].str.startswith("different")]
         md += [f"{len(t)} cases in common ([CSV]({stem}.csv)); {len(tested)} with repetitions on both sides, "
                f"{len(different)} of them significantly different (Mann-Whitney U, p < 0.05)"
                + (":" if len(different) else "."), ""]
         for _, r in different.iterrows():
-            md.append(f"- `{r['case']}`: {_fmt(r['allocs_per_s_ratio'])}x (p = {_fmt(r['p_value'], 2)}, "
+            md.append(f"- `{r['case']}`: {_fmt(r['ratio'])}x (p = {_fmt(r['p_value'], 2)}, "
                       f"{r['verdict']})")
         md += ["", f"![{g.label} / {base.label}]({stem}_ratio.png)", ""]
     return md
@@ -237,8 +234,8 @@ def _api_rows(pattern: str, apis, others, tables) -> list[str]:
             gm = geomeans(sub).iloc[0]
             tested = sub[sub["p_value"].notna()]
             sig = int(tested["verdict"].str.startswith("different").sum())
-            rows.append(f"| {api} | {g.label} | {int(gm['allocs_per_s_cases'])} | "
-                        f"{_fmt(gm['allocs_per_s_geomean_ratio'])} | {_fmt(gm['frees_per_s_geomean_ratio'])} | "
+            rows.append(f"| {api} | {g.label} | {int(gm['rate_cases'])} | "
+                        f"{_fmt(gm['rate_geomean_ratio'])} | {_fmt(gm['frees_per_s_geomean_ratio'])} | "
                         f"{sig} of {len(tested)} |")
     return rows
 
@@ -250,13 +247,13 @@ def _per_pattern(gpus, base, others, tables, out: Path, written: list[Path]) -> 
     frame, labels = gpu_frame(gpus)
     for pattern in sorted(frame["pattern"].unique()) if not frame.empty else []:
         paths = pattern_figure(pattern, frame[frame["pattern"] == pattern], labels, base.context,
-                               out / f"pattern_{_slug(pattern)}")
+                               out / f"pattern_{slug(pattern)}")
         if paths:
             written += paths
             md += [f"### {pattern}", "", f"![{pattern}]({paths[0].name})", ""]
         rows = _api_rows(pattern, sorted(frame.loc[frame["pattern"] == pattern, "api"].unique()), others, tables)
         if rows:
-            md += [f"| API | GPU | cases in common with {base.label} | geomean allocs_per_s ratio | "
+            md += [f"| API | GPU | cases in common with {base.label} | geomean rate ratio | "
                    "geomean frees_per_s ratio | significantly different (of tested) |",
                    "| --- | --- | --- | --- | --- | --- |"] + rows + [""]
     return md
@@ -283,7 +280,7 @@ def report(specs: list[str], out: str | Path, baseline: str | None = None) -> tu
     md = (_header(gpus, files, base, warnings) + _pattern_geomeans(gpus, base, others, tables)
           + _against_baseline(base, others, tables, out, written)
           + _per_pattern(gpus, base, others, tables, out, written))
-    (out / "report.md").write_text("\n".join(md))
+    write_text((out / "report.md"), "\n".join(md))
     written.append(out / "report.md")
     return written, warnings
 
@@ -303,7 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.prepend:
             page = Path(args.out) / "report.md"
             title, _, rest = page.read_text().partition("\n")
-            page.write_text(f"{title}\n\n{args.prepend.read_text().strip()}\n{rest}")
+            write_text(page, f"{title}\n\n{args.prepend.read_text().strip()}\n{rest}")
         return written, warnings
 
     return finish("report", make, args.out, (SchemaError, ReportError, FigureError, OSError))

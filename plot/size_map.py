@@ -30,8 +30,11 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
+import shutil
 import sys
 import tarfile
+import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,9 +46,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from outputs import say, write_csv, write_text  # noqa: E402
 from heapbench_results import SchemaError, cuda_version, load, one_line  # noqa: E402
 
 ADVICE_VERSIONS = {1}
+
+
+class NoSizeMap(SchemaError):
+    """A results file without size_map cases: nothing to classify (not a damaged file)."""
 
 
 def size_map_frame(path: Path) -> tuple[pd.DataFrame, dict]:
@@ -55,9 +63,10 @@ def size_map_frame(path: Path) -> tuple[pd.DataFrame, dict]:
     cases = res.cases()
     cases = cases[(cases["pattern"] == "size_map") & ~cases["error"]]
     if cases.empty:
-        raise SchemaError(f"{path}: no size_map case without an error")
-    if "stride_bytes" not in cases or cases["stride_bytes"].isna().all():
-        raise SchemaError(f"{path}: the size_map cases carry no stride_bytes")
+        raise NoSizeMap(f"{path}: no size_map case without an error (heapbench --sweep=size_map makes them)")
+    for c in ("stride_bytes", "allocs_per_s", "frees_per_s", "fail_rate"):
+        if c not in cases or cases[c].isna().all():
+            raise SchemaError(f"{path}: the size_map cases carry no {c}")
     df = pd.DataFrame({
         "size": cases["size"].astype(int),
         "alloc_ns": 1e9 / cases["allocs_per_s"],
@@ -206,6 +215,43 @@ def load_advice(path: Path) -> dict:
     return doc
 
 
+def _num(doc: dict, key: str, where: str, none_ok: bool = False):
+    v = doc.get(key) if isinstance(doc, dict) else None
+    if v is None and none_ok:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(float(v)) or v < 0:
+        raise SchemaError(f"{where}: {key} is {json.dumps(v)[:40]}, not a number of at least 0")
+    return v
+
+
+def advice_fields(path: Path, doc: dict) -> dict:
+    """What the page and advice.md read of an advice file, each field checked for its type
+    (five malformed advice files gave TypeError and ValueError: issue 35, E10)."""
+    w = doc.get("workload")
+    if not isinstance(w, dict):
+        raise SchemaError(f"{path}: its workload is {json.dumps(w)[:40]}, not an object")
+    for key in ("pattern", "api"):
+        if not isinstance(w.get(key), str):
+            raise SchemaError(f"{path}: workload.{key} is {json.dumps(w.get(key))[:40]}, not a name")
+    if not isinstance(w.get("size"), (str, int)) or isinstance(w.get("size"), bool):
+        raise SchemaError(f"{path}: workload.size is {json.dumps(w.get('size'))[:40]}, not a size")
+    out = {"pattern": w["pattern"], "api": w["api"], "size": w["size"],
+           "threads": int(_num(w, "threads", f"{path}: workload")),
+           "demand_bytes": _num(w, "demand_bytes", f"{path}: workload", none_ok=True),
+           "min_heap_mib": _num(doc, "min_heap_mib", str(path), none_ok=True)}
+    if out["min_heap_mib"] is None:
+        return out
+    if not isinstance(doc.get("code"), str):
+        raise SchemaError(f"{path}: its code is {json.dumps(doc.get('code'))[:40]}, not a line of code")
+    out.update(margin=_num(doc, "margin", str(path)), advised_heap_mib=_num(doc, "advised_heap_mib", str(path)),
+               max_failing_heap_mib=_num(doc, "max_failing_heap_mib", str(path), none_ok=True),
+               utilization=_num(doc, "utilization", str(path)), code=doc["code"],
+               default_fail_rate=_num(doc.get("default_heap"), "fail_rate", f"{path}: default_heap"),
+               seconds=_num(doc, "seconds", str(path)),
+               probes=len(doc["probes"]) if isinstance(doc.get("probes"), list) else 0)
+    return out
+
+
 def check_rows(run: Path, name: str) -> list[dict]:
     rows = []
     for p in sorted(run.glob(f"check_{name}_*.json")):
@@ -213,7 +259,8 @@ def check_rows(run: Path, name: str) -> list[dict]:
         cases = load(p).cases()
         for r in cases.itertuples():
             rows.append({"run": label, "heap (MiB)": int(r.heap_mib),
-                         "fail_rate": "error: " + r.error_message if r.error else f"{r.fail_rate:.4g}"})
+                         "fail_rate": "error: " + r.error_message if r.error
+                         else f"{getattr(r, 'fail_rate', math.nan):.4g}"})
     return rows
 
 
@@ -221,12 +268,7 @@ def advice_markdown(run: Path) -> str:
     parts = []
     for p in sorted(run.glob("advice_*.json")):
         name = p.stem[len("advice_"):]
-        try:
-            parts.append(_advice_part(p, load_advice(p)))
-        except (KeyError, TypeError, ValueError) as e:
-            if isinstance(e, SchemaError):
-                raise
-            raise SchemaError(f"{p}: an advice file that lacks or garbles {e}") from e
+        parts.append(_advice_part(p, advice_fields(p, load_advice(p))))
         rows = check_rows(run, name)
         if rows:
             parts.append("Separate runs (`heapbench --patterns=... --heaps=...`):\n\n" + _markdown(pd.DataFrame(rows))
@@ -234,37 +276,66 @@ def advice_markdown(run: Path) -> str:
     return "\n".join(parts)
 
 
-def _advice_part(p: Path, doc: dict) -> str:
-    """One advice file's markdown; KeyError, TypeError or ValueError for one that lacks or garbles a field."""
-    parts = []
-    w = doc["workload"]
-    parts.append(f"### {w['threads']} threads x {w['size']} B, {w['pattern']}, {w['api']} (`{p.name}`)\n")
-    if doc.get("min_heap_mib") is None:
+def _advice_part(p: Path, a: dict) -> str:
+    """One advice file's markdown, from advice_fields()."""
+    parts = [f"### {a['threads']} threads x {a['size']} B, {a['pattern']}, {a['api']} (`{p.name}`)\n"]
+    if a["min_heap_mib"] is None:
         parts.append("No heap up to the search's limit held every allocation.\n")
-    else:
-        parts.append(
-            f"- asked per round: {w['demand_bytes'] / 2**20:.1f} MiB; smallest heap that held every allocation: "
-            f"**{doc['min_heap_mib']} MiB** (largest that did not: {doc.get('max_failing_heap_mib')} MiB), "
-            f"utilisation there {100 * doc['utilization']:.1f} %\n"
-            f"- advice with a {100 * doc['margin']:g} % margin: **{doc['advised_heap_mib']} MiB**: "
-            f"`{doc['code']}`\n"
-            f"- at CUDA's default 8 MiB: {100 * doc['default_heap']['fail_rate']:.1f} % of calls return NULL\n"
-            f"- {len(doc['probes'])} heap sizes tried in {doc['seconds']:.1f} s\n")
+        return "\n".join(parts)
+    asked = f"{a['demand_bytes'] / 2**20:.1f} MiB" if a["demand_bytes"] is not None else "not recorded"
+    parts.append(
+        f"- asked per round: {asked}; smallest heap that held every allocation: "
+        f"**{a['min_heap_mib']} MiB** (largest that did not: {a['max_failing_heap_mib']} MiB), "
+        f"utilisation there {100 * a['utilization']:.1f} %\n"
+        f"- advice with a {100 * a['margin']:g} % margin: **{a['advised_heap_mib']} MiB**: "
+        f"`{a['code']}`\n"
+        f"- at CUDA's default 8 MiB: {100 * a['default_fail_rate']:.1f} % of calls return NULL\n"
+        f"- {a['probes']} heap sizes tried in {a['seconds']:.1f} s\n")
     return "\n".join(parts)
 
 
 def unpack(run: Path, out: Path) -> Path:
+    """RUN itself where it is a folder or a JSON file; a .tar.gz unpacked into OUT/raw (the
+    JSON the tables come from, beside them): into a new folder first, which then takes raw's
+    place, so a damaged archive leaves an earlier raw/ as it was."""
     if run.is_dir() or run.suffix == ".json":
         return run
+    out.mkdir(parents=True, exist_ok=True)
+    fresh = Path(tempfile.mkdtemp(prefix=".raw.", dir=out))
+    try:
+        extract(run, fresh)
+    except BaseException:
+        shutil.rmtree(fresh, ignore_errors=True)
+        raise
     raw = out / "raw"
-    raw.mkdir(parents=True, exist_ok=True)
+    if raw.is_symlink() or raw.exists():
+        old = Path(tempfile.mkdtemp(prefix=".raw-old.", dir=out))
+        os.replace(raw, old / "raw")
+        os.replace(fresh, raw)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(fresh, raw)
+    return run_folder(raw)
+
+
+def extract(run: Path, into: Path) -> None:
+    """The archive's members into `into` (tarfile's "data" filter: no member outside it, no links out)."""
     try:
         with tarfile.open(run) as t:
-            t.extractall(raw, filter="data")
-    except (tarfile.TarError, EOFError, zlib.error) as e:  # a JSON file, a fake or truncated archive
-        raise SchemaError(f"{run}: neither a folder nor a readable .tar.gz ({e})") from e
+            t.extractall(into, filter="data")
+    except (tarfile.TarError, EOFError, zlib.error, ValueError) as e:  # a JSON file, a fake or truncated archive
+        raise SchemaError(f"{run}: neither a folder nor a readable .tar.gz ({one_line(e)})") from e
+
+
+def run_folder(raw: Path) -> Path:
+    """The folder of an unpacked archive that holds its files: its one folder, or itself."""
     inner = [p for p in raw.iterdir() if p.is_dir()]
     return inner[0] if len(inner) == 1 and not any(raw.glob("*.json")) else raw
+
+
+def size_map_path(run: Path) -> Path:
+    """The size map's results file of RUN: the file itself, or RUN/size_map.json."""
+    return run if run.is_file() else run / "size_map.json"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -284,29 +355,31 @@ def main(argv: list[str] | None = None) -> int:
     try:
         a.out.mkdir(parents=True, exist_ok=True)
         run = unpack(a.run, a.out)
-        df, ctx = size_map_frame(run if run.is_file() else run / "size_map.json")
+        try:
+            df, ctx = size_map_frame(size_map_path(run))
+        except NoSizeMap as e:  # a results file of other patterns: nothing to classify, and the file says so
+            write_text(a.out / "size_map_classes.md", f"# Size classes\n\n{one_line(e)}: nothing to classify.\n")
+            print(f"size_map.py: warning: {one_line(e)}", file=sys.stderr)
+            return 0
         run = run if run.is_dir() else run.parent
         adv = advice_markdown(run)  # before anything is written: a damaged advice file writes nothing
         classes = find_classes(df, a.time_threshold, a.stride_threshold)
         table = class_table(classes)
         lines = advice(classes, a.advice_factor)
-        table.to_csv(a.out / "size_map_classes.csv", index=False)
+        write_csv(a.out / "size_map_classes.csv", table)
         text = (f"# Size classes: {_title(ctx)}\n\n{len(df)} sizes from {df['size'].min()} to {df['size'].max()} B; "
                 f"boundaries where time per call moves by more than {a.time_threshold:g}x or bytes per block jump by "
                 f"more than {100 * a.stride_threshold:g} %.\n\n{_markdown(table)}\n\n## Advice\n\n"
                 + ("\n".join(f"- {s}" for s in lines) if lines else "- no class is slower than a larger one by "
                    f"{a.advice_factor:g}x") + "\n")
-        (a.out / "size_map_classes.md").write_text(text)
+        write_text((a.out / "size_map_classes.md"), text)
         figure(df, classes, ctx, a.out)
         if adv:
-            (a.out / "advice.md").write_text(f"# Heap-size advice: {_title(ctx)}\n\n{adv}")
+            write_text((a.out / "advice.md"), f"# Heap-size advice: {_title(ctx)}\n\n{adv}")
     except (SchemaError, OSError) as e:
         print(f"size_map.py: {one_line(e)}", file=sys.stderr)
         return 2
-    print(text)
-    if adv:
-        print(adv)
-    return 0
+    return 0 if say(text + "\n" + (adv + "\n" if adv else ""), "size_map.py") else 2
 
 
 if __name__ == "__main__":

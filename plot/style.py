@@ -30,7 +30,12 @@ import math
 import zlib
 from dataclasses import dataclass
 
+import matplotlib
 from matplotlib.ticker import FixedLocator, FuncFormatter, Locator, LogLocator, NullLocator
+
+# Text is text: a name from a results file is never mathtext (an API named "$\\foo$" raised an
+# uncaught parse error when the figure was drawn: issue 35, E10).
+matplotlib.rcParams["text.parse_math"] = False
 
 # Okabe & Ito (2008), "Color Universal Design": black, orange, sky blue, bluish green,
 # yellow, blue, vermillion, reddish purple. Yellow is last: it is faint on white.
@@ -44,9 +49,14 @@ MARKERS = ["o", "s", "^", "D", "v", "P", "X", "h", "<", ">", "p", "*"]
 
 # The colours APIs take, in the file's order of its APIs: black is the baselines', and
 # yellow is too faint for a line. (The order gives CUDA's own APIs, which heapbench declares
-# first, the looks they have always had: malloc vermillion, aligned blue, ...)
+# first, the looks they have always had: malloc vermillion, aligned blue, ...) Okabe and Ito's
+# six first, then twelve of Paul Tol's (muted and others): eighteen, every two at least 0.2
+# apart in RGB, so the zoo's seventeen allocators each wear a colour of their own (issue 36:
+# three allocators shared one); past eighteen the colours come again with other markers.
 API_COLOURS = [OKABE_ITO[k] for k in ("vermillion", "blue", "sky_blue", "reddish_purple", "orange",
-                                      "bluish_green")]
+                                      "bluish_green")] + [
+    "#332288", "#117733", "#882255", "#999933", "#AA4499", "#44AA99", "#CC6677", "#DDCC77", "#88CCEE",
+    "#8C510A", "#6A3D9A", "#B2DF8A"]
 BASELINE_MARKERS = ["x", "+", "1", "2", "3", "4"]
 CALL_PATH_LINES = ["-.", ":"]    # a call path's line, in the order of its inner API's call paths
 
@@ -157,6 +167,37 @@ def api_label(api: str, context: dict | None = None) -> str:
     """The name figures and tables give an API: its display_name where the file has one."""
     d = _apis(context).get(api)
     return str(d.get("display_name") or api) if isinstance(d, dict) else api
+
+
+def ordinal_styles(keys) -> dict:
+    """Looks for series that are magnitudes in order (sizes, heaps, thread counts, FIFO sizes): a
+    sequential colour map (viridis, its pale yellow end left out), dark to light in the order
+    given, and a marker each, so they never look like an API's categorical colour."""
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+    keys = list(dict.fromkeys(keys))
+    cmap = colormaps["viridis"]
+    n = max(len(keys) - 1, 1)
+    return {k: {"color": to_hex(cmap(0.85 * i / n)), "marker": MARKERS[i % len(MARKERS)], "linestyle": "-"}
+            for i, k in enumerate(keys)}
+
+
+def draw_series(ax, x, y, look: dict, label: str, converged=None, ms: float = 4, **kw):
+    """One series: a line only through three or more points (fewer are markers alone: a line over
+    two points suggests data between them), markers filled where the case converged and hollow
+    where it did not (issue 36). `converged` is the cases' converged counter (NaN: not recorded)."""
+    import numpy as np
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    look = dict(look)
+    if len(set(x[np.isfinite(x)].tolist())) < 3:
+        look["linestyle"] = "None"
+    bad = np.zeros(len(x), dtype=bool) if converged is None else (np.asarray(converged, dtype=float) < 1)
+    good = [i for i in range(len(x)) if not bad[i]]
+    line, = ax.plot(x, y, ms=ms, label=label, markevery=good, **look, **kw)
+    if bad.any():
+        ax.plot(x[bad], y[bad], linestyle="None", marker=look.get("marker", "o"), ms=ms, color=look.get("color"),
+                markerfacecolor="white", label="_not converged", **kw)
+    return line
 
 
 def series_styles(keys) -> dict:

@@ -30,6 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from outputs import write_text  # noqa: E402
 from heapbench_results import finish  # noqa: E402
 
 HARNESS = "GPUMemManSurvey"
@@ -256,7 +257,7 @@ def import_survey(root: str | Path, out: str | Path, opts) -> tuple[list[Path], 
         warnings += w
         stem = re.sub(r"[^A-Za-z0-9_.-]", "", (opts.gpu or folder).replace(" ", "_"))
         path = out / f"survey-{stem}.json"
-        path.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+        write_text(path, json.dumps(doc, indent=1, allow_nan=False) + "\n")
         written.append(path)
     return written, warnings
 

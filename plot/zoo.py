@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -37,9 +38,10 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from outputs import slug, write_csv  # noqa: E402
 from figures import _direct_heap_apis, baselines, best_measured, legend_entries, write_markdown  # noqa: E402
-from heapbench_results import (API_NAMES_KEY, APIS_KEY, COUNTERS_KEY, Results, SchemaError, finish, load,  # noqa: E402
-                               pooled_context)
+from heapbench_results import (API_NAMES_KEY, APIS_KEY, COUNTERS_KEY, Results, SchemaError,  # noqa: E402
+                               convergence_sentence, finish, load, pooled_context)
 from readability import MAX_LEGEND_ENTRIES, FigureError, save  # noqa: E402
 import style  # noqa: E402
 
@@ -119,8 +121,13 @@ def measured(res: Results, cases: pd.DataFrame, column: str = "allocs_per_s") ->
     return ok[ok["api"].isin(_direct_heap_apis(res, list(ok["api"].unique())))]
 
 
+def _band_of(size: int) -> tuple[int, int]:
+    """The band a size falls in; a size under 1 B (an axis the file left out) counts as the first."""
+    return next(((lo, hi) for lo, hi in BANDS if size <= hi), BANDS[-1])
+
+
 def _band(size: int) -> str:
-    lo, hi = next((lo, hi) for lo, hi in BANDS if lo <= size <= hi)
+    lo, hi = _band_of(size)
     if lo == 1:
         return f"<= {style.fmt_bytes(hi)}"
     return f"> {style.fmt_bytes(lo - 1)}" if hi >= 2**62 else f"{style.fmt_bytes(lo)} - {style.fmt_bytes(hi)}"
@@ -135,54 +142,78 @@ def _legend(fig, axes) -> None:
         fig.legend([h for _, h in chunk], [lab for lab, _ in chunk], loc=f"outside {where}", fontsize=7)
 
 
-def _api_lines(ax, res: Results, df: pd.DataFrame, x: str, y: str, best: bool = True) -> None:
-    """A line per API (its colour, marker and display name), then (`best`: for a rate, where
-    higher is better) the best measured line."""
-    apis = sorted(df["api"].unique(), key=lambda a: style.api_sort_key(a, res.context))
-    looks = style.api_styles(apis, res.context)
-    for api in apis:
+def _api_lines(ax, res: Results, df: pd.DataFrame, x: str, y: str, best: bool = True, apis=None) -> None:
+    """A line per API of `apis` (default: every API of df; its colour, marker and display name;
+    hollow where it did not converge), then (`best`: for a rate, where higher is better) the best
+    measured line over every API of df."""
+    shown = apis if apis is not None else sorted(df["api"].unique(), key=lambda a: style.api_sort_key(a, res.context))
+    looks = style.api_styles(list(shown), res.context)
+    for api in shown:
         s = df[df["api"] == api].sort_values(x)
-        st = dict(looks[api])
-        if len(s) < 2:
-            st["linestyle"] = "None"
-        ax.plot(s[x], s[y], ms=4, label=style.api_label(api, res.context), **st)
+        if not s.empty:
+            style.draw_series(ax, s[x], s[y], looks[api], style.api_label(api, res.context),
+                              converged=s.get("converged"))
     if best:
         best_measured(ax, df, x, res, y)
 
 
 def line_figure(res: Results, ok: pd.DataFrame, x: str, panel: str, stem: str, title: str, out: Path,
                 written: list[Path]) -> None:
-    """allocs/s against `x`, a panel per value of `panel` measured at 3 or more values of `x`."""
+    """allocs/s against `x`: a row per value of `panel` measured at 3 or more values of `x`, and the
+    allocators cut into columns of at most eight (issue 36: a 12-entry legend crushed
+    zoo_size_per_thread), each column with its legend below it and the best-measured line (over every
+    allocator) in every panel, so a colour means one allocator throughout."""
     counts = ok.groupby(panel)[x].nunique()
     panels = sorted(counts[counts >= 3].index)
     if not panels:
         return
-    cols = min(3, len(panels))
-    rows = math.ceil(len(panels) / cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols + 2.8, 3.2 * rows + 1.0), squeeze=False, sharey=True,
-                             layout="constrained")
-    for ax in axes.ravel()[len(panels):]:
-        ax.set_visible(False)
-    for ax, pv in zip(axes.ravel(), panels):
-        _api_lines(ax, res, ok[ok[panel] == pv], x, "allocs_per_s")
-        (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, ok[x])
-        style.rate_axis(ax.yaxis)
-        ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
+    apis = sorted(ok["api"].unique(), key=lambda a: style.api_sort_key(a, res.context))
+    groups = _groups(apis)
+    # A last row holds each column's legend, laid out with the panels (a legend outside them crushed them).
+    fig, grid = plt.subplots(len(panels) + 1, len(groups), figsize=(4.6 * len(groups) + 1.0, 3.0 * len(panels) + 3.0),
+                             squeeze=False, layout="constrained",
+                             gridspec_kw={"height_ratios": [3.0] * len(panels) + [2.2]})
+    axes = grid[:-1]
+    for ax in axes.ravel()[1:]:
+        ax.sharey(axes.ravel()[0])
+    for r, pv in enumerate(panels):
         heaps = ok[ok[panel] == pv]["heap_mib"].unique()
-        ax.set_title((f"{style.fmt_bytes(pv)}" if panel == "size" else f"{int(pv):,} threads")
-                     + (f", heap {style.fmt_mib(heaps[0])}" if len(heaps) == 1 else ""), fontsize=9)
-        ax.grid(True, alpha=0.3)
+        for c, group in enumerate(groups):
+            ax = axes[r][c]
+            _api_lines(ax, res, ok[ok[panel] == pv], x, "allocs_per_s", apis=group)
+            (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, ok[x])
+            style.rate_axis(ax.yaxis)
+            ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
+            ax.set_title((f"{style.fmt_bytes(pv)}" if panel == "size" else f"{int(pv):,} threads")
+                         + (f", heap {style.fmt_mib(heaps[0])}" if len(heaps) == 1 else ""), fontsize=9)
+            ax.grid(True, alpha=0.3)
+    for c in range(len(groups)):
+        seen = legend_entries(axes[:, c])
+        grid[-1][c].set_xticks([]), grid[-1][c].set_yticks([])  # a frame for the legend, no axis
+        for spine in grid[-1][c].spines.values():
+            spine.set_visible(False)
+        long = max((len(k) for k in seen), default=0) > 36
+        grid[-1][c].legend(list(seen.values()), list(seen.keys()), loc="upper center", ncols=1 if long else 2,
+                           fontsize=7, frameon=False)
     fig.supylabel(style.axis_label("allocs_per_s", res.context), fontsize=9)
-    _legend(fig, axes.ravel()[:len(panels)])
-    fig.suptitle(f"{title}\n{res.title_suffix()}", fontsize=10)
+    width = int(fig.get_figwidth() * 12)
+    fig.suptitle(textwrap.fill(f"{title} (hollow: did not converge)", width) + "\n"
+                 + textwrap.fill(res.title_suffix(), width), fontsize=10)
     save(fig, out / stem, written)
+
+
+def _groups(apis: list[str], most: int = 8) -> list[list[str]]:
+    """`apis` in legend order cut into the fewest groups of at most `most`, as even as can be."""
+    n = max(1, math.ceil(len(apis) / most))
+    size = math.ceil(len(apis) / n)
+    return [apis[k:k + size] for k in range(0, len(apis), size)]
 
 
 def size_figures(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
     """Per pattern, allocs/s per allocator against size, a panel per thread count."""
     ok = at_largest_heap(measured(res, cases))
     for pattern, g in ok.groupby("pattern"):
-        line_figure(res, g, "size", "threads", f"zoo_size_{pattern}",
+        line_figure(res, g, "size", "threads", f"zoo_size_{slug(pattern)}",
                     f"{pattern}: allocation throughput per allocator against size", out, written)
 
 
@@ -238,7 +269,7 @@ def churn_figure(res: Results, cases: pd.DataFrame, out: Path, written: list[Pat
     if ch.empty or "fail_rate" not in ch.columns:
         return
     sizes = sorted(ch["size"].unique())
-    fig, axes = plt.subplots(2, len(sizes), figsize=(max(5.0, 0.45 * ch["api"].nunique()) * len(sizes) + 1.0, 7.0),
+    fig, axes = plt.subplots(2, len(sizes), figsize=(max(5.0, 0.45 * ch["api"].nunique()) * len(sizes) + 1.0, 7.5),
                              squeeze=False, layout="constrained")
     for col, size in enumerate(sizes):
         g = ch[ch["size"] == size]
@@ -254,7 +285,7 @@ def churn_figure(res: Results, cases: pd.DataFrame, out: Path, written: list[Pat
                            hatch="//" if base else None, edgecolor="black", lw=0.5)
             names = [style.api_label(a, res.context) + (" (error)" if g[g["api"] == a]["error"].all() else "")
                      for a in apis]
-            ax.set_xticks(range(len(apis)), names, rotation=60, ha="right", fontsize=7)
+            ax.set_xticks(range(len(apis)), names, rotation=90, fontsize=7)
             if c == "allocs_per_s":
                 style.rate_axis(ax.yaxis)
             else:
@@ -340,7 +371,7 @@ def fastest(res: Results, cases: pd.DataFrame) -> list[str]:
     ok = ok[ok["api"].isin(allocators(res, ok["api"].unique())) & (ok["allocs_per_s"] > 0)]
     if ok.empty:
         return ["No allocator was measured without error.", ""]
-    band_lo = ok["size"].map(lambda s: next(lo for lo, hi in BANDS if s <= hi))  # the bands' order
+    band_lo = ok["size"].map(lambda s: _band_of(s)[0])  # the bands' order
     ok = ok.assign(band=ok["size"].map(_band), band_lo=band_lo)
     lines = ["| pattern | sizes | fastest | allocs/s | its memory cost | runner-up | allocs/s | its memory cost |",
              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
@@ -422,7 +453,8 @@ def findings(res: Results, cases: pd.DataFrame, table: pd.DataFrame, slab: str, 
              *provenance(res),
              f"- allocators' pinned sources: {zoo}" if zoo else "- allocators' pinned sources: not in the file",
              f"- cases: {len(cases)}, errors: {int(cases['error'].sum())}; a point measured at several heaps "
-             "counts at its largest", "",
+             "counts at its largest",
+             *([f"- {s}"] if (s := convergence_sentence(res, cases)) else []), "",
              "## The fastest allocator per pattern and size band", "",
              "Geometric mean of `allocs_per_s` over the points (size x threads) each allocator ran at in the band; "
              "baselines that never free are not ranked. Memory cost: `capacity`'s utilisation at the first NULL "
@@ -442,6 +474,8 @@ def make_zoo(paths: list[str | Path], out: str | Path, slab: str = "slab") -> tu
     cases = res.cases()
     if cases.empty:
         raise ZooError(f"{res.path}: no cases")
+    # The zoo ranks allocation rates: a file without them (printf alone, errors alone) ranks nothing.
+    cases = cases.assign(**{c: math.nan for c in ("allocs_per_s", "fail_rate") if c not in cases.columns})
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     warnings = []
@@ -455,7 +489,7 @@ def make_zoo(paths: list[str | Path], out: str | Path, slab: str = "slab") -> tu
     table = slab_points(res, cases, slab)
     slab_figure(res, table, slab, out, written)
     csv = out / "slab_vs_best.csv"
-    table.to_csv(csv, index=False)
+    write_csv(csv, table)
     written.append(csv)
     written.append(findings(res, cases, table, slab, written, out))
     return written, warnings

@@ -14,7 +14,7 @@ NAME = "per_thread/malloc/size:16/threads:32/heap:8"
 
 
 def test_a_file_against_itself_is_all_ones(tmp_path):
-    written, warnings = compare([H200, H200], tmp_path)
+    written, warnings, _ = compare([H200, H200], tmp_path)
     assert warnings == []
     table = pd.read_csv(tmp_path / "compare_1.csv")
     ok = table[~table["error_a"]]
@@ -26,7 +26,7 @@ def test_a_file_against_itself_is_all_ones(tmp_path):
     assert (gm["allocs_per_s_geomean_ratio"].dropna() == 1.0).all()
     assert (tmp_path / "compare_1_ratio.png").exists()
     md = (tmp_path / "comparison.md").read_text()
-    assert "too few repetitions (1 vs 1): no test" in md
+    assert "too few repetitions (1 vs 1) and no per-round samples: no test" in md
 
 
 def test_a_case_that_failed_on_both_sides_is_named_not_compared(write_results, tmp_path):
@@ -73,7 +73,7 @@ def test_different_schema_versions_are_refused(write_results, tmp_path, monkeypa
 def test_driver_cuda_and_heap_differences_are_warned(write_results, tmp_path):
     a = write_results([bench(NAME, 1e6)], "a.json")
     b = write_results([bench(NAME, 1e6, heap_bytes=16777216.0)], "b.json", cuda_driver_version="12080")
-    _, warnings = compare([a, b], tmp_path / "out")
+    _, warnings, _ = compare([a, b], tmp_path / "out")
     assert any("cuda_driver_version differs" in w for w in warnings)
     assert any("different heap limit" in w for w in warnings)
 

@@ -91,8 +91,10 @@ def test_bad_input_is_refused(tmp_path, write_results, capsys):
     assert main(files + ["-o", str(tmp_path / "gen"), "--calibration", str(tmp_path)]) == 2
     assert "not a heapbench-calibration folder" in capsys.readouterr().err
     other = write_results([bench("per_warp/malloc/size:64/threads:1024/heap:8", 1e6)], name="w.json")
-    assert main([str(other), "-o", str(tmp_path / "gen")]) == 2
+    # Not bad input (issue 36: every tool reads every results file): the page says there is nothing to set side by side.
+    assert main([str(other), "-o", str(tmp_path / "gen")]) == 0
     assert "no per_thread malloc case" in capsys.readouterr().err
+    assert "No per_thread case of CUDA's malloc" in (tmp_path / "gen" / "generations.md").read_text()
 
 
 def test_files_of_one_gpu_and_harness_are_one_source(tmp_path, write_results):

@@ -249,3 +249,207 @@ def test_the_issues_reproductions(what, tmp_path):
         files = [good, str(bad)] if tool != "figures" else [str(bad)]
         rc, err = run_tool(main, [*files, "-o", str(tmp_path / f"out_{tool}")])
         check(rc, err, tool)
+
+
+# ---------------------------------------------------------------------------------------------
+# Issue 35 and 36: every plot entry point, fed results files heapbench writes at the edges (all
+# NULL, one case, only errors, aggregates only, extra and missing axes, unknown patterns and a
+# string axis, per-round samples, declarations or none) and advice files; and no output path
+# depends on what a file holds. Fewer examples than above: each draws its figures for real.
+
+import calibration  # noqa: E402
+import export  # noqa: E402
+import generations  # noqa: E402
+import page  # noqa: E402
+import survey  # noqa: E402
+import zoo  # noqa: E402
+
+EDGE = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                                    HealthCheck.function_scoped_fixture],
+                max_examples=int(os.environ.get("HEAPBENCH_EDGE_EXAMPLES", "12")))
+PATTERNS = ["per_thread", "per_warp", "churn", "capacity", "printf", "size_map", "graph", "hash"]
+APIS = ["malloc", "slab", "bump", "my_pool"]
+COUNTERS = ["allocs_per_s", "frees_per_s", "bytes_per_s", "fail_rate", "utilization", "overhead_bytes",
+            "printf_per_s", "loss_rate", "lines_delivered", "lines_lost", "stride_bytes", "noise", "converged",
+            "rounds", "outputs_per_s", "lat_p50_ns"]
+DECLARED = {"allocs_per_s": {"unit": "calls/s", "higher_is_better": True, "description": "allocations per second"},
+            "printf_per_s": {"unit": "calls/s", "higher_is_better": True, "description": "printf calls per second"},
+            "outputs_per_s": {"unit": "outputs/s", "higher_is_better": True, "description": "outputs per second"},
+            "fail_rate": {"unit": "", "higher_is_better": False, "description": "NULL share"}}
+
+
+@st.composite
+def edge_entry(draw, names=st.sampled_from(PATTERNS), apis=st.sampled_from(APIS)):
+    pattern, api = draw(names), draw(apis)
+    values = {"pattern": pattern, "api": api}
+    for key, choices in (("size", [8, 16, 64, 4096]), ("threads", [32, 1024, 65536]), ("align", [0, 256])):
+        if draw(st.integers(0, 5)):  # a missing axis now and then
+            values[key] = draw(st.sampled_from(choices))
+    values["printf_fifo" if pattern == "printf" else "malloc_heap"] = draw(st.sampled_from([1, 8, 64, 1024])) << 20
+    for key, strategy in (("size_min", st.sampled_from([16, 32])), ("graph", st.sampled_from(["rmat", "grid"])),
+                          ("load_pct", st.sampled_from([50, 90])), ("writes", st.sampled_from([0, 1]))):
+        if draw(st.integers(0, 6)) == 0:
+            values[key] = draw(strategy)
+    name = "/".join([pattern, api] + [f"{k}:{v}" for k, v in values.items() if k not in ("pattern", "api")])
+    b = {"name": name + "/manual_time", "run_name": name + "/manual_time", "run_type": "iteration",
+         "iterations": 1, "real_time": draw(st.floats(0, 10)), "time_unit": "ms", "axis_values": values,
+         "repetition_index": draw(st.integers(0, 2)), "repetitions": 3}
+    if draw(st.integers(0, 4)) == 0:
+        b.update(error_occurred=True, error_message=draw(st.text(max_size=20)))
+        return b
+    for c in draw(st.lists(st.sampled_from(COUNTERS), unique=True, max_size=8)):
+        b[c] = draw(st.sampled_from([0.0, 1.0, 0.5, 1e9, 3.0]))
+    if draw(st.integers(0, 5)) == 0:
+        b["round_seconds"] = draw(st.lists(st.floats(1e-6, 1.0), min_size=1, max_size=6))
+    if draw(st.integers(0, 6)) == 0:
+        b.update(run_type="aggregate", aggregate_name=draw(st.sampled_from(["mean", "median", "stddev"])))
+    return b
+
+
+@st.composite
+def edge_docs(draw, entries=edge_entry()):
+    kind = draw(st.sampled_from(["any", "any", "one", "errors", "null"]))
+    benchmarks = draw(st.lists(entries, min_size=1 if kind == "one" else 0, max_size=1 if kind == "one" else 10))
+    if kind == "errors":
+        benchmarks = [{**b, "error_occurred": True, "error_message": "x"} for b in benchmarks]
+    if kind == "null":  # every call returned NULL: rates 0, fail rate 1
+        benchmarks = [{**b, "allocs_per_s": 0.0, "frees_per_s": 0.0, "fail_rate": 1.0} for b in benchmarks]
+    doc = {"context": dict(CONTEXT, gpu_driver_release="580.159.04"), "benchmarks": benchmarks}
+    if draw(st.booleans()):
+        doc["counters"] = DECLARED
+        doc["apis"] = {a: {"order": draw(st.integers(0, 9)), "baseline": a == "bump", "display_name": a,
+                           "source": "own_arena" if a != "malloc" else "device_heap", "call_path": "direct"}
+                       for a in APIS}
+    return doc
+
+
+def _run_in(tmp, main, argv):
+    rc, err = run_tool(main, argv)
+    check(rc, err, str(main.__module__))
+    return rc
+
+
+def _results(d: Path, doc, name="in.json") -> str:
+    p = d / name
+    p.write_text(json.dumps(doc))
+    return str(p)
+
+
+def _laid_out_not_rendered(fig, stem, written=None, formats=("png", "svg")):
+    """readability.save's stand-in: the figure is made (every artist, every axis) and closed, its files
+    written as stubs. Rendering is the rest of the suite's (test_figures, test_readability); this test
+    is about the shapes of results files, and a render a run would take minutes over its examples."""
+    import matplotlib.pyplot as plt
+    plt.close(fig)
+    paths = [stem.with_name(f"{stem.name}.{e}") for e in formats]
+    for p in paths:
+        p.write_text("<svg></svg>")
+    if written is not None:
+        written.extend(paths)
+    return paths
+
+
+@pytest.fixture
+def unrendered(monkeypatch):
+    import overlay
+    import readability
+    for module in (readability, figures, zoo, overlay, generations, size_map):
+        monkeypatch.setattr(module, "save", _laid_out_not_rendered, raising=False)
+
+
+@EDGE
+@given(doc=edge_docs())
+def test_figures_and_the_page_render_files_at_the_edges(doc):
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        a = _results(d, doc)
+        _run_in(d, figures.main, [a, "-o", str(d / "fig")])
+        _run_in(d, page.main, [a, "-o", str(d / "p.html")])
+
+
+@settings(EDGE, max_examples=3 * EDGE.max_examples)
+@given(doc=edge_docs(), other=edge_docs())
+def test_every_results_tool_on_files_heapbench_writes_at_the_edges(unrendered, doc, other):
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        a, b = _results(d, doc), _results(d, other, "other.json")
+        for main, argv in ((figures.main, [a, "-o", str(d / "fig")]), (page.main, [a, b, "-o", str(d / "p.html")]),
+                           (compare.main, [a, b, "-o", str(d / "cmp"), "--fail-on-regression"]),
+                           (report.main, [a, b, "-o", str(d / "rep")]), (zoo.main, [a, "-o", str(d / "zoo")]),
+                           (generations.main, [a, b, "-o", str(d / "gen")]), (repetitions.main, [a]),
+                           (size_map.main, [a, "-o", str(d / "sm")])):
+            _run_in(d, main, argv)
+        for fmt in export.FORMATS:
+            _run_in(d, export.main, [a, "-o", str(d / f"x.{fmt}"), "--format", fmt])
+
+
+advice_docs = st.fixed_dictionaries({"heapbench_advice_version": st.just(1)}, optional={
+    "workload": st.one_of(json_values, st.fixed_dictionaries({}, optional={
+        "pattern": json_values, "api": json_values, "size": json_values, "threads": json_values,
+        "demand_bytes": json_values})),
+    "min_heap_mib": json_values, "margin": json_values, "advised_heap_mib": json_values, "code": json_values,
+    "default_heap": json_values, "max_failing_heap_mib": json_values, "utilization": json_values,
+    "seconds": json_values, "probes": json_values})
+
+
+@EDGE
+@given(advice=advice_docs | json_values)
+def test_the_page_and_size_map_on_any_advice_file(advice):
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        (d / "advice_a.json").write_text(json.dumps(advice))
+        _run_in(d, page.main, [valid_file(d), "-o", str(d / "p.html"), "--advice", str(d / "advice_a.json")])
+        run = d / "run"
+        run.mkdir()
+        shutil.copy(ROOT / "plot" / "tests" / "conftest.py", run / "not-json.txt")
+        (run / "advice_a.json").write_text(json.dumps(advice))
+        (run / "size_map.json").write_text(json.dumps(VALID))
+        _run_in(d, size_map.main, [str(run), "-o", str(d / "sm")])
+
+
+@EDGE
+@given(content=file_contents(), csv=st.binary(max_size=80) | st.text(max_size=80).map(str.encode))
+def test_calibration_and_import_survey_on_damaged_folders(content, csv):
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        cal = d / "cal"
+        (cal / "survey").mkdir(parents=True)
+        (cal / "heapbench.json").write_bytes(content)
+        (cal / "survey" / "perf_alloc_ScatterAlloc_1024_4-64.csv").write_bytes(csv)
+        (cal / "survey" / "perf_free_ScatterAlloc_1024_4-64.csv").write_bytes(csv)
+        _run_in(d, calibration.main, [str(cal), "-o", str(d / "out")])
+        _run_in(d, survey.main, [str(cal / "survey"), "-o", str(d / "imp"), "--gpu", "X"])
+
+
+SAFE_NAME = __import__("re").compile(r"^[A-Za-z0-9_.-]{1,120}$")  # plot/'s prefix and a slug of at most 64
+hostile = st.sampled_from(["/tmp/heapbench-escape/x", "../../escape", "a/b", ".hidden", "..", "x" * 300, "$\\foo$",
+                           "con:nul", "é", "with space", "\x00nul"]) | st.text(min_size=1, max_size=12)
+
+
+@EDGE
+@given(pattern=hostile, api=hostile)
+def test_no_output_path_depends_on_what_a_file_holds(unrendered, pattern, api):
+    # E4: a pattern that is a path became one. Every file a tool writes must be inside its -o and
+    # named by plot/ (a safe slug of a name from the file at most), whatever the file holds.
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        rows = []
+        for a in (api, "bump", "malloc"):
+            for t in (32, 64, 128):
+                b = bench(f"per_thread/malloc/size:64/threads:{t}/heap:8", 1e6 * t, converged=1.0)
+                b["axis_values"] = {"pattern": pattern, "api": a, "size": 64, "threads": t, "malloc_heap": 8 << 20}
+                rows.append(b)
+        a = _results(d, {"context": CONTEXT, "benchmarks": rows})
+        b = _results(d, {"context": CONTEXT, "benchmarks": rows}, "other.json")
+        outs = {"fig": figures.main, "zoo": zoo.main, "rep": report.main, "sm": size_map.main}
+        for name, main in outs.items():
+            _run_in(d, main, [a, "-o", str(d / name)])
+        _run_in(d, compare.main, [a, b, "-o", str(d / "cmp")])
+        _run_in(d, page.main, [a, b, "-o", str(d / "page.html")])
+        _run_in(d, export.main, [a, "-o", str(d / "exp"), "--format", "csv"])
+        assert not Path("/tmp/heapbench-escape").exists()
+        made = {p.relative_to(d) for p in d.rglob("*")}
+        top = {p.parts[0] for p in made}
+        assert top <= {"in.json", "other.json", "page.html", "exp", *outs, "cmp"}, top
+        for p in made:
+            assert all(SAFE_NAME.match(part) for part in p.parts), p

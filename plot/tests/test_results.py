@@ -1,3 +1,4 @@
+import copy
 import json
 
 import pytest
@@ -173,3 +174,76 @@ def test_device_tagged_entries_stay_separate_cases(write_results):
     assert len(cases) == 2
     assert sorted(cases["gpu_index"]) == [0, 1]
     assert sorted(cases["allocs_per_s"]) == [1e6, 2e6]
+
+
+@pytest.mark.parametrize("value", ["no", 0, 1, "false", [], {}])
+def test_error_occurred_must_be_true_or_false(write_results, value):
+    # Issue 35, E16: error_occurred "no" was read as true.
+    b = bench("per_thread/malloc/size:16/threads:32/heap:8", 1e6)
+    b["error_occurred"] = value
+    with pytest.raises(SchemaError, match="error_occurred .* not true or false"):
+        load(write_results([b]))
+
+
+@pytest.mark.parametrize("key", ["threads", "size", "malloc_heap", "writes"])
+def test_an_axis_beyond_int64_is_refused(write_results, key):
+    # Issue 35, E10: threads 10^400 raised OverflowError.
+    b = bench("per_thread/malloc/size:16/threads:32/heap:8", 1e6)
+    b["axis_values"] = {"pattern": "per_thread", "api": "malloc", "size": 16, "threads": 32, "malloc_heap": 8 << 20}
+    b["axis_values"][key] = 10 ** 400
+    with pytest.raises(SchemaError, match="out of range"):
+        load(write_results([b]))
+    b["axis_values"][key] = -1
+    with pytest.raises(SchemaError, match="out of range"):
+        load(write_results([b]))
+
+
+@pytest.mark.parametrize("field, value", [("order", "first"), ("order", True), ("baseline", "yes"),
+                                          ("display_name", 3), ("inner", [])])
+def test_an_apis_field_of_the_wrong_type_is_refused(tmp_path, field, value):
+    # Issue 35, E10: apis.order of the wrong type broke figures, the page and the report.
+    from conftest import CONTEXT
+    p = tmp_path / "r.json"
+    apis = {"malloc": {"order": 0, "baseline": False, "display_name": "malloc", field: value}}
+    p.write_text(json.dumps({"context": CONTEXT, "benchmarks": [bench("per_thread/malloc/size:16/threads:32/heap:8",
+                                                                      1e6)], "apis": apis}))
+    with pytest.raises(SchemaError, match=f"apis.malloc.{field}"):
+        load(p)
+
+
+def test_workload_axes_are_columns_strings_too(write_results):
+    # The workloads' axes (size_min, writes, load_pct, and graph, a name) need no edit in plot/.
+    b = bench("graph/malloc/size:64/size_min:16/graph:rmat/threads:32/load_pct:50/writes:1/heap:8", 1e6)
+    b["axis_values"] = {"pattern": "graph", "api": "malloc", "size": 64, "size_min": 16, "graph": "rmat",
+                        "threads": 32, "load_pct": 50, "writes": 1, "malloc_heap": 8 << 20}
+    c = copy.deepcopy(b)
+    c["axis_values"]["graph"] = "grid"
+    c["name"] = c["run_name"] = b["name"].replace("rmat", "grid")
+    res = load(write_results([b, c]))
+    assert res.extra_axes == ["size_min", "graph", "load_pct", "writes"]
+    cases = res.cases()
+    assert cases["graph"].tolist() == ["rmat", "grid"] and cases["size_min"].tolist() == [16, 16]
+
+
+def test_per_round_samples_are_kept_apart_from_the_counters(write_results):
+    b = bench("per_thread/malloc/size:16/threads:32/heap:8", 1e6, round_seconds=[0.001, 0.0011, 0.0009])
+    res = load(write_results([b]))
+    assert "round_seconds" not in res.counters
+    assert res.frame["round_seconds"].iloc[0].tolist() == [0.001, 0.0011, 0.0009]
+    b["round_seconds"] = ["fast"]
+    with pytest.raises(SchemaError, match="round_seconds"):
+        load(write_results([b]))
+
+
+def test_a_file_read_in_parts_reads_as_json_does(write_results, tmp_path):
+    # decode.walk hands the entries over one at a time; what it reads must be what json.loads reads.
+    from decode import walk
+    p = write_results([bench(f"per_thread/malloc/size:{s}/threads:32/heap:8", 1e6) for s in (16, 32, 64)])
+    text = "  \n" + p.read_text().replace(",", " ,\n ") + "\n"
+    seen = []
+    doc = walk(text, seen.append)
+    expected = json.loads(text)
+    assert seen == expected["benchmarks"] and doc["context"] == expected["context"] and doc["benchmarks"] == 3
+    for bad in ('{"benchmarks": [1, 2,]}', '{"a": 1} x', '{"benchmarks": [1 2]}', '{"a" 1}'):
+        with pytest.raises(json.JSONDecodeError):
+            walk(bad, lambda e: None)

@@ -37,13 +37,14 @@ def test_every_api_and_any_adapter_gets_its_own_colour_and_marker():
         "bump", "alloca", "bump_fnptr", "bump_nvfunction"}
     assert styles["bump"]["linestyle"] == styles["alloca"]["linestyle"] == "--"
     directs = [a for a in apis if a not in {"bump", "alloca"} | set(CALL_PATHS)]
-    assert [styles[a]["color"] for a in directs[:len(style.API_COLOURS)]] == style.API_COLOURS
+    assert [styles[a]["color"] for a in directs] == style.API_COLOURS[:len(directs)]
+    assert len({styles[a]["color"] for a in directs}) == len(directs), "an allocator's colour is its own (issue 36)"
     # A call path wears its inner API's colour, with a marker and a line of its own.
     for path, inner in CALL_PATHS.items():
         assert styles[path]["color"] == styles[inner]["color"]
         assert styles[path]["marker"] != styles[inner]["marker"]
         assert styles[path]["linestyle"] in style.CALL_PATH_LINES
-    assert all(s["color"] in style.PALETTE for s in styles.values())
+    assert all(s["color"] in style.API_COLOURS + [style.OKABE_ITO["black"]] for s in styles.values())
 
 
 def test_an_apis_look_comes_from_the_file_not_from_its_name():
@@ -96,3 +97,14 @@ def test_byte_and_ratio_ticks_carry_units():
     plt.close(fig)
     assert style.fmt_bytes(3000) == "3,000 B" and style.fmt_bytes(1.5 * 2**30) == "1.5 GiB"
     assert style.fmt_mib(1024) == "1 GiB"
+
+
+def test_the_api_colours_are_eighteen_and_far_apart():
+    # The zoo's seventeen allocators each wear a colour of their own (issue 36: three shared one).
+    from itertools import combinations
+
+    import numpy as np
+    from matplotlib.colors import to_rgb
+    assert len(style.API_COLOURS) == len(set(style.API_COLOURS)) == 18
+    closest = min(np.linalg.norm(np.subtract(to_rgb(a), to_rgb(b))) for a, b in combinations(style.API_COLOURS, 2))
+    assert closest >= 0.19

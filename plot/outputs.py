@@ -1,0 +1,118 @@
+"""Where and how plot/ writes: every file through a temporary name and a rename, and
+every file name that comes from a results file's content made a safe slug.
+
+- `atomic(path)` yields a temporary path beside `path` (same folder, so the rename
+  cannot cross file systems); when the block ends without an exception the
+  temporary file replaces `path` in one rename, otherwise it is removed. A reader
+  of `path` sees the earlier file or the new one, never a part of one: under a
+  file size limit or on a full disk the write fails, `path` keeps what it had and
+  the error is an OSError that the tool reports in one line (issue 35, E7).
+- `write_text`, `write_bytes`, `write_csv`: the usual writes, atomically.
+- `slug(text)`: a name read from a results file (a pattern, an API) as a file name
+  component: ASCII letters, digits, `_`, `-` and `.` only, never starting with a
+  dot, at most 64 characters, and a hash of the original appended whenever it was
+  changed, so two names never share a slug. A name from a file never becomes a
+  path (E4: `axis_values.pattern` = "/tmp/x" made heapbench-html write /tmp/x.svg).
+- `check_destination(path)`: refuses a destination that exists and is not a regular
+  file (a device node such as /dev/null, a folder, a pipe), which a rename would
+  replace, as heapbench itself refuses such a `--benchmark_out`.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import stat
+import tempfile
+from pathlib import Path
+
+SLUG_MAX = 64
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def slug(text) -> str:
+    """A file name component derived from `text` (see the module's text)."""
+    text = str(text)
+    safe = _UNSAFE.sub("_", text).lstrip(".") or "_"
+    if safe == text and len(safe) <= SLUG_MAX:
+        return safe
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{safe[:SLUG_MAX - 9]}-{digest}"
+
+
+def check_destination(path: str | Path) -> Path:
+    """`path` itself where it is new or a regular file (a link to one: the file it names);
+    OSError for anything else, before a byte is written."""
+    path = Path(path)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        if path.is_symlink():
+            raise OSError(f"{path}: is a symbolic link to a file that does not exist: give the target or "
+                          "a new name") from None
+        return path
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a device, a pipe or a socket)"
+        raise OSError(f"{path}: exists and is {kind}: give a new file name or a regular file to replace")
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+@contextlib.contextmanager
+def atomic(path: str | Path):
+    """A temporary path to write; renamed over `path` when the block succeeds."""
+    target = check_destination(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name[:40]}.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        mode = os.stat(target).st_mode & 0o777 if target.exists() else 0o666 & ~_umask()
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def write_text(path: str | Path, text: str) -> Path:
+    with atomic(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
+    return Path(path)
+
+
+def write_bytes(path: str | Path, data: bytes) -> Path:
+    with atomic(path) as tmp:
+        tmp.write_bytes(data)
+    return Path(path)
+
+
+def write_csv(path: str | Path, frame, **kwargs) -> Path:
+    """A pandas frame as CSV (index left out unless asked), atomically."""
+    kwargs.setdefault("index", False)
+    with atomic(path) as tmp:
+        frame.to_csv(tmp, **kwargs)
+    return Path(path)
+
+
+def say(text: str, tool: str) -> bool:
+    """`text` to standard output; False, with one line on standard error, where it cannot be
+    written (a closed pipe: `heapbench-repetitions r.json | head -1`, a full disk). Standard output
+    is then pointed at /dev/null, so Python's own flush at exit finds nothing left to fail on."""
+    import sys
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return True
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print(f"{tool}: cannot write to standard output: {e.strerror or e}", file=sys.stderr)
+        return False
