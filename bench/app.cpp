@@ -96,6 +96,31 @@ int run_counters(int argc, char** argv, const DeviceHooks&) {
   return kExitOk;
 }
 
+// `heapbench replay TRACE [flags]`: the main program with --trace=TRACE
+// (docs/trace.md), so a replay is an ordinary run: results file, isolation,
+// --apis, --heaps, --benchmark_filter.
+int run_replay(int argc, char** argv, const DeviceHooks& hooks) {
+  const std::string first = argc > 1 ? argv[1] : "";
+  if (first == "-h" || first == "--help") {
+    fmt::print("heapbench replay: a recorded trace's launches (heapbench/trace.cuh) run again against each allocator\n\n"
+               "usage: heapbench replay TRACE [--apis=...] [--heaps=...] [--benchmark_out=FILE] [heapbench's flags]\n\n"
+               "The same as heapbench --trace=TRACE: every flag of heapbench --help but --sweep, --patterns, --sizes\n"
+               "and --threads, which the trace sets. docs/trace.md describes the file and what a replay reports.\n");
+    return kExitOk;
+  }
+  if (first.empty() || first[0] == '-') {
+    fmt::print(stderr, "heapbench replay: give the trace file first: heapbench replay TRACE [flags] (see heapbench "
+                       "replay --help)\n");
+    return kExitUsage;
+  }
+  std::vector<std::string> args{"heapbench", "--trace=" + first};
+  for (int i = 2; i < argc; ++i) args.emplace_back(argv[i]);
+  std::vector<char*> ptrs;
+  for (auto& a : args) ptrs.push_back(a.data());
+  ptrs.push_back(nullptr);
+  return run_heapbench(static_cast<int>(args.size()), ptrs.data(), hooks);
+}
+
 }  // namespace
 
 const std::vector<Subcommand>& subcommands() {
@@ -105,6 +130,8 @@ const std::vector<Subcommand>& subcommands() {
        run_check},
       {"counters", "Every counter a results file may hold: unit, whether higher is better, meaning (--json: as the file's blocks)",
        run_counters},
+      {"replay", "A recorded trace's allocations (heapbench/trace.cuh) run again against each allocator (docs/trace.md)",
+       run_replay},
   };
   return list;
 }

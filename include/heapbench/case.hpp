@@ -45,6 +45,8 @@ struct Case {
   std::uint64_t load_pct = 0;  // hash: keys per bucket x 100 (the load factor, in percent)
   std::string graph;           // graph: rmat, grid, or the name of a Matrix Market file's graph (--graph)
   std::string graph_file;      // graph: that file's path, as given on the command line; never from a results file
+  std::string trace;           // replay: the trace's name (its file's stem, --trace)
+  std::string trace_file;      // replay: that file's path, as given on the command line; never from a results file
 
   std::string_view pattern_name() const;
   std::string_view api_name() const;

@@ -44,6 +44,7 @@ std::string case_name(const Case& c) {
   if (takes(c, kAxisSizeMin)) name += fmt::format("/size_min:{}", c.size_min);
   if (c.align != 0) name += fmt::format("/align:{}", c.align);
   if (takes(c, kAxisGraph)) name += fmt::format("/graph:{}", c.graph);
+  if (takes(c, kAxisTrace)) name += fmt::format("/trace:{}", c.trace);
   name += fmt::format("/threads:{}", c.threads);
   if (takes(c, kAxisLoad)) name += fmt::format("/load_pct:{}", c.load_pct);
   if (takes(c, kAxisWrites)) name += fmt::format("/writes:{}", c.writes);
@@ -57,6 +58,7 @@ nlohmann::ordered_json axis_values(const Case& c) {
   if (takes(c, kAxisSizeMin)) v["size_min"] = c.size_min;
   if (c.align != 0) v["align"] = c.align;
   if (takes(c, kAxisGraph)) v["graph"] = c.graph;
+  if (takes(c, kAxisTrace)) v["trace"] = c.trace;
   v["threads"] = c.threads;
   if (takes(c, kAxisLoad)) v["load_pct"] = c.load_pct;
   if (takes(c, kAxisWrites)) v["writes"] = c.writes;

@@ -120,6 +120,9 @@ const std::vector<CounterDecl> kCounters = {
     {"delete_s", U::seconds, "s", B::lower, "seconds per round of the hash table's deletes"},
     {"inserts_per_s", U::per_s, "inserts/s", B::higher, "hash inserts per second of their launch"},
     {"deletes_per_s", U::per_s, "deletes/s", B::higher, "hash deletes per second of their launch"},
+    // Replay of a recorded trace (docs/trace.md)
+    {"launch_s", U::seconds, "s", B::lower, "seconds per replayed launch"},
+    {"new_nulls", U::count, "calls", B::lower, "NULLs per round where the recording had a block"},
     // Energy over each case's measured section, where NVML reads it
     {"energy_s", U::seconds, "s", B::neither, "seconds between the energy counter's reads"},
     {"energy_resolved", U::count, "", B::neither, "section spans 100 energy-counter updates (1) or not (0)"},

@@ -16,6 +16,7 @@
 #include "heapbench/suggest.hpp"
 #include "heapbench/version.hpp"
 #include "graph_input.hpp"
+#include "trace_reader.hpp"
 
 namespace heapbench {
 namespace {
@@ -23,6 +24,7 @@ namespace {
 struct Parsed {
   std::string patterns, apis, sizes, aligns, threads, heaps;
   std::string size_mins, writes, load_pcts, graphs, graph_file;  // the workloads' axes
+  std::string trace_file;                                       // replay
   double max_demand_fraction = -1.0;  // <0: not given
   int device = 0;
   double kernel_budget_ms = 5000.0;
@@ -59,8 +61,12 @@ std::string not_built_note() {
   return note;
 }
 
-// The workloads' axes (docs/workloads.md).
+// The workloads' axes (docs/workloads.md), and replay's trace (docs/trace.md).
 void add_workload_flags(CLI::App& app, Parsed& p) {
+  app.add_option("--trace", p.trace_file,
+                 "Replay a recorded trace (heapbench/trace.cuh; docs/trace.md): its launches, thread by thread, "
+                 "against each of --apis (default malloc, bump and every allocator adapter) on --heaps (default "
+                 "the heap it was recorded with); heapbench replay TRACE says the same");
   app.add_option("--size-mins", p.size_mins,
                  "Workloads (output, hash): the smallest request; sizes are drawn from [size-min, size] "
                  "(e.g. 4,16; default: the size itself)");
@@ -418,14 +424,51 @@ void refuse_invalid_sizes(const Parsed& p, const std::vector<Sweep>& sweeps) {
   }
 }
 
+// --trace=FILE: read whole and planned now (a damaged file is refused before
+// any device work), one part: the replay of its launches with the largest
+// request and launch as the case's size and threads, on the heap it was
+// recorded with (whole MiB, at least 8) unless --heaps says otherwise.
+Sweep replay_sweep(const CLI::App& app, const Parsed& p) {
+  for (const char* flag : {"--sweep", "--patterns", "--sizes", "--threads", "--graph"}) {
+    if (app.count(flag)) throw UsageError(fmt::format("--trace={} and {}: the trace sets the cases (give one)", p.trace_file, flag));
+  }
+  trace::ReplayPlan plan;
+  std::uint64_t recorded_heap = 0;
+  Sweep s;
+  try {
+    const trace::Trace t = trace::read_trace(p.trace_file);
+    plan = trace::plan_replay(t, p.trace_file);
+    recorded_heap = t.header.heap_bytes;
+    s.trace = trace::trace_name_of_file(p.trace_file);
+  } catch (const trace::TraceError& e) {
+    throw UsageError(fmt::format("--trace={}: {}", p.trace_file, e.what()));
+  }
+  s.patterns = {"replay"};
+  s.apis = zoo_apis();
+  s.sizes = {std::max<std::uint64_t>(plan.max_size, 1)};
+  s.aligns = {16};
+  s.threads = {plan.max_threads};
+  const std::uint64_t mib = (recorded_heap + kMiB - 1) / kMiB;
+  s.heaps = {recorded_heap > 0 ? std::max<std::uint64_t>(mib, 8) * kMiB : 1024 * kMiB};
+  s.trace_file = p.trace_file;
+  return s;
+}
+
 // The sweep --sweep names; without --sweep, --patterns that only a sweep of
 // their own measures (size_map, the workloads) bring that sweep's parts along.
 std::vector<Sweep> base_sweeps(const CLI::App& app, const Parsed& p) {
+  if (app.count("--trace")) return {replay_sweep(app, p)};
   if (p.sweep == "quick") return quick_sweep();
   if (p.sweep == "size_map") return size_map_sweep();
   if (p.sweep == "zoo") return zoo_sweep();
   if (p.sweep == "workloads") return workloads_sweep();
   std::vector<Sweep> out = default_sweep();
+  if (app.count("--patterns") > 0) {
+    const auto asked = names("--patterns", p.patterns, is_pattern, kPatterns);
+    if (std::find(asked.begin(), asked.end(), "replay") != asked.end()) {
+      throw UsageError("--patterns=replay: a replay needs its trace: give --trace=FILE (or heapbench replay FILE)");
+    }
+  }
   if (app.count("--sweep") == 0 && app.count("--patterns") > 0) {
     for (auto extra : {size_map_sweep(), workloads_sweep()}) out.insert(out.end(), extra.begin(), extra.end());
   }
@@ -480,6 +523,7 @@ void set_sweeps(const CLI::App& app, const Parsed& p, Options& o) {
   }
   if (app.count("--sizes") && app.count("--patterns")) refuse_invalid_sizes(p, o.sweeps);
   if (app.count("--graph")) add_graph_file(app, p, o.sweeps);
+
   if (demand_axis_given) set_all(o.sweeps, &Sweep::max_demand_fraction, 0.0);
   if (app.count("--max-demand-fraction")) {
     if (!(p.max_demand_fraction >= 0.0)) {

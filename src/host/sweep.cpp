@@ -264,7 +264,8 @@ std::vector<Sweep> size_map_sweep() {
 void sort_run_order(std::vector<Case>& cases) {
   // Heap-major, then pattern, API, size, alignment and the kSweepAxes in their order.
   const auto head = [](const Case& c) {
-    return std::make_tuple(c.limit_bytes, c.pattern_name(), c.api_name(), c.size, c.align, std::string_view(c.graph));
+    return std::make_tuple(c.limit_bytes, c.pattern_name(), c.api_name(), c.size, c.align, std::string_view(c.graph),
+                           std::string_view(c.trace));
   };
   std::stable_sort(cases.begin(), cases.end(), [&head](const Case& a, const Case& b) {
     if (head(a) != head(b)) return head(a) < head(b);
@@ -329,6 +330,8 @@ void add_points(const Sweep& s, const PatternTraits& pattern, const ApiTraits& a
         c.size = size;
         c.align = align;
         c.limit_bytes = heap;
+        c.trace = s.trace;  // one trace a part (replay's only; the others leave it empty and unnamed)
+        c.trace_file = s.trace_file;
         if (!pattern.takes_axis(kAxisGraph)) {
           add_axis_points(s, c, 0, cases);
           continue;

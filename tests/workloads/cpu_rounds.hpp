@@ -30,6 +30,8 @@
 #include "heapbench/backend.hpp"
 #include "heapbench/catalog.hpp"
 #include "output_body.hpp"
+#include "replay_body.hpp"
+#include "replay_metrics.hpp"
 #include "workload_metrics.hpp"
 
 namespace heapbench::workloads::cpu {
@@ -353,9 +355,87 @@ class GraphRound final : public Round {
   }
 };
 
-// The round of a workload case (output, graph, hash), or nullptr for another pattern.
+// replay: the trace's launches one after the other; in a launch the threads
+// take turns in index order, each making its operations until one waits for a
+// block another thread has yet to allocate (replay_body.hpp), round after
+// round of turns until every thread is done; turns that move no thread on
+// are the GPU's deadline (timed_out). Break::overlap: the allocator's.
+class ReplayRound final : public Round {
+ public:
+  ReplayRound(const Case& c, Break b)
+      : heap_(c.malloc_heap(), b == Break::overlap),
+        plan_(trace::plan_replay(trace::read_trace(c.trace_file), c.trace_file)),
+        table_(plan_.allocations),
+        sizes_(plan_.allocations) {
+    for (const auto& l : plan_.launches) {
+      for (const auto& op : l.ops) {
+        if (op.kind == trace::kAllocate) sizes_[op.id] = op.size;
+      }
+      shape_.releases += l.releases;
+    }
+    shape_.allocations = plan_.allocations;
+    shape_.launches = plan_.launches.size();
+    shape_.peak_bytes = plan_.peak_bytes;
+  }
+  void begin() override {
+    heap_.forget_freed();
+    std::fill(table_.begin(), table_.end(), HB_REPLAY_PENDING);
+    counts_ = ReplayCounts{};
+    seconds_.clear();
+  }
+  void allocate() override {
+    for (const auto& l : plan_.launches) seconds_.push_back(timed([&] { run(l.threads, l.offsets, l.ops); }));
+  }
+  void use() override {  // the blocks the recording kept
+    std::vector<std::uint64_t> offsets{0};
+    std::vector<trace::ReplayOp> ops;
+    for (std::uint32_t id : plan_.live_at_end) {
+      ops.push_back({0, id, 0, trace::kRelease, 0});
+      offsets.push_back(ops.size());
+    }
+    run(ops.size(), offsets, ops);
+  }
+  bool has_free_phase() const override { return false; }
+  bool small_warmup() const override { return false; }
+  IterationResult collect() override { return replay_result(counts_, shape_, seconds_); }
+  std::unique_ptr<Reducer> reducer() const override { return replay_reducer(); }
+
+ private:
+  HostHeap heap_;
+  trace::ReplayPlan plan_;
+  std::vector<void*> table_;
+  std::vector<std::uint64_t> sizes_;
+  ReplayShape shape_;
+  ReplayCounts counts_{};
+  std::vector<double> seconds_;
+
+  void run(std::uint64_t threads, const std::vector<std::uint64_t>& offsets, const std::vector<trace::ReplayOp>& ops) {
+    std::vector<std::uint64_t> next(offsets.begin(), offsets.end() - 1);
+    for (bool moved = true, left = true; left;) {
+      if (!moved) {
+        for (std::uint64_t t = 0; t < threads; ++t) counts_.timed_out += next[t] < offsets[t + 1];
+        return;
+      }
+      moved = left = false;
+      for (std::uint64_t t = 0; t < threads; ++t) {
+        for (; next[t] < offsets[t + 1]; ++next[t], moved = true) {
+          const trace::ReplayStep s = trace::replay_op(HostAlloc{&heap_}, ops[next[t]], table_.data(), sizes_.data());
+          if (s.waiting) break;
+          counts_.nulls += s.null;
+          counts_.new_nulls += s.new_null;
+          counts_.misaligned += s.misaligned;
+          counts_.corrupted += s.corrupted;
+        }
+        left |= next[t] < offsets[t + 1];
+      }
+    }
+  }
+};
+
+// The round of a workload case (output, graph, hash) or of a replay, or nullptr for another pattern.
 inline std::unique_ptr<Round> make_round(const Case& c, Break b) {
   const std::string_view p = c.pattern_name();
+  if (p == "replay") return std::make_unique<ReplayRound>(c, b);
   if (p == "output") return std::make_unique<OutputRound>(c, b);
   if (p == "hash") return std::make_unique<HashRound>(c, b);
   if (p == "graph") return std::make_unique<GraphRound>(c, b);

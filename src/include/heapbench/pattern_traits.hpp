@@ -34,6 +34,7 @@ enum AxisBit : unsigned {
   kAxisWrites = 1u << 1,   // writes: 0 or 1
   kAxisLoad = 1u << 2,     // load_pct: the hash table's load factor, percent
   kAxisGraph = 1u << 3,    // graph: which graph (a name)
+  kAxisTrace = 1u << 4,    // replay: which recorded trace (a name)
 };
 
 struct PatternTraits {

@@ -29,6 +29,7 @@ struct Sweep {
   std::vector<std::uint64_t> load_pcts = {100};
   std::vector<std::string> graphs = {"rmat"};  // rmat, grid, or a --graph file's name
   std::string graph_file;                      // the --graph file (its name is among graphs)
+  std::string trace, trace_file;               // replay: the --trace file's name and path
 };
 
 // The integer axes a part spans beyond its heaps, sizes and alignments (which

@@ -1,0 +1,194 @@
+"""Trace files (docs/trace.md): what heapbench/trace.cuh records of a program's
+allocations and `heapbench replay` runs again. The reader beside the C++ one
+(src/replay/trace_reader.cpp), with the same checks, into pandas.
+
+usage: heapbench-trace TRACE [--csv OUT.csv]
+
+prints the trace's launches (shape, events, operations, bytes) and, with --csv,
+writes every event as a row. A file that is not a trace heapbench reads is one
+line and exit 2.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from outputs import write_bytes, write_csv  # noqa: E402
+
+MAGIC = b"HBTRACE\0"
+VERSION = 1
+LAUNCH_TAG = 0x48434E4C  # the bytes "LNCH"
+OPS = {1: "malloc", 2: "free", 3: "aligned", 4: "new", 5: "delete"}
+MAX_THREADS = 1 << 31
+MAX_SIZE = 1 << 40
+
+HEADER = np.dtype([("magic", "S8"), ("version", "<u4"), ("header_bytes", "<u4"), ("launch_header_bytes", "<u4"),
+                   ("event_bytes", "<u4"), ("heap_bytes", "<u8"), ("device", "S32")])
+LAUNCH = np.dtype([("tag", "<u4"), ("launch", "<u4"), ("grid", "<u4", 3), ("block", "<u4", 3), ("events", "<u8"),
+                   ("dropped", "<u8")])
+EVENT = np.dtype([("address", "<u8"), ("size", "<u8"), ("clock", "<u8"), ("block", "<u4"), ("thread", "<u4"),
+                  ("align", "<u4"), ("op", "<u4")])
+assert HEADER.itemsize == 64 and LAUNCH.itemsize == 48 and EVENT.itemsize == 40
+
+
+class TraceError(ValueError):
+    """A file that is not a trace heapbench reads: the message is one line."""
+
+
+class Trace:
+    def __init__(self, header: dict, launches: list[dict], events: pd.DataFrame):
+        self.header = header          # heap_bytes, device, version
+        self.launches = launches      # launch, grid, block, events, dropped
+        self.events = events          # one row per event: launch, op (name), address, size, clock, block, thread, align
+
+
+def _header(raw: bytes, path) -> dict:
+    if len(raw) < HEADER.itemsize:
+        raise TraceError(f"{path}: {len(raw)} bytes, shorter than a trace's 64-byte header")
+    h = np.frombuffer(raw, HEADER, count=1)[0]
+    if bytes(h["magic"]).ljust(8, b"\0") != MAGIC:
+        raise TraceError(f"{path}: not a heapbench trace (it does not start with HBTRACE; docs/trace.md)")
+    if int(h["version"]) != VERSION:
+        raise TraceError(f"{path}: trace format version {int(h['version'])}; this reader reads version {VERSION}")
+    sizes = (int(h["header_bytes"]), int(h["launch_header_bytes"]), int(h["event_bytes"]))
+    if sizes != (64, 48, 40):
+        raise TraceError(f"{path}: record sizes {sizes[0]}/{sizes[1]}/{sizes[2]} bytes, not the version's 64/48/40")
+    return {"version": VERSION, "heap_bytes": int(h["heap_bytes"]),
+            "device": bytes(h["device"]).split(b"\0")[0].decode("utf-8", "replace")}
+
+
+def _launch(raw: bytes, at: int, index: int, path) -> dict:
+    where = f"{path}: launch {index} at byte {at}"
+    if len(raw) - at < LAUNCH.itemsize:
+        raise TraceError(f"{path}: {len(raw) - at} stray bytes at byte {at}: not a whole launch record")
+    h = np.frombuffer(raw, LAUNCH, count=1, offset=at)[0]
+    if int(h["tag"]) != LAUNCH_TAG:
+        raise TraceError(f"{where}: not a launch record (no LNCH tag)")
+    if int(h["launch"]) != index:
+        raise TraceError(f"{where}: numbered {int(h['launch'])}, not {index}")
+    grid, block = [int(v) for v in h["grid"]], [int(v) for v in h["block"]]
+    if 0 in grid or 0 in block:
+        raise TraceError(f"{where}: a grid or block dimension of 0")
+    per_block, blocks = block[0] * block[1] * block[2], grid[0] * grid[1] * grid[2]
+    if per_block > 1024:
+        raise TraceError(f"{where}: {per_block} threads per block, more than CUDA's 1024")
+    if blocks * per_block > MAX_THREADS:
+        raise TraceError(f"{where}: {blocks} blocks x {per_block} threads, more than the {MAX_THREADS} heapbench replays")
+    left = len(raw) - at - LAUNCH.itemsize
+    events = int(h["events"])
+    if events > left // EVENT.itemsize:
+        raise TraceError(f"{where}: claims {events} events but only {left} bytes remain (the file is cut short or damaged)")
+    return {"launch": index, "grid": grid, "block": block, "events": events, "dropped": int(h["dropped"]),
+            "blocks": blocks, "threads_per_block": per_block}
+
+
+def _check_events(e: np.ndarray, launch: dict, path) -> None:
+    def fail(k, why):
+        raise TraceError(f"{path}: launch {launch['launch']} event {int(k)}: {why}")
+    bad = np.flatnonzero((e["op"] < 1) | (e["op"] > 5))
+    if bad.size:
+        fail(bad[0], f"operation {int(e['op'][bad[0]])} is none of 1-5")
+    bad = np.flatnonzero((e["block"] >= launch["blocks"]) | (e["thread"] >= launch["threads_per_block"]))
+    if bad.size:
+        k = bad[0]
+        fail(k, f"thread {int(e['thread'][k])} of block {int(e['block'][k])} is outside the launch's "
+                f"{launch['blocks']} blocks x {launch['threads_per_block']} threads")
+    allocation = np.isin(e["op"], (1, 3, 4))
+    bad = np.flatnonzero(allocation & (e["size"] > MAX_SIZE))
+    if bad.size:
+        fail(bad[0], f"a request of {int(e['size'][bad[0]])} bytes")
+    align = e["align"].astype(np.uint64)
+    bad = np.flatnonzero((e["op"] == 3) & ((align == 0) | ((align & (align - np.uint64(1))) != 0)))
+    if bad.size:
+        fail(bad[0], f"alignment {int(e['align'][bad[0]])} is not a power of two")
+
+
+def read(path) -> Trace:
+    """The whole trace, checked as the C++ reader checks it. Raises TraceError (one line)."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as err:
+        raise TraceError(f"{path}: cannot be opened for reading ({err.strerror})") from None
+    header = _header(raw, path)
+    launches, frames, at = [], [], HEADER.itemsize
+    while at < len(raw):
+        launch = _launch(raw, at, len(launches), path)
+        at += LAUNCH.itemsize
+        e = np.frombuffer(raw, EVENT, count=launch["events"], offset=at)
+        _check_events(e, launch, path)
+        at += launch["events"] * EVENT.itemsize
+        frame = pd.DataFrame({name: e[name] for name in EVENT.names})
+        frame.insert(0, "launch", launch["launch"])
+        frames.append(frame)
+        launches.append(launch)
+    events = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["launch", *EVENT.names])
+    events["op"] = events["op"].map(OPS)
+    return Trace(header, launches, events)
+
+
+def encode(header: dict, launches: list[dict]) -> bytes:
+    """A trace's bytes: header {heap_bytes, device}, launches [{grid, block, dropped, events: [dict of EVENT's
+    fields]}]. What tests and tools write (the recorder is heapbench/trace.cuh)."""
+    h = np.zeros(1, HEADER)
+    h[0] = (MAGIC, VERSION, 64, 48, 40, header.get("heap_bytes", 0), header.get("device", "").encode()[:32])
+    parts = [h.tobytes()]
+    for index, launch in enumerate(launches):
+        events = launch.get("events", [])
+        lh = np.zeros(1, LAUNCH)
+        lh[0] = (LAUNCH_TAG, index, tuple(launch["grid"]), tuple(launch["block"]), len(events), launch.get("dropped", 0))
+        e = np.zeros(len(events), EVENT)
+        for k, ev in enumerate(events):
+            e[k] = tuple(ev.get(name, 0) for name in EVENT.names)
+        parts += [lh.tobytes(), e.tobytes()]
+    return b"".join(parts)
+
+
+def write(path, header: dict, launches: list[dict]) -> None:
+    """encode() into `path`, atomically."""
+    write_bytes(Path(path), encode(header, launches))
+
+
+def summary(t: Trace) -> pd.DataFrame:
+    """Per launch: its shape, events, each operation's count, bytes asked for."""
+    rows = []
+    for launch in t.launches:
+        e = t.events[t.events["launch"] == launch["launch"]]
+        row = {"launch": launch["launch"], "grid": "x".join(map(str, launch["grid"])),
+               "block": "x".join(map(str, launch["block"])), "events": launch["events"], "dropped": launch["dropped"]}
+        for op in OPS.values():
+            row[op] = int((e["op"] == op).sum())
+        row["bytes"] = int(e.loc[e["op"].isin(["malloc", "aligned", "new"]), "size"].sum())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="heapbench-trace", description=__doc__.split("\n\n")[0])
+    ap.add_argument("trace")
+    ap.add_argument("--csv", help="write every event as a row of this file")
+    args = ap.parse_args(argv)
+    try:
+        t = read(args.trace)
+        table = summary(t)
+        print(f"{args.trace}: {len(t.launches)} launches, {len(t.events)} events, recorded on "
+              f"{t.header['device'] or 'an unnamed device'} with a {t.header['heap_bytes']} B heap")
+        if len(table):
+            print(table.to_string(index=False))
+        if args.csv:
+            write_csv(Path(args.csv), t.events)
+    except TraceError as err:
+        print(f"heapbench-trace: {err}", file=sys.stderr)
+        return 2
+    except OSError as err:
+        print(f"heapbench-trace: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

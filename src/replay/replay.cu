@@ -1,0 +1,187 @@
+// replay: a recorded program's allocations (heapbench/trace.cuh), run again
+// against an allocator (docs/trace.md).
+//
+// Workload: the trace's launches in order, each with its recorded grid and
+// block shape; every thread makes its recorded operations in its recorded
+// order (src/replay/replay_body.hpp): an allocation of the recorded size
+// (and alignment), stamped at both ends; a release of the block the recording
+// released, wherever and whichever thread allocated it (a block allocated by
+// one launch and freed by another, or by another thread, is freed the same
+// way; a release whose block another thread of its launch has yet to allocate
+// waits for it, within the kernel budget). Each launch is timed by CUDA events.
+// Blocks the recording never released are checked and freed after the last
+// launch (untimed). A stamp that does not read back, or a misaligned block, is
+// an error; a NULL is counted, and one where the recording had a block is
+// counted apart (new_nulls): the allocator or heap could not hold what the
+// program did.
+//
+// Counters: launch_s, allocs_per_s, frees_per_s, fail_rate, new_nulls,
+// peak_bytes (the recording's most live bytes), heap_bytes.
+#ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
+inline constexpr PatternTraits replay_traits =
+    PatternTraits{"replay", "a recorded program's allocations, launch by launch and thread by thread (--trace)"}
+        .with_axes(kAxisTrace)
+        .in_own_sweep();
+inline constexpr PatternList<1> replay_patterns = {&replay_traits};
+#else
+#include <fmt/format.h>
+
+#include "replay_body.hpp"
+#include "replay_metrics.hpp"
+#include "round.cuh"
+#include "trace_reader.hpp"
+
+namespace heapbench::detail {
+
+struct DeviceLaunch {
+  dim3 grid, block;
+  std::uint64_t threads;
+  DeviceBuffer<std::uint64_t> offsets;
+  DeviceBuffer<trace::ReplayOp> ops;
+};
+
+__device__ inline void count_step(ReplayCounts* c, const trace::ReplayStep& s) {
+  if (s.null) atomicAdd(&c->nulls, 1ull);
+  if (s.new_null) atomicAdd(&c->new_nulls, 1ull);
+  if (s.misaligned) atomicAdd(&c->misaligned, 1ull);
+  if (s.corrupted) atomicAdd(&c->corrupted, 1ull);
+}
+
+template <class Api>
+struct ReplayAlloc {
+  Api api;
+  __device__ void* allocate(std::size_t bytes, std::size_t align) const { return api.allocate(bytes, align); }
+  __device__ void deallocate(void* p) const { api.deallocate(p); }
+};
+
+// One recorded launch: thread (block, thread) makes its operations in order.
+// The first `threads` threads have operations (all of a recorded launch's; the
+// untimed release of what the recording kept runs it over a 1-D grid).
+template <class Api>
+__global__ void replay_launch(ReplayAlloc<Api> a, std::uint64_t threads, const std::uint64_t* offsets,
+                              const trace::ReplayOp* ops, void** table, const std::uint64_t* sizes, ReplayCounts* counts,
+                              const DeviceStats* stats) {
+  const std::uint64_t block = blockIdx.x + std::uint64_t{gridDim.x} * (blockIdx.y + std::uint64_t{gridDim.y} * blockIdx.z);
+  const std::uint64_t thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+  const std::uint64_t t = block * (blockDim.x * blockDim.y * blockDim.z) + thread;
+  if (t >= threads) return;
+  for (std::uint64_t k = offsets[t]; k < offsets[t + 1]; ++k) {
+    trace::ReplayStep s = trace::replay_op(a, ops[k], table, sizes);
+    while (s.waiting) {
+      if (!before_deadline(stats)) {
+        atomicAdd(&counts->timed_out, 1ull);
+        return;
+      }
+      s = trace::replay_op(a, ops[k], table, sizes);
+    }
+    count_step(counts, s);
+  }
+}
+
+template <class Api>
+class ReplayRound final : public Round {
+ public:
+  ReplayRound(const Case& c, double budget_s) : owner_(c), stats_(1), counts_(1), budget_ns_(budget_ns(budget_s)) {
+    const trace::ReplayPlan plan = trace::plan_replay(trace::read_trace(c.trace_file), c.trace_file);
+    std::vector<std::uint64_t> sizes(plan.allocations, 0);
+    shape_.allocations = plan.allocations;
+    shape_.peak_bytes = plan.peak_bytes;
+    shape_.launches = plan.launches.size();
+    for (const trace::ReplayLaunch& l : plan.launches) {
+      for (const trace::ReplayOp& op : l.ops) {
+        if (op.kind == trace::kAllocate) sizes[op.id] = op.size;
+      }
+      shape_.releases += l.releases;
+      launches_.push_back(upload_launch(l));
+    }
+    allocations_ = plan.allocations;
+    table_ = DeviceBuffer<void*>(plan.allocations);
+    sizes_ = upload(sizes);
+    // The blocks the recording kept: released after the last launch, as one more thread's operations each.
+    trace::ReplayLaunch tail;
+    tail.threads = plan.live_at_end.size();
+    for (std::uint64_t i = 0; i <= tail.threads; ++i) tail.offsets.push_back(i);
+    for (std::uint32_t id : plan.live_at_end) tail.ops.push_back({0, id, 0, trace::kRelease, 0});
+    tail_threads_ = tail.threads;
+    if (tail_threads_ > 0) {
+      tail_offsets_ = upload(tail.offsets);
+      tail_ops_ = upload(tail.ops);
+    }
+    for (std::size_t i = 0; i < launches_.size(); ++i) timers_.push_back(std::make_unique<EventTimer>());
+  }
+  void begin() override {
+    owner_.reset();
+    HB_CUDA_CHECK(cudaMemsetAsync(table_.get(), 0xff, allocations_ * sizeof(void*)));  // HB_REPLAY_PENDING
+    HB_CUDA_CHECK(cudaMemsetAsync(counts_.get(), 0, sizeof(ReplayCounts)));
+    HB_CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, sizeof(DeviceStats)));
+    set_deadline<<<1, 1>>>(stats_.get(), budget_ns_);
+    HB_CUDA_CHECK_LAUNCH();
+  }
+  void allocate() override {
+    const ReplayAlloc<Api> a{owner_.handle()};
+    for (std::size_t i = 0; i < launches_.size(); ++i) {
+      const DeviceLaunch& l = launches_[i];
+      if (i == 0) note_kernel();
+      timers_[i]->start();
+      replay_launch<Api><<<l.grid, l.block>>>(a, l.threads, l.offsets.get(), l.ops.get(), table_.get(), sizes_.get(),
+                                              counts_.get(), stats_.get());
+      HB_CUDA_CHECK_LAUNCH();
+      timers_[i]->stop();
+    }
+  }
+  void use() override {
+    if (tail_threads_ == 0) return;
+    const ReplayAlloc<Api> a{owner_.handle()};
+    const unsigned grid = static_cast<unsigned>((tail_threads_ + kThreadsPerBlock - 1) / kThreadsPerBlock);
+    replay_launch<Api><<<grid, kThreadsPerBlock>>>(a, tail_threads_, tail_offsets_.get(), tail_ops_.get(), table_.get(),
+                                                   sizes_.get(), counts_.get(), stats_.get());
+    HB_CUDA_CHECK_LAUNCH();
+  }
+  bool has_free_phase() const override { return false; }
+  IterationResult collect() override {
+    HB_CUDA_CHECK(cudaDeviceSynchronize());
+    ReplayCounts c{};
+    HB_CUDA_CHECK(cudaMemcpy(&c, counts_.get(), sizeof c, cudaMemcpyDeviceToHost));
+    std::vector<double> seconds;
+    for (const auto& t : timers_) seconds.push_back(t->seconds());
+    return replay_result(c, shape_, seconds);
+  }
+  std::unique_ptr<Reducer> reducer() const override { return replay_reducer(); }
+  // A trace has the launches it has: no smaller warm-up round of it.
+  bool small_warmup() const override { return false; }
+  double reset_seconds() override { return timed_reset(owner_); }
+
+ private:
+  alloc::Owner<Api> owner_;
+  DeviceBuffer<DeviceStats> stats_;
+  DeviceBuffer<ReplayCounts> counts_;
+  DeviceBuffer<void*> table_;
+  DeviceBuffer<std::uint64_t> sizes_, tail_offsets_;
+  DeviceBuffer<trace::ReplayOp> tail_ops_;
+  std::vector<DeviceLaunch> launches_;
+  std::vector<std::unique_ptr<EventTimer>> timers_;
+  std::uint64_t allocations_ = 0, tail_threads_ = 0;
+  ReplayShape shape_;
+  std::uint64_t budget_ns_;
+
+  template <class T>
+  static DeviceBuffer<T> upload(const std::vector<T>& v) {
+    DeviceBuffer<T> d(v.size());
+    if (!v.empty()) HB_CUDA_CHECK(cudaMemcpy(d.get(), v.data(), v.size() * sizeof(T), cudaMemcpyHostToDevice));
+    return d;
+  }
+  static DeviceLaunch upload_launch(const trace::ReplayLaunch& l) {
+    return {dim3(l.grid[0], l.grid[1], l.grid[2]), dim3(l.block[0], l.block[1], l.block[2]), l.threads,
+            upload(l.offsets), upload(l.ops)};
+  }
+  static void note_kernel() {
+    if (g_kernel_watch != nullptr) note_kernel_cost(reinterpret_cast<const void*>(&replay_launch<Api>), *g_kernel_watch);
+  }
+};
+
+std::unique_ptr<Round> make_replay(const PatternTraits&, const Case& c, double budget_s) {
+  return make_for_api<ReplayRound>(c, budget_s);
+}
+
+}  // namespace heapbench::detail
+#endif  // HEAPBENCH_PATTERN_TRAITS_ONLY

@@ -1,0 +1,70 @@
+#include "replay_metrics.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace heapbench {
+namespace {
+
+struct ReplayRaw {
+  double seconds = 0;
+  std::uint64_t launches = 0, allocations = 0, releases = 0, nulls = 0, new_nulls = 0, peak_bytes = 0, rounds = 0;
+};
+
+class Replay final : public Reducer {
+ public:
+  void add(const IterationResult& batch) override {
+    const auto* r = batch.observed.find<ReplayRaw>();
+    if (r == nullptr) return;
+    sum_.seconds += r->seconds;
+    sum_.launches += r->launches;
+    sum_.allocations += r->allocations;
+    sum_.releases += r->releases;
+    sum_.nulls += r->nulls;
+    sum_.new_nulls += r->new_nulls;
+    sum_.peak_bytes = r->peak_bytes;
+    sum_.rounds += r->rounds;
+  }
+  void write_counters(Counters& out) const override {
+    if (sum_.rounds == 0) return;
+    const auto per = [&](std::uint64_t n) { return sum_.seconds > 0 ? static_cast<double>(n) / sum_.seconds : 0.0; };
+    out["launch_s"] = sum_.launches > 0 ? sum_.seconds / static_cast<double>(sum_.launches) : 0.0;
+    out["allocs_per_s"] = per(sum_.allocations - sum_.nulls);
+    out["frees_per_s"] = per(sum_.releases);
+    out["fail_rate"] = sum_.allocations > 0 ? static_cast<double>(sum_.nulls) / static_cast<double>(sum_.allocations) : 0.0;
+    out["new_nulls"] = static_cast<double>(sum_.new_nulls) / static_cast<double>(sum_.rounds);
+    out["peak_bytes"] = static_cast<double>(sum_.peak_bytes);
+  }
+  bool reports_heap_bytes() const override { return true; }
+
+ private:
+  ReplayRaw sum_;
+};
+
+}  // namespace
+
+IterationResult replay_result(const ReplayCounts& c, const ReplayShape& shape, const std::vector<double>& launch_seconds) {
+  IterationResult out;
+  out.not_started = c.timed_out;
+  out.misaligned = c.misaligned;
+  out.corrupted = c.corrupted;
+  ReplayRaw raw;
+  raw.seconds = std::accumulate(launch_seconds.begin(), launch_seconds.end(), 0.0);
+  raw.launches = shape.launches;
+  raw.allocations = shape.allocations;
+  raw.releases = shape.releases;
+  raw.nulls = c.nulls;
+  raw.new_nulls = c.new_nulls;
+  raw.peak_bytes = shape.peak_bytes;
+  raw.rounds = 1;
+  out.tally.attempts = shape.allocations;
+  out.tally.successes = shape.allocations - std::min<std::uint64_t>(shape.allocations, c.nulls);
+  out.round_seconds = {raw.seconds};
+  out.timed_seconds = raw.seconds;
+  out.observed.put(raw);
+  return out;
+}
+
+std::unique_ptr<Reducer> replay_reducer() { return std::make_unique<Replay>(); }
+
+}  // namespace heapbench

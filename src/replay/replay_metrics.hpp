@@ -1,0 +1,37 @@
+#pragma once
+// replay's counters (docs/trace.md, docs/metrics.md "Replay"): what a round
+// of a recorded trace's launches observed, and the reducer of its figures.
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "heapbench/iteration_result.hpp"
+#include "heapbench/reducer.hpp"
+
+namespace heapbench {
+
+// What a replay round counted (only what went wrong; CUDA's atomics take
+// unsigned long long).
+struct ReplayCounts {
+  unsigned long long nulls;      // allocations that returned NULL
+  unsigned long long new_nulls;  // ... where the recording had a block
+  unsigned long long misaligned, corrupted;
+  unsigned long long timed_out;  // threads that found the kernel's deadline passed (a release still waiting, or a call)
+};
+
+// The trace's work, known from its plan (trace_reader.hpp).
+struct ReplayShape {
+  std::uint64_t allocations = 0, releases = 0, launches = 0, peak_bytes = 0;
+};
+
+// One round's result: the verdict and what the reducer reads.
+IterationResult replay_result(const ReplayCounts& c, const ReplayShape& shape, const std::vector<double>& launch_seconds);
+
+// launch_s (seconds per launch, the mean over the trace's launches and the
+// rounds), allocs_per_s and frees_per_s (per second of the launches),
+// fail_rate (NULL returns / allocations), new_nulls (per round: NULLs where the
+// recording had a block), peak_bytes (the most the recording held live:
+// against heap_bytes, how full the replay ran the heap), heap_bytes.
+std::unique_ptr<Reducer> replay_reducer();
+
+}  // namespace heapbench

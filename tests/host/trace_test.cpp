@@ -1,0 +1,196 @@
+// Trace files (docs/trace.md) on the host: the reader refuses every damaged
+// file in one line, the plan numbers allocations in time order and pairs each
+// release with its block, and the CPU replay (tests/workloads/cpu_rounds.hpp)
+// runs a plan, a block handed out twice coming out as an error.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <functional>
+#include <fstream>
+#include <string>
+
+#include "cpu_rounds.hpp"
+#include "heapbench/catalog.hpp"
+#include "trace_reader.hpp"
+
+namespace heapbench::trace {
+namespace {
+
+Trace make_trace(std::uint32_t threads) {
+  Trace t{};
+  std::memcpy(t.header.magic, kMagic, sizeof kMagic);
+  t.header.version = kVersion;
+  t.header.header_bytes = sizeof(FileHeader);
+  t.header.launch_header_bytes = sizeof(LaunchHeader);
+  t.header.event_bytes = sizeof(Event);
+  t.header.heap_bytes = 8u << 20;
+  std::strncpy(t.header.device, "test device", sizeof t.header.device);
+  for (std::uint32_t l = 0; l < 2; ++l) {
+    Launch launch{};
+    launch.header = {kLaunchTag, l, {(threads + 31) / 32, 1, 1}, {32, 1, 1}, 0, 0};
+    t.launches.push_back(launch);
+  }
+  // Launch 0: thread i allocates 48 + i bytes; launch 1: thread i frees thread (i+1)'s block.
+  for (std::uint32_t i = 0; i < threads; ++i) {
+    t.launches[0].events.push_back({0x10000ull + 0x100 * i, 48 + i, 100 + i, i / 32, i % 32, 0, kMalloc});
+    const std::uint32_t j = (i + 1) % threads;
+    t.launches[1].events.push_back({0x10000ull + 0x100 * j, 0, 1000 + i, i / 32, i % 32, 0, kFree});
+  }
+  return t;
+}
+
+std::string path_of(const std::string& name) { return ::testing::TempDir() + name; }
+
+std::string written(const Trace& t, const std::string& name = "t.hbt") {
+  const std::string p = path_of(name);
+  write_trace(p, t);
+  return p;
+}
+
+// The message read_trace gives for the file's bytes changed by `damage`, or "".
+template <class Damage>
+std::string damaged(Damage damage) {
+  const std::string p = written(make_trace(64));
+  std::string bytes;
+  {
+    std::ifstream in(p, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  damage(bytes);
+  std::ofstream(p, std::ios::binary | std::ios::trunc) << bytes;
+  try {
+    read_trace(p);
+  } catch (const TraceError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(TraceFile, WhatIsWrittenReadsBack) {
+  const Trace t = make_trace(100);
+  const Trace back = read_trace(written(t));
+  EXPECT_EQ(back.device(), "test device");
+  ASSERT_EQ(back.launches.size(), 2u);
+  EXPECT_EQ(back.launches[1].events.size(), 100u);
+  EXPECT_EQ(back.launches[0].events[7].size, 55u);
+  EXPECT_EQ(back.launches[0].blocks(), 4u);
+}
+
+TEST(TraceFile, EveryDamagedFileIsOneLineAndNoCrash) {
+  const std::size_t first_launch = sizeof(FileHeader), first_event = first_launch + sizeof(LaunchHeader);
+  const std::pair<std::function<void(std::string&)>, std::string> cases[] = {
+      {[](std::string& b) { b.resize(10); }, "shorter than a trace's 64-byte header"},
+      {[](std::string& b) { b[0] = 'X'; }, "not a heapbench trace"},
+      {[](std::string& b) { b[8] = 9; }, "trace format version 9"},
+      {[](std::string& b) { b[20] = 41; }, "record sizes"},
+      {[&](std::string& b) { b[first_launch] = 'X'; }, "launch 0 at byte 64: not a launch record"},
+      {[&](std::string& b) { b[first_launch + 4] = 5; }, "numbered 5, not 0"},
+      {[&](std::string& b) { std::memset(&b[first_launch + 8], 0, 4); }, "a grid or block dimension of 0"},
+      {[&](std::string& b) { b[first_launch + 21] = 0x7f; }, "threads per block, more than CUDA's 1024"},
+      {[&](std::string& b) { b[first_launch + 39] = 0x7f; }, "claims"},
+      {[](std::string& b) { b.resize(b.size() - 17); }, "claims 64 events but only 2543 bytes remain"},
+      {[](std::string& b) { b += "0123456789"; }, "10 stray bytes"},
+      {[&](std::string& b) { b[first_event + 36] = 9; }, "operation 9 is none of 1-5"},
+      {[&](std::string& b) { b[first_event + 27] = 0x10; }, "is outside the launch's"},
+      {[&](std::string& b) { b[first_event + 15] = 0x7f; }, "a request of"},
+      {[&](std::string& b) {
+         b[first_event + 36] = 3;  // aligned
+         b[first_event + 32] = 48;
+       },
+       "alignment 48 is not a power of two"},
+  };
+  for (const auto& [damage, expected] : cases) {
+    const std::string why = damaged(damage);
+    EXPECT_NE(why.find(expected), std::string::npos) << "expected '" << expected << "', got: " << why;
+    EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+  }
+  EXPECT_EQ(damaged([](std::string&) {}), "");
+}
+
+TEST(TraceFile, AFileThatCannotBeOpenedSaysSo) {
+  EXPECT_THROW(read_trace("/nonexistent/t.hbt"), TraceError);
+}
+
+TEST(ReplayPlan, AllocationsAreNumberedAndReleasesFindTheirBlocks) {
+  const ReplayPlan p = plan_replay(make_trace(64), "t.hbt");
+  EXPECT_EQ(p.allocations, 64u);
+  EXPECT_EQ(p.max_size, 48u + 63);
+  EXPECT_EQ(p.max_threads, 64u);
+  EXPECT_EQ(p.peak_bytes, 64u * 48 + 63 * 64 / 2);
+  EXPECT_TRUE(p.live_at_end.empty());
+  ASSERT_EQ(p.launches.size(), 2u);
+  const ReplayLaunch& frees = p.launches[1];
+  ASSERT_EQ(frees.ops.size(), 64u);
+  EXPECT_EQ(frees.ops[frees.offsets[5]].kind, kRelease);
+  EXPECT_EQ(frees.ops[frees.offsets[5]].id, 6u);   // thread 5 frees thread 6's block
+  EXPECT_EQ(frees.ops[frees.offsets[63]].id, 0u);  // the last the first's
+}
+
+TEST(ReplayPlan, AnAddressUsedAgainIsANewBlockAndStrayFreesAreCounted) {
+  Trace t = make_trace(2);
+  t.launches[0].events = {{0x100, 16, 1, 0, 0, 0, kMalloc}, {0x100, 0, 2, 0, 0, 0, kFree},
+                          {0x100, 32, 3, 0, 1, 0, kMalloc}, {0x900, 0, 4, 0, 1, 0, kFree},
+                          {0, 64, 5, 0, 1, 0, kMalloc}};
+  t.launches[1].events.clear();
+  const ReplayPlan p = plan_replay(t, "t.hbt");
+  EXPECT_EQ(p.allocations, 3u);
+  EXPECT_EQ(p.recorded_nulls, 1u);
+  EXPECT_EQ(p.unmatched_releases, 1u);
+  EXPECT_EQ(p.live_at_end, (std::vector<std::uint32_t>{1}));
+  EXPECT_EQ(p.peak_bytes, 32u);
+}
+
+TEST(ReplayPlan, ATraceThatDroppedEventsOrHasNoAllocationIsRefused) {
+  Trace t = make_trace(4);
+  t.launches[1].header.dropped = 3;
+  try {
+    plan_replay(t, "t.hbt");
+    FAIL();
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find("dropped 3 events"), std::string::npos);
+  }
+  Trace empty = make_trace(4);
+  for (auto& l : empty.launches) l.events.clear();
+  EXPECT_THROW(plan_replay(empty, "t.hbt"), TraceError);
+}
+
+Case replay_case(const std::string& file) {
+  Case c = make_case("replay", "malloc", 111, 0, 64, 8 * kMiB);
+  c.trace = "t";
+  c.trace_file = file;
+  return c;
+}
+
+std::string cpu_replay(const Case& c, workloads::cpu::Break b) {
+  auto r = workloads::cpu::make_round(c, b);
+  r->begin();
+  r->allocate();
+  r->use();
+  return r->collect().problem(5.0);
+}
+
+TEST(ReplayOnTheCpu, AReleaseWaitsForItsBlockAndAnOverlapIsAnError) {
+  Trace t = make_trace(64);
+  // Thread 0 of launch 1 also frees a block thread 63 allocates after it in the same launch.
+  t.launches[1].events.push_back({0x77000, 40, 5000, 1, 31, 0, kMalloc});
+  t.launches[1].events.insert(t.launches[1].events.begin(), Event{0x77000, 0, 4000, 0, 0, 0, kFree});
+  t.launches[1].events.front().clock = 6000;  // after the allocation in time
+  const Case c = replay_case(written(t, "wait.hbt"));
+  EXPECT_EQ(cpu_replay(c, workloads::cpu::Break::none), "");
+  EXPECT_NE(cpu_replay(c, workloads::cpu::Break::overlap).find("did not read back"), std::string::npos);
+}
+
+TEST(ReplayOnTheCpu, AHeapTooSmallGivesNullsTheRecordingDidNotHave) {
+  Case c = replay_case(written(make_trace(64), "small.hbt"));
+  c.limit_bytes = 1024;
+  auto r = workloads::cpu::make_round(c, workloads::cpu::Break::none);
+  r->begin();
+  r->allocate();
+  r->use();
+  const IterationResult res = r->collect();
+  EXPECT_EQ(res.problem(5.0), "");
+  EXPECT_LT(res.tally.successes, res.tally.attempts);
+}
+
+}  // namespace
+}  // namespace heapbench::trace
