@@ -3,7 +3,12 @@ trace, heapbench replays it with malloc and slab (no error, no NULL the
 recording did not have, every block freed), and trace_overhead measures what
 recording costs per event. Skipped (exit 77) without a GPU.
 
+The output workload recorded by heapbench_trace_output is replayed with malloc and
+its time per launch printed beside the direct run's (the fidelity docs/trace.md
+reports).
+
 usage: trace_test.py PATH/TO/heapbench_trace_example PATH/TO/heapbench PATH/TO/trace_overhead
+                     PATH/TO/heapbench_trace_output
 """
 import json
 import os
@@ -14,7 +19,20 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from heapbench_run import EXIT_SKIP, run, run_results, skip  # noqa: E402
 
 
-def main(example, heapbench, overhead):
+def fidelity(heapbench, recorder, d):
+    path = os.path.join(d, "output.hbt")
+    r = run(recorder, path, "100000", timeout=120)
+    assert r.returncode == 0, r.stdout + r.stderr
+    direct = json.loads(r.stdout)
+    _, doc = run_results(heapbench, "replay", path, "--apis=malloc", "--max-time=0.5", gpu=True, timeout=300)
+    [b] = doc["benchmarks"]
+    assert not b.get("error_occurred"), b.get("error_message")
+    direct_launch_s = (direct["direct_produce_ms"] + direct["direct_release_ms"]) / 2e3
+    print(json.dumps({"direct_launch_s": direct_launch_s, "replay_launch_s": b["launch_s"],
+                      "replay_over_direct": b["launch_s"] / direct_launch_s}))
+
+
+def main(example, heapbench, overhead, recorder):
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "particles.hbt")
         r = run(example, path, "16384", timeout=120)
@@ -27,10 +45,11 @@ def main(example, heapbench, overhead):
             assert b["new_nulls"] == 0, b["name"]
             assert b["launch_s"] > 0, b["name"]
             print(b["name"], b["launch_s"], b["allocs_per_s"])
+        fidelity(heapbench, recorder, d)
     r = run(overhead, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
     print(json.loads(r.stdout))
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:5])
