@@ -19,7 +19,8 @@ ROOT = None
 BAD = {
     "answers": [([], "OUTDIR"), (["a", "b"], "one argument"), (["--bogus"], "--bogus")],
     "build": [(["x"], "'x'")],
-    "gpu-deps": [(["--bogus"], "'--bogus'"), (["a", "b"], "at most one folder")],
+    "gpu-deps": [(["--bogus"], "'--bogus'"), (["a", "b"], "at most one folder"), ([""], "empty folder name"),
+                 (["scripts"], "did not write"), (["scripts/gpu-deps"], "not a folder")],
     "gpu-bundle": [(["run"], "LOG"), (["run", "a", "b"], "one argument"), (["frob"], "'frob'")],
     "profile": [([], "OUTDIR"), (["--benchmark_filter=x"], "OUTDIR"), (["out", "--benchmark_out=x.json"], "OUTDIR/heapbench.json")],
     "profile_report.py": [([], "required"), (["missing.sqlite", "missing.json"], "missing.sqlite: no such file"),
@@ -89,6 +90,55 @@ class Scripts(unittest.TestCase):
                     self.assertIn(needle, lines[0])
                     self.assertEqual(r.stdout, "", "nothing ran")
                     self.assert_nothing_created(f"{name} {args}")
+
+
+def packages_installed(*names):
+    return all(subprocess.run(["dpkg-query", "-W", "-f=${Status}", n], capture_output=True, text=True).stdout
+               == "install ok installed" for n in names)
+
+
+class GpuDeps(unittest.TestCase):
+    """Issue 35, E1: `scripts/gpu-deps docs`, run from another folder, resolved DIR
+    against the checkout and removed the checkout's docs/."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        self.repo = os.path.join(self.tmp.name, "repo")
+        shutil.copytree(os.path.join(ROOT, "scripts"), os.path.join(self.repo, "scripts"))
+        self.elsewhere = os.path.join(self.tmp.name, "elsewhere")
+        for top in (self.repo, self.elsewhere):
+            os.makedirs(os.path.join(top, "docs"))
+            with open(os.path.join(top, "docs", "keep.md"), "w") as f:
+                f.write("mine\n")
+
+    def gpu_deps(self, *args):
+        return subprocess.run([os.path.join(self.repo, "scripts", "gpu-deps"), *args], cwd=self.elsewhere,
+                              capture_output=True, text=True, timeout=300)
+
+    def assert_docs_kept(self):
+        for top in (self.repo, self.elsewhere):
+            with open(os.path.join(top, "docs", "keep.md")) as f:
+                self.assertEqual(f.read(), "mine\n", top)
+
+    def test_a_folder_it_did_not_make_is_never_removed(self):
+        r = self.gpu_deps("docs")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn(os.path.join(self.elsewhere, "docs"), r.stderr)
+        self.assert_docs_kept()
+
+    def test_a_relative_folder_is_the_callers_and_its_own_output_is_replaced(self):
+        if not packages_installed("libcli11-dev", "nlohmann-json3-dev", "libgtest-dev"):
+            self.skipTest("CLI11, nlohmann-json or GoogleTest is not installed (scripts/setup installs them)")
+        for attempt in (1, 2):  # the second replaces the first's output
+            r = self.gpu_deps("deps")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            out = os.path.join(self.elsewhere, "deps")
+            self.assertTrue(os.path.isfile(os.path.join(out, ".heapbench-gpu-deps")), attempt)
+            self.assertTrue(os.path.isdir(os.path.join(out, "usr", "include", "CLI")), attempt)
+        self.assertFalse(os.path.exists(os.path.join(self.repo, "deps")))
+        self.assertEqual(sorted(os.listdir(self.elsewhere)), ["deps", "docs"], "a scratch folder was left")
+        self.assert_docs_kept()
 
 
 if __name__ == "__main__":
