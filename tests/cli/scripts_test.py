@@ -92,6 +92,22 @@ class Scripts(unittest.TestCase):
                     self.assert_nothing_created(f"{name} {args}")
 
 
+class Sweep(unittest.TestCase):
+    """Issue 35, E16: without a GPU, scripts/sweep said "... and its driver 3" (its exit code in the message)."""
+
+    def test_the_exit_code_is_not_part_of_the_message(self):
+        with tempfile.TemporaryDirectory() as d:
+            # An nvidia-smi that lists no GPU, first on PATH, so the test means the same on a GPU machine.
+            stub = os.path.join(d, "nvidia-smi")
+            with open(stub, "w") as f:
+                f.write("#!/bin/sh\nexit 9\n")
+            os.chmod(stub, 0o755)
+            r = subprocess.run([os.path.join(ROOT, "scripts", "sweep")], capture_output=True, text=True, timeout=60,
+                               env=dict(os.environ, PATH=d + os.pathsep + os.environ["PATH"]))
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertEqual(r.stderr, "sweep: nvidia-smi lists no GPU: heapbench needs one\n")
+
+
 def packages_installed(*names):
     return all(subprocess.run(["dpkg-query", "-W", "-f=${Status}", n], capture_output=True, text=True).stdout
                == "install ok installed" for n in names)
