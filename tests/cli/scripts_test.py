@@ -27,8 +27,16 @@ BAD = {
                           (["a", "b", "c"], "unrecognized")],
     "results-manifest": [(["--bogus"], "--bogus"), (["--results"], "--results"), (["--results=missing"], "not a folder")],
     "setup": [(["x"], "'x'")],
-    "slurm": [([], "required"), (["submit", "--tasks=0"], "--tasks"), (["submit", "--tasks=x"], "invalid int"),
-              (["launch"], "invalid choice")],
+    "slurm": [([], "required"), (["submit", "--tasks=0"], "--tasks"), (["submit", "--tasks=x"], "whole number of tasks"),
+              (["launch"], "invalid choice"),
+              # Issue 35, E12: tracebacks for an --out that is a file or missing, a hang for a huge TASKS,
+              # and --out= or --tasks=1e20 taken.
+              (["submit", "--out="], "empty folder name"), (["submit", "--tasks=1e20"], "'1e20'"),
+              (["submit", "--out=scripts/slurm"], "not a folder"), (["submit", "--out=scripts/slurm/x"], "not a folder"),
+              (["collect", "--out=missing", "--expect=7:1:x"], "no such folder"),
+              (["collect", "--out=scripts/slurm", "--expect=7:1:x"], "not a folder"),
+              (["collect", "--out=.", "--expect=7:99999999999999999999:x"], "TASKS"),
+              (["task", "--out=missing", "--target=x"], "no such folder")],
     "survey-calibrate": [([], "--survey"), (["--bogus"], "'--bogus'"), (["--survey=missing", "--out=o"], "perf_allocation.cu"),
                          (["--survey=scripts"], "--out")],
     "sweep": [(["--benchmark_out=mine.json"], "runs/"), (["--sizes=64", "--benchmark_out", "x"], "runs/")],
@@ -106,6 +114,49 @@ class Sweep(unittest.TestCase):
                                env=dict(os.environ, PATH=d + os.pathsep + os.environ["PATH"]))
         self.assertEqual(r.returncode, 3, r.stderr)
         self.assertEqual(r.stderr, "sweep: nvidia-smi lists no GPU: heapbench needs one\n")
+
+
+class SlurmSubmit(unittest.TestCase):
+    """Issue 35, E12: `scripts/slurm submit` sent the jobs off with heapbench flags no task could run."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+        d = self.tmp.name
+        self.called = os.path.join(d, "sbatch-called")
+        # sbatch records that it was called; heapbench refuses --sizs=64 in its own words, as it does.
+        self.stub("sbatch", f'echo "$@" >> {self.called}\necho 123\n')
+        self.stub("heapbench", "for a; do case $a in --sizs=*) echo \"heapbench: $a: unknown flag; did you mean "
+                               "'--sizes'?\" >&2; exit 2;; esac; done\nexit 0\n")
+        self.env = dict(os.environ, PATH=os.path.join(d, "bin") + os.pathsep + os.environ["PATH"],
+                        HEAPBENCH_BIN=os.path.join(d, "bin", "heapbench"))
+
+    def stub(self, name, body):
+        os.makedirs(os.path.join(self.tmp.name, "bin"), exist_ok=True)
+        path = os.path.join(self.tmp.name, "bin", name)
+        with open(path, "w") as f:
+            f.write("#!/bin/sh\n" + body)
+        os.chmod(path, 0o755)
+
+    def submit(self, *flags):
+        out = os.path.join(self.tmp.name, "out")
+        return out, subprocess.run([os.path.join(ROOT, "scripts", "slurm"), "submit", f"--out={out}", "--", *flags],
+                                   capture_output=True, text=True, env=self.env, timeout=60)
+
+    def test_flags_heapbench_refuses_are_refused_before_any_job(self):
+        out, r = self.submit("--sizs=64")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertEqual(r.stderr.splitlines(), ["slurm: heapbench refuses its flags: heapbench: --sizs=64: unknown "
+                                                 "flag; did you mean '--sizes'?"])
+        self.assertFalse(os.path.exists(self.called), "a job was submitted")
+        self.assertFalse(os.path.exists(out), "a folder was made")
+
+    def test_flags_heapbench_takes_are_submitted(self):
+        out, r = self.submit("--sizes=64")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.called) as f:
+            self.assertIn("--sizes=64", f.read())
+        self.assertTrue(os.path.isdir(os.path.join(out, "slurm-logs")))
 
 
 def packages_installed(*names):
