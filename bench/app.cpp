@@ -139,7 +139,12 @@ int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
     }
     out->remove_scratch_on_signal();
     if (o.only_heap == 0) {
-      if (const std::string said = out->clean_leftovers(); !said.empty()) fmt::print(stderr, "heapbench: {}\n", said);
+      try {
+        if (const std::string said = out->clean_leftovers(); !said.empty()) fmt::print(stderr, "heapbench: {}\n", said);
+      } catch (const std::exception& e) {
+        fmt::print(stderr, "heapbench: {}\n", e.what());
+        return kExitCannotWrite;
+      }
     }
   }
   const int code = register_and_run(plan, hooks, out ? &*out : nullptr, clock);
