@@ -9,9 +9,17 @@
 #include <CLI/CLI.hpp>
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <streambuf>
 #include <optional>
 #include <string_view>
+#include <system_error>
 
 #include "advise.hpp"
 #include "cases.hpp"
@@ -80,7 +88,10 @@ int run_counters(int argc, char** argv, const DeviceHooks&) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? kExitOk : kExitUsage;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help: the usage, on stdout
+    // One line with the subcommand's prefix (CLI11's exit() prints two, without it).
+    fmt::print(stderr, "heapbench counters: {} (see heapbench counters --help)\n", e.what());
+    return kExitUsage;
   }
   if (json) {
     nlohmann::ordered_json doc;
@@ -109,7 +120,109 @@ const std::vector<Subcommand>& subcommands() {
   return list;
 }
 
+namespace {
+
+// std::cout's writes (Google Benchmark's reporters) passed on to its own
+// buffer, with the reason of the first that fails kept: by the time the run
+// ends and the failure is seen, errno says something else.
+class ReasonKeepingBuf final : public std::streambuf {
+ public:
+  explicit ReasonKeepingBuf(std::streambuf* to) : to_(to) {}
+  int first_errno() const { return first_errno_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    errno = 0;
+    const int_type r = to_->sputc(traits_type::to_char_type(c));
+    if (traits_type::eq_int_type(r, traits_type::eof())) keep();
+    return r;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    errno = 0;
+    const std::streamsize r = to_->sputn(s, n);
+    if (r != n) keep();
+    return r;
+  }
+  int sync() override {
+    errno = 0;
+    const int r = to_->pubsync();
+    if (r != 0) keep();
+    return r;
+  }
+
+ private:
+  void keep() {
+    if (first_errno_ == 0) first_errno_ = errno;
+  }
+  std::streambuf* to_;
+  int first_errno_ = 0;
+};
+
+// Puts a ReasonKeepingBuf in front of std::cout's buffer for the run, and
+// takes it away again before the process flushes std::cout at exit.
+class KeepOutputReason {
+ public:
+  KeepOutputReason() : kept_(std::cout.rdbuf()), buf_(kept_) { std::cout.rdbuf(&buf_); }
+  ~KeepOutputReason() { std::cout.rdbuf(kept_); }
+  KeepOutputReason(const KeepOutputReason&) = delete;
+  KeepOutputReason& operator=(const KeepOutputReason&) = delete;
+  int first_errno() const { return buf_.first_errno(); }
+
+ private:
+  std::streambuf* kept_;
+  ReasonKeepingBuf buf_;
+};
+
+// What standard output was given, flushed: on an error (a full disk, a closed
+// pipe, a file size limit) one line naming it, and kExitCannotWrite in the
+// place of success. Without this, a short output lost at exit (--version,
+// --benchmark_list_tests into /dev/full) ended with exit 0.
+int finish_output(int code, const std::string& who, const KeepOutputReason& reason) {
+  // std::cout writes through stdout (sync_with_stdio): its flush is stdout's, and errno says why it failed.
+  errno = 0;
+  std::cout.flush();
+  int err = errno;
+  const bool failed = std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout.good();
+  if (!failed) return code;
+  if (err == 0) err = errno;
+  if (err == 0) err = reason.first_errno() != 0 ? reason.first_errno() : output_closed() ? EPIPE : 0;
+  fmt::print(stderr, "{}: cannot write standard output: {}\n", who, err != 0 ? std::strerror(err) : "a write failed");
+  return code == kExitOk ? kExitCannotWrite : code;
+}
+
+int run_program(int argc, char** argv, const DeviceHooks& hooks);
+
+}  // namespace
+
 int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
+  // A closed pipe and a file size limit fail a write (EPIPE, EFBIG) as a full
+  // disk does, instead of ending the process before it can say so.
+  watch_output();
+  const KeepOutputReason reason;
+  std::string who = "heapbench";
+  for (const Subcommand& s : subcommands()) {
+    if (argc > 1 && std::string_view(argv[1]) == s.name) who += std::string(" ") + s.name;
+  }
+  int code = kExitNoResults;
+  try {
+    code = run_program(argc, argv, hooks);
+  } catch (const std::system_error& e) {
+    // fmt::print into a standard output that cannot be written.
+    if (std::ferror(stdout)) {
+      fmt::print(stderr, "{}: cannot write standard output: {}\n", who, e.code().message());
+      return kExitCannotWrite;
+    }
+    fmt::print(stderr, "{}: {}\n", who, e.what());
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "{}: {}\n", who, e.what());
+  }
+  return finish_output(code, who, reason);
+}
+
+namespace {
+
+int run_program(int argc, char** argv, const DeviceHooks& hooks) {
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;
     for (const Subcommand& s : subcommands()) {
@@ -152,4 +265,5 @@ int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
   return code;
 }
 
+}  // namespace
 }  // namespace heapbench

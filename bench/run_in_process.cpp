@@ -69,7 +69,9 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
   add_results_context(device, o, cfg.energy.get());
 
   std::size_t ran = 0;
-  const std::unique_ptr<benchmark::BenchmarkReporter> display = display_reporter(run.plan.bflags, child_layout(run, cfg));
+  ConsoleLayout layout = child_layout(run, cfg);
+  layout.only_output = out == nullptr;
+  const std::unique_ptr<benchmark::BenchmarkReporter> display = display_reporter(run.plan.bflags, layout);
   try {
     if (out) {
       // Progress and the measurement summary: the results file's reporter sees every case.
@@ -105,7 +107,11 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
     std::fflush(stdout);
     return kExitDeviceError;
   } catch (const ResultsWriteError& e) {
-    fmt::print(stderr, "heapbench: {}; {} keeps its last complete version\n", e.what(), out->path());
+    if (out) {
+      fmt::print(stderr, "heapbench: {}; {} keeps its last complete version\n", e.what(), out->path());
+    } else {
+      fmt::print(stderr, "heapbench: {}\n", e.what());
+    }
     return kExitCannotWrite;
   } catch (const std::exception& e) {
     fmt::print(stderr, "heapbench: {}\n", e.what());

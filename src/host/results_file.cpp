@@ -94,6 +94,11 @@ int open_scratch(const std::string& path, int flags, std::string* why) {
 
 bool output_closed() { return g_output_closed != 0; }
 
+void watch_output() {
+  std::signal(SIGXFSZ, SIG_IGN);
+  std::signal(SIGPIPE, note_output_closed);
+}
+
 namespace {
 
 // A child of a killed run dies with it (PR_SET_PDEATHSIG), but may still be

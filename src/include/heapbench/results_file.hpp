@@ -40,6 +40,12 @@ int open_scratch(const std::string& path, int flags, std::string* why = nullptr)
 // standard output's reader is gone. The run then stops as when a write fails.
 bool output_closed();
 
+// Every heapbench process, from its start: SIGPIPE noted (output_closed()),
+// not fatal, and SIGXFSZ ignored, so a closed pipe or a file size limit fails
+// the write (EPIPE, EFBIG) and the program says so in one line, as for a full
+// disk, instead of dying of the signal.
+void watch_output();
+
 class ResultsFile {
  public:
   // Refuses (std::runtime_error naming the flag and path) a path that exists
