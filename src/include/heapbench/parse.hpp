@@ -1,6 +1,7 @@
 #pragma once
 // Parsing of the axis values a user types: "64", "1K", "64M", "1G" (binary multiples).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,19 @@ std::uint64_t parse_quantity(std::string_view text);
 
 // A comma-separated list of quantities, e.g. "16,1K,4K". Empty items are an error.
 std::vector<std::uint64_t> parse_quantity_list(std::string_view text);
+
+// A heap size: a quantity as above, where a bare number ("8") is MiB, as case
+// names print heaps (`heap:8`); "8M", "1G", "1536K" as parse_quantity reads them.
+// Throws as parse_quantity.
+std::uint64_t parse_heap_size(std::string_view text);
+
+// a x b, or nullopt where the product does not fit in 64 bits: every product
+// of axes (size x threads, a block shared by a warp) is formed through this.
+inline std::optional<std::uint64_t> checked_product(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t p = 0;
+  if (__builtin_mul_overflow(a, b, &p)) return std::nullopt;
+  return p;
+}
 
 // Human form used in messages and docs: 1048576 -> "1M", 1000 -> "1000".
 std::string format_quantity(std::uint64_t value);
