@@ -101,6 +101,9 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
     } else {
       ran = benchmark::RunSpecifiedBenchmarks(display.get());
     }
+    if (const std::string line = convergence_summary(convergence_of_runs()); !child && !line.empty()) {
+      fmt::print(stderr, "{}\n", line);
+    }
   } catch (const StoppedAfterDeviceError&) {
     // The failed case's error result is in the results file; the parent runs
     // the rest of the group in a new process.
