@@ -5,8 +5,10 @@ then checks that the example adapter's API is in --help, in
 results of a run over the stand-in device (tests/robust/nogpu_main.cpp). No GPU
 is needed. Only heapbench, heapbench_nogpu and heapbench_public_headers (the
 adapter compiled against the public headers alone: docs/development.md) are
-built (the device library is most of the time: 86 s on two cores with ccache,
-which is passed on where the outer build uses it; a few minutes without).
+built, and as a compile check: without optimisation and to PTX, not machine
+code (tests/CMakeLists.txt passes the flags; nothing it builds is timed or run
+on a GPU). The device library is most of the time (ccache is passed on where
+the outer build uses it).
 
 usage: byo_allocator_test.py SOURCE_DIR BUILD_DIR CMAKE [-D...]...
 """

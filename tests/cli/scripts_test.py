@@ -40,7 +40,7 @@ BAD = {
     "survey-calibrate": [([], "--survey"), (["--bogus"], "'--bogus'"), (["--survey=missing", "--out=o"], "perf_allocation.cu"),
                          (["--survey=scripts"], "--out")],
     "sweep": [(["--benchmark_out=mine.json"], "runs/"), (["--sizes=64", "--benchmark_out", "x"], "runs/")],
-    "test": [(["--fast"], "'--fast'")],
+    "test": [(["--fast"], "'--fast'"), (["--quick", "x"], "'x'")],
     "toolkits": [(["nvcc99"], "'nvcc99'"), (["installed", "cuda12"], "'cuda12'")],
 }
 
