@@ -20,7 +20,9 @@ double timed_seconds(const CaseTiming& t) {
 
 CaseTiming case_timing(const nlohmann::json& e) {
   CaseTiming t;
-  t.counts = !e.value("error_occurred", false) && e.value("run_type", "iteration") != "aggregate";
+  // Only a boolean true is an error (value() would throw on "no"; heapbench writes booleans).
+  const bool error = e.contains("error_occurred") && e["error_occurred"].is_boolean() && e["error_occurred"].get<bool>();
+  t.counts = !error && e.value("run_type", "iteration") != "aggregate";
   if (e.contains("timed_s") && e["timed_s"].is_number()) t.timed_s = e["timed_s"].get<double>();
   if (e.contains("real_time") && e["real_time"].is_number()) t.real_time = e["real_time"].get<double>();
   if (e.contains("iterations") && e["iterations"].is_number()) t.iterations = e["iterations"].get<double>();
