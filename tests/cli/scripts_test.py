@@ -159,6 +159,34 @@ class SlurmSubmit(unittest.TestCase):
         self.assertTrue(os.path.isdir(os.path.join(out, "slurm-logs")))
 
 
+class SlurmCollect(unittest.TestCase):
+    """Issue 35 (every writer in scripts/ writes atomically): `collect` wrote the
+    report's tasks.md in place, so a failed write left an earlier one cut short."""
+
+    def test_a_failed_write_keeps_the_earlier_tasks_table(self):
+        import resource
+        import signal
+        import time
+        with tempfile.TemporaryDirectory() as out:
+            report = os.path.join(out, f"report_{time.strftime('%Y-%m-%d')}_7")
+            os.makedirs(report)
+            earlier = "earlier table, longer than the sixteen bytes the limit lets through\n"
+            with open(os.path.join(report, "tasks.md"), "w") as f:
+                f.write(earlier)
+
+            def small_files():
+                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails (EFBIG) instead
+                resource.setrlimit(resource.RLIMIT_FSIZE, (16, resource.RLIM_INFINITY))
+
+            r = subprocess.run([os.path.join(ROOT, "scripts", "slurm"), "collect", f"--out={out}", "--expect=7:1:x"],
+                               capture_output=True, text=True, timeout=60, preexec_fn=small_files)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("cannot write", r.stderr.splitlines()[-1])
+            with open(os.path.join(report, "tasks.md")) as f:
+                self.assertEqual(f.read(), earlier)
+            self.assertEqual(os.listdir(report), ["tasks.md"], "a scratch file was left")
+
+
 def packages_installed(*names):
     return all(subprocess.run(["dpkg-query", "-W", "-f=${Status}", n], capture_output=True, text=True).stdout
                == "install ok installed" for n in names)
