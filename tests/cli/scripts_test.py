@@ -187,6 +187,36 @@ class SlurmCollect(unittest.TestCase):
             self.assertEqual(os.listdir(report), ["tasks.md"], "a scratch file was left")
 
 
+class ResultsManifest(unittest.TestCase):
+    """Issue 35 (every writer in scripts/ atomic): results-manifest wrote
+    results/manifest.json in place, so a failed write left it cut short."""
+
+    def test_a_failed_write_keeps_the_manifest(self):
+        import json
+        import resource
+        import signal
+        with tempfile.TemporaryDirectory() as d:
+            os.makedirs(os.path.join(d, "GPU"))
+            with open(os.path.join(d, "GPU", "x.log"), "w") as f:
+                f.write("log\n")
+            manifest = os.path.join(d, "manifest.json")
+            earlier = json.dumps({"files": {"GPU/x.log": {"command": "c", "what": "a log the manifest describes"}}})
+            with open(manifest, "w") as f:
+                f.write(earlier)
+
+            def small_files():
+                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # the write fails (EFBIG) instead
+                resource.setrlimit(resource.RLIMIT_FSIZE, (16, resource.RLIM_INFINITY))
+
+            r = subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "results-manifest"), "--results", d],
+                               capture_output=True, text=True, timeout=60, preexec_fn=small_files)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("cannot write", r.stderr.splitlines()[-1])
+            with open(manifest) as f:
+                self.assertEqual(f.read(), earlier)
+            self.assertEqual(sorted(os.listdir(d)), ["GPU", "manifest.json"], "a scratch file was left")
+
+
 def packages_installed(*names):
     return all(subprocess.run(["dpkg-query", "-W", "-f=${Status}", n], capture_output=True, text=True).stdout
                == "install ok installed" for n in names)
