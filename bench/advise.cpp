@@ -189,45 +189,6 @@ int report(const Advice& a, nlohmann::json& doc) {
   return kExitOk;
 }
 
-// --out is checked, locked and written as the main program's results file
-// (results_file.hpp): refused before the search if it cannot be written,
-// replaced whole by a rename, so a failed write leaves the earlier advice.
-class AdviceFile {
- public:
-  // False after saying why the file cannot be written.
-  bool open(const std::optional<std::string>& path) {
-    if (!path) return true;
-    try {
-      file_.emplace(*path, "--out");
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "heapbench advise: {}\n", e.what());
-      return false;
-    }
-    file_->remove_scratch_on_signal();
-    return true;
-  }
-  AdviceFile() = default;
-  AdviceFile(const AdviceFile&) = delete;
-  AdviceFile& operator=(const AdviceFile&) = delete;
-  ~AdviceFile() {
-    if (file_) file_->discard();
-  }
-  // kExitOk, or kExitCannotWrite after saying why.
-  int write(const nlohmann::json& doc) const {
-    if (!file_) return kExitOk;
-    try {
-      write_atomically(file_->path(), doc.dump(2) + '\n');
-    } catch (const ResultsWriteError& e) {
-      fmt::print(stderr, "heapbench advise: {}; {} keeps its earlier content\n", e.what(), file_->path());
-      return kExitCannotWrite;
-    }
-    return kExitOk;
-  }
-
- private:
-  std::optional<ResultsFile> file_;
-};
-
 }  // namespace
 
 int run_advise(int argc, char** argv, const DeviceHooks& hooks) {
@@ -238,7 +199,7 @@ int run_advise(int argc, char** argv, const DeviceHooks& hooks) {
     fmt::print("{}", advise_help());
     return kExitOk;
   }
-  AdviceFile out;
+  SubcommandFile out("advise", "--out");
   if (!out.open(o.out)) return kExitUsage;
   const auto t0 = std::chrono::steady_clock::now();
   const std::string shown = case_name(workload_case(o.workload, 0));
@@ -260,7 +221,7 @@ int run_advise(int argc, char** argv, const DeviceHooks& hooks) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   doc["seconds"] = seconds;
   fmt::print("took {:.1f} s\n", seconds);
-  const int written = out.write(doc);
+  const int written = out.write(doc.dump(2) + '\n');
   return written != kExitOk ? written : code;
 }
 

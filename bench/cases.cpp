@@ -53,6 +53,7 @@ CapacityMemo g_capacity;
 struct Measured {
   explicit Measured(std::unique_ptr<Reducer> r) : reducer(std::move(r)) {}
   RoundSeries series;
+  RoundSamples samples;  // the same rounds, kept for the results file
   std::unique_ptr<Reducer> reducer;
   int throttled_rounds = 0;  // in batches under kMinClockFraction of the rated SM clock: dropped
   int unheld_rounds = 0;     // in batches whose hold broke (launch gaps timed): dropped
@@ -64,7 +65,10 @@ struct Measured {
   std::uint64_t calls = 0;  // allocation calls of every batch run, counted or dropped: what the energy paid for
 
   void accept(const IterationResult& r, const std::vector<double>& rounds, double clock_mhz) {
-    for (double t : rounds) series.add(t);
+    for (double t : rounds) {
+      series.add(t);
+      samples.add(t);
+    }
     reducer->add(r);
     if (clock_mhz > 0) {
       const double t = r.timed_seconds;
@@ -190,7 +194,26 @@ std::string warm_up(Backend& backend, const Case& c, const RunConfig& cfg) {
   return run_round(*warm, -1).problem(cfg.kernel_budget_s);
 }
 
+// What run_case keeps of every run for the results file and the summary.
+struct Kept {
+  std::map<std::string, std::vector<RoundSamples>> samples;  // family -> one per repetition, in order
+  std::vector<std::pair<std::string, bool>> convergence;
+};
+Kept& kept() {
+  static Kept k;
+  return k;
+}
+
+// Files the run's samples under its family when the run ends, however it ends,
+// so that the n-th of a family's is its n-th repetition's.
+struct KeepSamples {
+  std::string family;
+  RoundSamples samples;
+  ~KeepSamples() { kept().samples[family].push_back(std::move(samples)); }
+};
+
 void run_case(benchmark::State& st, const Case& c, const std::string& name, const RunConfig& run_cfg) {
+  KeepSamples keep{case_name(c), {}};
   const RunConfig cfg = for_case(c, run_cfg);
   if (cfg.stop && cfg.stop->due()) throw StoppedAfterDeviceError{};
   nvtx::range case_range{nvtx::case_range(name.c_str(), c.threads)};
@@ -253,6 +276,8 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     g_capacity.bytes = capacity_after;
     set_measurement_counters(st, m, fixed);
     set_cost_counters(st, m.cost, setup);
+    keep.samples = m.samples;
+    if (!fixed) kept().convergence.emplace_back(case_name(c), m.verdict == Verdict::converged);
     Counters own;
     m.reducer->write(own, heap.reported);
     own.insert(energy_counters.begin(), energy_counters.end());
@@ -303,6 +328,17 @@ const Case* registered_case(const std::string& family) {
   const auto it = registry().by_family.find(family);
   return it == registry().by_family.end() ? nullptr : &it->second;
 }
+
+const RoundSamples* round_samples(const std::string& family, std::int64_t repetition) {
+  const auto it = kept().samples.find(family);
+  if (it == kept().samples.end() || repetition < 0 || static_cast<std::size_t>(repetition) >= it->second.size()) {
+    return nullptr;
+  }
+  const RoundSamples& s = it->second[static_cast<std::size_t>(repetition)];
+  return s.ns().empty() ? nullptr : &s;
+}
+
+std::vector<std::pair<std::string, bool>> convergence_of_runs() { return kept().convergence; }
 
 const Case* registered_case_named(const std::string& name) {
   const auto it = registry().family_of.find(name);

@@ -1,8 +1,10 @@
 #pragma once
 // The cases as Google Benchmark runs them (bench/cases.cpp): registration, and
 // the loop that measures one case through the Backend seam.
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -67,5 +69,16 @@ const Case* registered_case(const std::string& family);
 
 // The same, by the benchmark_name() a case was registered with.
 const Case* registered_case_named(const std::string& name);
+
+// What the measuring loop kept of each run of a case in this process: its
+// rounds (RoundSamples, each entry's round_ns), by the family name and the
+// repetition (Run::run_name.function_name, Run::repetition_index); nullptr
+// for a run that counted no round (an error).
+const RoundSamples* round_samples(const std::string& family, std::int64_t repetition);
+
+// Each run of a case in this process that applied the stopping rule (not
+// --profile, not an error), in run order: its case name and whether it
+// converged; the closing summary counts those that did not.
+std::vector<std::pair<std::string, bool>> convergence_of_runs();
 
 }  // namespace heapbench

@@ -280,15 +280,8 @@ RowPlan plan_for(const CheckOptions& o, const CheckApi& api, std::uint64_t heap,
   return p;
 }
 
-void write_json_file(const std::string& path, const nlohmann::json& j) {
-  const std::string tmp = path + ".partial";
-  {
-    std::ofstream f(tmp);
-    f << j.dump(2) << '\n';
-    if (!f) throw std::runtime_error("cannot write " + path);
-  }
-  fs::rename(tmp, path);
-}
+// A row's file, as every file heapbench writes: a temporary name, then a rename.
+void write_json_file(const std::string& path, const nlohmann::json& j) { write_atomically(path, j.dump(2) + '\n'); }
 
 // In a row's process: the rows asked, in order, into --child-out.
 int run_child(const CheckOptions& o, const CheckHooks& hooks) {
@@ -391,6 +384,14 @@ int run_check(int argc, char** argv, const DeviceHooks& hooks) {
     return kExitOk;
   }
   if (o.child_out) return run_child(o, ch);
+  // Refused before any device work, as advise --out is (the verdicts were
+  // lost after the whole battery for an unwritable path).
+  if (o.json && o.markdown && same_file(*o.json, *o.markdown)) {
+    fmt::print(stderr, "heapbench check: --json={} and --markdown={}: the same file; give two\n", *o.json, *o.markdown);
+    return kExitUsage;
+  }
+  SubcommandFile json_file("check", "--json"), markdown_file("check", "--markdown");
+  if (!json_file.open(o.json) || !markdown_file.open(o.markdown)) return kExitUsage;
 
   const std::optional<DeviceInfo> probed = probe_for("check", hooks, o.device);
   if (!probed) return kExitNoDevice;
@@ -426,17 +427,8 @@ int run_check(int argc, char** argv, const DeviceHooks& hooks) {
   bool failed = false;
   for (const ApiVerdict& v : verdicts) failed |= v.failed();
   fmt::print("took {:.1f} s: {}\n", since(t0), failed ? "some row FAILED" : "no row failed");
-  try {
-    if (o.json) write_json_file(*o.json, verdicts_json(verdicts, context));
-    if (o.markdown) {
-      std::ofstream f(*o.markdown);
-      f << format_markdown(verdicts, context);
-      if (!f) throw std::runtime_error("cannot write " + *o.markdown);
-    }
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "heapbench check: {}\n", e.what());
-    return kExitNoResults;
-  }
+  if (const int code = json_file.write(verdicts_json(verdicts, context).dump(2) + '\n'); code != kExitOk) return code;
+  if (const int code = markdown_file.write(format_markdown(verdicts, context)); code != kExitOk) return code;
   return failed ? kExitCheckFailed : kExitOk;
 }
 

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "heapbench/counter_units.hpp"
+#include "heapbench/results_file.hpp"
 #include "run_error.hpp"
 
 namespace heapbench {
@@ -46,6 +47,22 @@ std::string explain_debug_warning(std::string text) {
   return text;
 }
 
+std::string without_provenance(const std::string& text) {
+  // How the file was made (bench/context.cpp): the user typed the command
+  // line, and the build's flags are the file's to keep, not the console's.
+  static constexpr const char* kFileOnly[] = {"heapbench_command_line:", "heapbench_environment:",
+                                              "heapbench_build_type:", "heapbench_cxx_", "heapbench_cuda_"};
+  std::istringstream in(text);
+  std::string out, line;
+  while (std::getline(in, line)) {
+    const bool file_only = std::any_of(std::begin(kFileOnly), std::end(kFileOnly),
+                                       [&](const char* key) { return line.rfind(key, 0) == 0; });
+    if (!file_only) out += line + '\n';
+  }
+  if (!text.empty() && text.back() != '\n' && !out.empty()) out.pop_back();
+  return out;
+}
+
 bool ConsoleReporter::ReportContext(const Context& context) {
   // The base class's own work (field width, header state, context text),
   // with the text caught and amended.
@@ -56,11 +73,16 @@ bool ConsoleReporter::ReportContext(const Context& context) {
   SetErrorStream(&err);
   name_field_width_ = std::max(name_field_width_, layout_.min_name_width);
   if (layout_.context_and_header) {
-    err << explain_debug_warning(caught.str());
+    err << without_provenance(explain_debug_warning(caught.str()));
   } else {
     printed_header_ = true;  // the first group's header serves
   }
   return go_on;
+}
+
+void ConsoleReporter::ReportRuns(const std::vector<Run>& runs) {
+  benchmark::ConsoleReporter::ReportRuns(runs);
+  if (layout_.only_output && output_closed()) throw ResultsWriteError("cannot write standard output: Broken pipe (its reader is gone)");
 }
 
 void ConsoleReporter::PrintHeader(const Run& run) {

@@ -26,6 +26,8 @@ namespace heapbench {
 struct ConsoleLayout {
   bool context_and_header = true;
   std::size_t min_name_width = 0;
+  // No results file: the table is the run's only output, and a closed one stops the run (ReportRuns).
+  bool only_output = false;
 };
 
 class ConsoleReporter final : public benchmark::ConsoleReporter {
@@ -34,6 +36,11 @@ class ConsoleReporter final : public benchmark::ConsoleReporter {
       : benchmark::ConsoleReporter(options), layout_(layout) {}
 
   bool ReportContext(const Context& context) override;
+  // With layout.only_output, stops the run (ResultsWriteError) once standard
+  // output's reader is gone (SIGPIPE noted: `heapbench | head`), after the rows
+  // so far: without a results file nothing else would stop a sweep nobody
+  // reads. (With one, SnapshotReporter stops it once the case is written.)
+  void ReportRuns(const std::vector<Run>& runs) override;
 
  protected:
   void PrintHeader(const Run& run) override;
@@ -45,6 +52,10 @@ class ConsoleReporter final : public benchmark::ConsoleReporter {
 
 // The line that stands in for Google Benchmark's DEBUG warning.
 extern const char* const kDebugLibraryNote;
+
+// Google Benchmark's context text less the lines of the results file's
+// provenance (the command line, the environment, the build: bench/context.cpp).
+std::string without_provenance(const std::string& context_text);
 
 // Google Benchmark's context text with its DEBUG warning replaced by kDebugLibraryNote.
 std::string explain_debug_warning(std::string context_text);

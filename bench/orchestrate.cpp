@@ -202,8 +202,7 @@ class Children {
       threads.emplace_back([this, device = device, groups = groups, slot = slot++] { run_device(device, groups, slot); });
     }
     for (auto& t : threads) t.join();
-    std::error_code ec;
-    std::filesystem::remove_all(work_, ec);
+    remove_run_files(work_.string());  // only what this run wrote: anything else there stays
     outcome_.entries = merger_.entries();
     outcome_.runs_merged = merger_.runs_merged();
     outcome_.signal = g_stop.load();

@@ -8,6 +8,7 @@
 
 #include "app.hpp"  // subcommands(), which --help lists
 #include "exit_codes.hpp"
+#include "heapbench/catalog.hpp"
 #include "heapbench/parse.hpp"
 #include "heapbench/sweep.hpp"
 #include "heapbench/version.hpp"
@@ -19,6 +20,23 @@ template <class... Args>
 int fail(int code, fmt::format_string<Args...> f, Args&&... args) {
   fmt::print(stderr, "heapbench: {}\n", fmt::format(f, std::forward<Args>(args)...));
   return code;
+}
+
+// The first case whose bytes do not fit in 64 bits: size x threads, each
+// call's block (size x the threads that share it, per_warp's 32, per_block's
+// 256) counted whole. "" when every case's do. A wrapped product passed the
+// demand check as 0 bytes (--sizes=9223372036854775808 --threads=2).
+std::string overflowing_case(const std::vector<Case>& cases) {
+  for (const Case& c : cases) {
+    const std::uint64_t sharing = c.pattern ? std::max<std::uint64_t>(c.pattern->threads_per_call, 1) : 1;
+    const std::uint64_t calls = (c.threads + sharing - 1) / sharing;
+    const auto block = checked_product(c.size, sharing);
+    if (!block || !checked_product(*block, calls)) {
+      return fmt::format("{}: {} B x {} threads is more than 2^64 bytes (--sizes x --threads); no heap holds it",
+                         case_name(c), c.size, c.threads);
+    }
+  }
+  return {};
 }
 
 }  // namespace
@@ -60,6 +78,7 @@ std::variant<Plan, int> plan_run(int argc, char** argv) {
     return fail(kExitUsage, "--benchmark_format=csv: under isolation (the default with --benchmark_out) each heap "
                 "group would print its own table; give --no-isolate, or read the merged --benchmark_out");
   }
+  if (const std::string why = overflowing_case(plan.cases); !why.empty()) return fail(kExitUsage, "{}", why);
   if (plan.cases.empty()) {
     return fail(kExitUsage,
                 "the sweep has no cases: the patterns and APIs given have no supported pair "

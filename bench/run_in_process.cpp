@@ -69,7 +69,9 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
   add_results_context(device, o, cfg.energy.get());
 
   std::size_t ran = 0;
-  const std::unique_ptr<benchmark::BenchmarkReporter> display = display_reporter(run.plan.bflags, child_layout(run, cfg));
+  ConsoleLayout layout = child_layout(run, cfg);
+  layout.only_output = out == nullptr;
+  const std::unique_ptr<benchmark::BenchmarkReporter> display = display_reporter(run.plan.bflags, layout);
   try {
     if (out) {
       // Progress and the measurement summary: the results file's reporter sees every case.
@@ -99,13 +101,20 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
     } else {
       ran = benchmark::RunSpecifiedBenchmarks(display.get());
     }
+    if (const std::string line = convergence_summary(convergence_of_runs()); !child && !line.empty()) {
+      fmt::print(stderr, "{}\n", line);
+    }
   } catch (const StoppedAfterDeviceError&) {
     // The failed case's error result is in the results file; the parent runs
     // the rest of the group in a new process.
     std::fflush(stdout);
     return kExitDeviceError;
   } catch (const ResultsWriteError& e) {
-    fmt::print(stderr, "heapbench: {}; {} keeps its last complete version\n", e.what(), out->path());
+    if (out) {
+      fmt::print(stderr, "heapbench: {}; {} keeps its last complete version\n", e.what(), out->path());
+    } else {
+      fmt::print(stderr, "heapbench: {}\n", e.what());
+    }
     return kExitCannotWrite;
   } catch (const std::exception& e) {
     fmt::print(stderr, "heapbench: {}\n", e.what());

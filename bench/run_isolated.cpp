@@ -7,6 +7,7 @@
 #include <cstring>
 #include <set>
 
+#include "context.hpp"
 #include "exit_codes.hpp"
 #include "heapbench/merge.hpp"
 #include "heapbench/progress.hpp"
@@ -14,6 +15,21 @@
 #include "runners.hpp"
 
 namespace heapbench {
+namespace {
+
+// The entries of `document` this run wrote: not those of an interrupted run it
+// carries (an entry equal to one of `carried`; the run's own result for the
+// same case differs from it, and replaces it).
+nlohmann::json own_entries(const nlohmann::json& document, const std::set<std::string>& carried) {
+  nlohmann::json own = nlohmann::json::array();
+  if (!document.contains("benchmarks")) return own;
+  for (const auto& entry : document["benchmarks"]) {
+    if (!carried.count(entry.dump())) own.push_back(entry);
+  }
+  return own;
+}
+
+}  // namespace
 
 int run_isolated(const PlannedRun& run, const std::vector<int>& devices, ResultsFile& out) {
   const Plan& plan = run.plan;
@@ -31,24 +47,24 @@ int run_isolated(const PlannedRun& run, const std::vector<int>& devices, Results
   std::size_t planned = 0;
   for (const auto& p : children) planned += p.expected.size();
   Progress progress(planned * static_cast<std::size_t>(plan.bflags.repetitions));
+  const std::string command_line = heapbench::command_line(plan.options);
   ChildrenSettings settings;
   settings.tag_devices = devices.size() > 1;
   settings.quiet_children = plan.bflags.format == "json";  // stdout gets the merged document instead
   settings.case_timeout_s = case_timeout_seconds(plan.options);
   settings.carried = out.carried();
+  std::set<std::string> carried;
+  for (const auto& entry : settings.carried) carried.insert(entry.dump());
   settings.on_change = [&](ResultsMerger& merger) {
-    std::set<std::string> carried;
-    for (const auto& entry : settings.carried) carried.insert(entry_key(entry));
     std::vector<ReportedRun> reported;
-    for (const auto& entry : merger.document()["benchmarks"]) {
-      if (!carried.count(entry_key(entry))) reported.push_back(reported_run(entry));  // not an interrupted run's
-    }
+    for (const auto& entry : own_entries(merger.document(), carried)) reported.push_back(reported_run(entry));
     const Done done = count_done(reported);
     const double now = run.clock.seconds();
     if (const std::string line = progress.update(done.cases, done.timed_s, now, done.errors); !line.empty()) {
       fmt::print(stderr, "{}\n", line);
     }
     for (const auto& [k, v] : timing_context(now, done.timed_s)) merger.set_context(k, v);
+    merger.set_context(kCommandLineKey, command_line);  // the run's, not its children's
   };
   ChildrenOutcome done;
   try {
@@ -58,6 +74,9 @@ int run_isolated(const PlannedRun& run, const std::vector<int>& devices, Results
     return kExitNoResults;
   }
   fmt::print(stderr, "{}\n", progress.summary(run.clock.seconds()));
+  if (const std::string line = convergence_summary(convergence_of(own_entries(done.document, carried))); !line.empty()) {
+    fmt::print(stderr, "{}\n", line);
+  }
   if (!done.write_error.empty()) {
     fmt::print(stderr, "heapbench: the run stopped: {}; {} keeps its last complete version\n", done.write_error,
                out.path());

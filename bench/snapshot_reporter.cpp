@@ -59,7 +59,14 @@ nlohmann::ordered_json ResultsDocument::build() const {
   // Entry i is run i: its axes come from the Case registration recorded for the
   // run's family (run_name.function_name); no name in the document is read.
   for (std::size_t i = 0; i < runs_.size(); ++i) {
-    if (const Case* c = registered_case(runs_[i].run_name.function_name)) entries[i][kAxisValuesKey] = axis_values(*c);
+    const Run& run = runs_[i];
+    if (const Case* c = registered_case(run.run_name.function_name)) entries[i][kAxisValuesKey] = axis_values(*c);
+    // The rounds themselves (RoundSamples): what a two-sample test compares between two files.
+    if (run.run_type != Run::RT_Iteration || run_error(run) != nullptr) continue;
+    if (const RoundSamples* s = round_samples(run.run_name.function_name, run.repetition_index)) {
+      entries[i][kRoundNsKey] = s->ns();
+      entries[i][kRoundNsStrideKey] = s->stride();
+    }
   }
   if (!carried_.empty()) {
     std::set<std::string> present;

@@ -10,8 +10,9 @@
 //  - JsonReporter, the display reporter for --benchmark_format=json: the same
 //    document to standard output once the run ends.
 // Each entry, aggregates too, carries its case's axis_values, taken from the
-// Case that registration recorded for the run's family (cases.hpp), and the
-// document carries the "counters" and "apis" blocks (results_file.hpp).
+// Case that registration recorded for the run's family (cases.hpp), each
+// measured one its rounds (round_ns, round_ns_stride), and the document
+// carries the "counters" and "apis" blocks (results_file.hpp).
 #include <benchmark/benchmark.h>
 
 #include <functional>
@@ -24,6 +25,11 @@
 #include <nlohmann/json.hpp>
 
 namespace heapbench {
+
+// Each measured entry's rounds (RoundSamples, docs/json.md): GPU time of each
+// kept round in ns, and which rounds were kept (every stride-th).
+inline constexpr const char* kRoundNsKey = "round_ns";
+inline constexpr const char* kRoundNsStrideKey = "round_ns_stride";
 
 class ResultsDocument {
  public:

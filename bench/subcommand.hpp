@@ -10,6 +10,7 @@
 
 #include "device_hooks.hpp"
 #include "heapbench/options.hpp"
+#include "heapbench/results_file.hpp"
 
 namespace heapbench {
 
@@ -23,6 +24,29 @@ auto parse_subcommand(const char* name, Parse parse) -> std::optional<decltype(p
     return std::nullopt;
   }
 }
+
+// A file a subcommand writes (advise --out, check --json and --markdown),
+// checked, locked and written as the main program's results file
+// (results_file.hpp): refused before any device work if it cannot be written,
+// replaced whole by a rename, so a failed write leaves the earlier content.
+class SubcommandFile {
+ public:
+  SubcommandFile(const char* subcommand, const char* flag) : subcommand_(subcommand), flag_(flag) {}
+  SubcommandFile(const SubcommandFile&) = delete;
+  SubcommandFile& operator=(const SubcommandFile&) = delete;
+  // Nothing to do for nullopt; false after saying why `path` cannot be written.
+  bool open(const std::optional<std::string>& path);
+  // kExitOk (also when none was opened), or kExitCannotWrite after saying why.
+  int write(const std::string& content) const;
+
+ private:
+  const char* subcommand_;
+  const char* flag_;
+  std::optional<ResultsFile> file_;
+};
+
+// Whether two paths name one file (the same path spelled twice, or a link to it).
+bool same_file(const std::string& a, const std::string& b);
 
 // The device, or nullopt after printing why it cannot be used.
 std::optional<DeviceInfo> probe_for(const char* name, const DeviceHooks& hooks, int device);

@@ -50,7 +50,8 @@ struct Case {
 
   std::string_view pattern_name() const;
   std::string_view api_name() const;
-  std::uint64_t demand() const { return size * threads; }
+  // size x threads; the largest uint64 where that does not fit (it never fits a heap).
+  std::uint64_t demand() const { return threads != 0 && size > ~std::uint64_t{0} / threads ? ~std::uint64_t{0} : size * threads; }
   Limit limit() const;
   // cudaLimitMallocHeapSize asked for, bytes; 0 for a case that sets the FIFO instead.
   std::uint64_t malloc_heap() const { return limit() == Limit::malloc_heap ? limit_bytes : 0; }

@@ -182,15 +182,20 @@ Case workload_case(const Workload& w, std::uint64_t heap) {
       w.size.text()));
 }
 
-std::uint64_t workload_demand(const Workload& w) {
+std::optional<std::uint64_t> checked_workload_demand(const Workload& w) {
   const Case c = workload_case(w, 0);
-  if (w.size.kind == SizeDistribution::Kind::uniform) {  // per_thread_mixed's seeded sizes
-    std::uint64_t sum = 0;
-    for (std::uint64_t tid = 0; tid < c.threads; ++tid) sum += mixed_size(tid, c.size);
-    return sum;
-  }
   const std::uint64_t stride = c.pattern->threads_per_call;
-  return (c.threads + stride - 1) / stride * stride * c.size;  // a partial warp or block still asks for all of it
+  // A partial warp or block still asks for all of it; per_thread_mixed's seeded sizes are at most c.size each.
+  const auto most = checked_product((c.threads + stride - 1) / stride * stride, c.size);
+  if (!most || w.size.kind != SizeDistribution::Kind::uniform) return most;
+  std::uint64_t sum = 0;
+  for (std::uint64_t tid = 0; tid < c.threads; ++tid) sum += mixed_size(tid, c.size);
+  return sum;
+}
+
+std::uint64_t workload_demand(const Workload& w) {
+  const auto demand = checked_workload_demand(w);
+  return demand ? *demand : ~std::uint64_t{0};
 }
 
 HeapSearch find_min_heap(std::uint64_t demand_bytes, std::uint64_t max_mib, double tolerance,
@@ -292,6 +297,7 @@ AdviseOptions parse_advise_options(int argc, const char* const* argv) {
     throw UsageError(e.what());
   }
   refuse_flags_taken_as_values(app);
+  refuse_repeated_options(app);
   if (o.help) return o;
   for (const std::string& a : app.remaining()) {
     if (a.size() > 1 && a[0] == '-') {
@@ -319,23 +325,29 @@ AdviseOptions parse_advise_options(int argc, const char* const* argv) {
     throw UsageError(fmt::format("--size={}: {}", p.size, e.what()));
   }
   if ((o.workload.align & (o.workload.align - 1)) != 0 || o.workload.align == 0) {
-    throw UsageError(fmt::format("--align={}: not a power of two", o.workload.align));
+    throw UsageError(fmt::format("--align={}: not a power of two", typed_value(app, "--align")));
   }
   try {
     (void)workload_case(o.workload, 0);  // refuses what no pattern runs, before any device is touched
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }
-  if (!(p.margin_pct >= 0 && p.margin_pct <= 100)) throw UsageError(fmt::format("--margin={}: percent, 0 to 100", p.margin_pct));
-  if (!(p.tolerance_pct > 0 && p.tolerance_pct <= 50)) {
-    throw UsageError(fmt::format("--tolerance={}: percent, above 0 and at most 50", p.tolerance_pct));
+  if (!checked_workload_demand(o.workload)) {  // it wrapped: "0.0 MiB asked"
+    throw UsageError(fmt::format("--size={} x --threads={}: the workload asks for more than 2^64 bytes; no heap holds it",
+                                 p.size, p.threads));
   }
-  if (o.rounds < 1 || o.rounds > 100) throw UsageError(fmt::format("--rounds={}: 1 to 100", o.rounds));
+  if (!(p.margin_pct >= 0 && p.margin_pct <= 100)) {
+    throw UsageError(fmt::format("--margin={}: percent, 0 to 100", typed_value(app, "--margin")));
+  }
+  if (!(p.tolerance_pct > 0 && p.tolerance_pct <= 50)) {
+    throw UsageError(fmt::format("--tolerance={}: percent, above 0 and at most 50", typed_value(app, "--tolerance")));
+  }
+  if (o.rounds < 1 || o.rounds > 100) throw UsageError(fmt::format("--rounds={}: 1 to 100", typed_value(app, "--rounds")));
   o.kernel_budget_s = kernel_budget_seconds(p.budget_ms, typed_value(app, "--kernel-budget-ms"));
-  if (o.device < 0) throw UsageError(fmt::format("--device={}: must be >= 0", o.device));
+  if (o.device < 0) throw UsageError(fmt::format("--device={}: must be >= 0", typed_value(app, "--device")));
   if (!p.max_heap.empty()) {
     try {
-      o.max_heap = parse_quantity(p.max_heap);
+      o.max_heap = parse_heap_size(p.max_heap);  // a bare number is MiB, as --heaps
     } catch (const std::invalid_argument& e) {
       throw UsageError(fmt::format("--max-heap={}: {}", p.max_heap, e.what()));
     }

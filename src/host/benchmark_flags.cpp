@@ -74,6 +74,26 @@ bool truthy(std::string_view value) {
   return !(v == "0" || v == "f" || v == "n" || v == "false" || v == "no" || v == "off");
 }
 
+// The spellings Google Benchmark gives true and false. It reads any other word
+// as true (IsTruthyFlagValue), so "=maybe" kept only the aggregates.
+constexpr std::string_view kTrueWords[] = {"true", "yes", "on", "t", "y", "1"};
+constexpr std::string_view kFalseWords[] = {"false", "no", "off", "f", "n", "0"};
+
+// Refuses `value` of `flag` unless it is one of those spellings (any case), or `also`.
+void refuse_non_boolean(std::string_view flag, const std::string& value, std::string_view also = {}) {
+  std::string v(value);
+  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return std::tolower(c); });
+  const auto in = [&](const auto& words) { return std::find(std::begin(words), std::end(words), v) != std::end(words); };
+  if (in(kTrueWords) || in(kFalseWords) || (!also.empty() && v == also)) return;
+  throw UsageError(fmt::format("{}={}: not {}true or false (Google Benchmark reads {} as true and {} as false)", flag,
+                               value, also.empty() ? "" : fmt::format("{}, ", also), fmt::join(kTrueWords, ", "),
+                               fmt::join(kFalseWords, ", ")));
+}
+
+// Google Benchmark's boolean flags that heapbench passes on.
+constexpr std::string_view kBooleanFlags[] = {"--benchmark_report_aggregates_only",
+                                              "--benchmark_display_aggregates_only", "--benchmark_counters_tabular"};
+
 constexpr std::string_view kRandomInterleaving = "--benchmark_enable_random_interleaving";
 
 }  // namespace
@@ -132,7 +152,11 @@ void refuse_refused_flag(std::string_view arg) {
   const GoogleBenchmarkFlag* f = find_google_benchmark_flag(name);
   if (f == nullptr || f->refused.empty()) return;
   const bool has_value = name.size() < arg.size();
-  if (name == kRandomInterleaving && has_value && !truthy(arg.substr(name.size() + 1))) return;
+  if (name == kRandomInterleaving && has_value) {
+    const std::string value(arg.substr(name.size() + 1));
+    refuse_non_boolean(name, value);
+    if (!truthy(value)) return;
+  }
   throw UsageError(fmt::format("{}: refused: {}", arg, f->refused));
 }
 
@@ -146,9 +170,25 @@ void refuse_empty_values(const std::vector<std::string>& args) {
 }
 
 void add_subcommand_flags(CLI::App& app, bool& help, int& device) {
+  allow_repeats_to_be_judged(app);
   app.set_help_flag();
   app.add_flag("-h,--help", help, "Print these flags and exit");
   app.add_option("--device", device, "CUDA device index (default 0)");
+}
+
+void allow_repeats_to_be_judged(CLI::App& app) {
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+}
+
+void refuse_repeated_options(const CLI::App& app, const std::vector<std::string>& may_repeat) {
+  for (const CLI::Option* opt : app.get_options()) {
+    if (opt->get_expected_min() == 0 || opt->results().size() < 2) continue;  // a flag, or given once
+    if (std::find(may_repeat.begin(), may_repeat.end(), opt->get_name()) != may_repeat.end()) continue;
+    std::vector<std::string> given;
+    for (const std::string& v : opt->results()) given.push_back(fmt::format("{}={}", opt->get_name(), v));
+    throw UsageError(fmt::format("{}: given {} times; give it once (several values go in one, comma-separated)",
+                                 fmt::join(given, " and "), given.size()));
+  }
 }
 
 void refuse_flags_taken_as_values(const CLI::App& app) {
@@ -179,7 +219,16 @@ void check_whole_mib(const std::string& flag, const std::string& text, std::uint
 std::vector<std::uint64_t> whole_mib_list(const std::string& flag, const std::string& text) {
   std::vector<std::uint64_t> sizes;
   try {
-    sizes = parse_quantity_list(text);
+    if (text.empty()) throw std::invalid_argument("empty list");
+    // Each item a heap size: a bare number is MiB (parse_heap_size), as case names print it.
+    for (std::size_t start = 0;;) {
+      const std::size_t comma = text.find(',', start);
+      const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (item.empty()) throw std::invalid_argument(fmt::format("'{}' has an empty item", text));
+      sizes.push_back(parse_heap_size(item));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("{}={}: {}", flag, text, e.what()));
   }
@@ -205,7 +254,10 @@ BenchmarkFlags check_benchmark_flags(const std::vector<std::string>& args) {
   std::string verbosity, context;
   app.add_option("--v", verbosity)->check(whole_number())->multi_option_policy(last);
   app.add_option("--benchmark_context", context)->check(key_value_pairs())->multi_option_policy(last);
-  app.add_flag("--benchmark_counters_tabular{true}", tabular)->multi_option_policy(last);
+  std::string booleans[std::size(kBooleanFlags)];
+  for (std::size_t i = 0; i < std::size(kBooleanFlags); ++i) {
+    app.add_flag(fmt::format("{}{{true}}", kBooleanFlags[i]), booleans[i])->multi_option_policy(last);
+  }
   app.allow_extras();
   std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
   if (!reversed.empty()) reversed.pop_back();                      // argv[0]
@@ -214,7 +266,12 @@ BenchmarkFlags check_benchmark_flags(const std::vector<std::string>& args) {
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
+  for (std::size_t i = 0; i < std::size(kBooleanFlags); ++i) {
+    if (app.count(std::string(kBooleanFlags[i]))) refuse_non_boolean(kBooleanFlags[i], booleans[i]);
+  }
+  tabular = booleans[2];
   f.counters_tabular = app.count("--benchmark_counters_tabular") > 0 && truthy(tabular);
+  if (app.count("--benchmark_color")) refuse_non_boolean("--benchmark_color", color, "auto");
   if (color != "auto") f.color = truthy(color);
   return f;
 }

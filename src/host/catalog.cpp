@@ -68,7 +68,7 @@ std::string contract_skip_reason(const Case& c, const ApiTraits& t) {
   }
   // per_warp and per_block ask for one block of size x the threads that share it.
   const std::uint64_t sharing = c.pattern != nullptr ? std::max<std::uint64_t>(c.pattern->threads_per_call, 1) : 1;
-  if (t.max_size != 0 && c.size * sharing > t.max_size) {
+  if (t.max_size != 0 && c.size > t.max_size / sharing) {  // c.size x sharing > max_size, without overflow
     return sharing == 1 ? fmt::format("not supported: {} serves blocks of at most {} bytes, the case asks for {}",
                                       t.name, t.max_size, c.size)
                         : fmt::format("not supported: {} serves blocks of at most {} bytes, the case asks for {} "

@@ -2,6 +2,8 @@
 // command line (src/include/heapbench/check.hpp).
 #include "heapbench/check.hpp"
 
+#include "heapbench/suggest.hpp"
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -596,19 +598,22 @@ CheckOptions parse_check_options(int argc, const char* const* argv, const std::v
   add_check_flags(app, o, p);
   std::vector<std::string> args;
   for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);  // CLI11 takes them reversed
+  refuse_empty_values({args.rbegin(), args.rend()});  // the main program's checks, shared
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
+  refuse_flags_taken_as_values(app);
+  refuse_repeated_options(app);
   if (o.help) return o;
   if (p.apis.empty()) {
     o.apis = known_apis;
   } else {
     for (const std::string& a : split_list(p.apis)) {
       if (std::find(known_apis.begin(), known_apis.end(), a) == known_apis.end()) {
-        throw UsageError(fmt::format("--apis={}: '{}' is not an allocator this binary can check ({})", p.apis, a,
-                                     fmt::join(known_apis, ", ")));
+        throw UsageError(fmt::format("--apis={}: '{}' is not an allocator this binary can check{} (it can check {})",
+                                     p.apis, a, did_you_mean(a, known_apis), fmt::join(known_apis, ", ")));
       }
       if (std::find(o.apis.begin(), o.apis.end(), a) == o.apis.end()) o.apis.push_back(a);
     }
@@ -629,7 +634,9 @@ CheckOptions parse_check_options(int argc, const char* const* argv, const std::v
       if (!row) {
         std::vector<std::string_view> names;
         for (Row r : kRows) names.push_back(row_name(r));
-        throw UsageError(fmt::format("--rows={}: unknown row '{}' (rows: {})", p.rows, name, fmt::join(names, ", ")));
+        throw UsageError(fmt::format("--rows={}: unknown row '{}'{} (rows: {})", p.rows, name,
+                                     did_you_mean(name, std::vector<std::string>(names.begin(), names.end())),
+                                     fmt::join(names, ", ")));
       }
       if (std::find(o.rows.begin(), o.rows.end(), *row) == o.rows.end()) o.rows.push_back(*row);
     }
@@ -638,9 +645,11 @@ CheckOptions parse_check_options(int argc, const char* const* argv, const std::v
   if (o.threads < 64 || o.threads > kMaxThreads) {
     throw UsageError(fmt::format("--threads={}: 64 to {}", p.threads, kMaxThreads));
   }
-  if (!(p.soak_ms > 0 && p.soak_ms <= 600000)) throw UsageError(fmt::format("--soak-ms={}: above 0, at most 600000", p.soak_ms));
+  if (!(p.soak_ms > 0 && p.soak_ms <= 600000)) {
+    throw UsageError(fmt::format("--soak-ms={}: above 0, at most 600000", typed_value(app, "--soak-ms")));
+  }
   o.kernel_budget_s = kernel_budget_seconds(p.budget_ms, typed_value(app, "--kernel-budget-ms"));
-  if (o.device < 0) throw UsageError(fmt::format("--device={}: must be >= 0", o.device));
+  if (o.device < 0) throw UsageError(fmt::format("--device={}: must be >= 0", typed_value(app, "--device")));
   o.soak_s = p.soak_ms / 1000;
   o.sanitizer = !p.no_sanitizer;
   if (!p.child_out.empty()) {

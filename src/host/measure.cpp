@@ -20,6 +20,17 @@ double RoundSeries::noise() const {
 
 double RoundSeries::mean_noise() const { return n_ < 2 ? 0.0 : noise() / std::sqrt(static_cast<double>(n_)); }
 
+void RoundSamples::add(double seconds) {
+  if (seen_++ % stride_ != 0) return;
+  ns_.push_back(static_cast<std::int64_t>(std::llround(seconds * 1e9)));
+  if (ns_.size() < kMaxSamples) return;
+  // Keep rounds 0, 2*stride, 4*stride, ...: the same spacing from the first round on.
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < ns_.size(); i += 2) ns_[kept++] = ns_[i];
+  ns_.resize(kept);
+  stride_ *= 2;
+}
+
 Verdict judge(const RoundSeries& s, double elapsed_s, const StoppingRule& rule) {
   if (s.rounds() >= std::max(rule.min_rounds, 2) && s.mean_noise() <= rule.max_noise) return Verdict::converged;
   if (elapsed_s >= rule.max_time_s && s.rounds() >= 1) return Verdict::capped;

@@ -2,7 +2,13 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -181,6 +187,13 @@ namespace fs = std::filesystem;
 // The names run_children gives its children's files: device, heap in MiB, attempt.
 const std::regex kChildFileName(R"(device(\d{1,4})_heap\d{1,12}_\d{1,6}\.json)");
 
+// An entry as heapbench writes it: a name, the case's axes and, where it says
+// whether it is an error, a boolean ("no" is not false).
+bool is_heapbench_entry(const json& b) {
+  return b.is_object() && b.contains("name") && b["name"].is_string() && b.contains("axis_values") &&
+         b["axis_values"].is_object() && (!b.contains("error_occurred") || b["error_occurred"].is_boolean());
+}
+
 // A child's results file as SnapshotReporter writes it: a document whose
 // every entry has a name and the axis values of a registered case. Anything
 // else (damaged, or not a child's file) is refused whole, with the reason.
@@ -197,8 +210,7 @@ std::optional<json> read_child(const fs::path& file, std::string& why) {
     }
     if (doc.contains("context") && !doc["context"].is_object()) doc.erase("context");
     for (const json& b : doc["benchmarks"]) {
-      if (!b.is_object() || !b.contains("name") || !b["name"].is_string() || !b.contains("axis_values") ||
-          !b["axis_values"].is_object()) {
+      if (!is_heapbench_entry(b)) {
         why = fmt::format("an entry that is not one of heapbench's cases ({:.60})", b.dump());
         return std::nullopt;
       }
@@ -261,6 +273,53 @@ std::vector<fs::path> child_files(const fs::path& groups, const std::optional<Ru
 
 }  // namespace
 
+std::string why_not_heapbench_results(const json& doc) {
+  if (!doc.is_object()) return "not a JSON object";
+  if (!doc.contains("benchmarks") || !doc["benchmarks"].is_array()) return "no benchmarks list";
+  if (!doc.contains("context") || !doc["context"].is_object() || !doc["context"].contains("heapbench_schema_version")) {
+    return "its context does not name heapbench_schema_version: not a file heapbench wrote";
+  }
+  for (const json& b : doc["benchmarks"]) {
+    if (!is_heapbench_entry(b)) return fmt::format("an entry that is not one of heapbench's cases ({:.60})", b.dump());
+  }
+  return "";
+}
+
+std::string move_aside(const std::string& path, const std::string& what) {
+  for (int n = 0; n < 1000; ++n) {
+    const std::string to = n == 0 ? fmt::format("{}.{}", path, what) : fmt::format("{}.{}.{}", path, what, n);
+    // RENAME_NOREPLACE: an earlier file of that name is never replaced.
+    if (::renameat2(AT_FDCWD, path.c_str(), AT_FDCWD, to.c_str(), RENAME_NOREPLACE) == 0) return to;
+    if (errno == EEXIST) continue;
+    if (errno == EINVAL) {  // a file system without RENAME_NOREPLACE: a hard link refuses an existing name too
+      if (::link(path.c_str(), to.c_str()) == 0) {
+        ::unlink(path.c_str());
+        return to;
+      }
+      if (errno == EEXIST) continue;
+    }
+    throw std::runtime_error(fmt::format("cannot move '{}' aside to '{}': {}", path, to, std::strerror(errno)));
+  }
+  throw std::runtime_error(fmt::format("cannot move '{}' aside: '{}.{}' and 999 more names are taken", path, path, what));
+}
+
+std::vector<std::string> remove_run_files(const std::string& groups_path) {
+  static const std::regex own(R"((device\d{1,4}_heap\d{1,12}_\d{1,6}\.json|run\.json)(\.partial|\.tmp)?)");
+  std::error_code ec;
+  std::vector<std::string> kept;
+  for (const auto& e : fs::directory_iterator(groups_path, ec)) {
+    const std::string name = e.path().filename().string();
+    if (std::regex_match(name, own) && !e.is_directory(ec)) {
+      fs::remove(e.path(), ec);
+    } else {
+      kept.push_back(name);
+    }
+  }
+  std::sort(kept.begin(), kept.end());
+  if (kept.empty()) fs::remove(groups_path, ec);
+  return kept;
+}
+
 Recovery recover_interrupted_run(const std::string& out_path, const std::string& groups_path) {
   const fs::path groups(groups_path);
   Recovery r;
@@ -285,11 +344,23 @@ Recovery recover_interrupted_run(const std::string& out_path, const std::string&
 
   // <out_path>, the killed run's merged results if it wrote them. Without a
   // manifest that is not known: a results document there is kept, and the
-  // children's cases are added to it.
+  // children's cases are added to it. A file that is not heapbench's results
+  // (not JSON, another program's) is never merged: it is moved aside, kept,
+  // before the cases are written.
   std::optional<json> earlier;
-  {
-    const json doc = read_json(out_path);  // throws if it is not JSON: it is then left alone
-    if (doc.is_object() && doc.contains("benchmarks") && doc["benchmarks"].is_array()) earlier = doc;
+  std::string unrecognised;  // why <out_path> is not heapbench's results
+  std::string aside_as;      // what to call it when it is moved aside
+  if (fs::exists(fs::symlink_status(out_path))) {
+    json doc;
+    try {
+      doc = read_json(out_path);
+      unrecognised = why_not_heapbench_results(doc);
+      aside_as = "foreign";
+    } catch (const std::exception& e) {
+      unrecognised = e.what();
+      aside_as = "damaged";
+    }
+    if (unrecognised.empty()) earlier = std::move(doc);
   }
   const bool adopt = earlier && (m ? m->wrote_results : true);
   bool tag = m ? m->tag_devices : devices.size() > 1;
@@ -304,6 +375,10 @@ Recovery recover_interrupted_run(const std::string& out_path, const std::string&
   }
   for (const auto& [device, doc] : children) merger.add_runs(device, doc, /*skip_present=*/true);
   r.added = merger.entries() - before;
+  if (r.added > 0 && !unrecognised.empty()) {
+    r.moved_aside = move_aside(out_path, aside_as);
+    r.moved_why = unrecognised;
+  }
   if (r.added > 0) merger.write(out_path);
   r.carry = adopt || r.added > 0;
   return r;

@@ -81,16 +81,21 @@ void add_workload_flags(CLI::App& app, Parsed& p) {
 }
 
 void add_flags(CLI::App& app, Parsed& p) {
+  allow_repeats_to_be_judged(app);
   app.set_help_flag();  // --help is ours: it prints these flags and then Google Benchmark's.
   app.add_flag("-h,--help", p.help, "Print heapbench's flags, its subcommands and Google Benchmark's flags, and exit");
   app.add_flag("--version", p.version, "Print heapbench's version and git commit, and exit (needs no GPU)");
   app.add_option("--patterns", p.patterns, fmt::format("Patterns, comma-separated ({})", fmt::join(kPatterns, ",")));
   app.add_option("--apis", p.apis, fmt::format("APIs, comma-separated ({}){}", fmt::join(kApis, ","), not_built_note()));
-  app.add_option("--aligns", p.aligns, "Alignments for aligned APIs, powers of two (e.g. 16,256,4096)");
+  app.add_option("--aligns", p.aligns,
+                 "Alignments for the APIs that take one, powers of two no larger than the largest heap (e.g. "
+                 "16,256,4096); refused when none of the APIs takes one");
   app.add_option("--sizes", p.sizes, "Bytes per allocation, comma-separated, K/M/G suffixes (e.g. 16,1K,4K)");
   app.add_option("--threads", p.threads, "Concurrently allocating threads (e.g. 32,100000,1M)");
   add_workload_flags(app, p);
-  app.add_option("--heaps", p.heaps, "cudaLimitMallocHeapSize values (printf: cudaLimitPrintfFifoSize), whole MiB (e.g. 8M,1G)");
+  app.add_option("--heaps", p.heaps,
+                 "cudaLimitMallocHeapSize values (printf: cudaLimitPrintfFifoSize), whole MiB; a number without a "
+                 "unit is MiB, as case names print it (e.g. 8,64M,1G)");
   app.add_option("--max-demand-fraction", p.max_demand_fraction,
                  "Skip points whose threads x size (each call to CUDA's heap counted as at least 64 B) exceeds "
                  "this fraction of the heap (default 0.5 for the built-in sweep, 0 = keep all when an axis is given)");
@@ -127,7 +132,8 @@ void add_flags(CLI::App& app, Parsed& p) {
                "after its warm-up, with no calibration, so a timeline has a few clean rounds of each case");
   app.add_option("--profile-iterations", p.profile_iterations,
                  fmt::format("Timed rounds per case under --profile (default {})", p.profile_iterations));
-  app.add_flag("--benchmark_list_tests{true}", p.list_tests, "List the cases and exit (needs no GPU)");
+  app.add_flag("--benchmark_list_tests", p.list_tests,
+               "List the cases and exit (needs no GPU; =false: run them); stderr names the APIs this build left out");
   app.add_option("--sweep", p.sweep,
                  "Which built-in sweep the axis flags modify: default (the thorough one) or quick (every "
                  "pattern x API at one or two points, about 30 s on an H200) or size_map (the allocator's size "
@@ -296,32 +302,32 @@ const FlagRule kRunRules[] = {
        }
      }},
     {nullptr,
-     [](const CLI::App&, const Parsed& p, Options& o) {
+     [](const CLI::App& app, const Parsed& p, Options& o) {
        o.profile = p.profile;
        if (p.profile_iterations < 1) {
-         throw UsageError(fmt::format("--profile-iterations={}: must be at least 1", p.profile_iterations));
+         throw UsageError(fmt::format("--profile-iterations={}: must be at least 1", typed_value(app, "--profile-iterations")));
        }
        o.profile_iterations = p.profile_iterations;
        o.list_tests = p.list_tests;
      }},
     {"--max-noise",
-     [](const CLI::App&, const Parsed& p, Options& o) {
+     [](const CLI::App& app, const Parsed& p, Options& o) {
        if (!(p.max_noise_pct > 0 && p.max_noise_pct < 100)) {
-         throw UsageError(fmt::format("--max-noise={}: a percentage above 0 and below 100", p.max_noise_pct));
+         throw UsageError(fmt::format("--max-noise={}: a percentage above 0 and below 100", typed_value(app, "--max-noise")));
        }
        o.rule.max_noise = p.max_noise_pct / 100;
      }},
     {"--min-rounds",
-     [](const CLI::App&, const Parsed& p, Options& o) {
+     [](const CLI::App& app, const Parsed& p, Options& o) {
        if (p.min_rounds < 1 || p.min_rounds > 1000000) {
-         throw UsageError(fmt::format("--min-rounds={}: must be 1 to 1000000", p.min_rounds));
+         throw UsageError(fmt::format("--min-rounds={}: must be 1 to 1000000", typed_value(app, "--min-rounds")));
        }
        o.rule.min_rounds = p.min_rounds;
      }},
     {"--max-time",
-     [](const CLI::App&, const Parsed& p, Options& o) {
+     [](const CLI::App& app, const Parsed& p, Options& o) {
        if (!(p.max_time_s > 0 && p.max_time_s <= 86400)) {
-         throw UsageError(fmt::format("--max-time={}: seconds, above 0 and at most 86400", p.max_time_s));
+         throw UsageError(fmt::format("--max-time={}: seconds, above 0 and at most 86400", typed_value(app, "--max-time")));
        }
        o.rule.max_time_s = p.max_time_s;
      }},
@@ -511,6 +517,41 @@ void add_graph_file(const CLI::App& app, const Parsed& p, std::vector<Sweep>& sw
   sweeps.insert(sweeps.end(), files.begin(), files.end());
 }
 
+// --aligns given: an alignment must be one some API of the sweep takes
+// (--apis=malloc --aligns=4096 measured malloc, the alignment silently
+// ignored), and no larger than the largest heap it would be asked on
+// (--aligns=8G: no block of any heap can be so aligned).
+void refuse_unusable_aligns(const Parsed& p, const std::vector<Sweep>& sweeps) {
+  std::uint64_t largest_heap = 0;
+  std::vector<std::string> given_apis;
+  for (const auto& s : sweeps) {
+    for (const auto& name : s.apis) {
+      const ApiTraits* t = find_api_traits(name);
+      if (std::find(given_apis.begin(), given_apis.end(), name) == given_apis.end()) given_apis.push_back(name);
+      if (t == nullptr || !t->takes_align || !t->built) continue;
+      for (auto heap : s.heaps) largest_heap = std::max(largest_heap, heap);
+    }
+  }
+  if (largest_heap == 0) {
+    std::vector<std::string_view> aligning;
+    for (const auto& t : kApiTraits) {
+      if (t.takes_align && t.built) aligning.push_back(t.name);
+    }
+    throw UsageError(fmt::format("--aligns={}: none of the APIs asked for ({}) takes an alignment; {} do (an "
+                                 "alignment applies to them only)",
+                                 p.aligns, fmt::join(given_apis, ","), fmt::join(aligning, ", ")));
+  }
+  for (const auto& s : sweeps) {
+    for (auto a : s.aligns) {
+      if (a > largest_heap) {
+        throw UsageError(fmt::format("--aligns={}: {} is larger than the largest heap it would be asked on ({}): "
+                                     "no block can be so aligned",
+                                     p.aligns, format_quantity(a), format_quantity(largest_heap)));
+      }
+    }
+  }
+}
+
 // --sweep, then the axis flags over every part of it.
 void set_sweeps(const CLI::App& app, const Parsed& p, Options& o) {
   o.sweep = p.sweep;
@@ -523,7 +564,7 @@ void set_sweeps(const CLI::App& app, const Parsed& p, Options& o) {
   }
   if (app.count("--sizes") && app.count("--patterns")) refuse_invalid_sizes(p, o.sweeps);
   if (app.count("--graph")) add_graph_file(app, p, o.sweeps);
-
+  if (app.count("--aligns")) refuse_unusable_aligns(p, o.sweeps);
   if (demand_axis_given) set_all(o.sweeps, &Sweep::max_demand_fraction, 0.0);
   if (app.count("--max-demand-fraction")) {
     if (!(p.max_demand_fraction >= 0.0)) {
@@ -536,7 +577,7 @@ void set_sweeps(const CLI::App& app, const Parsed& p, Options& o) {
 const FlagRule kDeviceAndOutputRules[] = {
     {nullptr,
      [](const CLI::App& app, const Parsed& p, Options& o) {
-       if (p.device < 0) throw UsageError(fmt::format("--device={}: must be >= 0", p.device));
+       if (p.device < 0) throw UsageError(fmt::format("--device={}: must be >= 0", typed_value(app, "--device")));
        o.device = p.device;
        o.kernel_budget_s = kernel_budget_seconds(p.kernel_budget_ms, typed_value(app, "--kernel-budget-ms"));
        if (p.out_format != "json") {
@@ -588,6 +629,8 @@ void parse_command_line(CLI::App& app, int argc, const char* const* argv) {
     throw UsageError(e.what());
   }
   refuse_flags_taken_as_values(app);
+  // A child of isolation gets --device and --benchmark_out appended to its parent's flags.
+  refuse_repeated_options(app, {"--device", "--benchmark_out"});
 }
 
 }  // namespace
@@ -601,8 +644,9 @@ Options parse_options(int argc, const char* const* argv) {
   Options o;
   o.help = p.help;
   o.version = p.version;
-  if (o.help || o.version) return o;
-  check_remaining(app);
+  // With --help or --version the values are judged as for a run (--help
+  // --sizes=0 is refused), the flags beside them are not.
+  if (!o.help && !o.version) check_remaining(app);
   for (int i = 1; i < argc; ++i) o.raw_args.emplace_back(argv[i]);
   apply_rules(kRunRules, app, p, o);
   set_sweeps(app, p, o);

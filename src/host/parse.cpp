@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <limits>
 #include <stdexcept>
@@ -33,6 +34,16 @@ std::uint64_t parse_quantity(std::string_view text) {
   if (value == 0) throw bad("must be greater than zero");
   if (value > kMax / multiplier) throw bad("too large");
   return value * multiplier;
+}
+
+std::uint64_t parse_heap_size(std::string_view text) {
+  const bool bare = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) {
+    return std::isdigit(static_cast<unsigned char>(c));
+  });
+  const std::uint64_t value = parse_quantity(text);
+  if (!bare) return value;
+  if (const auto bytes = checked_product(value, 1ull << 20)) return *bytes;
+  throw std::invalid_argument(fmt::format("'{}' is not a valid quantity: too large ({} MiB)", text, text));
 }
 
 std::vector<std::uint64_t> parse_quantity_list(std::string_view text) {

@@ -20,7 +20,9 @@ double timed_seconds(const CaseTiming& t) {
 
 CaseTiming case_timing(const nlohmann::json& e) {
   CaseTiming t;
-  t.counts = !e.value("error_occurred", false) && e.value("run_type", "iteration") != "aggregate";
+  // Only a boolean true is an error (value() would throw on "no"; heapbench writes booleans).
+  const bool error = e.contains("error_occurred") && e["error_occurred"].is_boolean() && e["error_occurred"].get<bool>();
+  t.counts = !error && e.value("run_type", "iteration") != "aggregate";
   if (e.contains("timed_s") && e["timed_s"].is_number()) t.timed_s = e["timed_s"].get<double>();
   if (e.contains("real_time") && e["real_time"].is_number()) t.real_time = e["real_time"].get<double>();
   if (e.contains("iterations") && e["iterations"].is_number()) t.iterations = e["iterations"].get<double>();
@@ -58,6 +60,34 @@ Done count_done(const std::vector<ReportedRun>& runs) {
     d.timed_s += t.timed_s ? *t.timed_s * static_cast<double>(reps) : timed_seconds(t);
   }
   return d;
+}
+
+std::string convergence_summary(const std::vector<std::pair<std::string, bool>>& runs, std::size_t named) {
+  std::vector<std::string> unconverged;
+  for (const auto& [name, converged] : runs) {
+    if (!converged) unconverged.push_back(name);
+  }
+  if (unconverged.empty()) return {};
+  std::string names;
+  for (std::size_t i = 0; i < std::min(named, unconverged.size()); ++i) names += (i ? ", " : "") + unconverged[i];
+  if (unconverged.size() > named) names += fmt::format(" and {} more", unconverged.size() - named);
+  return fmt::format("heapbench: {} of {} cases did not converge (their noise was still above --max-noise when "
+                     "--max-time ran out: converged=0 in the results): {}",
+                     unconverged.size(), runs.size(), names);
+}
+
+std::vector<std::pair<std::string, bool>> convergence_of(const nlohmann::json& entries) {
+  std::vector<std::pair<std::string, bool>> out;
+  if (!entries.is_array()) return out;
+  for (const auto& e : entries) {
+    if (!e.is_object() || !e.contains("converged") || !e["converged"].is_number()) continue;
+    if (e.value("run_type", "iteration") != "iteration") continue;
+    if (e.contains("error_occurred") && !(e["error_occurred"].is_boolean() && !e["error_occurred"].get<bool>())) continue;
+    std::string name = e.contains("name") && e["name"].is_string() ? e["name"].get<std::string>() : "";
+    if (const auto at = name.rfind("/manual_time"); at != std::string::npos && at + 12 == name.size()) name.resize(at);
+    out.emplace_back(name, e["converged"].get<double>() == 1);
+  }
+  return out;
 }
 
 std::string format_duration(double s) {

@@ -4,6 +4,7 @@
 #include "heapbench/counter_units.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -93,6 +94,11 @@ int open_scratch(const std::string& path, int flags, std::string* why) {
 
 bool output_closed() { return g_output_closed != 0; }
 
+void watch_output() {
+  std::signal(SIGXFSZ, SIG_IGN);
+  std::signal(SIGPIPE, note_output_closed);
+}
+
 namespace {
 
 // A child of a killed run dies with it (PR_SET_PDEATHSIG), but may still be
@@ -175,38 +181,100 @@ ResultsFile::ResultsFile(std::string path, const std::string& flag) : path_(std:
   if (::ftruncate(lock_fd_, 0) != 0) {
     // Not fatal: Google Benchmark truncates it again when it opens it.
   }
+  try {
+    refuse_unusable_scratch(flag);
+  } catch (...) {
+    discard();
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    throw;
+  }
+}
+
+// With the lock held, before any case: what would fail only once a case had
+// finished. "<path>.groups" must be a folder (an isolated run keeps its
+// children's files there, and a file of that name is not a killed run's to
+// remove); "<path>.tmp" must be creatable, and a rename of it over <path>
+// permitted: in a folder with the sticky bit (/tmp) only the owner of <path>
+// (or of the folder) may replace it, so a run over another user's file
+// finished its cases and then could not write them.
+void ResultsFile::refuse_unusable_scratch(const std::string& flag) const {
+  std::error_code ec;
+  const fs::file_status groups = fs::symlink_status(groups_path(), ec);
+  if (fs::exists(groups) && groups.type() != fs::file_type::directory) {
+    throw std::runtime_error(fmt::format("{}={}: '{}' exists and is {}, not the folder heapbench keeps an isolated "
+                                         "run's files in; move it away or give another name",
+                                         flag, path_, groups_path(),
+                                         fs::is_symlink(groups)        ? std::string("a symbolic link")
+                                         : fs::is_regular_file(groups) ? std::string("a regular file")
+                                                                       : kind_of(groups.type())));
+  }
+  const std::string tmp = path_ + ".tmp";
+  // A snapshot a killed run never renamed (clean_leftovers removes it too).
+  if (::unlink(tmp.c_str()) != 0 && errno != ENOENT) {
+    throw std::runtime_error(fmt::format("{}={}: cannot remove '{}', left by an earlier run: {}", flag, path_, tmp,
+                                         std::strerror(errno)));
+  }
+  std::string why;
+  const int fd = open_scratch(tmp, O_WRONLY | O_CREAT | O_EXCL, &why);
+  if (fd < 0) throw std::runtime_error(fmt::format("{}={}: cannot write '{}': {}", flag, path_, tmp, why));
+  ::close(fd);
+  ::unlink(tmp.c_str());
+  struct stat file {}, dir {};
+  const std::string folder = fs::path(path_).parent_path().empty() ? "." : fs::path(path_).parent_path().string();
+  if (::lstat(path_.c_str(), &file) == 0 && ::stat(folder.c_str(), &dir) == 0 && (dir.st_mode & S_ISVTX) != 0 &&
+      ::geteuid() != 0 && file.st_uid != ::geteuid() && dir.st_uid != ::geteuid()) {
+    throw std::runtime_error(fmt::format("{}={}: belongs to another user (uid {}) in a folder with the sticky bit "
+                                         "('{}'), where only its owner may replace it; give a new name",
+                                         flag, path_, file.st_uid, folder));
+  }
 }
 
 ResultsFile::~ResultsFile() {
-  if (lock_fd_ >= 0) ::close(lock_fd_);
+  if (lock_fd_ >= 0) {
+    // An error that ends the process early (an output that cannot be written)
+    // leaves no scratch file either.
+    discard();
+    ::close(lock_fd_);
+  }
 }
 
 std::string ResultsFile::clean_leftovers() {
   std::string said;
   std::error_code ec;
-  if (fs::exists(groups_path(), ec)) {
+  if (fs::is_directory(fs::symlink_status(groups_path(), ec))) {
     wait_for_children_of_a_dead_run(groups_path());
+    Recovery r;
     try {
-      const Recovery r = recover_interrupted_run(path_, groups_path());
-      if (r.added > 0) {
-        said = fmt::format("recovered {} finished case(s) of an interrupted run from '{}' into '{}'", r.added,
-                           groups_path(), path_);
-      } else {
-        said = fmt::format("removed '{}', left by an interrupted run (no case in it that '{}' lacked)", groups_path(),
-                           path_);
-      }
-      for (const auto& s : r.skipped) said += fmt::format("; not recovered from: {}", s);
-      if (r.carry) {
-        // The killed run's cases stay in the file through this run (until it
-        // has results of its own for them).
-        const nlohmann::json doc = nlohmann::json::parse(std::ifstream(path_), nullptr, false);
-        if (doc.is_object() && doc.contains("benchmarks") && doc["benchmarks"].is_array()) carried_ = doc["benchmarks"];
-      }
+      r = recover_interrupted_run(path_, groups_path());
     } catch (const std::exception& e) {
-      said = fmt::format("could not recover the cases of an interrupted run from '{}' ({}); removed it", groups_path(),
-                         e.what());
+      // Its cases are still there: the folder is left as it is, for a run that can write them.
+      throw std::runtime_error(fmt::format("could not recover the cases of an interrupted run from '{}': {}; the "
+                                           "folder is kept as it was",
+                                           groups_path(), e.what()));
     }
-    fs::remove_all(groups_path(), ec);
+    if (!r.moved_aside.empty()) {
+      said = fmt::format("'{}' was not heapbench's results ({}): moved aside to '{}', kept; ", path_, r.moved_why,
+                         r.moved_aside);
+    }
+    if (r.added > 0) {
+      said += fmt::format("recovered {} finished case(s) of an interrupted run from '{}' into '{}'", r.added,
+                          groups_path(), path_);
+    } else {
+      said += fmt::format("removed '{}', left by an interrupted run (no case in it that '{}' lacked)", groups_path(),
+                          path_);
+    }
+    for (const auto& s : r.skipped) said += fmt::format("; not recovered from: {}", s);
+    if (r.carry) {
+      // The killed run's cases stay in the file through this run (until it
+      // has results of its own for them).
+      const nlohmann::json doc = nlohmann::json::parse(std::ifstream(path_), nullptr, false);
+      if (doc.is_object() && doc.contains("benchmarks") && doc["benchmarks"].is_array()) carried_ = doc["benchmarks"];
+    }
+    if (const auto kept = remove_run_files(groups_path()); !kept.empty()) {
+      said += fmt::format("; kept '{}': it also holds {}, which heapbench did not write", groups_path(),
+                          fmt::join(kept, ", "));
+    }
   }
   // A snapshot never renamed over <path>: possibly incomplete, and at most the
   // one case that was being written when the run was killed ahead of <path>.
@@ -214,7 +282,11 @@ std::string ResultsFile::clean_leftovers() {
   return said;
 }
 
-void ResultsFile::discard() { std::remove(partial_.c_str()); }
+void ResultsFile::discard() {
+  // Once: a later call could remove the lock file of a run that started since.
+  if (!discarded_) std::remove(partial_.c_str());
+  discarded_ = true;
+}
 
 void ResultsFile::remove_scratch_on_signal() const {
   copy_path(g_scratch[0], partial_);

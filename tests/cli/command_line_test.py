@@ -123,7 +123,7 @@ class CommandLine(unittest.TestCase):
             ("--sizes=-1",): "-1",
             ("--sizes=0",): "'0'",
             ("--threads=0",): "--threads",
-            ("--heaps=100000",): "MiB",
+            ("--heaps=100000K",): "MiB",
             ("--kernel-budget-ms=-5",): "--kernel-budget-ms",
             ("--benchmark_filter=^nothing_matches$",): "matches none",
             ("--benchmark_filter=(",): "not a valid regex",
@@ -185,6 +185,107 @@ class CommandLine(unittest.TestCase):
             with open(path) as f:
                 self.assertEqual(f.read(), '{"old": true}')
             self.assertEqual(os.listdir(d), ["results.json"])
+
+
+class RoundThree(unittest.TestCase):
+    """Issue 35's probes that need no device (E13-E16), on the real binary."""
+
+    def refused(self, *args, needle):
+        r = run(HEAPBENCH, *args)
+        self.assertEqual(r.returncode, EXIT_USAGE, (args, r.stdout, r.stderr))
+        lines = r.stderr.splitlines()
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertIn(needle, lines[0])
+        self.assertEqual(r.stdout, "")
+        return lines[0]
+
+    def test_a_product_of_axes_that_overflows_is_refused(self):
+        # E13: 2^63 B x 2 threads wrapped to 0 and passed the demand check; advise said "0.0 MiB asked".
+        big = ("--patterns=per_thread", "--apis=malloc", "--sizes=9223372036854775808", "--threads=2", "--heaps=8M")
+        for extra in (("--benchmark_list_tests",), ()):
+            with self.subTest(extra=extra):
+                self.refused(*big, *extra, needle="9223372036854775808 B x 2 threads is more than 2^64 bytes")
+        # With the demand check on, its demand (the largest, not 0) leaves the point out.
+        self.refused(*big, "--max-demand-fraction=0.5", needle="--max-demand-fraction leaves out every point")
+        self.refused("--patterns=per_block", "--apis=malloc", "--sizes=1000000000000000000", "--threads=1",
+                     "--heaps=8M", "--benchmark_list_tests", needle="more than 2^64 bytes")
+        self.refused("advise", "--threads=2", "--size=8589934592G",
+                     needle="--size=8589934592G x --threads=2: the workload asks for more than 2^64 bytes")
+
+    def test_a_boolean_flag_takes_only_true_or_false(self):
+        # E14: "maybe" was taken as true (the file silently kept only the aggregates).
+        for flag in ("--benchmark_report_aggregates_only", "--benchmark_display_aggregates_only",
+                     "--benchmark_counters_tabular", "--benchmark_color"):
+            with self.subTest(flag=flag):
+                self.refused("--benchmark_list_tests", f"{flag}=maybe", needle=f"{flag}=maybe: not ")
+
+    def test_check_refuses_its_files_before_any_device(self):
+        # E15: refused only after the device work (exit 3 here, where there is none).
+        with tempfile.TemporaryDirectory() as d:
+            same = os.path.join(d, "v")
+            for args, needle in ((("--json=/nonexistent/x.json",), "/nonexistent/x.json"),
+                                 ((f"--json={d}",), "exists and is a directory"),
+                                 (("--markdown=/nonexistent/x.md",), "/nonexistent/x.md"),
+                                 ((f"--json={same}", f"--markdown={same}"), "the same file")):
+                with self.subTest(args=args):
+                    self.refused("check", "--apis=malloc", *args, needle=needle)
+            self.assertEqual(os.listdir(d), [])
+
+    def test_messages(self):
+        # E16: `counters extra` printed two lines without its prefix; a repeated flag said "At Most 1 required".
+        self.assertTrue(self.refused("counters", "extra", needle="extra").startswith("heapbench counters: "))
+        self.refused("--sizes=16", "--sizes=32", needle="--sizes=16 and --sizes=32: given 2 times")
+        self.refused("advise", "--threads=8", "--threads=9", "--size=64", needle="--threads=8 and --threads=9")
+        self.refused("check", "--soak-ms=1", "--soak-ms=2", needle="--soak-ms=1 and --soak-ms=2")
+        self.refused("--max-noise=1e20", needle="--max-noise=1e20:")
+
+
+class Warts(unittest.TestCase):
+    """Issue 36, item 7: the command line's warts."""
+
+    def test_a_heap_without_a_unit_is_mib_as_names_print_it(self):
+        r = run(HEAPBENCH, "--benchmark_list_tests", "--patterns=per_thread", "--apis=malloc", "--sizes=64",
+                "--threads=32", "--heaps=8,64")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.split(), ["per_thread/malloc/size:64/threads:32/heap:8/manual_time",
+                                            "per_thread/malloc/size:64/threads:32/heap:64/manual_time"])
+        self.assertIn("a number without a unit is MiB", HELP)
+
+    def test_an_alignment_that_cannot_apply_is_refused(self):
+        r = run(HEAPBENCH, "--benchmark_list_tests", "--apis=malloc", "--aligns=4096")
+        self.assertEqual(r.returncode, EXIT_USAGE, r.stdout)
+        self.assertIn("none of the APIs asked for (malloc) takes an alignment", r.stderr)
+        r = run(HEAPBENCH, "--benchmark_list_tests", "--aligns=8G")
+        self.assertEqual(r.returncode, EXIT_USAGE, r.stdout)
+        self.assertIn("larger than the largest heap", r.stderr)
+
+    def test_help_judges_the_values_beside_it(self):
+        r = run(HEAPBENCH, "--help", "--sizes=0")
+        self.assertEqual(r.returncode, EXIT_USAGE, r.stdout)
+        self.assertIn("--sizes=0", r.stderr)
+        self.assertEqual(r.stdout, "")
+
+    def test_check_suggests_the_closest_allocator(self):
+        r = run(HEAPBENCH, "check", "--apis=maloc")
+        self.assertEqual(r.returncode, EXIT_USAGE, r.stdout)
+        self.assertIn("did you mean 'malloc'?", r.stderr)
+
+    def test_help_shows_flags_as_they_are_typed(self):
+        self.assertNotIn("{true}", HELP)
+        self.assertIn("--benchmark_list_tests", HELP)
+
+    def test_the_list_says_which_apis_this_build_left_out(self):
+        # The build without <nvfunctional> listed 424 cases where the README says 440, silently.
+        unbuilt = []
+        for names in re.findall(r"; ([a-z_,]+) not built: ", HELP):
+            unbuilt += names.split(",")
+        r = run(HEAPBENCH, "--benchmark_list_tests")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        if not unbuilt:
+            self.assertEqual(r.stderr, "")
+            return
+        listed = len(r.stdout.split())
+        self.assertIn(f"heapbench: {listed} case(s) listed; the cases of {', '.join(unbuilt)} are not", r.stderr)
 
 
 if __name__ == "__main__":

@@ -185,8 +185,16 @@ TEST(AdviseOptions, RefusesBadInputWithAClearMessage) {
   EXPECT_NE(usage_error({"--threads=8", "--size=64", "--pattern=churn"}).find("--pattern=churn"), std::string::npos);
   EXPECT_NE(usage_error({"--threads=8", "--size=64", "--margin=-1"}).find("--margin"), std::string::npos);
   EXPECT_NE(usage_error({"--threads=8", "--size=64", "--tolerance=0"}).find("--tolerance"), std::string::npos);
-  EXPECT_NE(usage_error({"--threads=8", "--size=64", "--max-heap=100"}).find("--max-heap"), std::string::npos);
+  EXPECT_NE(usage_error({"--threads=8", "--size=64", "--max-heap=100K"}).find("--max-heap"), std::string::npos);
   EXPECT_NE(usage_error({"--threads=8", "--size=64", "--bogus"}), "");
+  // Issue 35 (E13): the demand wrapped to "0.0 MiB asked".
+  EXPECT_NE(usage_error({"--threads=2", "--size=8589934592G"}).find("--size=8589934592G x --threads=2: the workload asks "
+                                                                    "for more than 2^64 bytes"),
+            std::string::npos);
+  EXPECT_NE(usage_error({"--threads=8", "--size=64", "--align=-16"}).find("--align=-16:"), std::string::npos);
+  EXPECT_NE(usage_error({"--threads=8", "--size=64", "--margin=1e20"}).find("--margin=1e20:"), std::string::npos);
+  EXPECT_NE(usage_error({"--threads=8", "--size=64", "--size=128"}).find("--size=64 and --size=128: given 2 times"),
+            std::string::npos);
 }
 
 }  // namespace

@@ -80,6 +80,23 @@ TEST(BenchmarkFlags, RefusedFlagsSayWhyAndTheOthersPass) {
   EXPECT_EQ(refused("--no_such_flag"), "") << "unknown flags are options.cpp's";
 }
 
+TEST(BenchmarkFlags, ABooleanFlagTakesOnlyGoogleBenchmarksSpellings) {
+  // Issue 35 (E14): Google Benchmark reads any word but its false ones as true:
+  // --benchmark_report_aggregates_only=maybe silently kept only the aggregates.
+  for (const char* flag : {"--benchmark_report_aggregates_only", "--benchmark_display_aggregates_only",
+                           "--benchmark_counters_tabular", "--benchmark_color"}) {
+    const std::string why = refusal({"heapbench", std::string(flag) + "=maybe"});
+    EXPECT_NE(why.find(std::string(flag) + "=maybe: not "), std::string::npos) << why;
+    EXPECT_NE(why.find("true, yes, on"), std::string::npos) << why;
+    for (const char* good : {"true", "False", "YES", "no", "on", "off", "1", "0", "t", "f", "y", "n"}) {
+      EXPECT_EQ(refusal({"heapbench", std::string(flag) + "=" + good}), "") << flag << "=" << good;
+    }
+  }
+  EXPECT_EQ(refusal({"heapbench", "--benchmark_color=auto"}), "");
+  EXPECT_EQ(refusal({"heapbench", "--benchmark_report_aggregates_only"}), "") << "no value is true";
+  EXPECT_NE(refused("--benchmark_enable_random_interleaving=maybe").find("not true or false"), std::string::npos);
+}
+
 TEST(BenchmarkFlags, AnEmptyValueIsRefusedNamingTheFlag) {
   for (const char* arg : {"--benchmark_out=", "--sizes=", "--benchmark_color=", "--patterns="}) {
     try {

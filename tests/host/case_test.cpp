@@ -11,6 +11,14 @@
 namespace heapbench {
 namespace {
 
+TEST(Case, ADemandThatDoesNotFitIn64BitsIsTheLargestNotAWrappedOne) {
+  // Issue 35 (E13): 2^63 B x 2 threads wrapped to 0 and passed the demand check.
+  const Case c = make_case("per_thread", "malloc", 1ull << 63, 0, 2, 8 * kMiB);
+  EXPECT_EQ(c.demand(), ~std::uint64_t{0});
+  EXPECT_GT(heap_footprint(c), c.limit_bytes);
+  EXPECT_EQ(make_case("per_thread", "malloc", 64, 0, 1024, 8 * kMiB).demand(), 65536u);
+}
+
 TEST(CaseName, FollowsTheAxisScheme) {
   EXPECT_EQ(case_name(make_case("per_thread", "malloc", 64, 0, 1024, 8 * kMiB)),
             "per_thread/malloc/size:64/threads:1024/heap:8");

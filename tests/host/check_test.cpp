@@ -239,6 +239,14 @@ TEST(CheckOptions, RefusesInTheMainProgramsWords) {
   EXPECT_EQ(refusal("--kernel-budget-ms=0"), "--kernel-budget-ms=0: must be > 0 and finite");
   EXPECT_EQ(refusal("--heaps=1536K"), "--heaps=1536K: 1572864 bytes is not a whole number of MiB");
   EXPECT_EQ(refusal("--heaps=2M"), "--heaps=2M: at least 4M (the edge row holds about 1 MiB of blocks at once)");
+  EXPECT_EQ(refusal("--heaps=2"), "--heaps=2: at least 4M (the edge row holds about 1 MiB of blocks at once)")
+      << "a bare number is MiB";
+  EXPECT_EQ(refusal("--soak-ms=1e20"), "--soak-ms=1e20: above 0, at most 600000") << "as typed, not 1e+20";
+  EXPECT_EQ(refusal("--apis="), "--apis=: empty value (an unset shell variable?); give a value or leave the flag out");
+  // Issue 36 (7): the main program suggests the closest name; check did not.
+  EXPECT_EQ(refusal("--apis=maloc"), "--apis=maloc: 'maloc' is not an allocator this binary can check; did you mean "
+                                     "'malloc'? (it can check malloc)");
+  EXPECT_NE(refusal("--rows=overlpa").find("did you mean 'overlap'?"), std::string::npos);
 }
 
 // The battery itself, on CPU threads, in this process.

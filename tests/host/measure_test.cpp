@@ -24,6 +24,22 @@ TEST(RoundSeries, MeanAndNoiseOfHandComputedRounds) {
   EXPECT_NEAR(s.mean_noise(), 0.1 / std::sqrt(3.0), 1e-9);
 }
 
+TEST(RoundSamples, EveryRoundUntilTheCapThenEvenlySpreadOnes) {
+  RoundSamples few;
+  for (int i = 1; i <= 5; ++i) few.add(i * 1.5e-6);
+  EXPECT_EQ(few.ns(), (std::vector<std::int64_t>{1500, 3000, 4500, 6000, 7500}));
+  EXPECT_EQ(few.stride(), 1);
+  RoundSamples many;
+  for (int i = 0; i < 1000; ++i) many.add(i * 1e-6);  // round i took i us
+  EXPECT_EQ(many.stride(), 8);
+  ASSERT_EQ(many.ns().size(), 125u);  // rounds 0, 8, ..., 992
+  for (std::size_t k = 0; k < many.ns().size(); ++k) EXPECT_EQ(many.ns()[k], static_cast<std::int64_t>(k * 8 * 1000));
+  RoundSamples endless;
+  for (int i = 0; i < 1000000; ++i) endless.add(1e-6);
+  EXPECT_GE(endless.ns().size(), RoundSamples::kMaxSamples / 2);
+  EXPECT_LT(endless.ns().size(), RoundSamples::kMaxSamples);
+}
+
 TEST(RoundSeries, NoNoiseFromOneRound) {
   EXPECT_EQ(series({5e-3}).noise(), 0.0);
   EXPECT_EQ(series({5e-3}).mean_noise(), 0.0);

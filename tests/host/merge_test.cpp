@@ -144,8 +144,12 @@ TEST_F(MergeTest, RecoveryKeepsTheKilledRunsMergedFileAndAddsWhatItHadNotSeen) {
   const auto f0 = child("r.json.groups/device0_heap8_0.json", "GPU", {"a"});
   const auto f1 = child("r.json.groups/device1_heap8_0.json", "GPU", {"a", "b"});
   // The killed run had merged device 0's case and device 1's first one, and an error result.
-  json merged{{"context", {{"gpu_name", "GPU"}}},
-              {"benchmarks", {{{"name", "a/device:0"}}, {{"name", "a/device:1"}}, {{"name", "c/device:0"}}}}};
+  const json axes{{"size", 64}};
+  json merged{{"context", {{"gpu_name", "GPU"}, {"heapbench_schema_version", "1"}}},
+              {"benchmarks",
+               {{{"name", "a/device:0"}, {"axis_values", axes}},
+                {{"name", "a/device:1"}, {"axis_values", axes}},
+                {{"name", "c/device:0"}, {"axis_values", axes}, {"error_occurred", true}}}}};
   std::ofstream(out) << merged.dump();
   RunManifest manifest;
   manifest.tag_devices = true;
@@ -189,6 +193,73 @@ TEST_F(MergeTest, RecoveryReadsEachChildFileOnItsOwnAndNothingOutsideTheFolder) 
   const Recovery again = recover_interrupted_run(out, groups.string());
   EXPECT_EQ(again.added, 1u);
   EXPECT_TRUE(again.carry);
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST_F(MergeTest, AResultsFileThatIsNotHeapbenchsIsMovedAsideNeverMergedAndNeverTheReasonToDropTheCases) {
+  // Issue 35 (E3, E5): a FILE that is not JSON made recovery drop every case
+  // of FILE.groups/; another program's Google Benchmark JSON was merged.
+  const json foreign{{"context", {{"executable", "./bench_other"}}},
+                     {"benchmarks", {{{"name", "BM_Other/8"}, {"run_name", "BM_Other/8"}, {"real_time", 1.0}}}}};
+  const std::string broken = R"({"context": {"heapbench_schema_version": "1"}, "benchm)";
+  const json no_is_not_false{{"context", {{"heapbench_schema_version", "1"}}},
+                             {"benchmarks", {{{"name", "x"}, {"axis_values", {{"size", 64}}}, {"error_occurred", "no"}}}}};
+  for (const auto& [content, aside] : {std::pair{foreign.dump(), "foreign"}, std::pair{broken, "damaged"},
+                                       std::pair{no_is_not_false.dump(), "foreign"}}) {
+    SCOPED_TRACE(aside);
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "r.json.groups");
+    const auto out = (dir_ / "r.json").string();
+    std::ofstream(out) << content;
+    const auto f0 = child("r.json.groups/device0_heap8_0.json", "GPU", {"a", "b"});
+    RunManifest manifest;
+    manifest.wrote_results = true;  // the killed run had written FILE: the file there now is another
+    manifest.children = {{0, f0}};
+    manifest.write((dir_ / "r.json.groups" / kManifestName).string());
+    const Recovery r = recover_interrupted_run(out, (dir_ / "r.json.groups").string());
+    EXPECT_EQ(r.added, 2u);
+    EXPECT_EQ(r.moved_aside, out + "." + aside);
+    EXPECT_FALSE(r.moved_why.empty());
+    EXPECT_EQ(slurp(r.moved_aside), content) << "kept byte for byte";
+    const json doc = json::parse(slurp(out));
+    ASSERT_EQ(doc["benchmarks"].size(), 2u) << doc.dump();
+    EXPECT_EQ(doc["benchmarks"][0]["name"], "a");
+    EXPECT_EQ(doc["benchmarks"][1]["name"], "b");
+    EXPECT_TRUE(fs::exists(f0)) << "recovery leaves the folder to its caller";
+  }
+}
+
+TEST_F(MergeTest, MovingAsideNeverReplacesAFile) {
+  const auto out = (dir_ / "r.json").string();
+  std::ofstream(out) << "third";
+  std::ofstream(out + ".damaged") << "first";
+  std::ofstream(out + ".damaged.1") << "second";
+  EXPECT_EQ(move_aside(out, "damaged"), out + ".damaged.2");
+  EXPECT_EQ(slurp(out + ".damaged"), "first");
+  EXPECT_EQ(slurp(out + ".damaged.1"), "second");
+  EXPECT_EQ(slurp(out + ".damaged.2"), "third");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(MergeTest, OnlyTheFilesARunWritesAreRemovedFromItsFolder) {
+  const fs::path groups = dir_ / "r.json.groups";
+  fs::create_directories(groups / "sub");
+  for (const char* name : {"run.json", "run.json.tmp", "device0_heap8_0.json", "device1_heap1024_3.json.partial",
+                           "device0_heap8_0.json.tmp", "notes.txt", "device0_heap8_0.json.bak"}) {
+    std::ofstream(groups / name) << "x";
+  }
+  EXPECT_EQ(remove_run_files(groups.string()), (std::vector<std::string>{"device0_heap8_0.json.bak", "notes.txt", "sub"}));
+  EXPECT_TRUE(fs::exists(groups / "notes.txt"));
+  EXPECT_FALSE(fs::exists(groups / "run.json"));
+  fs::remove_all(groups / "sub");
+  fs::remove(groups / "notes.txt");
+  fs::remove(groups / "device0_heap8_0.json.bak");
+  EXPECT_TRUE(remove_run_files(groups.string()).empty());
+  EXPECT_FALSE(fs::exists(groups)) << "an emptied folder goes";
 }
 
 TEST_F(MergeTest, CarriedEntriesStayUntilTheRunHasTheSameCase) {

@@ -39,10 +39,10 @@ TEST(Options, AxisFlagsReplaceAxesAndKeepEveryPoint) {
 }
 
 TEST(Options, PatternApiAndAlignFlagsReplaceTheirAxes) {
-  const Options o = parse({"--patterns=per_warp,churn", "--apis=bump", "--aligns=64,4K"});
+  const Options o = parse({"--patterns=per_warp,churn", "--apis=bump,aligned", "--aligns=64,4K"});
   for (const Sweep& s : o.sweeps) {
     EXPECT_EQ(s.patterns, (std::vector<std::string>{"per_warp", "churn"}));
-    EXPECT_EQ(s.apis, (std::vector<std::string>{"bump"}));
+    EXPECT_EQ(s.apis, (std::vector<std::string>{"bump", "aligned"}));
     EXPECT_EQ(s.aligns, (std::vector<std::uint64_t>{64, 4096}));
   }
   EXPECT_GT(o.sweeps[0].max_demand_fraction, 0.0) << "naming patterns keeps the default grid and its pruning";
@@ -121,7 +121,7 @@ TEST(Options, OutputAndListingAreHeapbenchs) {
 TEST(Options, BadValuesAreRefusedNamingTheFlagAndValue) {
   const std::vector<std::pair<const char*, const char*>> bad = {
       {"--sizes=12Q", "12Q"},        {"--sizes=-1", "-1"},          {"--sizes=0", "0"},
-      {"--threads=0", "0"},          {"--threads=1G", "threads"},   {"--heaps=1000", "MiB"},
+      {"--threads=0", "0"},          {"--threads=1G", "threads"},   {"--heaps=1000K", "MiB"},
       {"--heaps=", "--heaps"},       {"--device=-1", "--device"},   {"--kernel-budget-ms=0", "kernel-budget"},
       {"--kernel-budget-ms=abc", "abc"}, {"--max-demand-fraction=-1", "max-demand"}, {"--benchmark_out=", "benchmark_out"},
       {"--aligns=48", "power of two"}, {"--aligns=0", "'0'"},     {"--patterns=per_grid", "per_grid"},
@@ -257,6 +257,54 @@ TEST(Options, AMistypedFlagPatternOrApiGetsTheClosestName) {
   EXPECT_EQ(far.find("did you mean"), std::string::npos) << far;
   // The internal --only-heap is never offered.
   EXPECT_EQ(refusal({"--only-heaps=8"}).find("--only-heap'"), std::string::npos);
+}
+
+TEST(Options, AHeapWithoutAUnitIsMiBAsCaseNamesPrintIt) {
+  // Issue 36 (7): --heaps=8 meant 8 bytes (refused) while case names print heap:8 in MiB.
+  for (const Sweep& s : parse({"--heaps=8,64M,1G"}).sweeps) {
+    EXPECT_EQ(s.heaps, (std::vector<std::uint64_t>{8 * kMiB, 64 * kMiB, 1024 * kMiB}));
+  }
+  EXPECT_NE(refusal({"--heaps=1536K"}).find("not a whole number of MiB"), std::string::npos);
+  EXPECT_NE(refusal({"--heaps=99999999999999"}).find("too large"), std::string::npos) << "x 2^20 overflows";
+}
+
+TEST(Options, AnAlignmentNoApiTakesOrNoHeapHoldsIsRefused) {
+  // Issue 36 (7): --apis=malloc --aligns=4096 silently measured malloc unaligned; --aligns=8G was taken.
+  const std::string unaligned = refusal({"--apis=malloc", "--aligns=4096"});
+  EXPECT_NE(unaligned.find("--aligns=4096: none of the APIs asked for (malloc) takes an alignment"), std::string::npos)
+      << unaligned;
+  EXPECT_NE(unaligned.find("aligned"), std::string::npos) << "it names those that do";
+  const std::string huge = refusal({"--aligns=8G"});
+  EXPECT_NE(huge.find("--aligns=8G: 8G is larger than the largest heap"), std::string::npos) << huge;
+  EXPECT_NE(refusal({"--apis=aligned", "--heaps=8M", "--aligns=16M"}).find("largest heap it would be asked on (8M)"),
+            std::string::npos);
+  EXPECT_EQ(refusal({"--apis=malloc,aligned", "--aligns=4096"}), "") << "it applies to the APIs that take one";
+  EXPECT_EQ(refusal({"--apis=aligned", "--heaps=8M", "--aligns=8M"}), "");
+}
+
+TEST(Options, ARepeatedFlagIsRefusedWithEveryValue) {
+  // Issue 35 (E16): "--sizes: At Most 1 required but received 2", the values unnamed.
+  const std::string why = refusal({"--sizes=16", "--threads=32", "--sizes=32"});
+  EXPECT_NE(why.find("--sizes=16 and --sizes=32: given 2 times"), std::string::npos) << why;
+  // A child of isolation gets --device and --benchmark_out appended: the last counts.
+  EXPECT_EQ(parse({"--device=0", "--device=1"}).device, 1);
+  EXPECT_EQ(*parse({"--benchmark_out=a.json", "--benchmark_out=b.json"}).out, "b.json");
+}
+
+TEST(Options, ValuesAreEchoedAsTyped) {
+  // Issue 35 (E16): 1e+20 for 1e20, "inf" for 1e999.
+  EXPECT_NE(refusal({"--max-noise=1e20"}).find("--max-noise=1e20:"), std::string::npos) << refusal({"--max-noise=1e20"});
+  EXPECT_NE(refusal({"--max-time=1e999"}).find("--max-time=1e999:"), std::string::npos);
+  EXPECT_NE(refusal({"--min-rounds=-16"}).find("--min-rounds=-16:"), std::string::npos) << refusal({"--min-rounds=-16"});
+  EXPECT_NE(refusal({"--device=-16"}).find("--device=-16:"), std::string::npos);
+  EXPECT_NE(refusal({"--profile-iterations=-16"}).find("--profile-iterations=-16:"), std::string::npos);
+}
+
+TEST(Options, HelpAndVersionStillJudgeTheValues) {
+  // Issue 36 (7): --help --sizes=0 printed the help and exited 0.
+  EXPECT_NE(refusal({"--help", "--sizes=0"}).find("--sizes=0"), std::string::npos);
+  EXPECT_NE(refusal({"--version", "--heaps=1536K"}).find("--heaps=1536K"), std::string::npos);
+  EXPECT_TRUE(parse({"--help", "--no-such-flag"}).help) << "the flags beside it are not judged";
 }
 
 TEST(Options, StrayWordsAndRefusedGoogleBenchmarkFlagsAreRefused) {

@@ -30,6 +30,20 @@ TEST(ParseQuantity, MalformedValuesAreRefusedWithTheValueInTheMessage) {
   }
 }
 
+TEST(ParseHeapSize, ABareNumberIsMiB) {
+  EXPECT_EQ(parse_heap_size("8"), 8 * (1ull << 20));
+  EXPECT_EQ(parse_heap_size("8M"), 8 * (1ull << 20));
+  EXPECT_EQ(parse_heap_size("1G"), 1ull << 30);
+  EXPECT_EQ(parse_heap_size("1536K"), 1536 * 1024ull);
+  EXPECT_THROW(parse_heap_size("17592186044416"), std::invalid_argument) << "2^44 MiB is 2^64 bytes";
+  EXPECT_THROW(parse_heap_size("0"), std::invalid_argument);
+}
+
+TEST(CheckedProduct, NoneWhereItDoesNotFit) {
+  EXPECT_EQ(checked_product(1ull << 32, 1ull << 31), 1ull << 63);
+  EXPECT_FALSE(checked_product(9223372036854775808ull, 2).has_value()) << "issue 35 (E13): it wrapped to 0";
+}
+
 TEST(ParseQuantityList, CommaSeparated) {
   EXPECT_EQ(parse_quantity_list("16,1K,4K"), (std::vector<std::uint64_t>{16, 1024, 4096}));
   EXPECT_EQ(parse_quantity_list("8M"), (std::vector<std::uint64_t>{8ull << 20}));

@@ -113,5 +113,31 @@ TEST(CountDone, AggregatesOnlyCountTheirMeansRepetitions) {
   EXPECT_DOUBLE_EQ(count_done(runs).timed_s, 2 * 2.0 * 3 * 1e-3);
 }
 
+TEST(Convergence, TheSummaryCountsAndNamesTheCasesThatDidNotConverge) {
+  // Issue 36 (2): 109 of the default sweep's 440 cases ended with converged=0 and no line said so.
+  EXPECT_EQ(convergence_summary({{"a", true}, {"b", true}}), "");
+  EXPECT_EQ(convergence_summary({}), "");
+  const std::string line =
+      convergence_summary({{"a", false}, {"b", true}, {"c", false}, {"d", false}, {"e", false}, {"f", false}});
+  EXPECT_EQ(line.find("heapbench: 5 of 6 cases did not converge"), 0u) << line;
+  EXPECT_NE(line.find("): a, c, d and 2 more"), std::string::npos) << line;
+  EXPECT_NE(convergence_summary({{"a", false}}).find("): a"), std::string::npos);
+}
+
+TEST(Convergence, FromResultsEntriesOnlyTheMeasuredOnesCount) {
+  const json entries = json::array({
+      {{"name", "a/manual_time"}, {"run_type", "iteration"}, {"converged", 0}},
+      {{"name", "b/manual_time"}, {"run_type", "iteration"}, {"converged", 1}},
+      {{"name", "c/manual_time"}, {"run_type", "iteration"}, {"error_occurred", true}, {"error_message", "x"}},
+      {{"name", "a/manual_time_mean"}, {"run_type", "aggregate"}, {"converged", 0}},
+      {{"name", "d/manual_time"}, {"run_type", "iteration"}},  // --profile: no stopping rule
+      {{"name", "e/manual_time"}, {"run_type", "iteration"}, {"converged", 0}, {"error_occurred", "no"}},
+  });
+  const auto runs = convergence_of(entries);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0], (std::pair<std::string, bool>{"a", false}));
+  EXPECT_EQ(runs[1], (std::pair<std::string, bool>{"b", true}));
+}
+
 }  // namespace
 }  // namespace heapbench

@@ -139,11 +139,37 @@ TEST_F(ResultsFileTest, LeftoversOfAKilledRunAreRecoveredThenRemoved) {
   EXPECT_NE(said.find("recovered 1 finished case"), std::string::npos) << said;
   EXPECT_FALSE(fs::exists(groups));
   EXPECT_FALSE(fs::exists(path + ".tmp"));
-  // The killed run had not written the file yet: its one case replaces the older results.
+  // The killed run had not written the file yet: its one case replaces the
+  // older results, which are not heapbench's (no axis_values), so they are
+  // moved aside, kept.
   const auto doc = nlohmann::json::parse(slurp(path));
   ASSERT_EQ(doc["benchmarks"].size(), 1u);
   EXPECT_EQ(doc["benchmarks"][0]["name"], "a");
+  EXPECT_NE(said.find("moved aside to '" + path + ".foreign'"), std::string::npos) << said;
+  EXPECT_EQ(slurp(path + ".foreign"), R"({"benchmarks": [{"name": "old"}]})");
   EXPECT_EQ(f.clean_leftovers(), "") << "nothing left the second time";
+}
+
+TEST_F(ResultsFileTest, AFileNamedLikeTheGroupsFolderIsRefusedAndKept) {
+  // Issue 35 (E6): a regular file named FILE.groups was removed as "left by an interrupted run".
+  const auto path = (dir_ / "r.json").string();
+  std::ofstream(path + ".groups") << "mine";
+  EXPECT_NE(refusal(path).find("r.json.groups' exists and is a regular file"), std::string::npos) << refusal(path);
+  EXPECT_EQ(slurp(path + ".groups"), "mine");
+  EXPECT_FALSE(fs::exists(path + ".partial"));
+}
+
+TEST_F(ResultsFileTest, WhatHeapbenchDidNotWriteStaysInTheGroupsFolder) {
+  const auto path = (dir_ / "r.json").string();
+  const fs::path groups = path + ".groups";
+  fs::create_directories(groups);
+  std::ofstream(groups / "notes.txt") << "mine";
+  std::ofstream(groups / "run.json") << R"({"children": []})";
+  ResultsFile f(path);
+  const std::string said = f.clean_leftovers();
+  EXPECT_NE(said.find("it also holds notes.txt"), std::string::npos) << said;
+  EXPECT_EQ(slurp((groups / "notes.txt").string()), "mine");
+  EXPECT_FALSE(fs::exists(groups / "run.json"));
 }
 
 }  // namespace

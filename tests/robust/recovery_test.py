@@ -5,7 +5,10 @@ recovered (D9, D10); lock and scratch files are never followed through a link or
 waited on as a FIFO (D6, D7); a dangling link as the results file is refused
 (D8); a file size limit and a closed pipe end the run with exit 5, the file as
 it last was and no scratch (D11, D12); a flag given without a value does not
-take the next flag as its value (D1).
+take the next flag as its value (D1). Issue 35's: a damaged or foreign FILE is
+moved aside, never merged and never the reason to drop FILE.groups/ (E3, E5); a
+file named FILE.groups is refused, never removed (E6); another user's FILE in a
+sticky folder is refused before any case (E2).
 
 usage: recovery_test.py PATH/TO/heapbench_nogpu
 """
@@ -141,6 +144,101 @@ class RecoveryChildByChild(unittest.TestCase):
         self.assertFalse(any("BM_Foo" in n for n in now), now)
         for cases in self.k.child_cases:
             self.assertTrue(cases <= now, r.stderr)
+
+
+class RecoveryNeverDeletes(unittest.TestCase):
+    """Issue 35, E3, E5, E6: a FILE that is not JSON made the rerun delete every
+    intact case of FILE.groups/ ("could not recover ...; removed it"); another
+    program's Google Benchmark JSON as FILE was merged into heapbench's file; a
+    regular file named FILE.groups was removed as left by an interrupted run."""
+
+    def setUp(self):
+        self.d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, self.d)
+
+    def replace_file_and_recover(self, content):
+        k = KilledRun(self.d)
+        with open(k.out, "w") as f:
+            f.write(content)
+        r = k.rerun("--benchmark_filter=^nothing$")
+        self.assertEqual(r.returncode, EXIT_USAGE, r.stderr)
+        return k, r
+
+    def test_a_file_that_is_not_json_is_moved_aside_and_every_case_recovered(self):
+        k, r = self.replace_file_and_recover("not json {")
+        self.assertNotIn("removed it", r.stderr)
+        self.assertIn(f"moved aside to '{k.out}.damaged'", r.stderr)
+        now = names(k.out)
+        for cases in k.child_cases:
+            self.assertTrue(cases <= now, (r.stderr, cases - now))
+        with open(k.out + ".damaged") as f:
+            self.assertEqual(f.read(), "not json {")
+        self.assertEqual(sorted(os.listdir(self.d)), ["r.json", "r.json.damaged"])
+
+    def test_another_programs_results_are_moved_aside_never_merged(self):
+        foreign = json.dumps({"context": {"executable": "./bench_other"},
+                              "benchmarks": [{"name": "BM_Other/8", "run_name": "BM_Other/8", "run_type": "iteration",
+                                              "repetitions": 1, "repetition_index": 0, "real_time": 1.0}]})
+        k, r = self.replace_file_and_recover(foreign)
+        now = names(k.out)
+        self.assertFalse(any("BM_Other" in n for n in now), now)
+        for cases in k.child_cases:
+            self.assertTrue(cases <= now, (r.stderr, cases - now))
+        self.assertIn(f"moved aside to '{k.out}.foreign'", r.stderr)
+        with open(k.out + ".foreign") as f:
+            self.assertEqual(f.read(), foreign)
+
+    def test_a_file_named_like_the_groups_folder_is_refused_and_kept(self):
+        out = os.path.join(self.d, "r.json")
+        with open(out + ".groups", "w") as f:
+            f.write("mine\n")
+        for mode in ("--isolate", "--no-isolate"):
+            with self.subTest(mode=mode):
+                r = run(BINARY, *S, "--heaps=8M", "--sizes=64", f"--benchmark_out={out}", mode)
+                self.assertEqual(r.returncode, EXIT_USAGE, r.stderr)
+                self.assertIn("r.json.groups' exists and is a regular file", r.stderr)
+                with open(out + ".groups") as f:
+                    self.assertEqual(f.read(), "mine\n")
+                self.assertEqual(sorted(os.listdir(self.d)), ["r.json.groups"])
+
+
+class StickyFolder(unittest.TestCase):
+    """Issue 35, E2: FILE owned by another user in a folder with the sticky bit
+    (/tmp): the run finished its cases, then "cannot move ... Operation not
+    permitted", exit 5, and the cases were gone. It must be refused before any
+    case runs (exit 2), as an unwritable --benchmark_out is."""
+
+    NOBODY = 65534
+
+    def test_another_users_file_in_a_sticky_folder_is_refused_before_any_case(self):
+        if os.geteuid() != 0:
+            self.skipTest("needs root, to make a file of another user and run as a third")
+        base = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, base)
+        os.chmod(base, 0o755)
+        sticky = os.path.join(base, "shared")
+        os.mkdir(sticky)
+        os.chmod(sticky, 0o1777)
+        out = os.path.join(sticky, "r.json")
+        with open(out, "w") as f:
+            f.write("root's\n")
+        os.chmod(out, 0o666)  # writable by all: only the rename over it is not permitted
+        trace = os.path.join(sticky, "trace")
+
+        def as_nobody():
+            os.setgid(self.NOBODY)
+            os.setuid(self.NOBODY)
+
+        for mode in ("--isolate", "--no-isolate"):
+            with self.subTest(mode=mode):
+                r = run(BINARY, *S, "--heaps=8M", "--sizes=64", f"--benchmark_out={out}", mode, preexec_fn=as_nobody,
+                        env={"HEAPBENCH_NOGPU_TRACE": trace})
+                self.assertEqual(r.returncode, EXIT_USAGE, r.stderr)
+                self.assertIn("belongs to another user", r.stderr)
+                self.assertFalse(os.path.exists(trace), "a case ran before the refusal")
+                with open(out) as f:
+                    self.assertEqual(f.read(), "root's\n")
+                self.assertEqual(sorted(os.listdir(sticky)), ["r.json"])
 
 
 class RecoveredCasesSurviveARerun(unittest.TestCase):

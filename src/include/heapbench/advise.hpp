@@ -49,6 +49,8 @@ Case workload_case(const Workload& w, std::uint64_t heap);
 
 // Bytes the workload asks for in one round (what its case requests, exactly).
 std::uint64_t workload_demand(const Workload& w);
+// The same; nullopt where it does not fit in 64 bits (parse_advise_options refuses such a workload).
+std::optional<std::uint64_t> checked_workload_demand(const Workload& w);
 
 // What one run of the workload on one heap size saw.
 struct HeapProbe {

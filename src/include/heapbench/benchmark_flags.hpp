@@ -36,7 +36,8 @@ const GoogleBenchmarkFlag* find_google_benchmark_flag(std::string_view name);
 std::string_view flag_name(std::string_view arg);
 
 // Refuses an argument naming a refused flag of the table (the message says
-// why). --benchmark_enable_random_interleaving is refused unless it is false.
+// why). --benchmark_enable_random_interleaving is refused unless it is false
+// (and a value that is not true or false as Google Benchmark spells them).
 void refuse_refused_flag(std::string_view arg);
 
 // After CLI11 parsed `app`: refuses an option whose value begins with "--".
@@ -44,6 +45,16 @@ void refuse_refused_flag(std::string_view arg);
 // CLI11 takes the next flag as its value: a file named "--sizes=64" was
 // written and the default sizes ran.
 void refuse_flags_taken_as_values(const CLI::App& app);
+
+// Repeated options are kept for refuse_repeated_options to judge (CLI11 would
+// refuse "--sizes=16 --sizes=32" as "At Most 1 required but received 2", the
+// values unnamed): call on an app before adding its options.
+void allow_repeats_to_be_judged(CLI::App& app);
+// After parsing: refuses an option given more than once, naming every value
+// typed ("--sizes=16 and --sizes=32: given 2 times; ..."), except those named
+// in `may_repeat` (a child of isolation gets --device and --benchmark_out
+// appended to its parent's: the last counts).
+void refuse_repeated_options(const CLI::App& app, const std::vector<std::string>& may_repeat = {});
 
 // A subcommand's -h/--help (its own flags only, not CLI11's help) and its
 // --device: the flags `heapbench advise` and `heapbench check` share.
@@ -84,7 +95,10 @@ struct BenchmarkFlags {
 // usage text and exit status 0 (--benchmark_format; an empty
 // --benchmark_color is refuse_empty_values's), refuses in its own words (--v,
 // --benchmark_context) or accepts although no case could then run
-// (--benchmark_repetitions below 1). Other arguments are left to it.
+// (--benchmark_repetitions below 1), and the boolean ones' values
+// (--benchmark_report_aggregates_only, --benchmark_display_aggregates_only,
+// --benchmark_counters_tabular; --benchmark_color also auto), which it takes
+// as true whatever the word. Other arguments are left to it.
 BenchmarkFlags check_benchmark_flags(const std::vector<std::string>& args);
 
 }  // namespace heapbench

@@ -4,6 +4,7 @@
 // they are tested on the host (tests/host/measure_test.cpp). The harness
 // (bench/cases.cpp) feeds them what the GPU reports. Definitions: docs/metrics.md
 // ("How long a case runs").
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -37,6 +38,26 @@ class RoundSeries {
  private:
   int n_ = 0;
   double mean_ = 0, m2_ = 0, total_ = 0;
+};
+
+// The rounds of a case as the results file keeps them (each entry's
+// `round_ns`, docs/json.md): every counted round's GPU time in whole ns, in
+// order, until there are kMaxSamples; then every other one is dropped and only
+// every stride()-th round is kept from there on (stride doubles each time),
+// so a case of any length keeps between kMaxSamples / 2 and kMaxSamples,
+// evenly spread over its rounds: a sample a two-sample test (Mann-Whitney,
+// Welch) compares, at a few hundred bytes per entry.
+class RoundSamples {
+ public:
+  static constexpr std::size_t kMaxSamples = 128;
+  void add(double seconds);
+  const std::vector<std::int64_t>& ns() const { return ns_; }
+  std::int64_t stride() const { return stride_; }  // 1: every round is kept
+
+ private:
+  std::vector<std::int64_t> ns_;
+  std::int64_t stride_ = 1;
+  std::int64_t seen_ = 0;  // rounds added
 };
 
 enum class Verdict {

@@ -104,7 +104,27 @@ struct Recovery {
   std::size_t added = 0;              // cases written into the results file
   std::vector<std::string> skipped;   // what was not recovered from, each with why
   bool carry = false;                 // the results file now holds the killed run's cases: a rerun keeps them
+  std::string moved_aside;            // where `out_path` was moved, kept, when it was not heapbench's results ("": not moved)
+  std::string moved_why;              // why it was not
 };
+
+// "" when `doc` is a results document heapbench writes: an object whose
+// context (if any) is an object naming heapbench_schema_version and whose
+// every entry is an object with a string name, an axis_values object and, if
+// it has one, a boolean error_occurred; else why not. Another program's Google
+// Benchmark JSON, a damaged file or one edited by hand is not.
+std::string why_not_heapbench_results(const nlohmann::json& doc);
+
+// Renames `path` to "<path>.<what>" (then "<path>.<what>.1", ".2", ...: never
+// over an existing file) and returns the new name; throws std::runtime_error
+// naming both if it cannot.
+std::string move_aside(const std::string& path, const std::string& what);
+
+// Removes the files heapbench writes in a run's `groups_path` (the manifest,
+// the children's results and scratch files, by their names) and then the
+// folder if that left it empty. Returns the names of anything else in it, which
+// is left where it is, with the folder.
+std::vector<std::string> remove_run_files(const std::string& groups_path);
 
 // Merges into `out_path` the cases that the killed run whose children's files
 // are in `groups_path` finished, child file by child file: a damaged one costs
@@ -112,8 +132,12 @@ struct Recovery {
 // names them are read (never a file the manifest points to elsewhere). The
 // manifest says whether `out_path` already holds the run's merged results,
 // which are kept; without one (deleted, damaged) a results document there is
-// kept. Writes `out_path` only if there is at least one such case. Throws
-// std::runtime_error if `out_path` exists and is not JSON (it is left alone).
+// kept. Writes `out_path` only if there is at least one such case; an
+// `out_path` that is not heapbench's results (why_not_heapbench_results: not
+// JSON, another program's) is then never merged but moved aside first
+// (move_aside: "damaged" or "foreign"), kept and named in the Recovery. Throws
+// std::runtime_error (ResultsWriteError for a failed write) if the cases cannot
+// be written; `groups_path` is never touched.
 Recovery recover_interrupted_run(const std::string& out_path, const std::string& groups_path);
 
 }  // namespace heapbench

@@ -1,6 +1,7 @@
 #pragma once
 // Parsing of the axis values a user types: "64", "1K", "64M", "1G" (binary multiples).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,6 +20,19 @@ std::vector<std::uint64_t> parse_quantity_list(std::string_view text);
 // ("road-usa.mtx" -> "road-usa"); "" where the name has no stem. A name from
 // a path the user typed, never the other way round.
 std::string name_of_file(std::string_view path);
+
+// A heap size: a quantity as above, where a bare number ("8") is MiB, as case
+// names print heaps (`heap:8`); "8M", "1G", "1536K" as parse_quantity reads them.
+// Throws as parse_quantity.
+std::uint64_t parse_heap_size(std::string_view text);
+
+// a x b, or nullopt where the product does not fit in 64 bits: every product
+// of axes (size x threads, a block shared by a warp) is formed through this.
+inline std::optional<std::uint64_t> checked_product(std::uint64_t a, std::uint64_t b) {
+  std::uint64_t p = 0;
+  if (__builtin_mul_overflow(a, b, &p)) return std::nullopt;
+  return p;
+}
 
 // Human form used in messages and docs: 1048576 -> "1M", 1000 -> "1000".
 std::string format_quantity(std::uint64_t value);

@@ -8,6 +8,7 @@
 #include <vector>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace heapbench {
 
@@ -82,6 +83,15 @@ class Progress {
   double timed_s_ = 0.0;
   std::optional<double> last_line_s_;
 };
+
+// The closing line on the runs that applied the stopping rule, (case name,
+// converged) each: "heapbench: 3 of 12 cases did not converge (noise above
+// --max-noise when --max-time ran out; their converged is 0): a, b, c and 0
+// more" -- at most `named` names, in run order; "" when every one converged.
+std::string convergence_summary(const std::vector<std::pair<std::string, bool>>& runs, std::size_t named = 3);
+// The same pairs from results entries (those measured: iteration entries that
+// are not errors and carry `converged`), names without "/manual_time".
+std::vector<std::pair<std::string, bool>> convergence_of(const nlohmann::json& entries);
 
 // 75 -> "1:15", 3725 -> "1:02:05", 42 -> "42 s", 4.25 -> "4.2 s".
 std::string format_duration(double seconds);

@@ -40,6 +40,12 @@ int open_scratch(const std::string& path, int flags, std::string* why = nullptr)
 // standard output's reader is gone. The run then stops as when a write fails.
 bool output_closed();
 
+// Every heapbench process, from its start: SIGPIPE noted (output_closed()),
+// not fatal, and SIGXFSZ ignored, so a closed pipe or a file size limit fails
+// the write (EPIPE, EFBIG) and the program says so in one line, as for a full
+// disk, instead of dying of the signal.
+void watch_output();
+
 class ResultsFile {
  public:
   // Refuses (std::runtime_error naming the flag and path) a path that exists
@@ -49,7 +55,9 @@ class ResultsFile {
   // is followed, so the link survives; a dangling one (a missing target or
   // folder, a loop) is refused. Creates the scratch file, so an
   // unwritable path is refused before any kernel runs, and holds a lock on it
-  // until the process ends.
+  // until the process ends. Also refuses what would fail only after the first
+  // case (refuse_unusable_scratch): a "<path>.groups" that is not a folder, a
+  // "<path>.tmp" that cannot be made, a <path> a rename may not replace.
   // `flag`: the flag that named the path, for messages.
   explicit ResultsFile(std::string path, const std::string& flag = "--benchmark_out");
   ~ResultsFile();
@@ -64,15 +72,20 @@ class ResultsFile {
   // Scratch files a run killed with SIGKILL (or a power cut) leaves behind:
   // "<path>.tmp" and "<path>.groups/". Since this process holds the lock, no
   // live run owns them. The cases finished in "<path>.groups/" are merged into
-  // <path> (recover_interrupted_run in merge.hpp) and the leftovers removed.
-  // Returns what was done, in words, or "" if nothing was left behind.
+  // <path> (recover_interrupted_run in merge.hpp: a <path> that is not
+  // heapbench's results is moved aside, never merged) and only then are the
+  // files heapbench wrote there removed (anything else stays, with the
+  // folder). Returns what was done, in words, or "" if nothing was left
+  // behind. Throws std::runtime_error, leaving the folder as it was, if the
+  // cases cannot be written.
   std::string clean_leftovers();
   // The entries <path> held after clean_leftovers() recovered an interrupted
   // run (its finished cases): this run keeps them in <path> until it has its
   // own results for the same cases. Empty when nothing was recovered.
   const nlohmann::json& carried() const { return carried_; }
 
-  // Removes the scratch file; path() is left as it is.
+  // Removes the scratch file; path() is left as it is. The destructor does
+  // too.
   void discard();
 
   // On SIGINT, SIGTERM or SIGHUP, removes the scratch files (the one above and
@@ -83,9 +96,12 @@ class ResultsFile {
   void remove_scratch_on_signal() const;
 
  private:
+  void refuse_unusable_scratch(const std::string& flag) const;
+
   std::string path_;
   std::string partial_;
   int lock_fd_ = -1;
+  bool discarded_ = false;
   nlohmann::json carried_ = nlohmann::json::array();
 };
 

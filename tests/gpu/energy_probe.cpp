@@ -42,23 +42,10 @@ namespace {
     }                                                                                                         \
   } while (0)
 
-__device__ std::uint64_t global_ns() {
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
-// Arithmetic until `ns` of %globaltimer have passed, in every thread.
-__global__ void busy(std::uint64_t ns, float* sink) {
-  const std::uint64_t t0 = global_ns();
-  float x = static_cast<float>(threadIdx.x);
-  while (global_ns() - t0 < ns) {
-    for (int i = 0; i < 256; ++i) x = x * 1.000001f + 0.5f;
-  }
-  if (x == -1.0f) *sink = x;  // never true; keeps the loop
-}
-
 }  // namespace
+
+// energy_probe_kernel.cu
+cudaError_t launch_busy(int blocks, int threads, std::uint64_t ns, float* sink);
 
 int main(int argc, char** argv) {
   CLI::App app{"NVML energy counter resolution under a busy kernel"};
@@ -98,13 +85,11 @@ int main(int argc, char** argv) {
   float* sink = nullptr;
   PROBE_CHECK(cudaMalloc(&sink, sizeof(float)));
   // Load the kernel before sampling: the first launch's module load is no part of the run.
-  busy<<<1, 1>>>(1000, sink);
-  PROBE_CHECK(cudaGetLastError());
+  PROBE_CHECK(launch_busy(1, 1, 1000, sink));
   PROBE_CHECK(cudaDeviceSynchronize());
 
   const auto clock = heapbench::energy::steady_clock();
-  busy<<<prop.multiProcessorCount * 4, 256>>>(static_cast<std::uint64_t>(seconds * 1e9), sink);
-  PROBE_CHECK(cudaGetLastError());
+  PROBE_CHECK(launch_busy(prop.multiProcessorCount * 4, 256, static_cast<std::uint64_t>(seconds * 1e9), sink));
   std::vector<heapbench::energy::Sample> samples;
   std::optional<std::uint64_t> reasons;
   try {
