@@ -138,7 +138,9 @@ int run_replay(int argc, char** argv, const DeviceHooks& hooks) {
     fmt::print("heapbench replay: a recorded trace's launches (heapbench/trace.cuh) run again against each allocator\n\n"
                "usage: heapbench replay TRACE [--apis=...] [--heaps=...] [--benchmark_out=FILE] [heapbench's flags]\n\n"
                "The same as heapbench --trace=TRACE: every flag of heapbench --help but --sweep, --patterns, --sizes\n"
-               "and --threads, which the trace sets. docs/trace.md describes the file and what a replay reports.\n");
+               "and --threads, which the trace sets. docs/trace.md describes the file and what a replay reports.\n\n"
+               "Flags:\n"
+               "  -h,--help                   Print this and exit\n");
     return kExitOk;
   }
   if (first.empty() || first[0] == '-') {

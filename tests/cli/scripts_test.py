@@ -25,6 +25,7 @@ BAD = {
     "profile": [([], "OUTDIR"), (["--benchmark_filter=x"], "OUTDIR"), (["out", "--benchmark_out=x.json"], "OUTDIR/heapbench.json")],
     "profile_report.py": [([], "required"), (["missing.sqlite", "missing.json"], "missing.sqlite: no such file"),
                           (["a", "b", "c"], "unrecognized")],
+    "quoted-figures": [(["--bogus"], "--bogus"), (["a"], "unrecognized arguments: a")],
     "results-manifest": [(["--bogus"], "--bogus"), (["--results"], "--results"), (["--results=missing"], "not a folder")],
     "setup": [(["x"], "'x'")],
     "slurm": [([], "required"), (["submit", "--tasks=0"], "--tasks"), (["submit", "--tasks=x"], "whole number of tasks"),
