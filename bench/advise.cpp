@@ -99,9 +99,14 @@ void print_workload(const Advice& a) {
   const AdviseOptions& o = a.o;
   const Workload& w = o.workload;
   fmt::print("heapbench advise on {} (device {})\n", a.device.name, a.device.index);
-  fmt::print("workload: {} threads x {} B ({}), {}, {}: {} asked per round (heapbench case {})\n", w.threads,
-             w.size.text(), w.size.kind == SizeDistribution::Kind::fixed ? "fixed" : "uniform", w.pattern, w.api,
-             mib_text(static_cast<double>(a.demand)), a.runs_as);
+  if (!w.trace.empty()) {
+    fmt::print("workload: the trace {} replayed with {}, at most {} threads a launch: {} held live at most (heapbench "
+               "case {})\n", w.trace, w.api, w.threads, mib_text(static_cast<double>(a.demand)), a.runs_as);
+  } else {
+    fmt::print("workload: {} threads x {} B ({}), {}, {}: {} asked per round (heapbench case {})\n", w.threads,
+               w.size.text(), w.size.kind == SizeDistribution::Kind::fixed ? "fixed" : "uniform", w.pattern, w.api,
+               mib_text(static_cast<double>(a.demand)), a.runs_as);
+  }
   fmt::print("heap sizes tried, each after a device reset ({} round{} each):\n", o.rounds, o.rounds == 1 ? "" : "s");
 }
 
@@ -132,6 +137,7 @@ nlohmann::json advice_json(const Advice& a) {
   doc["heapbench_advice_version"] = kAdviceSchemaVersion;
   doc["workload"] = {{"threads", w.threads}, {"size", w.size.text()}, {"pattern", w.pattern},
                      {"api", w.api},         {"case", a.runs_as},     {"demand_bytes", a.demand}};
+  if (!w.trace.empty()) doc["workload"]["trace"] = w.trace;
   doc["rounds_per_heap"] = o.rounds;
   doc["tolerance"] = o.tolerance;
   doc["margin"] = o.margin;

@@ -174,3 +174,20 @@ def test_the_trace_sets_the_cases(tmp_path):
     tr.write(tmp_path / "dropped.hbt", header, launches)
     code, err = cpp(tmp_path / "dropped.hbt", "--benchmark_list_tests")
     assert code == 2 and "dropped 5 events" in err
+
+
+@needs_binary
+def test_advise_finds_the_heap_a_trace_needs(tmp_path):
+    header, launches = ring(256)
+    tr.write(tmp_path / "ring.hbt", header, launches)
+    out = tmp_path / "advice.json"
+    r = subprocess.run([str(BINARY), "advise", f"--trace={tmp_path / 'ring.hbt'}", "--max-heap=64M", f"--out={out}"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "cudaDeviceSetLimit" in r.stdout and "the trace ring replayed with malloc" in r.stdout
+    advice = json.loads(out.read_text())
+    assert advice["workload"]["trace"] == "ring" and advice["workload"]["pattern"] == "replay"
+    assert advice["workload"]["demand_bytes"] == sum(48 + i for i in range(256))
+    r = subprocess.run([str(BINARY), "advise", f"--trace={tmp_path / 'ring.hbt'}", "--size=64"], capture_output=True,
+                       text=True, timeout=60)
+    assert r.returncode == 2 and "the trace says what it asks for" in r.stderr

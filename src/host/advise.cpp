@@ -1,5 +1,7 @@
 #include "heapbench/advise.hpp"
 
+#include "trace_reader.hpp"
+
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -138,6 +140,18 @@ std::string listed(const std::vector<std::string>& names, const char* last) {
 }  // namespace
 
 Case workload_case(const Workload& w, std::uint64_t heap) {
+  if (!w.trace_file.empty()) {
+    const ApiTraits* api = find_api_traits(w.api);
+    if (api == nullptr || !api->built || !advisable(*api)) {
+      const std::vector<std::string> known = advisable_apis();
+      throw std::invalid_argument(fmt::format("--api={}: advice is for the device heap's APIs ({}){}", w.api,
+                                              fmt::join(known, ", "), did_you_mean(w.api, known)));
+    }
+    Case c = make_case("replay", w.api, w.size.lo, 0, w.threads, heap);
+    c.trace = w.trace;
+    c.trace_file = w.trace_file;
+    return c;
+  }
   if (w.threads == 0) throw std::invalid_argument("--threads: at least one allocating thread");
   const PatternTraits* pattern = find_pattern_traits(w.pattern);
   if (!advisable(pattern)) {
@@ -183,6 +197,7 @@ Case workload_case(const Workload& w, std::uint64_t heap) {
 }
 
 std::optional<std::uint64_t> checked_workload_demand(const Workload& w) {
+  if (!w.trace_file.empty()) return w.trace_peak_bytes;  // the most the recording held at once
   const Case c = workload_case(w, 0);
   const std::uint64_t stride = c.pattern->threads_per_call;
   // A partial warp or block still asks for all of it; per_thread_mixed's seeded sizes are at most c.size each.
@@ -251,7 +266,7 @@ std::string set_limit_code(std::uint64_t mib) {
 namespace {
 
 struct AdviseParsed {
-  std::string threads, size, max_heap;
+  std::string threads, size, max_heap, trace;
   double margin_pct = 10, tolerance_pct = 2, budget_ms = 20000;
 };
 
@@ -267,6 +282,9 @@ void add_advise_flags(CLI::App& app, AdviseOptions& o, AdviseParsed& p) {
                  fmt::format("{} (default {})", listed(advisable_patterns(), "or"), defaults.pattern));
   app.add_option("--api", o.workload.api, fmt::format("{} (default {})", listed(advisable_apis(), "or"), defaults.api));
   app.add_option("--align", o.workload.align, "Alignment for aligned APIs (default 16)");
+  app.add_option("--trace", p.trace,
+                 "A recorded program (heapbench/trace.cuh, docs/trace.md) instead of --threads, --size and "
+                 "--pattern: the heap its replay needs, every allocation holding");
   app.add_option("--margin", p.margin_pct,
                  "Safety margin added to the smallest heap that held everything, percent (default 10): the allocator "
                  "places blocks differently from run to run, so the boundary moves a little");
@@ -277,6 +295,60 @@ void add_advise_flags(CLI::App& app, AdviseOptions& o, AdviseParsed& p) {
                  "Deadline for one allocating kernel (default 20000: failing calls on a full heap are slow)");
   app.add_option("--max-heap", p.max_heap, "Largest heap to try (default: 3/4 of the device's memory)");
   app.add_option("--out", o.out, "Also write the advice as JSON to this file");
+}
+
+// --threads, --size and --pattern: the workload as described.
+void set_described_workload(const CLI::App& app, const AdviseParsed& p, Workload& w) {
+  if (p.threads.empty()) throw UsageError("--threads is required (how many threads allocate), or --trace");
+  if (p.size.empty()) throw UsageError("--size is required (bytes per thread: 1000, 16-256 or 64:3,1K:1), or --trace");
+  try {
+    w.threads = parse_quantity(p.threads);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--threads={}: {}", p.threads, e.what()));
+  }
+  if (w.threads > kMaxThreads) {
+    throw UsageError(fmt::format("--threads={}: more than the {} heapbench supports", p.threads, kMaxThreads));
+  }
+  try {
+    w.size = parse_size_distribution(p.size);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(fmt::format("--size={}: {}", p.size, e.what()));
+  }
+  if ((w.align & (w.align - 1)) != 0 || w.align == 0) {
+    throw UsageError(fmt::format("--align={}: not a power of two", typed_value(app, "--align")));
+  }
+  try {
+    (void)workload_case(w, 0);  // refuses what no pattern runs, before any device is touched
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  if (!checked_workload_demand(w)) {  // it wrapped: "0.0 MiB asked"
+    throw UsageError(fmt::format("--size={} x --threads={}: the workload asks for more than 2^64 bytes; no heap holds it",
+                                 p.size, p.threads));
+  }
+}
+
+// --trace=FILE: the recorded program, read and planned whole now (a damaged
+// file is refused before any device work); its largest launch and request are
+// the case's threads and size, the most it held live its demand.
+void set_trace_workload(const CLI::App& app, const AdviseParsed& p, Workload& w) {
+  for (const char* flag : {"--threads", "--size", "--pattern", "--align"}) {
+    if (app.count(flag)) throw UsageError(fmt::format("--trace={} and {}: the trace says what it asks for (give one)", p.trace, flag));
+  }
+  try {
+    const trace::ReplayPlan plan = trace::plan_replay(trace::read_trace(p.trace), p.trace);
+    w.trace = trace::trace_name_of_file(p.trace);
+    w.trace_file = p.trace;
+    w.pattern = "replay";
+    w.threads = plan.max_threads;
+    w.size.lo = w.size.hi = std::max<std::uint64_t>(plan.max_size, 1);
+    w.trace_peak_bytes = plan.peak_bytes;
+    (void)workload_case(w, 0);
+  } catch (const trace::TraceError& e) {
+    throw UsageError(fmt::format("--trace={}: {}", p.trace, e.what()));
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
 }
 
 }  // namespace
@@ -309,32 +381,10 @@ AdviseOptions parse_advise_options(int argc, const char* const* argv) {
     }
     throw UsageError(fmt::format("'{}': unexpected argument (flags start with --)", a));
   }
-  if (p.threads.empty()) throw UsageError("--threads is required (how many threads allocate)");
-  if (p.size.empty()) throw UsageError("--size is required (bytes per thread: 1000, 16-256 or 64:3,1K:1)");
-  try {
-    o.workload.threads = parse_quantity(p.threads);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(fmt::format("--threads={}: {}", p.threads, e.what()));
-  }
-  if (o.workload.threads > kMaxThreads) {
-    throw UsageError(fmt::format("--threads={}: more than the {} heapbench supports", p.threads, kMaxThreads));
-  }
-  try {
-    o.workload.size = parse_size_distribution(p.size);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(fmt::format("--size={}: {}", p.size, e.what()));
-  }
-  if ((o.workload.align & (o.workload.align - 1)) != 0 || o.workload.align == 0) {
-    throw UsageError(fmt::format("--align={}: not a power of two", typed_value(app, "--align")));
-  }
-  try {
-    (void)workload_case(o.workload, 0);  // refuses what no pattern runs, before any device is touched
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
-  if (!checked_workload_demand(o.workload)) {  // it wrapped: "0.0 MiB asked"
-    throw UsageError(fmt::format("--size={} x --threads={}: the workload asks for more than 2^64 bytes; no heap holds it",
-                                 p.size, p.threads));
+  if (!p.trace.empty()) {
+    set_trace_workload(app, p, o.workload);
+  } else {
+    set_described_workload(app, p, o.workload);
   }
   if (!(p.margin_pct >= 0 && p.margin_pct <= 100)) {
     throw UsageError(fmt::format("--margin={}: percent, 0 to 100", typed_value(app, "--margin")));

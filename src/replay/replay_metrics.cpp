@@ -59,6 +59,7 @@ IterationResult replay_result(const ReplayCounts& c, const ReplayShape& shape, c
   raw.rounds = 1;
   out.tally.attempts = shape.allocations;
   out.tally.successes = shape.allocations - std::min<std::uint64_t>(shape.allocations, c.nulls);
+  out.tally.bytes = shape.peak_bytes;  // what the round held at once at most (advise's utilisation)
   out.round_seconds = {raw.seconds};
   out.timed_seconds = raw.seconds;
   out.observed.put(raw);

@@ -37,6 +37,11 @@ struct Workload {
   std::string pattern = "per_thread";
   std::string api = "malloc";
   std::uint64_t align = 16;         // aligned APIs only
+  // --trace: a recorded program (docs/trace.md) instead, replayed on each heap:
+  // pattern "replay", threads and size its largest launch and request, its
+  // demand the most bytes it held live.
+  std::string trace_file, trace;
+  std::uint64_t trace_peak_bytes = 0;
 };
 
 // The case that runs the workload on a heap of `heap` bytes: per_thread,
