@@ -212,6 +212,52 @@ struct KeepSamples {
   ~KeepSamples() { kept().samples[family].push_back(std::move(samples)); }
 };
 
+// Where a case's wall time goes (progress.hpp's kBudgetCounters): the phases
+// the run's budget line sums, each timed on the host.
+struct CaseClock {
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+  double heap_s = 0, probe_s = 0, loop_s = 0, meter_s = 0;
+  template <class F>
+  auto add(double& into, F f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto out = f();
+    into += seconds_since(t0);
+    return out;
+  }
+  void write(benchmark::State& st) const {
+    st.counters["heap_s"] = heap_s;
+    st.counters["probe_s"] = probe_s;
+    st.counters["loop_s"] = loop_s;
+    st.counters["meter_s"] = meter_s;
+    st.counters["case_wall_s"] = seconds_since(start);
+  }
+};
+
+// The case's limit (Case::limit_bytes), a device reset where it changes.
+Backend::Heap set_limit(Backend& backend, const Case& c) {
+  // By limit_bytes, not malloc_heap(): a printf case's FIFO too can change
+  // only after a device reset, which a new heap size brings.
+  nvtx::range r{nvtx::phase(nvtx::Phase::heap, static_cast<std::int64_t>(c.limit_bytes / kMiB))};
+  const Backend::Heap heap = backend.ensure_limit(c.limit_bytes);
+  if (heap.reset) nvtx::mark(fmt::format("device reset for a {} MiB heap", c.limit_bytes / kMiB).c_str(), nvtx::Phase::heap);
+  return heap;
+}
+
+// The measuring loop: Google Benchmark's one iteration (or --profile's), its manual time a round's mean.
+void measuring_loop(benchmark::State& st, Backend& backend, Round& round, const RunConfig& cfg, Measured& m) {
+  const bool fixed = cfg.fixed_iterations > 0;
+  for (auto _ : st) {
+    const RoundSeries before = m.series;
+    if (auto why = measure(backend, round, cfg, fixed ? 1 : 0, m); !why.empty()) {
+      st.SkipWithError(why.c_str());
+      break;
+    }
+    const double seconds = m.series.total() - before.total();
+    const int rounds = m.series.rounds() - before.rounds();
+    st.SetIterationTime(rounds > 0 ? seconds / rounds : 0.0);
+  }
+}
+
 void run_case(benchmark::State& st, const Case& c, const std::string& name, const RunConfig& run_cfg) {
   KeepSamples keep{case_name(c), {}};
   const RunConfig cfg = for_case(c, run_cfg);
@@ -224,24 +270,17 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     st.SkipWithError(why.c_str());
     return;
   }
+  CaseClock clock;
   try {
-    Backend::Heap heap;
-    {
-      // By limit_bytes, not malloc_heap(): a printf case's FIFO too can change
-      // only after a device reset, which a new heap size brings.
-      nvtx::range r{nvtx::phase(nvtx::Phase::heap, static_cast<std::int64_t>(c.limit_bytes / kMiB))};
-      heap = backend.ensure_limit(c.limit_bytes);
-      if (heap.reset) {
-        nvtx::mark(fmt::format("device reset for a {} MiB heap", c.limit_bytes / kMiB).c_str(), nvtx::Phase::heap);
-      }
-    }
+    const Backend::Heap heap = clock.add(clock.heap_s, [&] { return set_limit(backend, c); });
     if (heap.reset || g_capacity.heap != c.limit_bytes) g_capacity = CapacityMemo{c.limit_bytes, std::nullopt};
     SetUp setup;
     auto t0 = std::chrono::steady_clock::now();
     std::unique_ptr<Round> round = backend.make_round(c, cfg.kernel_budget_s);
     backend.synchronize();
     setup.setup_s = seconds_since(t0);
-    const std::uint64_t capacity_before = g_capacity.bytes ? *g_capacity.bytes : probe(backend, heap.reported);
+    const std::uint64_t capacity_before =
+        g_capacity.bytes ? *g_capacity.bytes : clock.add(clock.probe_s, [&] { return probe(backend, heap.reported); });
     g_capacity.bytes.reset();  // taken: an error before the probe after the case leaves nothing to trust
     t0 = std::chrono::steady_clock::now();
     if (const std::string why = round->small_warmup() ? warm_up(backend, c, cfg) : ""; !why.empty()) {
@@ -251,29 +290,20 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     if (round->small_warmup()) setup.first_use_s = seconds_since(t0);
     setup.reset_s = round->reset_seconds();
     Measured m(round->reducer());
-    const bool fixed = cfg.fixed_iterations > 0;
     // The energy counter is read before the loop's first batch and after its last (docs/metrics.md, "Energy").
+    t0 = std::chrono::steady_clock::now();
     energy::Section energy_section(cfg.energy.get());
-    for (auto _ : st) {
-      // One iteration per case (heapbench passes --benchmark_min_time so), or
-      // --profile's fixed count, one round each.
-      const RoundSeries before = m.series;
-      if (auto why = measure(backend, *round, cfg, fixed ? 1 : 0, m); !why.empty()) {
-        st.SkipWithError(why.c_str());
-        break;
-      }
-      const double seconds = m.series.total() - before.total();
-      const int rounds = m.series.rounds() - before.rounds();
-      st.SetIterationTime(rounds > 0 ? seconds / rounds : 0.0);
-    }
-    const Counters energy_counters = energy_section.finish(m.calls);
+    clock.meter_s += seconds_since(t0);
+    clock.add(clock.loop_s, [&] { return (measuring_loop(st, backend, *round, cfg, m), 0); });
+    const Counters energy_counters = clock.add(clock.meter_s, [&] { return energy_section.finish(m.calls); });
     if (st.error_occurred()) return;
-    const std::uint64_t capacity_after = probe(backend, heap.reported);
+    const std::uint64_t capacity_after = clock.add(clock.probe_s, [&] { return probe(backend, heap.reported); });
     if (const auto why = capacity_problem(capacity_before, capacity_after); !why.empty()) {
       st.SkipWithError(why.c_str());
       return;
     }
     g_capacity.bytes = capacity_after;
+    const bool fixed = cfg.fixed_iterations > 0;
     set_measurement_counters(st, m, fixed);
     set_cost_counters(st, m.cost, setup);
     keep.samples = m.samples;
@@ -282,6 +312,7 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     m.reducer->write(own, heap.reported);
     own.insert(energy_counters.begin(), energy_counters.end());
     for (const auto& [counter, value] : own) st.counters[counter] = value;
+    clock.write(st);
   } catch (const DeviceError& e) {
     // The context may hold a sticky error: make the next case start from a reset,
     // or, in a child of isolation, from a new process.

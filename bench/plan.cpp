@@ -141,10 +141,13 @@ std::variant<Devices, int> check_devices(const Plan& plan, const DeviceHooks& ho
   return d;
 }
 
-std::vector<std::pair<std::string, std::string>> timing_context(double wall_s, double timed_s) {
-  return {{"heapbench_wall_s", fmt::format("{:.3f}", wall_s)},
-          {"heapbench_timed_s", fmt::format("{:.3f}", timed_s)},
-          {"heapbench_timed_fraction", fmt::format("{:.4f}", wall_s > 0 ? timed_s / wall_s : 0.0)}};
+std::vector<std::pair<std::string, std::string>> timing_context(double wall_s, const Done& done) {
+  std::vector<std::pair<std::string, std::string>> out = {
+      {"heapbench_wall_s", fmt::format("{:.3f}", wall_s)},
+      {"heapbench_timed_s", fmt::format("{:.3f}", done.timed_s)},
+      {"heapbench_timed_fraction", fmt::format("{:.4f}", wall_s > 0 ? done.timed_s / wall_s : 0.0)}};
+  for (auto& kv : budget_context(done.budget, wall_s)) out.push_back(std::move(kv));
+  return out;
 }
 
 }  // namespace heapbench

@@ -13,6 +13,7 @@
 #include "heapbench/case.hpp"
 #include "heapbench/device.hpp"
 #include "heapbench/options.hpp"
+#include "heapbench/progress.hpp"  // Done: what a run has done, its budget
 
 namespace heapbench {
 
@@ -54,6 +55,6 @@ class Stopwatch {
 };
 
 // Wall and timed seconds of the run, for the results file's context.
-std::vector<std::pair<std::string, std::string>> timing_context(double wall_s, double timed_s);
+std::vector<std::pair<std::string, std::string>> timing_context(double wall_s, const Done& done);
 
 }  // namespace heapbench

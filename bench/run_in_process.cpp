@@ -77,6 +77,7 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
       // Progress and the measurement summary: the results file's reporter sees every case.
       const std::size_t selected = count_matching(run.names, run.filter);
       Progress progress(selected * static_cast<std::size_t>(run.plan.bflags.repetitions));
+      Done last;  // the runs so far: the closing lines and the context's budget
       auto on_runs = [&](const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
         std::vector<ReportedRun> reported;
         for (const auto& r : runs) {
@@ -85,19 +86,25 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
           if (!aggregate && cfg.stop) cfg.stop->reported(r.benchmark_name());
         }
         const Done done = count_done(reported);
+        last = done;
         const std::string line = progress.update(done.cases, done.timed_s, run.clock.seconds(), done.errors);
         if (!line.empty() && !child) fmt::print(stderr, "{}\n", line);
       };
       auto before_last_write = [&] {
         if (child) return;
-        for (const auto& [k, v] : timing_context(run.clock.seconds(), progress.timed_s())) {
+        for (const auto& [k, v] : timing_context(run.clock.seconds(), last)) {
           benchmark::AddCustomContext(k, v);
         }
       };
       SnapshotReporter snapshots(out->path(), on_runs, before_last_write);
       snapshots.carry(out->carried());
       ran = benchmark::RunSpecifiedBenchmarks(display.get(), &snapshots);
-      if (!child) fmt::print(stderr, "{}\n", progress.summary(run.clock.seconds()));
+      if (!child) {
+        fmt::print(stderr, "{}\n", progress.summary(run.clock.seconds()));
+        if (const std::string line = budget_line(last.budget, run.clock.seconds()); !line.empty()) {
+          fmt::print(stderr, "{}\n", line);
+        }
+      }
     } else {
       ran = benchmark::RunSpecifiedBenchmarks(display.get());
     }

@@ -55,15 +55,17 @@ int run_isolated(const PlannedRun& run, const std::vector<int>& devices, Results
   settings.carried = out.carried();
   std::set<std::string> carried;
   for (const auto& entry : settings.carried) carried.insert(entry.dump());
+  Done last;  // the runs merged so far: the closing lines and the context's budget
   settings.on_change = [&](ResultsMerger& merger) {
     std::vector<ReportedRun> reported;
     for (const auto& entry : own_entries(merger.document(), carried)) reported.push_back(reported_run(entry));
     const Done done = count_done(reported);
+    last = done;
     const double now = run.clock.seconds();
     if (const std::string line = progress.update(done.cases, done.timed_s, now, done.errors); !line.empty()) {
       fmt::print(stderr, "{}\n", line);
     }
-    for (const auto& [k, v] : timing_context(now, done.timed_s)) merger.set_context(k, v);
+    for (const auto& [k, v] : timing_context(now, done)) merger.set_context(k, v);
     merger.set_context(kCommandLineKey, command_line);  // the run's, not its children's
   };
   ChildrenOutcome done;
@@ -74,6 +76,7 @@ int run_isolated(const PlannedRun& run, const std::vector<int>& devices, Results
     return kExitNoResults;
   }
   fmt::print(stderr, "{}\n", progress.summary(run.clock.seconds()));
+  if (const std::string line = budget_line(last.budget, run.clock.seconds()); !line.empty()) fmt::print(stderr, "{}\n", line);
   if (const std::string line = convergence_summary(convergence_of(own_entries(done.document, carried))); !line.empty()) {
     fmt::print(stderr, "{}\n", line);
   }

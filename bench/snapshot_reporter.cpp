@@ -25,6 +25,9 @@ CaseTiming case_timing(const benchmark::BenchmarkReporter::Run& run) {
   t.real_time = run.GetAdjustedRealTime();
   t.iterations = static_cast<double>(run.iterations);
   t.time_unit = benchmark::GetTimeUnitString(run.time_unit);
+  for (const char* c : kBudgetCounters) {
+    if (const auto it = run.counters.find(c); it != run.counters.end()) t.phases[c] = it->second.value;
+  }
   return t;
 }
 

@@ -107,6 +107,12 @@ const std::vector<CounterDecl> kCounters = {
     {"setup_s", U::seconds, "s", B::lower, "seconds to set the case's allocator and buffers up"},
     {"first_use_s", U::seconds, "s", B::lower, "wall seconds of the case's first (warm-up) round"},
     {"reset_s", U::seconds, "s", B::lower, "seconds of one reset of the allocator's state"},
+    // Where a case's wall time went (the run's budget line)
+    {"heap_s", U::seconds, "s", B::lower, "wall seconds setting the heap limit (a device reset where it changed)"},
+    {"probe_s", U::seconds, "s", B::lower, "wall seconds of the capacity probes around the case"},
+    {"loop_s", U::seconds, "s", B::lower, "wall seconds of the measuring loop (timed launches and between them)"},
+    {"meter_s", U::seconds, "s", B::lower, "wall seconds reading the energy meter"},
+    {"case_wall_s", U::seconds, "s", B::lower, "wall seconds of the whole case"},
     // Workloads (docs/workloads.md)
     {"outputs_per_s", U::per_s, "outputs/s", B::higher, "outputs obtained per second of round time"},
     {"output_bytes_per_s", U::bytes_per_s, "B/s", B::higher, "output bytes obtained per second of round time"},

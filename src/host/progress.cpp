@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <tuple>
 
 namespace heapbench {
 
@@ -27,6 +28,9 @@ CaseTiming case_timing(const nlohmann::json& e) {
   if (e.contains("real_time") && e["real_time"].is_number()) t.real_time = e["real_time"].get<double>();
   if (e.contains("iterations") && e["iterations"].is_number()) t.iterations = e["iterations"].get<double>();
   t.time_unit = e.value("time_unit", "ns");
+  for (const char* c : kBudgetCounters) {
+    if (e.contains(c) && e[c].is_number()) t.phases[c] = e[c].get<double>();
+  }
   return t;
 }
 
@@ -49,7 +53,18 @@ Done count_done(const std::vector<ReportedRun>& runs) {
     if (!r.timing.counts) ++d.errors;
     d.timed_s += timed_seconds(r.timing);
     with_iterations.insert(r.run_name);
+    if (!r.timing.counts) continue;
+    for (const auto& [c, v] : r.timing.phases) d.budget.sum[c] += v;
+    const auto wall = r.timing.phases.find("case_wall_s");
+    if (wall != r.timing.phases.end()) {
+      std::string name = r.run_name;
+      if (const auto at = name.rfind("/manual_time"); at != std::string::npos && at + 12 == name.size()) name.resize(at);
+      d.budget.largest.emplace_back(name, wall->second - timed_seconds(r.timing));
+    }
   }
+  auto& largest = d.budget.largest;
+  std::sort(largest.begin(), largest.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (largest.size() > 3) largest.resize(3);
   for (const auto& r : runs) {
     if (!r.aggregate || r.aggregate_name != "mean" || with_iterations.count(r.run_name)) continue;
     const auto reps = static_cast<std::size_t>(std::max<std::int64_t>(r.repetitions, 1));
@@ -60,6 +75,48 @@ Done count_done(const std::vector<ReportedRun>& runs) {
     d.timed_s += t.timed_s ? *t.timed_s * static_cast<double>(reps) : timed_seconds(t);
   }
   return d;
+}
+
+namespace {
+// The line's phases: (context key, words, seconds).
+std::vector<std::tuple<std::string, std::string, double>> phases_of(const Budget& b, double wall_s) {
+  const double timed = b.get("timed_s"), loop = b.get("loop_s"), cases = b.get("case_wall_s");
+  const double setup = b.get("setup_s"), heap = b.get("heap_s"), probe = b.get("probe_s"), meter = b.get("meter_s");
+  const double warmup = b.get("first_use_s");
+  const double in_case = cases - loop - setup - heap - probe - meter - warmup;  // the rest of run_case: counters, checks
+  return {{"timed", "timed launches", timed},
+          {"between", "between them in the measuring loop (verification, host waits, launch gaps)", std::max(0.0, loop - timed)},
+          {"warmup", "warm-up", warmup},
+          {"setup", "set-up of the rounds", setup},
+          {"heap", "heap limits and device resets", heap},
+          {"probe", "capacity probes", probe},
+          {"meter", "energy meter", meter},
+          {"case_rest", "the rest of the cases", std::max(0.0, in_case)},
+          {"outside", "outside the cases (process starts, device contexts, reporting, writing the file)",
+           std::max(0.0, wall_s - cases)}};
+}
+}  // namespace
+
+std::string budget_line(const Budget& b, double wall_s) {
+  if (b.get("case_wall_s") <= 0 || wall_s <= 0) return {};
+  std::string parts;
+  for (const auto& [key, words, s] : phases_of(b, wall_s)) {
+    if (s < 0.05 && key != "timed") continue;
+    parts += fmt::format("{}{} {:.1f} s ({:.0f} %)", parts.empty() ? "" : ", ", words, s, 100.0 * s / wall_s);
+  }
+  std::string largest;
+  for (const auto& [name, s] : b.largest) {
+    if (s >= 0.1) largest += fmt::format("{}{} {:.1f} s", largest.empty() ? "" : ", ", name, s);
+  }
+  return fmt::format("heapbench: where the {:.1f} s went: {}{}", wall_s, parts,
+                     largest.empty() ? "" : "; most outside timed launches: " + largest);
+}
+
+std::vector<std::pair<std::string, std::string>> budget_context(const Budget& b, double wall_s) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (b.get("case_wall_s") <= 0) return out;
+  for (const auto& [key, words, s] : phases_of(b, wall_s)) out.emplace_back("heapbench_budget_" + key + "_s", fmt::format("{:.3f}", s));
+  return out;
 }
 
 std::string convergence_summary(const std::vector<std::pair<std::string, bool>>& runs, std::size_t named) {

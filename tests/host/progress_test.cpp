@@ -140,4 +140,44 @@ TEST(Convergence, FromResultsEntriesOnlyTheMeasuredOnesCount) {
 }
 
 }  // namespace
+
+namespace {
+
+ReportedRun measured(const std::string& name, double timed, double loop, double wall) {
+  ReportedRun r;
+  r.run_name = name + "/manual_time";
+  r.timing.timed_s = timed;
+  r.timing.phases = {{"timed_s", timed}, {"loop_s", loop}, {"first_use_s", 0.5}, {"setup_s", 0.25},
+                     {"heap_s", 0.25}, {"probe_s", 1.0}, {"meter_s", 0.0}, {"case_wall_s", wall}};
+  return r;
+}
+
+TEST(Budget, ThePhasesOfTheMeasuredCasesAddUpToTheWallTime) {
+  ReportedRun error;
+  error.run_name = "c/manual_time";
+  error.timing.counts = false;
+  error.timing.phases = {{"case_wall_s", 100.0}};  // an error result's time is outside the measured cases
+  const Done d = count_done({measured("a", 6.0, 8.0, 10.0), measured("b", 1.0, 1.5, 4.0), error});
+  EXPECT_DOUBLE_EQ(d.budget.get("timed_s"), 7.0);
+  EXPECT_DOUBLE_EQ(d.budget.get("case_wall_s"), 14.0);
+  ASSERT_EQ(d.budget.largest.size(), 2u);
+  EXPECT_EQ(d.budget.largest[0].first, "a");  // 4 s outside its timed launches; b 3 s
+  const auto ctx = budget_context(d.budget, 20.0);
+  std::map<std::string, std::string> m(ctx.begin(), ctx.end());
+  EXPECT_EQ(m["heapbench_budget_timed_s"], "7.000");
+  EXPECT_EQ(m["heapbench_budget_between_s"], "2.500");
+  EXPECT_EQ(m["heapbench_budget_warmup_s"], "1.000");
+  EXPECT_EQ(m["heapbench_budget_probe_s"], "2.000");
+  EXPECT_EQ(m["heapbench_budget_case_rest_s"], "0.500");  // 14 - 9.5 loop - 1 warm-up - 0.5 set-up - 0.5 heap - 2 probes
+  EXPECT_EQ(m["heapbench_budget_outside_s"], "6.000");
+  double sum = 0;
+  for (const auto& [k, v] : ctx) sum += std::stod(v);
+  EXPECT_DOUBLE_EQ(sum, 20.0);
+  const std::string line = budget_line(d.budget, 20.0);
+  EXPECT_NE(line.find("where the 20.0 s went: timed launches 7.0 s (35 %)"), std::string::npos) << line;
+  EXPECT_NE(line.find("most outside timed launches: a 4.0 s, b 3.0 s"), std::string::npos) << line;
+  EXPECT_EQ(budget_line(Budget{}, 20.0), "");
+}
+
+}  // namespace
 }  // namespace heapbench

@@ -3,14 +3,43 @@
 // Pure host logic: the caller passes the times, so tests use hand-made ones.
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <vector>
 #include <optional>
 #include <string>
 #include <utility>
 
 namespace heapbench {
+
+// Where a case's wall time went (docs/metrics.md, "Where a run's time goes"),
+// each a counter of its entry, in the order the console names them: the GPU
+// time inside timed launches; the measuring loop's wall time (timed launches
+// and everything between them: verification, host waits, launch gaps); the
+// warm-up round; the set-up of the round (the allocator and heapbench's
+// buffers); the heap limit (a device reset when it changes); the capacity
+// probes; the energy meter's reads; the whole case.
+inline constexpr std::array<const char*, 8> kBudgetCounters = {"timed_s",   "loop_s",  "first_use_s", "setup_s",
+                                                               "heap_s",    "probe_s", "meter_s",     "case_wall_s"};
+
+// A run's budget: each of kBudgetCounters summed over its measured cases.
+struct Budget {
+  std::map<std::string, double> sum;
+  std::vector<std::pair<std::string, double>> largest;  // the cases with the most wall time outside timed launches
+  double get(const std::string& counter) const {
+    const auto it = sum.find(counter);
+    return it == sum.end() ? 0.0 : it->second;
+  }
+};
+
+// "heapbench: where the wall time went: timed launches 90.7 s (68 %), between
+// them 20.1 s (15 %), warm-up ..., outside the cases (process starts, device
+// contexts, reporting and writing the file) 6.0 s (4 %)"; "" before any case.
+std::string budget_line(const Budget& b, double wall_s);
+// The results context's keys: heapbench_budget_<phase>_s for each phase of the line.
+std::vector<std::pair<std::string, std::string>> budget_context(const Budget& b, double wall_s);
 
 // What the results file says about one entry's timing.
 struct CaseTiming {
@@ -19,6 +48,7 @@ struct CaseTiming {
   double real_time = 0.0;         // per iteration, in time_unit
   double iterations = 0.0;
   std::string time_unit = "ns";   // ns, us, ms or s
+  std::map<std::string, double> phases;  // its kBudgetCounters, those it has
 };
 
 // GPU seconds inside timed launches of one entry: its `timed_s` counter when it
@@ -45,6 +75,7 @@ struct Done {
   std::size_t cases = 0;
   double timed_s = 0.0;
   std::size_t errors = 0;  // of `cases`: error results
+  Budget budget;           // the measured runs' (not aggregates')
 };
 Done count_done(const std::vector<ReportedRun>& runs);
 
