@@ -82,6 +82,32 @@ void launch_threads(std::uint64_t n, F f) {
   HB_CUDA_CHECK_LAUNCH();
 }
 
+// A round's device counters of what went wrong and its kernel deadline,
+// cleared at every round's begin (the workloads' and replay's rounds).
+template <class Counts>
+class RoundCounters {
+ public:
+  RoundCounters() : stats_(1), counts_(1) {}
+  void begin(std::uint64_t budget_ns) {
+    HB_CUDA_CHECK(cudaMemsetAsync(counts_.get(), 0, sizeof(Counts)));
+    HB_CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, sizeof(DeviceStats)));
+    set_deadline<<<1, 1>>>(stats_.get(), budget_ns);
+    HB_CUDA_CHECK_LAUNCH();
+  }
+  Counts* counts() const { return counts_.get(); }
+  const DeviceStats* stats() const { return stats_.get(); }
+  // After the round (the device waited for): what it counted.
+  Counts read() const {
+    Counts c{};
+    HB_CUDA_CHECK(cudaMemcpy(&c, counts_.get(), sizeof c, cudaMemcpyDeviceToHost));
+    return c;
+  }
+
+ private:
+  DeviceBuffer<DeviceStats> stats_;
+  DeviceBuffer<Counts> counts_;
+};
+
 // Owner::reset() timed on the host with the device idle before and after
 // (Round::reset_seconds).
 template <class Owner>

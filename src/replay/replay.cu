@@ -47,18 +47,11 @@ __device__ inline void count_step(ReplayCounts* c, const trace::ReplayStep& s) {
   if (s.corrupted) atomicAdd(&c->corrupted, 1ull);
 }
 
-template <class Api>
-struct ReplayAlloc {
-  Api api;
-  __device__ void* allocate(std::size_t bytes, std::size_t align) const { return api.allocate(bytes, align); }
-  __device__ void deallocate(void* p) const { api.deallocate(p); }
-};
-
 // One recorded launch: thread (block, thread) makes its operations in order.
 // The first `threads` threads have operations (all of a recorded launch's; the
 // untimed release of what the recording kept runs it over a 1-D grid).
 template <class Api>
-__global__ void replay_launch(ReplayAlloc<Api> a, std::uint64_t threads, const std::uint64_t* offsets,
+__global__ void replay_launch(Api a, std::uint64_t threads, const std::uint64_t* offsets,
                               const trace::ReplayOp* ops, void** table, const std::uint64_t* sizes, ReplayCounts* counts,
                               const DeviceStats* stats) {
   const std::uint64_t block = blockIdx.x + std::uint64_t{gridDim.x} * (blockIdx.y + std::uint64_t{gridDim.y} * blockIdx.z);
@@ -81,7 +74,7 @@ __global__ void replay_launch(ReplayAlloc<Api> a, std::uint64_t threads, const s
 template <class Api>
 class ReplayRound final : public Round {
  public:
-  ReplayRound(const Case& c, double budget_s) : owner_(c), stats_(1), counts_(1), budget_ns_(budget_ns(budget_s)) {
+  ReplayRound(const Case& c, double budget_s) : owner_(c), budget_ns_(budget_ns(budget_s)) {
     const trace::ReplayPlan plan = trace::plan_replay(trace::read_trace(c.trace_file), c.trace_file);
     std::vector<std::uint64_t> sizes(plan.allocations, 0);
     shape_.allocations = plan.allocations;
@@ -112,36 +105,32 @@ class ReplayRound final : public Round {
   void begin() override {
     owner_.reset();
     HB_CUDA_CHECK(cudaMemsetAsync(table_.get(), 0xff, allocations_ * sizeof(void*)));  // HB_REPLAY_PENDING
-    HB_CUDA_CHECK(cudaMemsetAsync(counts_.get(), 0, sizeof(ReplayCounts)));
-    HB_CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, sizeof(DeviceStats)));
-    set_deadline<<<1, 1>>>(stats_.get(), budget_ns_);
-    HB_CUDA_CHECK_LAUNCH();
+    counters_.begin(budget_ns_);
   }
   void allocate() override {
-    const ReplayAlloc<Api> a{owner_.handle()};
+    const Api a = owner_.handle();
     for (std::size_t i = 0; i < launches_.size(); ++i) {
       const DeviceLaunch& l = launches_[i];
       if (i == 0) note_kernel();
       timers_[i]->start();
       replay_launch<Api><<<l.grid, l.block>>>(a, l.threads, l.offsets.get(), l.ops.get(), table_.get(), sizes_.get(),
-                                              counts_.get(), stats_.get());
+                                              counters_.counts(), counters_.stats());
       HB_CUDA_CHECK_LAUNCH();
       timers_[i]->stop();
     }
   }
   void use() override {
     if (tail_threads_ == 0) return;
-    const ReplayAlloc<Api> a{owner_.handle()};
+    const Api a = owner_.handle();
     const unsigned grid = static_cast<unsigned>((tail_threads_ + kThreadsPerBlock - 1) / kThreadsPerBlock);
     replay_launch<Api><<<grid, kThreadsPerBlock>>>(a, tail_threads_, tail_offsets_.get(), tail_ops_.get(), table_.get(),
-                                                   sizes_.get(), counts_.get(), stats_.get());
+                                                   sizes_.get(), counters_.counts(), counters_.stats());
     HB_CUDA_CHECK_LAUNCH();
   }
   bool has_free_phase() const override { return false; }
   IterationResult collect() override {
     HB_CUDA_CHECK(cudaDeviceSynchronize());
-    ReplayCounts c{};
-    HB_CUDA_CHECK(cudaMemcpy(&c, counts_.get(), sizeof c, cudaMemcpyDeviceToHost));
+    const ReplayCounts c = counters_.read();
     std::vector<double> seconds;
     for (const auto& t : timers_) seconds.push_back(t->seconds());
     return replay_result(c, shape_, seconds);
@@ -153,8 +142,7 @@ class ReplayRound final : public Round {
 
  private:
   alloc::Owner<Api> owner_;
-  DeviceBuffer<DeviceStats> stats_;
-  DeviceBuffer<ReplayCounts> counts_;
+  RoundCounters<ReplayCounts> counters_;
   DeviceBuffer<void*> table_;
   DeviceBuffer<std::uint64_t> sizes_, tail_offsets_;
   DeviceBuffer<trace::ReplayOp> tail_ops_;

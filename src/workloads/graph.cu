@@ -47,13 +47,6 @@ struct DeviceBatch {
   DeviceBuffer<std::uint32_t> insert_targets, delete_targets;
 };
 
-template <class Api>
-struct GraphAlloc {
-  Api api;
-  __device__ void* allocate(std::size_t bytes, std::size_t align) const { return api.allocate(bytes, align); }
-  __device__ void deallocate(void* p) const { api.deallocate(p); }
-};
-
 __device__ inline void count(GraphCounts* t, const workloads::GraphStep& s) {
   if (s.nulls != 0) atomicAdd(&t->nulls, static_cast<unsigned long long>(s.nulls));
 }
@@ -61,7 +54,7 @@ __device__ inline void count(GraphCounts* t, const workloads::GraphStep& s) {
 template <class Api>
 class GraphRound final : public Round {
  public:
-  GraphRound(const Case& c, double budget_s) : owner_(c), stats_(1), tally_(1), budget_ns_(budget_ns(budget_s)), c_(c) {
+  GraphRound(const Case& c, double budget_s) : owner_(c), budget_ns_(budget_ns(budget_s)), c_(c) {
     const workloads::Csr g = workloads::make_graph(c.graph, c.graph_file, c.threads);
     if (g.vertices != c.threads) {
       throw std::invalid_argument(fmt::format("graph '{}' has {} vertices, the case {}", c.graph, g.vertices, c.threads));
@@ -84,10 +77,7 @@ class GraphRound final : public Round {
   void begin() override {
     owner_.reset();
     HB_CUDA_CHECK(cudaMemsetAsync(lists_.get(), 0, vertices_ * sizeof(workloads::VertexList)));
-    HB_CUDA_CHECK(cudaMemsetAsync(tally_.get(), 0, sizeof(GraphCounts)));
-    HB_CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, sizeof(DeviceStats)));
-    set_deadline<<<1, 1>>>(stats_.get(), budget_ns_);
-    HB_CUDA_CHECK_LAUNCH();
+    counters_.begin(budget_ns_);
   }
   void allocate() override {
     timers_[0].start();
@@ -107,8 +97,7 @@ class GraphRound final : public Round {
   }
   IterationResult collect() override {
     HB_CUDA_CHECK(cudaDeviceSynchronize());
-    GraphCounts t{};
-    HB_CUDA_CHECK(cudaMemcpy(&t, tally_.get(), sizeof t, cudaMemcpyDeviceToHost));
+    const GraphCounts t = counters_.read();
     const double seconds[3] = {timers_[0].seconds(), timers_[1].seconds(), timers_[2].seconds()};
     return graph_result(t, shape_, seconds);
   }
@@ -119,12 +108,12 @@ class GraphRound final : public Round {
 
   // The launches (public only because an extended __device__ lambda needs it).
   void init() {
-    const GraphAlloc<Api> a{owner_.handle()};
+    const Api a = owner_.handle();
     workloads::VertexList* lists = lists_.get();
     const std::uint64_t* offsets = offsets_.get();
     const std::uint32_t* targets = targets_.get();
-    GraphCounts* tally = tally_.get();
-    const DeviceStats* stats = stats_.get();
+    GraphCounts* tally = counters_.counts();
+    const DeviceStats* stats = counters_.stats();
     launch([=] __device__(std::uint64_t u, bool active) {
       if (!active) return;
       if (!before_deadline(stats)) {
@@ -135,10 +124,10 @@ class GraphRound final : public Round {
     });
   }
   void update(const DeviceBatch& b) {
-    const GraphAlloc<Api> a{owner_.handle()};
+    const Api a = owner_.handle();
     workloads::VertexList* lists = lists_.get();
-    GraphCounts* tally = tally_.get();
-    const DeviceStats* stats = stats_.get();
+    GraphCounts* tally = counters_.counts();
+    const DeviceStats* stats = counters_.stats();
     const std::uint64_t* ins_off = b.insert_offsets.get();
     const std::uint32_t* ins = b.insert_targets.get();
     launch([=] __device__(std::uint64_t u, bool active) {
@@ -161,9 +150,9 @@ class GraphRound final : public Round {
     });
   }
   void release_all() {
-    const GraphAlloc<Api> a{owner_.handle()};
+    const Api a = owner_.handle();
     workloads::VertexList* lists = lists_.get();
-    GraphCounts* tally = tally_.get();
+    GraphCounts* tally = counters_.counts();
     launch([=] __device__(std::uint64_t u, bool active) {
       if (active) count(tally, workloads::graph_release(a, lists[u]));
     });
@@ -172,7 +161,7 @@ class GraphRound final : public Round {
     const workloads::VertexList* lists = lists_.get();
     const std::uint64_t* offsets = ref_offsets_.get();
     const std::uint32_t* targets = ref_targets_.get();
-    GraphCounts* tally = tally_.get();
+    GraphCounts* tally = counters_.counts();
     launch([=] __device__(std::uint64_t u, bool active) {
       warp_add(&tally->wrong_lists, active && !workloads::graph_check(lists[u], offsets, targets, u));
     });
@@ -180,8 +169,7 @@ class GraphRound final : public Round {
 
  private:
   alloc::Owner<Api> owner_;
-  DeviceBuffer<DeviceStats> stats_;
-  DeviceBuffer<GraphCounts> tally_;
+  RoundCounters<GraphCounts> counters_;
   DeviceBuffer<std::uint64_t> offsets_, ref_offsets_;
   DeviceBuffer<std::uint32_t> targets_, ref_targets_;
   DeviceBuffer<workloads::VertexList> lists_;

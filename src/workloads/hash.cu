@@ -28,17 +28,10 @@ namespace heapbench::detail {
 
 // The handle's calls, as the bodies make them.
 template <class Api>
-struct HashAlloc {
-  Api api;
-  __device__ void* allocate(std::size_t bytes, std::size_t align) const { return api.allocate(bytes, align); }
-  __device__ void deallocate(void* p) const { api.deallocate(p); }
-};
-
-template <class Api>
 class HashRound final : public Round {
  public:
   HashRound(const Case& c, double budget_s)
-      : owner_(c), buckets_(workloads::buckets_for(c.threads, c.load_pct)), stats_(1), tally_(1),
+      : owner_(c), buckets_(workloads::buckets_for(c.threads, c.load_pct)),
         budget_ns_(budget_ns(budget_s)), c_(c) {
     table_ = {buckets_.get(), workloads::buckets_for(c.threads, c.load_pct), c.size_min, c.size};
   }
@@ -46,10 +39,7 @@ class HashRound final : public Round {
   void begin() override {
     owner_.reset();
     HB_CUDA_CHECK(cudaMemsetAsync(buckets_.get(), 0, table_.n_buckets * sizeof(workloads::HashBucket)));
-    HB_CUDA_CHECK(cudaMemsetAsync(tally_.get(), 0, sizeof(HashCounts)));
-    HB_CUDA_CHECK(cudaMemsetAsync(stats_.get(), 0, sizeof(DeviceStats)));
-    set_deadline<<<1, 1>>>(stats_.get(), budget_ns_);
-    HB_CUDA_CHECK_LAUNCH();
+    counters_.begin(budget_ns_);
   }
   void allocate() override {
     timers_[0].start();
@@ -70,8 +60,7 @@ class HashRound final : public Round {
   }
   IterationResult collect() override {
     HB_CUDA_CHECK(cudaDeviceSynchronize());
-    HashCounts t{};
-    HB_CUDA_CHECK(cudaMemcpy(&t, tally_.get(), sizeof t, cudaMemcpyDeviceToHost));
+    const HashCounts t = counters_.read();
     const double seconds[3] = {timers_[0].seconds(), timers_[1].seconds(), timers_[2].seconds()};
     return hash_result(t, c_.threads, seconds);
   }
@@ -80,10 +69,10 @@ class HashRound final : public Round {
 
   // The launches (public only because an extended __device__ lambda needs it).
   void insert() {
-    const HashAlloc<Api> a{owner_.handle()};
+    const Api a = owner_.handle();
     const workloads::HashTable h = table_;
-    HashCounts* tally = tally_.get();
-    const DeviceStats* stats = stats_.get();
+    HashCounts* tally = counters_.counts();
+    const DeviceStats* stats = counters_.stats();
     launch_threads(c_.threads, [=] __device__(std::uint64_t t, bool active) {
       if (!active) return;
       const auto out = workloads::hash_insert(a, h, t, [=] { return !before_deadline(stats); });
@@ -92,11 +81,11 @@ class HashRound final : public Round {
     });
   }
   void erase() {
-    const HashAlloc<Api> a{owner_.handle()};
+    const Api a = owner_.handle();
     const std::uint64_t keys = c_.threads;
     const workloads::HashTable h = table_;
-    HashCounts* tally = tally_.get();
-    const DeviceStats* stats = stats_.get();
+    HashCounts* tally = counters_.counts();
+    const DeviceStats* stats = counters_.stats();
     launch_threads(c_.threads, [=] __device__(std::uint64_t t, bool active) {
       if (!active || !workloads::deleted_key(t)) return;
       const auto out = workloads::hash_delete(a, h, t, [=] { return !before_deadline(stats); }, keys);
@@ -105,7 +94,7 @@ class HashRound final : public Round {
     });
   }
   void release_all() {
-    const HashAlloc<Api> a{owner_.handle()};
+    const Api a = owner_.handle();
     const workloads::HashTable h = table_;
     const std::uint64_t keys = c_.threads;
     launch_threads(h.n_buckets, [=] __device__(std::uint64_t k, bool active) {
@@ -116,7 +105,7 @@ class HashRound final : public Round {
   // looked up, every chain counted.
   void check(int after) {
     const workloads::HashTable h = table_;
-    HashCounts* tally = tally_.get();
+    HashCounts* tally = counters_.counts();
     const std::uint64_t keys = c_.threads;
     launch_threads(keys, [=] __device__(std::uint64_t t, bool active) {
       const unsigned f = active ? workloads::hash_check(h, t, after != 0, keys) : 0u;
@@ -131,8 +120,7 @@ class HashRound final : public Round {
  private:
   alloc::Owner<Api> owner_;
   DeviceBuffer<workloads::HashBucket> buckets_;
-  DeviceBuffer<DeviceStats> stats_;
-  DeviceBuffer<HashCounts> tally_;
+  RoundCounters<HashCounts> counters_;
   workloads::HashTable table_{};
   EventTimer timers_[3];
   std::uint64_t budget_ns_;
