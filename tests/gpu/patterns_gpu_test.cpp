@@ -13,6 +13,7 @@
 #include "heapbench/mixed_sizes.hpp"
 #include "heapbench/printf_fifo.hpp"
 #include "round.hpp"
+#include "zoo_apis.hpp"
 
 namespace heapbench {
 namespace {
@@ -36,6 +37,7 @@ std::vector<Pair> all_pairs() {
   std::vector<Pair> out;
   for (auto p : kPatterns) {
     for (auto a : kApis) {
+      if (from_zoo(a)) continue;
       // capacity is a different measurement: see CapacityGpu below; the
       // workloads (patterns with axes of their own) are workloads_gpu_test.cpp's.
       if (supported(p, a) && !is_capacity_family(p) && p != "printf" && find_pattern_traits(p)->axes == 0) {

@@ -12,6 +12,7 @@
 #include "heapbench/device.hpp"
 #include "output_body.hpp"
 #include "round.hpp"
+#include "zoo_apis.hpp"
 
 namespace heapbench {
 namespace {
@@ -26,7 +27,7 @@ Case workload_case(const std::string& pattern, const std::string& api, std::uint
 std::vector<std::string> apis_of(const std::string& pattern) {
   std::vector<std::string> out;
   for (auto a : kApis) {
-    if (supported(pattern, a)) out.emplace_back(a);
+    if (supported(pattern, a) && !from_zoo(a)) out.emplace_back(a);
   }
   return out;
 }
