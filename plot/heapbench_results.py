@@ -199,9 +199,19 @@ class Results:
 
 
 def pooled_context(files: list[Results]) -> dict:
-    """The first file's context, with the axes of all of them: for a Results made of
-    their frames pooled, so an axis only a later file has stays an axis."""
-    return {**files[0].context, EXTRA_AXES_KEY: list(dict.fromkeys(a for r in files for a in r.extra_axes))}
+    """The first file's context, with the axes, counters and APIs of all of them (the
+    first declaration of each wins): for a Results made of their frames pooled, so an
+    axis, a counter's unit or an API's look that only a later file has is kept."""
+    counters: dict = {}
+    apis: dict = {}
+    for r in files:
+        for name, d in r.context.get(COUNTERS_KEY, {}).items():
+            counters.setdefault(name, d)
+        for name, d in r.apis.items():
+            apis.setdefault(name, d)
+    return {**files[0].context, EXTRA_AXES_KEY: list(dict.fromkeys(a for r in files for a in r.extra_axes)),
+            COUNTERS_KEY: counters, APIS_KEY: apis,
+            API_NAMES_KEY: list(dict.fromkeys(a for r in files for a in r.context.get(API_NAMES_KEY, [])))}
 
 
 def one_line(e: BaseException) -> str:

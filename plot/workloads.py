@@ -1,7 +1,10 @@
 """The workloads (docs/workloads.md): what an application pays for allocating in a
 kernel, and what it would pay without, from `heapbench --sweep=workloads` results.
 
-usage: heapbench-workloads RESULTS.json -o OUTDIR
+usage: heapbench-workloads RESULTS.json [MORE.json ...] -o OUTDIR
+
+Several files are pooled, as from one run: a `--graph=FILE.mtx` run beside the sweep,
+say (the first file's context names the GPU and the commit; every file is listed).
 
 OUTDIR gets:
 - workloads_output.png/.svg: outputs/s against threads, a panel per size range and
@@ -33,7 +36,7 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from figures import legend_entries, write_markdown  # noqa: E402
-from heapbench_results import Results, SchemaError, convergence_sentence, finish, load  # noqa: E402
+from heapbench_results import Results, SchemaError, convergence_sentence, finish, load, pooled_context  # noqa: E402
 from readability import MAX_LEGEND_ENTRIES, FigureError, save  # noqa: E402
 import style  # noqa: E402
 
@@ -215,12 +218,22 @@ def _errors(cases: pd.DataFrame) -> list[str]:
     return ["## Errors (no figure)", ""] + [f"- `{r['case']}`: {r['error_message']}" for _, r in bad.iterrows()] + [""]
 
 
-def make_workloads(path, out_dir) -> tuple[list[Path], list[str]]:
-    res = load(path)
+def pooled(paths) -> Results:
+    """One file, or several pooled into one (their entries side by side)."""
+    files = [load(p) for p in paths]
+    if len(files) == 1:
+        return files[0]
+    return Results(files[0].path, pooled_context(files), pd.concat([r.frame for r in files], ignore_index=True))
+
+
+def make_workloads(paths, out_dir) -> tuple[list[Path], list[str]]:
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    res = pooled(paths)
     cases = res.cases()
     work = cases[cases["pattern"].isin(["output", "graph", "hash"])]
+    names = ", ".join(str(p) for p in paths)
     if work.empty:
-        raise WorkloadsError(f"{path}: no output, graph or hash case (run heapbench --sweep=workloads)")
+        raise WorkloadsError(f"{names}: no output, graph or hash case (run heapbench --sweep=workloads)")
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
@@ -237,7 +250,8 @@ def make_workloads(path, out_dir) -> tuple[list[Path], list[str]]:
     _dot_figure(res, [("registers", measured, "regs_per_thread", "registers per thread"),
                       ("occupancy", measured, "occupancy", "resident threads / SM maximum")],
                 out_dir / "workloads_cost", "what calling the allocator costs the kernel", written)
-    lines = [f"# Workloads on the {res.gpu}", "", f"From `{Path(path).name}` (heapbench {res.commit}, {res.date}).", ""]
+    sources = ", ".join(f"`{Path(p).name}`" for p in paths)
+    lines = [f"# Workloads on the {res.gpu}", "", f"From {sources} (heapbench {res.commit}, {res.date}).", ""]
     sentence = convergence_sentence(res, work)
     if sentence:
         lines += [sentence, ""]
@@ -254,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="\n".join(__doc__.splitlines()[2:]))
-    ap.add_argument("results", help="results JSON of `heapbench --sweep=workloads`")
+    ap.add_argument("results", nargs="+", help="results JSON of `heapbench --sweep=workloads` (several: pooled)")
     ap.add_argument("-o", "--out", required=True, help="folder for the figures and workloads.md")
     args = ap.parse_args(argv)
     return finish("workloads", lambda: make_workloads(args.results, args.out), args.out,

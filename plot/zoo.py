@@ -40,7 +40,7 @@ import pandas as pd  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from outputs import slug, write_csv  # noqa: E402
 from figures import _direct_heap_apis, baselines, best_measured, legend_entries, write_markdown  # noqa: E402
-from heapbench_results import (API_NAMES_KEY, APIS_KEY, COUNTERS_KEY, Results, SchemaError,  # noqa: E402
+from heapbench_results import (Results, SchemaError,  # noqa: E402
                                convergence_sentence, finish, load, pooled_context)
 from readability import MAX_LEGEND_ENTRIES, FigureError, save  # noqa: E402
 import style  # noqa: E402
@@ -70,17 +70,9 @@ def load_zoo(paths: list[str | Path]) -> Results:
     first = files[0]
     if len(files) == 1:
         return first
-    counters, apis = {}, {}
-    for r in files:
-        for name, d in r.context.get(COUNTERS_KEY, {}).items():
-            counters.setdefault(name, d)
-        for name, d in r.apis.items():
-            apis.setdefault(name, d)
     frame = pd.concat(_kept_rows([r.frame for r in files]), ignore_index=True)
-    names = list(dict.fromkeys(a for r in files for a in r.context.get(API_NAMES_KEY, [])))
     sources = [(r.path.name, r.context.get("heapbench_git_commit", "?")) for r in files]
-    return Results(first.path, {**pooled_context(files), COUNTERS_KEY: counters, APIS_KEY: apis, API_NAMES_KEY: names,
-                                FILES_KEY: sources}, frame)
+    return Results(first.path, {**pooled_context(files), FILES_KEY: sources}, frame)
 
 
 def _kept_rows(frames: list[pd.DataFrame]) -> list[pd.DataFrame]:

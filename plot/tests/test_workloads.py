@@ -61,6 +61,27 @@ def test_strategies_are_ranked_against_two_pass_and_within_2x_is_said(workloads_
     assert {"workloads_output.png", "workloads_vs_two_pass.png", "workloads_cost.png", "workloads.md"} <= names
 
 
+def test_several_files_are_pooled_and_each_is_named(workloads_file, tmp_path):
+    # A --graph=FILE.mtx run beside the sweep: its graph joins the sweep's in the tables.
+    g = bench("graph/slab/size:4/graph:road/threads:262144/heap:4096", 1.0)
+    g.update({"edge_updates_per_s": 4.2e9, "converged": 1, "regs_per_thread": 56, "occupancy": 0.5})
+    g["axis_values"] = {"pattern": "graph", "api": "slab", "size": 4, "graph": "road", "threads": 262144,
+                        "malloc_heap": 4 << 30}
+    counters = {**COUNTERS, "edge_updates_per_s": {"unit": "updates/s", "scale": "per_s", "higher_is_better": True,
+                                                   "description": "edge insertions and deletions per second"}}
+    extra = tmp_path / "mtx.json"
+    extra.write_text(json.dumps({"context": {**CONTEXT, "heapbench_extra_axes": ["graph"]}, "counters": counters,
+                                 "apis": APIS, "benchmarks": [g]}))
+    r = subprocess.run([str(Path(sys.executable).parent / "heapbench-workloads"), str(workloads_file), str(extra),
+                        "-o", str(tmp_path / "out")], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    text = (tmp_path / "out" / "workloads.md").read_text()
+    assert "From `w.json`, `mtx.json`" in text
+    assert "### graph road, threads 262144" in text, text
+    assert "| slab | 4.2 Gupdates/s | 1 |" in text
+    assert "within 2x of two_pass: slab at 4-64 B" in text  # the sweep's own tables as before
+
+
 def test_a_file_without_workloads_is_one_line_and_exit_2(write_results, tmp_path):
     plain = write_results([bench("per_thread/malloc/size:64/threads:32/heap:8", 1e6)])
     r = subprocess.run([str(Path(sys.executable).parent / "heapbench-workloads"), str(plain), "-o", str(tmp_path)],
