@@ -13,7 +13,7 @@ OUTDIR gets:
 - workloads_vs_two_pass.png/.svg: each strategy's outputs/s over two_pass's at the
   same point, the 1x and 0.5x (within 2x) lines drawn;
 - workloads_structures.png/.svg: the graph's edge updates/s and the hash table's
-  inserts/s per allocator;
+  inserts/s, a row per graph or table shape, a marker per allocator;
 - workloads_cost.png/.svg: registers per thread and occupancy of the allocating
   kernel per API (what calling the allocator costs the kernel);
 - workloads.md: for each output shape the strategies ranked with the ratio to the
@@ -140,6 +140,52 @@ def _dot_figure(res: Results, panels: list[tuple[str, pd.DataFrame, str, str]], 
     save(fig, stem, written)
 
 
+def _shape_label(row, keys: list[str]) -> str:
+    """A data structure's shape as a row label: 'rmat, 65,536' (graph), 'load 0.5, 100,000' (hash)."""
+    parts = []
+    for k in keys:
+        v = row[k]
+        if k == "load_pct":
+            parts.append(f"load {float(v) / 100:g}")
+        elif k == "threads":
+            parts.append(f"{int(v):,}")
+        else:
+            parts.append(str(v))
+    return ", ".join(parts)
+
+
+def _structures_figure(res: Results, panels: list[tuple[str, pd.DataFrame, list[str], str, str]], stem: Path,
+                       written: list) -> None:
+    """The data structures: a row per shape (graph and vertices; load and keys), a marker per allocator,
+    one legend for the panels."""
+    panels = [p for p in panels if not p[1].empty and p[3] in p[1] and p[1][p[3]].notna().any()]
+    if not panels:
+        return
+    heights = [max(2, p[1].groupby(p[2]).ngroups) for p in panels]
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.8 * len(panels), 1.2 + 0.45 * max(heights)), squeeze=False)
+    for ax, (name, cases, keys, counter, label) in zip(axes[0], panels):
+        cases = cases.assign(_shape=[_shape_label(r, keys) for _, r in cases.iterrows()])
+        shapes = list(dict.fromkeys(cases.sort_values(keys)["_shape"]))  # in the keys' order, not the labels
+        apis = sorted(cases["api"].unique(), key=lambda a: style.api_sort_key(a, res.context))
+        looks = style.api_styles(apis, res.context)
+        for api in apis:
+            mine = cases[cases["api"] == api]
+            ax.plot(mine[counter], [shapes.index(s) for s in mine["_shape"]], linestyle="None",
+                    marker=looks[api]["marker"], color=looks[api]["color"], label=style.api_label(api, res.context))
+        ax.set_yticks(range(len(shapes)), shapes)
+        ax.set_ylim(-0.5, len(shapes) - 0.5)
+        positive = cases[counter].dropna()
+        if (positive > 0).all() and len(positive) and positive.max() / max(positive.min(), 1e-300) > 20:
+            style.rate_axis(ax.xaxis)
+        ax.set_xlabel(label)
+        ax.set_title(name, fontsize=9)
+    entries = legend_entries(axes.flat)
+    fig.legend(entries.values(), entries.keys(), loc="lower center", ncol=min(len(entries), 4), fontsize=8)
+    fig.suptitle(f"the data structures with each allocator\n{res.title_suffix()}", fontsize=10)
+    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    save(fig, stem, written)
+
+
 def _fmt(v, counter: str, res: Results) -> str:
     """A table's cell: a rate with SI prefixes and its unit, bytes as bytes, a share in %."""
     if v is None or pd.isna(v):
@@ -243,9 +289,11 @@ def make_workloads(paths, out_dir) -> tuple[list[Path], list[str]]:
         if (output["api"] == BASELINE).any():
             _output_figure(res, output[output["api"] != BASELINE], out_dir / "workloads_vs_two_pass", True, written)
     graph, hashes = _measured(res, "graph"), _measured(res, "hash")
-    _dot_figure(res, [("graph", graph, "edge_updates_per_s", "edge insertions and deletions per second"),
-                      ("hash", hashes, "inserts_per_s", "inserts per second")],
-                out_dir / "workloads_structures", "the data structures with each allocator", written)
+    _structures_figure(res, [("graph: graph, vertices", graph, ["graph", "threads"], "edge_updates_per_s",
+                              "edge insertions and deletions per second"),
+                             ("hash: load factor, keys", hashes, ["load_pct", "threads"], "inserts_per_s",
+                              "inserts per second")],
+                       out_dir / "workloads_structures", written)
     measured = work[~work["error"].astype(bool)]
     _dot_figure(res, [("registers", measured, "regs_per_thread", "registers per thread"),
                       ("occupancy", measured, "occupancy", "resident threads / SM maximum")],
