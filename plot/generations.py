@@ -36,7 +36,7 @@ import pandas as pd  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from outputs import write_csv, write_text  # noqa: E402
 import style  # noqa: E402
-from heapbench_results import Results, SchemaError, cuda_version, finish, load  # noqa: E402
+from heapbench_results import Results, SchemaError, cuda_version, finish, load, pooled_context  # noqa: E402
 from readability import FigureError, save  # noqa: E402
 
 FIGURES = ["allocs_per_s", "frees_per_s"]
@@ -85,7 +85,9 @@ def read_sources(paths: list[str]) -> list[Source]:
         first = members[0]
         if len(members) > 1:
             frame = pd.concat([m.results.frame for m in members], ignore_index=True)
-            first = Source(Results(first.results.path, first.results.context, frame), label, first.harness, first.cc)
+            # Every member's axes stay axes (a "graph" only a later file has is not a counter to average).
+            pooled = Results(first.results.path, pooled_context([m.results for m in members]), frame)
+            first = Source(pooled, label, first.harness, first.cc)
             first.files = [m.results.path for m in members]
         sources.append(first)
     return sorted(sources, key=lambda s: (math.inf if s.cc != s.cc else s.cc, s.label))

@@ -108,3 +108,16 @@ def test_files_of_one_gpu_and_harness_are_one_source(tmp_path, write_results):
     assert sorted(set(h["threads"])) == [10000, 100000]
     md = (tmp_path / "gen" / "generations.md").read_text()
     assert "| `a.json`, `b.json` |" in md
+
+
+def test_an_axis_only_a_later_file_of_a_source_has_stays_an_axis(tmp_path, write_results):
+    # Hypothesis found it (test_malformed_input): two files of one GPU pooled with the first one's
+    # context took a later file's "graph" axis for a counter and averaged strings (TypeError).
+    a = str(write_results([bench(f"per_thread/malloc/size:{s}/threads:10000/heap:8192", 4e7) for s in SIZES],
+                          name="a.json", gpu_name="NVIDIA H200", gpu_compute_capability="9.0"))
+    g = bench("graph/malloc/size:4/graph:rmat/threads:65536/heap:1024", 1e6)
+    g["axis_values"] = {"pattern": "graph", "api": "malloc", "size": 4, "graph": "rmat", "threads": 65536,
+                        "malloc_heap": 1 << 30}
+    b = str(write_results([g, dict(g, repetition_index=1)], name="b.json", gpu_name="NVIDIA H200",
+                          gpu_compute_capability="9.0"))
+    assert main(survey_files(tmp_path) + [a, b, "-o", str(tmp_path / "gen")]) == 0
