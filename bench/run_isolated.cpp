@@ -58,7 +58,7 @@ int run_isolated(const PlannedRun& run, const std::vector<int>& devices, Results
   Done last;  // the runs merged so far: the closing lines and the context's budget
   settings.on_change = [&](ResultsMerger& merger) {
     std::vector<ReportedRun> reported;
-    for (const auto& entry : own_entries(merger.document(), carried)) reported.push_back(reported_run(entry));
+    merger.for_each_own([&](const nlohmann::json& entry) { reported.push_back(reported_run(entry)); });
     const Done done = count_done(reported);
     last = done;
     const double now = run.clock.seconds();

@@ -43,43 +43,66 @@ void ResultsDocument::add(const std::vector<Run>& runs) {
   }
 }
 
-nlohmann::ordered_json ResultsDocument::build() const {
+void ResultsDocument::carry(const nlohmann::json& entries) {
+  carried_.clear();
+  for (const auto& entry : entries) {
+    const auto ordered = nlohmann::ordered_json::parse(entry.dump());
+    carried_.emplace_back(entry_key(ordered), entry_text(ordered));
+  }
+}
+
+nlohmann::ordered_json ResultsDocument::reported(std::size_t from, std::size_t to) const {
   std::ostringstream out, err;
   benchmark::JSONReporter json;
   json.SetOutputStream(&out);
   json.SetErrorStream(&err);
   if (context_) json.ReportContext(*context_);
-  json.ReportRuns(runs_);
+  json.ReportRuns(std::vector<Run>(runs_.begin() + static_cast<std::ptrdiff_t>(from),
+                                   runs_.begin() + static_cast<std::ptrdiff_t>(to)));
   json.Finalize();
+  return nlohmann::ordered_json::parse(out.str());
+}
+
+std::string ResultsDocument::text() {
   // Google Benchmark's own writer makes the context and the entries: their
   // fields are its version's (1.7's error_occurred, 1.8's skipped, its date and
   // custom context). An ordered document keeps its field order.
-  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(out.str());
-  auto& entries = doc["benchmarks"];
-  if (entries.size() != runs_.size()) {
-    throw std::logic_error(fmt::format("Google Benchmark wrote {} entries for {} runs", entries.size(), runs_.size()));
-  }
-  // Entry i is run i: its axes come from the Case registration recorded for the
-  // run's family (run_name.function_name); no name in the document is read.
-  for (std::size_t i = 0; i < runs_.size(); ++i) {
-    const Run& run = runs_[i];
-    if (const Case* c = registered_case(run.run_name.function_name)) entries[i][kAxisValuesKey] = axis_values(*c);
-    // The rounds themselves (RoundSamples): what a two-sample test compares between two files.
-    if (run.run_type != Run::RT_Iteration || run_error(run) != nullptr) continue;
-    if (const RoundSamples* s = round_samples(run.run_name.function_name, run.repetition_index)) {
-      entries[i][kRoundNsKey] = s->ns();
-      entries[i][kRoundNsStrideKey] = s->stride();
+  if (entries_.size() < runs_.size()) {
+    const std::size_t from = entries_.size();
+    auto made = reported(from, runs_.size());
+    auto& entries = made["benchmarks"];
+    if (entries.size() != runs_.size() - from) {
+      throw std::logic_error(fmt::format("Google Benchmark wrote {} entries for {} runs", entries.size(),
+                                         runs_.size() - from));
+    }
+    // Entry i is run i: its axes come from the Case registration recorded for the
+    // run's family (run_name.function_name); no name in the document is read.
+    for (std::size_t i = from; i < runs_.size(); ++i) {
+      const Run& run = runs_[i];
+      auto& entry = entries[i - from];
+      if (const Case* c = registered_case(run.run_name.function_name)) entry[kAxisValuesKey] = axis_values(*c);
+      // The rounds themselves (RoundSamples): what a two-sample test compares between two files.
+      if (run.run_type == Run::RT_Iteration && run_error(run) == nullptr) {
+        if (const RoundSamples* s = round_samples(run.run_name.function_name, run.repetition_index)) {
+          entry[kRoundNsKey] = s->ns();
+          entry[kRoundNsStrideKey] = s->stride();
+        }
+      }
+      keys_.insert(entry_key(entry));
+      entries_.push_back(entry_text(entry));
     }
   }
-  if (!carried_.empty()) {
-    std::set<std::string> present;
-    for (const auto& entry : entries) present.insert(entry_key(nlohmann::json::parse(entry.dump())));
-    for (const auto& entry : carried_) {
-      if (!present.count(entry_key(entry))) entries.push_back(nlohmann::ordered_json::parse(entry.dump()));
-    }
+  // The context at every write: what the run adds at its end (custom context)
+  // is in the last one.
+  nlohmann::ordered_json head = reported(0, 0);
+  add_declarations(head);
+  std::vector<const std::string*> texts;
+  texts.reserve(entries_.size() + carried_.size());
+  for (const auto& e : entries_) texts.push_back(&e);
+  for (const auto& [key, text] : carried_) {
+    if (!keys_.count(key)) texts.push_back(&text);
   }
-  add_declarations(doc);
-  return doc;
+  return document_text(head.dump(2), texts);
 }
 
 bool SnapshotReporter::ReportContext(const Context& context) {
@@ -101,7 +124,7 @@ void SnapshotReporter::Finalize() {
   write();
 }
 
-void SnapshotReporter::write() { write_atomically(path_, doc_.build().dump(2) + '\n'); }
+void SnapshotReporter::write() { write_atomically(path_, doc_.text() + '\n'); }
 
 bool JsonReporter::ReportContext(const Context& context) {
   doc_.set_context(context);
@@ -109,7 +132,7 @@ bool JsonReporter::ReportContext(const Context& context) {
 }
 
 void JsonReporter::Finalize() {
-  GetOutputStream() << doc_.build().dump(2) << '\n';
+  GetOutputStream() << doc_.text() << '\n';
   GetOutputStream().flush();
 }
 

@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,18 +42,26 @@ class ResultsDocument {
   void add(const std::vector<Run>& runs);
   // Entries of an interrupted run kept after this run's own (ResultsFile::carried())
   // until this run has the same case.
-  void carry(nlohmann::json entries) { carried_ = std::move(entries); }
+  void carry(const nlohmann::json& entries);
 
   const std::vector<Run>& runs() const { return runs_; }
-  // The document: Google Benchmark's context and fields for each run (its
-  // JSONReporter's; the date and custom context are its own to write), plus
-  // axis_values, the carried entries and the declarations.
-  nlohmann::ordered_json build() const;
+  // The document's text (dump(2)): Google Benchmark's context and fields for
+  // each run (its JSONReporter's; the date and custom context are its own to
+  // write), plus axis_values and rounds, the carried entries and the
+  // declarations. Each run's entry is made once, at the first write after it,
+  // and kept as text (results_file.hpp's entry_text): a write serialises the
+  // context and the new runs, not every run again.
+  std::string text();
 
  private:
+  // Google Benchmark's document for the context and runs_[from, to).
+  nlohmann::ordered_json reported(std::size_t from, std::size_t to) const;
+
   std::optional<Context> context_;
   std::vector<Run> runs_;
-  nlohmann::json carried_ = nlohmann::json::array();
+  std::vector<std::string> entries_;  // entry_text of runs_[i], made so far
+  std::set<std::string> keys_;        // their entry_keys
+  std::vector<std::pair<std::string, std::string>> carried_;  // (entry_key, entry_text)
 };
 
 class SnapshotReporter final : public benchmark::BenchmarkReporter {
@@ -68,7 +77,7 @@ class SnapshotReporter final : public benchmark::BenchmarkReporter {
   void ReportRuns(const std::vector<Run>& runs) override;
   void Finalize() override;
 
-  void carry(nlohmann::json entries) { doc_.carry(std::move(entries)); }
+  void carry(const nlohmann::json& entries) { doc_.carry(entries); }
 
  private:
   void write();

@@ -134,6 +134,8 @@ void ResultsMerger::add_missing(int device, const std::vector<std::string>& name
 
 void ResultsMerger::adopt(json doc) {
   doc_ = std::move(doc);
+  texts_.clear();
+  keys_.clear();
   if (!doc_.contains("benchmarks") || !doc_["benchmarks"].is_array()) doc_["benchmarks"] = json::array();
   errors_added_ = 0;  // counts what this merger adds, not what the document held
 }
@@ -155,7 +157,51 @@ const json& ResultsMerger::document() const {
   return composed_;
 }
 
-void ResultsMerger::write(const std::string& path) const { write_atomically(path, document().dump(2) + '\n'); }
+void ResultsMerger::for_each_own(const std::function<void(const json&)>& f) const {
+  for (const json& b : doc_["benchmarks"]) f(b);
+  for (const auto& [device, runs] : live_) {
+    for (const json& b : runs) f(b);
+  }
+}
+
+void ResultsMerger::write(const std::string& path) const {
+  // What document() composes, as text: the entries added (their texts made
+  // once), then what peek() shows, then the carried entries this run has not.
+  const json& entries = doc_["benchmarks"];
+  for (std::size_t i = texts_.size(); i < entries.size(); ++i) {
+    texts_.push_back(entry_text(entries[i]));
+    keys_.insert(entry_key(entries[i]));
+  }
+  std::vector<const std::string*> texts;
+  texts.reserve(texts_.size());
+  for (const auto& t : texts_) texts.push_back(&t);
+  std::set<std::string> present = keys_;
+  const auto by_key = [this](const json& b, const std::string& key) -> const std::string* {
+    auto it = texts_by_key_.find(key);
+    if (it == texts_by_key_.end()) it = texts_by_key_.emplace(key, entry_text(b)).first;
+    return &it->second;
+  };
+  for (const auto& [device, runs] : live_) {
+    for (const json& b : runs) {
+      const std::string key = entry_key(b);
+      present.insert(key);
+      texts.push_back(by_key(b, key));
+    }
+  }
+  for (const json& b : carried_) {
+    const std::string key = entry_key(b);
+    if (present.count(key)) continue;
+    texts.push_back(by_key(b, "carried:" + key));
+  }
+  json head = json::object();
+  for (const auto& [k, v] : doc_.items()) {
+    if (k != "benchmarks") head[k] = v;
+  }
+  head["benchmarks"] = json::array();
+  for (const auto& [k, v] : extra_context_) head["context"][k] = v;
+  add_declarations(head);
+  write_atomically(path, document_text(head.dump(2), texts) + '\n');
+}
 
 void RunManifest::write(const std::string& path) const {
   json children_json = json::array();

@@ -34,6 +34,52 @@ void add_declarations(nlohmann::json& doc) {
   doc[kCountersKey] = nlohmann::json(counters_json());
   doc[kApisKey] = nlohmann::json(apis_json());
 }
+
+namespace {
+
+template <class Json>
+std::string indented_entry(const Json& entry) {
+  const std::string text = entry.dump(2);
+  std::string out;
+  out.reserve(text.size() + text.size() / 8 + 8);
+  out += "    ";
+  for (const char c : text) {
+    out += c;
+    if (c == '\n') out += "    ";  // a newline inside a string is written as \n: every one here ends a line
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string entry_text(const nlohmann::json& entry) { return indented_entry(entry); }
+std::string entry_text(const nlohmann::ordered_json& entry) { return indented_entry(entry); }
+
+std::string document_text(const std::string& head, const std::vector<const std::string*>& entries) {
+  static const std::string kEmpty = "\n  \"benchmarks\": []";
+  const std::size_t at = head.find(kEmpty);
+  if (at == std::string::npos) throw std::logic_error("document_text: the head has no empty top-level \"benchmarks\"");
+  if (entries.empty()) return head;
+  std::size_t size = head.size() + 16;
+  for (const std::string* e : entries) size += e->size() + 2;
+  std::string out;
+  out.reserve(size);
+  out.append(head, 0, at);
+  out += "\n  \"benchmarks\": [\n";
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (i != 0) out += ",\n";
+    out += *entries[i];
+  }
+  out += "\n  ]";
+  out.append(head, at + kEmpty.size(), std::string::npos);
+  return out;
+}
+
+std::string entry_key(const nlohmann::ordered_json& b) {
+  const nlohmann::ordered_json name = b.contains("name") ? b["name"] : nlohmann::ordered_json();
+  const nlohmann::ordered_json rep = b.contains("repetition_index") ? b["repetition_index"] : nlohmann::ordered_json(0);
+  return fmt::format("{}#{}", name.is_string() ? name.get<std::string>() : name.dump(), rep.dump());
+}
 namespace {
 
 namespace fs = std::filesystem;

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 
 namespace heapbench {
 namespace {
@@ -271,6 +272,40 @@ TEST_F(MergeTest, CarriedEntriesStayUntilTheRunHasTheSameCase) {
   EXPECT_EQ(names, (std::vector<std::string>{"a", "b"}));
   EXPECT_FALSE(m.document()["benchmarks"][0].contains("old")) << "this run's result replaces the carried one";
   EXPECT_EQ(m.runs_merged(), 1u) << "carried entries are not this run's";
+}
+
+// Each write assembles the file from texts each entry got once (issue 39: it
+// used to compose and serialise the whole document at every case); the file
+// must be what document() holds, whatever was added, peeked, carried or adopted.
+TEST_F(MergeTest, TheWrittenFileIsTheDocumentAtEveryStep) {
+  const auto out = (dir_ / "out.json").string();
+  auto written = [&] {
+    std::ifstream in(out);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  for (const bool tag : {false, true}) {
+    ResultsMerger m(tag);
+    m.carry(json::array({{{"name", "b1/heap:64"}, {"repetition_index", 0}, {"old", true}},
+                         {{"name", "z"}, {"old", true}}}));
+    const auto check = [&](const char* step) {
+      m.set_context("heapbench_wall_s", step);
+      m.write(out);
+      EXPECT_EQ(written(), m.document().dump(2) + "\n") << step << (tag ? " (tagged)" : "");
+    };
+    m.add({0, child("a.json", "GPU A", {"a/heap:8"}), {"a/heap:8", "a2/heap:8"}, ""});
+    check("added, one missing");
+    const auto running = child("b.json", "GPU A", {"b1/heap:64"});
+    m.peek(0, running);
+    check("peeked");
+    child("b.json", "GPU A", {"b1/heap:64", "b2/heap:64"});
+    m.peek(0, running);
+    check("peeked again");
+    m.add({0, running, {"b1/heap:64", "b2/heap:64"}, ""});
+    check("the child ended");
+    m.adopt(json::parse(written()));
+    m.add_runs(1, child("c.json", "GPU B", {"c/heap:8"}), true);
+    check("adopted");
+  }
 }
 
 }  // namespace

@@ -34,6 +34,33 @@ class ResultsFileTest : public ::testing::Test {
   fs::path dir_;
 };
 
+// The document a run writes after every case, made from texts each entry got
+// once, is the same bytes as dump(2) of the whole document (issue 39: the
+// rewrite used to serialise every entry again).
+template <class Json>
+void expect_document_text_is_dump(Json doc) {
+  Json head = doc;
+  head["benchmarks"] = Json::array();
+  std::vector<std::string> texts;
+  for (const auto& e : doc["benchmarks"]) texts.push_back(entry_text(e));
+  std::vector<const std::string*> ptrs;
+  for (const auto& t : texts) ptrs.push_back(&t);
+  EXPECT_EQ(document_text(head.dump(2), ptrs), doc.dump(2));
+}
+
+TEST(DocumentText, IsDumpOfTheWholeDocument) {
+  const char* text = R"({"context": {"a": "x\ny", "benchmarks": []}, "benchmarks": [
+      {"name": "p/a/size:1", "counters": {"b": [1, 2, {"c": "line\nbreak"}]}, "axis_values": {}},
+      {"name": "two", "empty": {}, "list": [], "n": 1.5e300}], "counters": {"z": 1}, "apis": {}})";
+  expect_document_text_is_dump(nlohmann::json::parse(text));
+  expect_document_text_is_dump(nlohmann::ordered_json::parse(text));
+  expect_document_text_is_dump(nlohmann::ordered_json::parse(R"({"context": {}, "benchmarks": [{"name": "one"}]})"));
+  // No entries: the head as it is; a head without the list is a program error.
+  const auto none = nlohmann::json::parse(R"({"context": {}, "benchmarks": []})");
+  EXPECT_EQ(document_text(none.dump(2), {}), none.dump(2));
+  EXPECT_THROW(document_text(nlohmann::json::parse(R"({"context": {}})").dump(2), {}), std::logic_error);
+}
+
 TEST_F(ResultsFileTest, AnExistingFileSurvivesARunThatFinishedNoCase) {
   const auto path = dir_ / "results.json";
   std::ofstream(path) << "old results";

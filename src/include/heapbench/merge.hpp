@@ -66,8 +66,14 @@ class ResultsMerger {
   // The merged document: every added entry, then what peek() shows. Valid
   // until the next call on this merger.
   const nlohmann::json& document() const;
-  // Writes document() to `path` (write_atomically: ResultsWriteError on failure).
+  // Writes document() to `path` (write_atomically: ResultsWriteError on failure),
+  // each entry serialised once in the merger's life (results_file.hpp's
+  // entry_text), not again at every write.
   void write(const std::string& path) const;
+  // Calls f(entry) for this run's entries, the added ones then what peek()
+  // shows, without composing the document (the carried entries are not this
+  // run's).
+  void for_each_own(const std::function<void(const nlohmann::json&)>& f) const;
 
  private:
   nlohmann::json runs_of(int device, const nlohmann::json& child);
@@ -81,6 +87,12 @@ class ResultsMerger {
   std::size_t errors_added_ = 0;
   nlohmann::json carried_ = nlohmann::json::array();
   mutable nlohmann::json composed_;
+  // write()'s texts: of doc_'s entries so far (in order), and of the entries
+  // peek() showed and carried ones, by entry_key (an entry, once a child has
+  // written it, does not change).
+  mutable std::vector<std::string> texts_;
+  mutable std::set<std::string> keys_;
+  mutable std::map<std::string, std::string> texts_by_key_;
 };
 
 // What an isolated run keeps in "<FILE>.groups/run.json" so that a later run

@@ -8,6 +8,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace heapbench {
 
@@ -24,6 +25,20 @@ inline constexpr const char* kCountersKey = "counters";
 inline constexpr const char* kApisKey = "apis";
 void add_declarations(nlohmann::ordered_json& doc);
 void add_declarations(nlohmann::json& doc);
+
+// A results document written from parts, byte for byte what dump(2) of the
+// whole document writes, without serialising every entry again at every write
+// (a run rewrites its file after each case: re-serialising all of it made the
+// writes grow with the square of the cases):
+//  - entry_text: one entry as it stands in "benchmarks", its dump(2) with each
+//    line indented by the four spaces of that place;
+//  - document_text: `head`, the document's dump(2) with an empty "benchmarks"
+//    list among its top-level keys, with `entries` (entry_text's) put in it.
+std::string entry_text(const nlohmann::json& entry);
+std::string entry_text(const nlohmann::ordered_json& entry);
+std::string document_text(const std::string& head, const std::vector<const std::string*>& entries);
+// An entry's identity in a document: its name and repetition (merge.hpp's entry_key).
+std::string entry_key(const nlohmann::ordered_json& entry);
 
 // Writes `content` to `path` through "<path>.tmp" and a rename, so `path` holds
 // either what it held before or all of `content`. On failure removes the
