@@ -94,8 +94,17 @@ int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* ou
   const Devices& d = std::get<Devices>(devices);
   const PlannedRun run{plan, names, filter, clock};
   if (!plan.isolated) {
-    cfg.energy->open(hooks.energy ? hooks.energy(d.last) : energy::Opened{nullptr, "this program reads no energy counter"},
-                     energy::steady_clock());
+    energy::Opened opened =
+        hooks.energy ? hooks.energy(d.last) : energy::Opened{nullptr, "this program reads no energy counter"};
+    // A child of isolation takes the resolution its parent measured (below), not sampling again.
+    const auto known = opened.reader ? energy::inherited_resolution(opened.reader->device()) : std::nullopt;
+    cfg.energy->open(std::move(opened), energy::steady_clock(), 2.0, known);
+  } else if (d.indices.size() == 1 && hooks.energy) {
+    // The counter's resolution is the device's: measured once here (about 0.6 s
+    // on an H200) and handed to every child, which used to sample it again.
+    energy::Meter once;
+    once.open(hooks.energy(d.last), energy::steady_clock());
+    if (once.reading()) setenv(energy::kResolutionVar, energy::format_resolution(once.device(), once.resolution()).c_str(), 1);
   }
   return plan.isolated ? run_isolated(run, d.indices, *out) : run_in_process(run, d.last, cfg, out);
 }

@@ -46,7 +46,8 @@ std::string shell_quoted(const std::string& arg) {
 // colour; CUDA_HOME and CUDA_PATH, where check looks for compute-sanitizer)
 // and those the CUDA runtime reads for the devices and launches it gives
 // heapbench. tests/cli/console_test.py checks that every getenv of the sources
-// is here, or is PATH (check's search) or HEAPBENCH_PARENT_PID (internal).
+// is here, or is PATH (check's search), HEAPBENCH_PARENT_PID or
+// HEAPBENCH_ENERGY_RESOLUTION (internal: from parent to child).
 constexpr const char* kRecordedVariables[] = {
     "CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_LAUNCH_BLOCKING", "CUDA_MODULE_LOADING",
     "CUDA_DEVICE_MAX_CONNECTIONS", "CUDA_CACHE_DISABLE", "CUDA_HOME", "CUDA_PATH", "TERM"};
@@ -68,7 +69,7 @@ std::string recorded_environment() {
     const std::string name = entry.substr(0, entry.find('='));
     const bool listed = std::find_if(std::begin(kRecordedVariables), std::end(kRecordedVariables),
                                      [&](const char* v) { return name == v; }) != std::end(kRecordedVariables);
-    const bool ours = name.rfind("HEAPBENCH_", 0) == 0 && name != "HEAPBENCH_PARENT_PID";
+    const bool ours = name.rfind("HEAPBENCH_", 0) == 0 && name != "HEAPBENCH_PARENT_PID" && name != energy::kResolutionVar;
     if (listed || ours) set.push_back(entry);
   }
   std::sort(set.begin(), set.end());

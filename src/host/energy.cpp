@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
 #include <chrono>
 #include <utility>
 
@@ -94,17 +97,47 @@ Counters section_counters(const SectionReading& r, double update_s, std::uint64_
 
 Meter::Meter(std::string absent) : absent_(std::move(absent)) {}
 
-void Meter::open(Opened opened, Clock clock, double limit_s) {
+std::string format_resolution(const std::string& device, const Resolution& r) {
+  return fmt::format("{} {} {} {:.17g} {:.17g} {:.17g} {} {} {:.17g}", device, r.reads, r.updates, r.update_s,
+                     r.min_update_s, r.max_update_s, r.min_step_mj, r.max_step_mj, r.span_s);
+}
+
+std::optional<Resolution> parse_resolution(const std::string& text, const std::string& device) {
+  std::istringstream in(text);
+  std::string named;
+  Resolution r;
+  if (!(in >> named >> r.reads >> r.updates >> r.update_s >> r.min_update_s >> r.max_update_s >> r.min_step_mj >>
+        r.max_step_mj >> r.span_s)) {
+    return std::nullopt;
+  }
+  std::string rest;
+  if (in >> rest || named != device || r.updates < 2 || !(r.update_s > 0) || !std::isfinite(r.update_s)) {
+    return std::nullopt;
+  }
+  return r;
+}
+
+std::optional<Resolution> inherited_resolution(const std::string& device) {
+  const char* text = std::getenv(kResolutionVar);
+  return text == nullptr || device.empty() ? std::nullopt : parse_resolution(text, device);
+}
+
+void Meter::open(Opened opened, Clock clock, double limit_s, std::optional<Resolution> known) {
   reader_.reset();
   if (!opened.reader) {
     absent_ = opened.absent.empty() ? "no energy reader" : opened.absent;
     return;
   }
   try {
-    // Six changes give five whole intervals between them (the first change ends
-    // an interval that began before the sampling); their median stands when the
-    // host delays one read.
-    resolution_ = analyse(sample(*opened.reader, clock, limit_s, kOpeningChanges));
+    if (known) {
+      (void)opened.reader->total_energy_mj();  // it answers: what was measured of it stands
+      resolution_ = *known;
+    } else {
+      // Six changes give five whole intervals between them (the first change ends
+      // an interval that began before the sampling); their median stands when the
+      // host delays one read.
+      resolution_ = analyse(sample(*opened.reader, clock, limit_s, kOpeningChanges));
+    }
   } catch (const ReadError& e) {
     absent_ = fmt::format("the energy counter of {} did not answer: {}", opened.reader->device(), e.what());
     return;

@@ -29,9 +29,11 @@ GETENV = {
     "bench/run_in_process.cpp": ["TERM"],
     "bench/check.cpp": ["PATH", "CUDA_HOME", "CUDA_PATH"],
     "bench/orchestrate.cpp": ["HEAPBENCH_PARENT_PID"],
+    "src/host/energy.cpp": ["HEAPBENCH_ENERGY_RESOLUTION"],
 }
 UNRECORDED = {"PATH": "check's search for compute-sanitizer, not part of a results run",
-              "HEAPBENCH_PARENT_PID": "internal: a child of isolation's parent"}
+              "HEAPBENCH_PARENT_PID": "internal: a child of isolation's parent",
+              "HEAPBENCH_ENERGY_RESOLUTION": "internal: the energy counter's resolution, from parent to child"}
 # What the CUDA runtime reads that changes which devices and launches heapbench gets.
 RUNTIME = ["CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_LAUNCH_BLOCKING", "CUDA_MODULE_LOADING",
            "CUDA_DEVICE_MAX_CONNECTIONS", "CUDA_CACHE_DISABLE"]
@@ -84,6 +86,18 @@ class Provenance(unittest.TestCase):
                 self.assertIn("HEAPBENCH_NOGPU_ROUND_MS=2", pairs)
                 for v in UNRECORDED:
                     self.assertFalse([p for p in pairs if p.startswith(v + "=")], v)
+
+    def test_children_take_the_energy_resolution_their_parent_measured_and_do_not_record_it(self):
+        # The stand-in's counter moves every 20 ms; the parent measures that once and hands it on.
+        env = dict(os.environ, HEAPBENCH_NOGPU_ENERGY_W="100", HEAPBENCH_NOGPU_ENERGY_UPDATE_MS="20")
+        _, doc, _ = results(*CASES, "--isolate", env=env)
+        c = doc["context"]
+        self.assertAlmostEqual(float(c["heapbench_energy_update_s"]), 0.02, delta=0.005)
+        self.assertNotIn("HEAPBENCH_ENERGY_RESOLUTION", c["heapbench_environment"])
+        # One the user set, for another device, is not taken: the counter is sampled as before.
+        env["HEAPBENCH_ENERGY_RESOLUTION"] = "other-device 9 6 5 5 5 1 1 25"
+        _, doc, _ = results(*CASES, "--no-isolate", env=env)
+        self.assertAlmostEqual(float(doc["context"]["heapbench_energy_update_s"]), 0.02, delta=0.005)
 
     def test_the_build_is_recorded(self):
         _, doc, _ = results(*CASES)

@@ -173,6 +173,68 @@ TEST(EnergyMeter, ASectionOfALongCaseMeasuresItsEnergy) {
   EXPECT_EQ(section.finish(1), Counters{});  // read once only
 }
 
+// How a reader counts its reads, to tell sampling from a single read.
+class CountingReader final : public Reader {
+ public:
+  explicit CountingReader(FakeGpu* gpu, int* reads) : gpu_(gpu), reads_(reads) {}
+  std::uint64_t total_energy_mj() override {
+    ++*reads_;
+    return gpu_->counter();
+  }
+  std::optional<double> power_w() override { return gpu_->watts; }
+  std::optional<std::uint64_t> clock_event_reasons() override { return std::nullopt; }
+  std::string device() const override { return "00000000:41:00.0"; }
+
+ private:
+  FakeGpu* gpu_;
+  int* reads_;
+};
+
+TEST(EnergyMeter, AResolutionMeasuredBeforeIsTakenWithOneRead) {
+  // The parent of isolation measures the counter once; each child takes it (issue 39: 0.6 s a child on an H200).
+  FakeGpu gpu;
+  Meter parent;
+  parent.open(fake(gpu), clock_of(gpu));
+  ASSERT_TRUE(parent.reading());
+  const std::string handed = format_resolution(parent.device(), parent.resolution());
+  const auto known = parse_resolution(handed, "00000000:41:00.0");
+  ASSERT_TRUE(known.has_value()) << handed;
+  EXPECT_EQ(known->update_s, parent.resolution().update_s);
+  EXPECT_EQ(known->updates, parent.resolution().updates);
+  EXPECT_EQ(known->max_step_mj, parent.resolution().max_step_mj);
+
+  int reads = 0;
+  Meter child;
+  child.open({std::make_unique<CountingReader>(&gpu, &reads), ""}, clock_of(gpu), 2.0, known);
+  ASSERT_TRUE(child.reading());
+  EXPECT_EQ(reads, 1);
+  EXPECT_EQ(child.context(), parent.context());
+
+  int sampled = 0;
+  Meter alone;
+  alone.open({std::make_unique<CountingReader>(&gpu, &sampled), ""}, clock_of(gpu));
+  EXPECT_GT(sampled, 10);  // without it, the counter is sampled through six changes
+}
+
+TEST(EnergyMeter, AHandedResolutionIsTakenOnlyForItsDeviceAndWhole) {
+  Resolution r;
+  r.reads = 9;
+  r.updates = 6;
+  r.update_s = 0.1;
+  r.span_s = 0.6;
+  const std::string text = format_resolution("00000000:41:00.0", r);
+  EXPECT_TRUE(parse_resolution(text, "00000000:41:00.0").has_value());
+  EXPECT_FALSE(parse_resolution(text, "00000000:42:00.0").has_value());  // another GPU's
+  EXPECT_FALSE(parse_resolution(text + " 7", "00000000:41:00.0").has_value());
+  EXPECT_FALSE(parse_resolution("00000000:41:00.0 9 6", "00000000:41:00.0").has_value());
+  EXPECT_FALSE(parse_resolution("", "00000000:41:00.0").has_value());
+  r.updates = 1;  // an unknown interval is never handed on
+  EXPECT_FALSE(parse_resolution(format_resolution("d", r), "d").has_value());
+  r.updates = 6;
+  r.update_s = 0;
+  EXPECT_FALSE(parse_resolution(format_resolution("d", r), "d").has_value());
+}
+
 TEST(EnergyMeter, AShortCaseGetsNoFigureAndSaysSo) {
   FakeGpu gpu;
   Meter meter;

@@ -115,15 +115,30 @@ Counters section_counters(const SectionReading& r, double update_s, std::uint64_
 
 // One GPU's energy for the run: opened once per process, then read around
 // every case's measured section.
+// A counter's resolution handed from the process that measured it to the
+// processes it starts (heapbench's parent to its children under isolation):
+// the environment variable, internal, never recorded, that carries
+// format_resolution's text, and its reading back, for `device` only (nullopt
+// for another device's, or text that is not one).
+inline constexpr const char* kResolutionVar = "HEAPBENCH_ENERGY_RESOLUTION";
+std::string format_resolution(const std::string& device, const Resolution& r);
+std::optional<Resolution> parse_resolution(const std::string& text, const std::string& device);
+// The resolution kResolutionVar hands this process for `device`, if any.
+std::optional<Resolution> inherited_resolution(const std::string& device);
+
 class Meter {
  public:
   // Not reading: `absent` says why.
   explicit Meter(std::string absent = "not opened");
   // Takes the reader, or the reason there is none, and measures the counter's
-  // update interval (sampling it for at most `limit_s`). A counter that does
-  // not answer, or does not move, leaves the meter not reading.
-  void open(Opened opened, Clock clock, double limit_s = 2.0);
+  // update interval (sampling it for at most `limit_s`; about 0.6 s on an
+  // H200). With `known`, a resolution measured before on the same device, the
+  // counter is read once to see that it answers, not sampled. A counter that
+  // does not answer, or does not move, leaves the meter not reading.
+  void open(Opened opened, Clock clock, double limit_s = 2.0, std::optional<Resolution> known = std::nullopt);
   bool reading() const { return reader_ != nullptr; }
+  // The device the counter belongs to ("" when not reading).
+  std::string device() const { return reader_ ? reader_->device() : std::string(); }
   const std::string& absent() const { return absent_; }
   const Resolution& resolution() const { return resolution_; }
   // The results file's context keys (docs/json.md): heapbench_energy_device
