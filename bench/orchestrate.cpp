@@ -75,8 +75,10 @@ constexpr const char* kOutputClosed = "standard output was closed (SIGPIPE: its 
 constexpr const char* kTimedOut = "was killed (SIGKILL): a case ran past --case-timeout";
 
 // How often a running child's results file is looked at: the lag between a
-// case finishing and the merged file showing it.
-constexpr useconds_t kPollMicros = 50 * 1000;
+// case finishing and the merged file showing it, and between a child's exit
+// and the next one's start (11 of them in the default sweep). A look that
+// finds the file unchanged is one stat().
+constexpr useconds_t kPollMicros = 10 * 1000;
 
 // Runs one child to completion, calling `tick` every kPollMicros while it
 // runs; returns "" if it exited with status 0, else how it ended. A tick that
