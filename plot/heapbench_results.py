@@ -404,18 +404,22 @@ def _flag(value, what: str) -> bool:
     return value
 
 
-# Per-round samples an entry may carry (a list of seconds, one per measured round): not a
-# counter, kept as an array per entry for the significance test of two single runs.
+# Per-round samples an entry may carry: not a counter, kept as an array of seconds per entry
+# (the column round_seconds) for the significance test of two single runs. heapbench writes
+# them as round_ns, whole ns per kept round (docs/json.md), with round_ns_stride saying which
+# rounds were kept; round_seconds, seconds per round, is read too.
 SAMPLE_FIELDS = ("round_seconds",)
+SAMPLE_KEYS = {"round_ns": 1e-9, "round_seconds": 1.0}  # field in a file -> seconds per unit
+SAMPLE_META = ("round_ns_stride",)  # about the samples: neither a counter nor an axis
 
 
-def _samples(value, what: str):
+def _samples(value, what: str, scale: float = 1.0):
     import numpy as np
     if not isinstance(value, list) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
                                               for v in value):
-        raise SchemaError(f"{what} is {json.dumps(value)[:60]}, not a list of numbers (seconds per round)")
+        raise SchemaError(f"{what} is {json.dumps(value)[:60]}, not a list of numbers (one per round)")
     try:
-        a = np.array(value, dtype=float)
+        a = np.array(value, dtype=float) * scale
     except OverflowError as e:
         raise SchemaError(f"{what} holds a number out of range") from e
     if not (np.isfinite(a).all() and (a > 0).all()):
@@ -468,10 +472,10 @@ class _Reader:
             kind = type(v)
             if kind is float and k not in GB_FIELDS and k not in axes and k not in _BASE:  # the common case
                 row[k] = v
-            elif k in GB_FIELDS:
+            elif k in GB_FIELDS or k in SAMPLE_META:
                 continue
-            elif k in SAMPLE_FIELDS:
-                row[k] = _samples(v, f"{name!r}: {k}")
+            elif k in SAMPLE_KEYS:
+                row["round_seconds"] = _samples(v, f"{name!r}: {k}", SAMPLE_KEYS[k])
             elif kind is float or kind is int:
                 if k in axes or k in _BASE:
                     raise SchemaError(f"{name!r}: {k!r} is both an axis (in axis_values) and a counter")

@@ -10,6 +10,10 @@ from conftest import ROOT, bench
 import compare
 
 REPETITIONS = ROOT / "results" / "H200" / "repetitions.json"
+# Two single default sweeps of the same device code, built back to back on the H200 (host-side
+# changes between them only): what the gate sees in a pull request that changes nothing measured.
+BEFORE = ROOT / "results" / "H200" / "harness" / "before-default.json"
+AFTER = ROOT / "results" / "H200" / "harness" / "after-default.json"
 
 
 def halves(tmp_path, slower: float = 1.0, only: str | None = None):
@@ -71,8 +75,9 @@ def single_run(write_results, name, scale, samples=True):
     rows = []
     for api in ("malloc", "slab"):
         b = bench(f"per_thread/{api}/size:64/threads:1024/heap:1024", 1e7 * scale, noise=0.02, rounds=16.0)
-        if samples:
-            b["round_seconds"] = [0.001 / scale * (1 + 0.01 * ((k * 7) % 5 - 2)) for k in range(16)]
+        if samples:  # as heapbench writes them: whole ns per kept round (docs/json.md)
+            b["round_ns"] = [round(1e6 / scale * (1 + 0.01 * ((k * 7) % 5 - 2))) for k in range(16)]
+            b["round_ns_stride"] = 1
         rows.append(b)
     return str(write_results(rows, name=name))
 
@@ -96,3 +101,35 @@ def test_without_samples_a_single_run_is_not_tested_and_not_gated(tmp_path, writ
     assert table["verdict"].str.contains("no per-round samples").all()
     assert compare.main([a, b, "-o", str(tmp_path / "out"), "--fail-on-regression"]) == 0
     assert "2 could not be" in (tmp_path / "out" / "regressions.md").read_text()
+
+
+def test_two_single_h200_sweeps_of_the_same_device_code_pass_and_a_planted_regression_fails(tmp_path, capsys):
+    # The gate once read per-round samples from a field heapbench does not write (round_seconds,
+    # where the files carry round_ns): on real files it tested nothing and could not fail.
+    # Read as written, 415 of 440 cases are tested, and without Holm's correction 5 of them
+    # came out "slower" by chance.
+    assert compare.main([str(BEFORE), str(AFTER), "-o", str(tmp_path / "same"), "--fail-on-regression"]) == 0
+    same = (tmp_path / "same" / "regressions.md").read_text()
+    assert "no regression" in same and "415 tested for significance" in same
+    capsys.readouterr()
+    doc = json.loads(AFTER.read_text())
+    target = "per_thread/malloc/size:64/threads:65536/heap:1024/"
+    [b] = [b for b in doc["benchmarks"] if b["name"].startswith(target) and b.get("run_type") == "iteration"]
+    assert len(b["round_ns"]) >= 16
+    b["round_ns"] = [round(ns / 0.9) for ns in b["round_ns"]]  # 10 % slower, every round
+    for c in ("allocs_per_s", "frees_per_s", "bytes_per_s"):
+        b[c] *= 0.9
+    planted = tmp_path / "planted.json"
+    planted.write_text(json.dumps(doc))
+    assert compare.main([str(BEFORE), str(planted), "-o", str(tmp_path / "out"), "--fail-on-regression"]) == 1
+    out = capsys.readouterr().out
+    assert "**1 regression(s)**" in out and target.rstrip("/") in out
+
+
+def test_holm_keeps_only_what_stands_against_the_number_of_tests():
+    import pandas as pd
+    p = pd.Series([0.001, 0.03, float("nan"), 0.04, 0.0001])
+    # 0.0001 < 0.05/4 and 0.001 < 0.05/3 stand; 0.03 > 0.05/2 stops the rest (0.04 too, though < 0.05/1)
+    assert list(compare.holm(p)) == [True, False, False, False, True]
+    assert not compare.holm(pd.Series([0.04] * 20)).any()  # 20 tests near 0.05: chance, not a regression
+    assert compare.holm(pd.Series([0.04])).all()
