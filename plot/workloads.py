@@ -116,6 +116,15 @@ def _output_figure(res: Results, out: pd.DataFrame, stem: Path, ratio: bool, wri
     save(fig, stem, written)
 
 
+def _value_axis(ax, values: pd.Series, label: str, title: str) -> None:
+    """A dot panel's x axis: log (rate_axis) where the values are positive and span 20x, its label, the title."""
+    positive = values.dropna()
+    if (positive > 0).all() and len(positive) and positive.max() / max(positive.min(), 1e-300) > 20:
+        style.rate_axis(ax.xaxis)
+    ax.set_xlabel(label)
+    ax.set_title(title, fontsize=9)
+
+
 def _dot_figure(res: Results, panels: list[tuple[str, pd.DataFrame, str, str]], stem: Path, title: str,
                 written: list) -> None:
     """A dot plot per (title, cases, counter, axis label): one row per API, log x where the values span 20x."""
@@ -130,11 +139,7 @@ def _dot_figure(res: Results, panels: list[tuple[str, pd.DataFrame, str, str]], 
             v = cases.loc[cases["api"] == api, counter].dropna()
             ax.plot(v, [k] * len(v), linestyle="None", marker=looks[api]["marker"], color=looks[api]["color"])
         ax.set_yticks(range(len(apis)), [style.api_label(a, res.context) for a in apis])
-        positive = cases[counter].dropna()
-        if (positive > 0).all() and len(positive) and positive.max() / max(positive.min(), 1e-300) > 20:
-            style.rate_axis(ax.xaxis)
-        ax.set_xlabel(label)
-        ax.set_title(name, fontsize=9)
+        _value_axis(ax, cases[counter], label, name)
     fig.suptitle(f"{title}\n{res.title_suffix()}", fontsize=10)
     fig.tight_layout()
     save(fig, stem, written)
@@ -174,11 +179,7 @@ def _structures_figure(res: Results, panels: list[tuple[str, pd.DataFrame, list[
                     marker=looks[api]["marker"], color=looks[api]["color"], label=style.api_label(api, res.context))
         ax.set_yticks(range(len(shapes)), shapes)
         ax.set_ylim(-0.5, len(shapes) - 0.5)
-        positive = cases[counter].dropna()
-        if (positive > 0).all() and len(positive) and positive.max() / max(positive.min(), 1e-300) > 20:
-            style.rate_axis(ax.xaxis)
-        ax.set_xlabel(label)
-        ax.set_title(name, fontsize=9)
+        _value_axis(ax, cases[counter], label, name)
     entries = legend_entries(axes.flat)
     fig.legend(entries.values(), entries.keys(), loc="lower center", ncol=min(len(entries), 4), fontsize=8)
     fig.suptitle(f"the data structures with each allocator\n{res.title_suffix()}", fontsize=10)

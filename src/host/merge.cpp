@@ -47,12 +47,6 @@ json read_json(const std::string& path) {
 
 }  // namespace
 
-std::string entry_key(const json& b) {
-  const json& name = b.contains("name") ? b["name"] : json();
-  const json& rep = b.contains("repetition_index") ? b["repetition_index"] : json(0);
-  return fmt::format("{}#{}", name.is_string() ? name.get<std::string>() : name.dump(), rep.dump());
-}
-
 void ResultsMerger::add(const GroupResult& g) {
   const std::set<std::string> finished = add_runs(g.device, g.path);
   std::vector<std::string> missing;
@@ -140,20 +134,42 @@ void ResultsMerger::adopt(json doc) {
   errors_added_ = 0;  // counts what this merger adds, not what the document held
 }
 
-const json& ResultsMerger::document() const {
-  composed_ = doc_;
+json ResultsMerger::head() const {
+  json h = json::object();
+  for (const auto& [k, v] : doc_.items()) {
+    if (k != "benchmarks") h[k] = v;
+  }
+  h["benchmarks"] = json::array();
+  for (const auto& [k, v] : extra_context_) h["context"][k] = v;
+  add_declarations(h);
+  return h;
+}
+
+void ResultsMerger::sync_texts() const {
+  const json& entries = doc_["benchmarks"];
+  for (std::size_t i = texts_.size(); i < entries.size(); ++i) {
+    texts_.push_back(entry_text(entries[i]));
+    keys_.insert(entry_key(entries[i]));
+  }
+}
+
+std::set<std::string> ResultsMerger::own_keys() const {
+  sync_texts();
+  std::set<std::string> keys = keys_;
   for (const auto& [device, runs] : live_) {
-    for (const json& b : runs) composed_["benchmarks"].push_back(b);
+    for (const json& b : runs) keys.insert(entry_key(b));
   }
-  if (!carried_.empty()) {
-    std::set<std::string> present;
-    for (const json& b : composed_["benchmarks"]) present.insert(entry_key(b));
-    for (const json& b : carried_) {
-      if (!present.count(entry_key(b))) composed_["benchmarks"].push_back(b);
-    }
+  return keys;
+}
+
+const json& ResultsMerger::document() const {
+  composed_ = head();
+  json& out = composed_["benchmarks"];
+  for_each_own([&](const json& b) { out.push_back(b); });
+  const std::set<std::string> own = own_keys();
+  for (const json& b : carried_) {
+    if (!own.count(entry_key(b))) out.push_back(b);
   }
-  for (const auto& [k, v] : extra_context_) composed_["context"][k] = v;
-  add_declarations(composed_);
   return composed_;
 }
 
@@ -165,42 +181,25 @@ void ResultsMerger::for_each_own(const std::function<void(const json&)>& f) cons
 }
 
 void ResultsMerger::write(const std::string& path) const {
-  // What document() composes, as text: the entries added (their texts made
-  // once), then what peek() shows, then the carried entries this run has not.
-  const json& entries = doc_["benchmarks"];
-  for (std::size_t i = texts_.size(); i < entries.size(); ++i) {
-    texts_.push_back(entry_text(entries[i]));
-    keys_.insert(entry_key(entries[i]));
-  }
+  // document(), as text: the entries added (their texts made once), then what
+  // peek() shows and the carried entries this run has not (theirs by entry_key).
+  const std::set<std::string> own = own_keys();
   std::vector<const std::string*> texts;
   texts.reserve(texts_.size());
   for (const auto& t : texts_) texts.push_back(&t);
-  std::set<std::string> present = keys_;
   const auto by_key = [this](const json& b, const std::string& key) -> const std::string* {
     auto it = texts_by_key_.find(key);
     if (it == texts_by_key_.end()) it = texts_by_key_.emplace(key, entry_text(b)).first;
     return &it->second;
   };
   for (const auto& [device, runs] : live_) {
-    for (const json& b : runs) {
-      const std::string key = entry_key(b);
-      present.insert(key);
-      texts.push_back(by_key(b, key));
-    }
+    for (const json& b : runs) texts.push_back(by_key(b, entry_key(b)));
   }
   for (const json& b : carried_) {
     const std::string key = entry_key(b);
-    if (present.count(key)) continue;
-    texts.push_back(by_key(b, "carried:" + key));
+    if (!own.count(key)) texts.push_back(by_key(b, "carried:" + key));
   }
-  json head = json::object();
-  for (const auto& [k, v] : doc_.items()) {
-    if (k != "benchmarks") head[k] = v;
-  }
-  head["benchmarks"] = json::array();
-  for (const auto& [k, v] : extra_context_) head["context"][k] = v;
-  add_declarations(head);
-  write_atomically(path, document_text(head.dump(2), texts) + '\n');
+  write_atomically(path, document_text(head().dump(2), texts) + '\n');
 }
 
 void RunManifest::write(const std::string& path) const {

@@ -75,11 +75,19 @@ std::string document_text(const std::string& head, const std::vector<const std::
   return out;
 }
 
-std::string entry_key(const nlohmann::ordered_json& b) {
-  const nlohmann::ordered_json name = b.contains("name") ? b["name"] : nlohmann::ordered_json();
-  const nlohmann::ordered_json rep = b.contains("repetition_index") ? b["repetition_index"] : nlohmann::ordered_json(0);
-  return fmt::format("{}#{}", name.is_string() ? name.get<std::string>() : name.dump(), rep.dump());
+namespace {
+
+template <class Json>
+std::string key_of(const Json& b) {
+  const Json name = b.contains("name") ? b["name"] : Json();
+  const Json rep = b.contains("repetition_index") ? b["repetition_index"] : Json(0);
+  return fmt::format("{}#{}", name.is_string() ? name.template get<std::string>() : name.dump(), rep.dump());
 }
+
+}  // namespace
+
+std::string entry_key(const nlohmann::json& b) { return key_of(b); }
+std::string entry_key(const nlohmann::ordered_json& b) { return key_of(b); }
 namespace {
 
 namespace fs = std::filesystem;

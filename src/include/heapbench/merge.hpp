@@ -4,6 +4,8 @@
 // (it died, or wrote nothing) become error results naming why.
 #include <nlohmann/json.hpp>
 
+#include "heapbench/results_file.hpp"
+
 #include <functional>
 #include <map>
 #include <set>
@@ -77,6 +79,13 @@ class ResultsMerger {
 
  private:
   nlohmann::json runs_of(int device, const nlohmann::json& child);
+  // The document without its entries ("benchmarks" empty), with the extra
+  // context and the declarations: what document() and write() both start from.
+  nlohmann::json head() const;
+  // texts_ and keys_ made for every entry added so far.
+  void sync_texts() const;
+  // The entry_keys of this run's entries: the added ones and what peek() shows.
+  std::set<std::string> own_keys() const;
 
   bool tag_;
   AxisLookup axis_values_of_;
@@ -110,7 +119,7 @@ struct RunManifest {
 inline constexpr const char* kManifestName = "run.json";
 
 // One entry per run: its name and repetition (aggregates have names of their own).
-std::string entry_key(const nlohmann::json& entry);
+// entry_key(entry), an entry's identity: heapbench/results_file.hpp.
 
 struct Recovery {
   std::size_t added = 0;              // cases written into the results file

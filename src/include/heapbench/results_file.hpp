@@ -37,7 +37,8 @@ void add_declarations(nlohmann::json& doc);
 std::string entry_text(const nlohmann::json& entry);
 std::string entry_text(const nlohmann::ordered_json& entry);
 std::string document_text(const std::string& head, const std::vector<const std::string*>& entries);
-// An entry's identity in a document: its name and repetition (merge.hpp's entry_key).
+// An entry's identity in a document: "<name>#<repetition_index>" (0 where it has none).
+std::string entry_key(const nlohmann::json& entry);
 std::string entry_key(const nlohmann::ordered_json& entry);
 
 // Writes `content` to `path` through "<path>.tmp" and a rename, so `path` holds
