@@ -39,6 +39,13 @@ inline constexpr heapbench::ApiTraits slab_traits{
 
 namespace heapbench_user {
 
+struct slab;
+// Owner::reset's two kernels, defined below.
+template <int = 0>
+__global__ void slab_note_live(slab h, std::uint32_t* live);
+template <int = 0>
+__global__ void slab_clear_if_live(uint4* meta, std::uint64_t vectors, const std::uint32_t* live);
+
 struct slab {
   static constexpr const heapbench::ApiTraits& traits = slab_traits;
   static constexpr std::size_t min_alignment = 16;  // pages start at the arena (cudaMalloc: 256 B aligned), blocks at multiples of 16 B
@@ -87,7 +94,7 @@ struct slab {
       std::uint32_t left = reserved, word = (first / 32) % class_words(cls), start = first % 32;
       for (int t = 0; t < kMaxClaims && left != 0; ++t) {
         std::uint32_t got = 0, at = 0;
-        if (lane == leader) got = claim(cls, page, left, word, start, at);
+        if (lane == leader) got = claim(cls, page, left, word, start, at, t == 0);
         got = __shfl_sync(group, got, leader);
         at = __shfl_sync(group, at, leader);
         const unsigned n = __popc(got);
@@ -187,8 +194,8 @@ struct slab {
   // Reserves up to `want` blocks (at most a page's) in the slot's page, or in
   // a new page when it is full or gone; returns how many (0: no page left).
   // `first` is the page's count before the reservation: where free bits likely are.
-  // When no page is free, the new page is one of the class that has room
-  // (reserve_room): blocks freed from pages that left their slots full.
+  // A new page comes from take_page: a free one, else one of the class that has
+  // room, else an empty page of another class.
   __device__ std::uint32_t reserve(unsigned cls, std::uint32_t* slot, std::uint32_t want, std::uint32_t& page,
                                    std::uint32_t& first) const {
     using namespace slab_math;
@@ -215,30 +222,79 @@ struct slab {
         release_count(page, want);
       }
       if (atomicCAS(slot, s, kSlotLocked) == s) {
-        std::uint32_t got = want;
-        page = acquire(1, hint(cls, slot));
-        if (page != kNone) {
-          atomicAdd(header + page, make_header(tag, want));  // an add: keeps what stale reservers added meanwhile
-          first = 0;
-        } else {
-          got = reserve_room(cls, want, room_start(cls, slot), page, first);
-          if (got == 0) {
-            atomicExch(slot, s);
-            return 0;
-          }
+        const std::uint32_t got = take_page(cls, slot, want, kSlotted, page, first);
+        if (got == 0) {
+          atomicExch(slot, s);
+          return 0;
         }
         __threadfence();
         atomicExch(slot, page + 1);
+        if (s != kSlotEmpty && s - 1 != page) unslot(s - 1, tag);
         return got;
       }
     }
     // A page of this warp's own, in no slot: for a request that fills it, or
-    // after losing every race for the slot (NULL only when no page is free).
-    page = acquire(1, hint(cls, slot));
-    if (page == kNone) return reserve_room(cls, want, room_start(cls, slot), page, first);
-    atomicAdd(header + page, make_header(tag, want));
-    first = 0;
-    return want;
+    // after losing every race for the slot (NULL only when no page has room).
+    return take_page(cls, slot, want, 0, page, first);
+  }
+
+  // A new page for `want` blocks of class cls, marked `mark` (kSlotted for a
+  // slot's): a free page; once none is free, room in a page of the class
+  // (reserve_room); once none has room, a free page again after taking an empty
+  // page of another class (steal_empty). 0 when none of them is found.
+  __device__ std::uint32_t take_page(unsigned cls, const std::uint32_t* slot, std::uint32_t want, std::uint32_t mark,
+                                     std::uint32_t& page, std::uint32_t& first) const {
+    using namespace slab_math;
+    for (int t = 0; t < 2; ++t) {
+      page = acquire(1, hint(cls, slot));
+      if (page != kNone) {
+        // An add: keeps what stale reservers added meanwhile (a free page never has the slotted bit).
+        atomicAdd(header + page, make_header(tag_of_class(cls), want) | mark);
+        first = 0;
+        return want;
+      }
+      const std::uint32_t got = reserve_room(cls, want, room_start(cls, slot), page, first);
+      if (got != 0) {
+        if (mark != 0) atomicOr(header + page, mark);
+        return got;
+      }
+      if (t == 0 && !steal_empty(room_start(cls, slot), false)) return 0;
+    }
+    return 0;
+  }
+
+  // A page leaves its slot (the slot has another now): it is no slot's any
+  // more, and if it is empty it goes back to the pool (else its last free does).
+  __device__ void unslot(std::uint32_t page, std::uint32_t tag) const {
+    using namespace slab_math;
+    if (header_tag(load(header + page)) != tag) return;  // another class's page by now: its slotted bit is not ours
+    const std::uint32_t old = atomicAnd(header + page, ~kSlotted);
+    if (header_tag(old) == tag && header_slotted(old) && header_count(old) == 0) retire(page, tag);
+  }
+
+  // Empty pages of any class (kept by the slots they were in) back to the pool,
+  // once none is free: from `start`, kRoomScan headers at most; the first one
+  // taken (`all`: every one read). Whether any was. The CAS makes one taker of
+  // each; a slot still naming the page sees its tag change and takes another.
+  __device__ bool steal_empty(std::uint32_t start, bool all) const {
+    using namespace slab_math;
+    if (pages == 0) return false;
+    const std::uint32_t chunks = (pages + kRoomChunk - 1) / kRoomChunk;
+    std::uint32_t k = (start % pages) / kRoomChunk;
+    bool stole = false;
+    for (std::uint32_t i = 0; i < kRoomScan / kRoomChunk && i < chunks; ++i) {
+      std::uint32_t h[kRoomChunk];
+      L2Chunk{header}(k * kRoomChunk, h);
+      for (std::uint32_t j = 0; j < kRoomChunk && k * kRoomChunk + j < pages; ++j) {
+        const std::uint32_t p = k * kRoomChunk + j;
+        if (!empty_class_page(h[j]) || atomicCAS(header + p, h[j], 0u) != h[j]) continue;
+        release_pages(p, 1);
+        if (!all) return true;
+        stole = true;
+      }
+      k = k + 1 < chunks ? k + 1 : 0;
+    }
+    return stole;
   }
 
   // With no page free: up to `want` blocks in a page of class cls that has
@@ -291,14 +347,20 @@ struct slab {
 
   // One atomicOr on the first bitmap word from `word` on with a free bit;
   // returns the bits it got and their word (`at`); moves `word` on when full.
+  // `blind`: the reservation's first claim, made without reading the word: the
+  // page's count hands out places in order, so the bits from `start` on are
+  // free unless blocks were freed out of order or a claimer strayed there; a
+  // bit already set stays as it was (an atomicOr) and is not counted as got,
+  // and the next claim reads the word.
   __device__ std::uint32_t claim(unsigned cls, std::uint32_t page, std::uint32_t left, std::uint32_t& word,
-                                 std::uint32_t& start, std::uint32_t& at) const {
+                                 std::uint32_t& start, std::uint32_t& at, bool blind) const {
     using namespace slab_math;
     const std::uint32_t words = class_words(cls);
     std::uint32_t* row = bitmap + static_cast<std::uint64_t>(page) * kBitmapWords;
     for (std::uint32_t k = 0; k < words; ++k) {
       const std::uint32_t valid = word_valid_mask(cls, word);
-      const std::uint32_t free = ~load(row + word) & valid;
+      std::uint32_t free = blind && k == 0 ? valid & (0xffffffffu << start) : 0u;  // start < 32
+      if (free == 0) free = ~load(row + word) & valid;
       if (free != 0) {
         const std::uint32_t want = pick_bits(free, left, start);
         const std::uint32_t old = atomicOr(row + word, want);
@@ -317,16 +379,20 @@ struct slab {
   }
 
   // Takes n from a page's count; whoever brings it to 0 retires the page (the
-  // count is 0 only when no block is live and no reservation is pending).
+  // count is 0 only when no block is live and no reservation is pending),
+  // unless a slot holds it: that page stays in its class, ready for the
+  // slot's next warp, until the slot moves on (unslot) or another class
+  // needs it (steal_empty).
   __device__ void release_count(std::uint32_t page, std::uint32_t n) const {
     using namespace slab_math;
     const std::uint32_t old = atomicSub(header + page, n);
     const std::uint32_t tag = header_tag(old);
-    if (tag != kFreeTag && header_count(old) == n) retire(page, tag);
+    if (tag != kFreeTag && header_count(old) == n && !header_slotted(old)) retire(page, tag);
   }
 
   // An empty page (or large run) back to the pool. The CAS loses to a
-  // reservation made since the count reached 0: then the page stays.
+  // reservation made since the count reached 0, or to a slot that took the
+  // page meanwhile: then the page stays.
   __device__ void retire(std::uint32_t page, std::uint32_t tag) const {
     using namespace slab_math;
     if (atomicCAS(header + page, make_header(tag, 0), 0u) != make_header(tag, 0)) return;
@@ -408,7 +474,11 @@ struct slab {
     if (size > (static_cast<std::uint64_t>(pages) << kPageShift)) return nullptr;
     const auto n = static_cast<std::uint32_t>(pages_for(size));
     const std::uint64_t me = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * 2654435761ull;
-    const std::uint32_t p = acquire(n, pages == 0 ? 0 : static_cast<std::uint32_t>(me % pages));
+    const std::uint32_t start = pages == 0 ? 0 : static_cast<std::uint32_t>(me % pages);
+    std::uint32_t p = acquire(n, start);
+    // The empty pages the slots keep can stand between free ones: give back
+    // every one in reach, then look for the run once more.
+    if (p == kNone && steal_empty(start, true)) p = acquire(n, start);
     if (p == kNone) return nullptr;
     run[p] = n;
     __threadfence();  // the run's length before the header that makes it freeable
@@ -416,13 +486,16 @@ struct slab {
     return base + (static_cast<std::uint64_t>(p) << kPageShift);
   }
 
-  // The host side: the arena, reset to empty (metadata only) before every round.
+  // The host side: the arena, and the reset before every round, which keeps
+  // the slots' empty pages when no block is live (see Owner::reset).
   struct Owner {
     explicit Owner(const heapbench::Case& c) : layout_(slab_math::layout(c.arena_bytes())) {
       check(cudaMalloc(&arena_, c.arena_bytes()), "cudaMalloc");
-      reset();
+      check(cudaMalloc(&live_, sizeof *live_), "cudaMalloc");
+      check(cudaMemsetAsync(arena_ + layout_.meta_begin, 0, layout_.meta_bytes), "cudaMemsetAsync");
     }
     ~Owner() {
+      cudaFree(live_);
       cudaFree(arena_);
       (void)cudaGetLastError();  // a destructor must not throw; leave no error for the next case
     }
@@ -441,10 +514,23 @@ struct slab {
       h.pages = static_cast<std::uint32_t>(layout_.pages);
       return h;
     }
-    // Every page free, every bitmap clear, every slot empty: a memset of the
-    // metadata (0.8 % of the arena), not of the pages.
+    // No block live: every page free, every bitmap clear. When the last round
+    // freed every block it made, that is already so, and the pages the slots
+    // hold (empty, in their classes) are kept, as CUDA's heap keeps its state
+    // from launch to launch: the next round does not begin by taking a page
+    // for every slot. Otherwise (a block still live, a large run, a slot left
+    // locked) the metadata is cleared (0.8 % of the arena, not the pages).
+    // All on the device, in stream order: a memset and two small kernels.
     void reset() {
-      check(cudaMemsetAsync(arena_ + layout_.meta_begin, 0, layout_.meta_bytes), "cudaMemsetAsync");
+      check(cudaMemsetAsync(live_, 0, sizeof *live_), "cudaMemsetAsync");
+      const slab h = handle();
+      const std::uint32_t n = h.pages + slab_math::kClasses * slab_math::kSlotsPerClass;
+      slab_note_live<<<(n + 255) / 256, 256>>>(h, live_);
+      check(cudaGetLastError(), "slab_note_live");
+      const std::uint64_t vectors = layout_.meta_bytes / 16;
+      slab_clear_if_live<<<static_cast<unsigned>((vectors + 255) / 256 < 1024 ? (vectors + 255) / 256 : 1024), 256>>>(
+          reinterpret_cast<uint4*>(arena_ + layout_.meta_begin), vectors, live_);
+      check(cudaGetLastError(), "slab_clear_if_live");
     }
     const slab_math::Layout& layout() const { return layout_; }
 
@@ -455,8 +541,30 @@ struct slab {
     }
     slab_math::Layout layout_;
     unsigned char* arena_ = nullptr;
+    std::uint32_t* live_ = nullptr;  // set by slab_note_live: the metadata must be cleared
   };
 };
+
+// Owner::reset's two kernels (templates: defined in a header that several
+// translation units include). Any page with a count (a block or a large run
+// live) or a slot left locked sets *live.
+template <int>
+__global__ void slab_note_live(slab h, std::uint32_t* live) {
+  using namespace slab_math;
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < h.pages) {
+    if (header_count(h.header[i]) != 0 || header_tag(h.header[i]) == kLargeTag) *live = 1;
+  } else if (i - h.pages < kClasses * kSlotsPerClass) {
+    if (h.slots[i - h.pages] == kSlotLocked) *live = 1;
+  }
+}
+template <int>
+__global__ void slab_clear_if_live(uint4* meta, std::uint64_t vectors, const std::uint32_t* live) {
+  if (*live == 0) return;
+  for (std::uint64_t i = blockIdx.x * static_cast<std::uint64_t>(blockDim.x) + threadIdx.x; i < vectors;
+       i += static_cast<std::uint64_t>(gridDim.x) * blockDim.x)
+    meta[i] = make_uint4(0, 0, 0, 0);
+}
 
 }  // namespace heapbench_user
 #endif

@@ -23,8 +23,9 @@ inline constexpr unsigned kClasses = 13;            // 16 B, 32 B, ..., 64 KiB
 inline constexpr unsigned kLarge = kClasses;        // class_of's answer past the largest class
 inline constexpr unsigned kBitmapWords = 128;       // per page: 4096 bits, one per 16 B block
 inline constexpr unsigned kSlotsPerClass = 64;      // pages being filled at once, per class
-inline constexpr unsigned kCountBits = 24;          // a page header: tag << 24 | count
-inline constexpr std::uint32_t kCountMask = (1u << kCountBits) - 1;
+inline constexpr unsigned kCountBits = 24;          // a page header: tag << 24 | slotted << 23 | count
+inline constexpr std::uint32_t kSlotted = 1u << 23;  // the page is some slot's: it stays in its class when it empties
+inline constexpr std::uint32_t kCountMask = kSlotted - 1;
 inline constexpr std::uint32_t kFreeTag = 0;        // a page in no class (free, or inside a large run)
 inline constexpr std::uint32_t kLargeTag = 0xff;    // the first page of a large run
 inline constexpr std::uint32_t kSlotEmpty = 0;      // slots hold page + 1
@@ -65,6 +66,12 @@ HEAPBENCH_SLAB_HD constexpr std::uint32_t make_header(std::uint32_t tag, std::ui
 }
 HEAPBENCH_SLAB_HD constexpr std::uint32_t header_tag(std::uint32_t h) { return h >> kCountBits; }
 HEAPBENCH_SLAB_HD constexpr std::uint32_t header_count(std::uint32_t h) { return h & kCountMask; }
+HEAPBENCH_SLAB_HD constexpr bool header_slotted(std::uint32_t h) { return (h & kSlotted) != 0; }
+// A page of a class with no block and no reservation in it (in a slot or not):
+// one another class may take when no page is free.
+HEAPBENCH_SLAB_HD constexpr bool empty_class_page(std::uint32_t h) {
+  return header_tag(h) != kFreeTag && header_tag(h) != kLargeTag && header_count(h) == 0;
+}
 
 HEAPBENCH_SLAB_HD constexpr unsigned popcount(std::uint32_t m) {
   unsigned n = 0;

@@ -149,10 +149,11 @@ class SlabArena {
   explicit SlabArena(std::uint64_t heap)
       : owner_(make_case("per_thread", "slab", 64, 0, 1024, heap)), blocks_(heap / 16), count_(1), misaligned_(1), bad_(1) {}
 
-  // Blocks of `size` that `threads` threads get until NULL; the blocks stay allocated.
-  std::uint64_t fill(std::uint64_t size, std::uint64_t threads = 1024) {
+  // Blocks of `size` that `threads` threads get until NULL (at most `per_thread`
+  // each); the blocks stay allocated.
+  std::uint64_t fill(std::uint64_t size, std::uint64_t threads = 1024, unsigned per_thread = ~0u) {
     cudaMemset(count_.p, 0, sizeof(unsigned long long));
-    heapbench::fill<<<grid(threads), kThreadsPerBlock>>>(owner_.handle(), threads, size, ~0u, blocks_.p, count_.p, misaligned_.p);
+    heapbench::fill<<<grid(threads), kThreadsPerBlock>>>(owner_.handle(), threads, size, per_thread, blocks_.p, count_.p, misaligned_.p);
     check(cudaDeviceSynchronize());
     last_size_ = size;
     return count_.host()[0];
@@ -176,6 +177,16 @@ class SlabArena {
     check(cudaMemcpy(d.p, list.data(), list.size() * sizeof(void*), cudaMemcpyHostToDevice));
     check_and_free<<<grid(list.size()), kThreadsPerBlock>>>(owner_.handle(), d.p, list.size(), last_size_, bad_.p);
     check(cudaDeviceSynchronize());
+  }
+  // The harness's reset between rounds, and the pages counted in use after it.
+  void reset() {
+    owner_.reset();
+    check(cudaDeviceSynchronize());
+  }
+  std::uint32_t pages_in_use() const {
+    std::uint32_t n = 0;
+    check(cudaMemcpy(&n, owner_.handle().used, sizeof n, cudaMemcpyDeviceToHost));
+    return n;
   }
   std::uint64_t misaligned() const { return misaligned_.host()[0]; }
   std::uint64_t bad() const { return bad_.host()[0]; }
@@ -244,6 +255,31 @@ TEST(SlabGpu, BlocksFreedFromFullPagesAreHandedOutAgainWhenNoPageIsFree) {
   EXPECT_EQ(a.fill(16), pages * 4096) << "every page came back";
   a.free_all();
   EXPECT_EQ(a.misaligned(), 0u);
+}
+
+TEST(SlabGpu, TheResetKeepsTheSlotsEmptyPagesOnlyWhenNoBlockIsLive) {
+  HeapSession session(0);
+  SlabArena a(8 * kMiB);
+  const std::uint64_t pages = a.layout().pages;
+  // A round that frees every block: the pages its slots held stay in use,
+  // empty, for the next round (a warm start), and at most a slot's page each.
+  ASSERT_EQ(a.fill(64, 4096, 1), 4096u);
+  a.free_all();
+  a.reset();
+  const std::uint32_t kept = a.pages_in_use();
+  EXPECT_GE(kept, 1u);
+  EXPECT_LE(kept, sm::kSlotsPerClass);
+  // ... which another class takes when it needs them: the whole arena.
+  EXPECT_EQ(a.fill(4096), pages * sm::blocks_per_page(sm::class_of(4096)));
+  a.free_all();
+  // A round that leaves a block live: the reset clears everything, as before.
+  ASSERT_EQ(a.fill(64, 4096, 1), 4096u);
+  a.reset();
+  EXPECT_EQ(a.pages_in_use(), 0u);
+  EXPECT_EQ(a.fill(16), pages * 4096) << "after the clear every page is free again";
+  a.reset();
+  EXPECT_EQ(a.misaligned(), 0u);
+  EXPECT_EQ(a.bad(), 0u);
 }
 
 TEST(SlabGpu, OversizedAndZeroRequests) {

@@ -74,6 +74,26 @@ TEST(SlabHeader, TagAndCountRoundTrip) {
   EXPECT_EQ(header_tag(make_header(3, 0) + 4096), 3u);
 }
 
+TEST(SlabHeader, TheSlottedBitIsNeitherCountNorTag) {
+  // A slot's page: the bit that keeps it in its class when it empties.
+  const std::uint32_t h = make_header(tag_of_class(2), 0) | kSlotted;
+  EXPECT_TRUE(header_slotted(h));
+  EXPECT_EQ(header_count(h), 0u);
+  EXPECT_EQ(header_tag(h), tag_of_class(2));
+  // Reservations come and go under it; the largest page count (4,096) and a
+  // warp's worth from every stale reserver stay below it.
+  EXPECT_EQ(header_count(h + 4096 + 32 * 1024), 4096u + 32 * 1024);
+  EXPECT_TRUE(header_slotted(h + 4096 + 32 * 1024));
+  EXPECT_FALSE(header_slotted(make_header(tag_of_class(2), 4096)));
+  // What another class may take once no page is free: an empty page of a
+  // class, in a slot or not; never a free page, a large run or a page with a block.
+  EXPECT_TRUE(empty_class_page(h));
+  EXPECT_TRUE(empty_class_page(make_header(tag_of_class(12), 0)));
+  EXPECT_FALSE(empty_class_page(make_header(tag_of_class(2), 1) | kSlotted));
+  EXPECT_FALSE(empty_class_page(0));
+  EXPECT_FALSE(empty_class_page(make_header(kLargeTag, 0)));
+}
+
 TEST(SlabBits, PickPrefersBitsFromTheStartThenWrapsBelowIt) {
   EXPECT_EQ(pick_bits(0xffffffffu, 32, 0), 0xffffffffu);
   EXPECT_EQ(pick_bits(0xffffffffu, 4, 0), 0xfu);
