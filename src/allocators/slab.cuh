@@ -57,6 +57,8 @@ struct slab {
   std::uint32_t* page_bits = nullptr;
   std::uint32_t* slots = nullptr;
   std::uint32_t* used = nullptr;
+  std::uint32_t* emptied = nullptr;
+  std::uint32_t* missed = nullptr;
   std::uint32_t pages = 0;
 
   // Bounds on every loop: never spin forever (docs/allocators.md).
@@ -155,9 +157,9 @@ struct slab {
     unsigned sm, warp;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
     asm volatile("mov.u32 %0, %%warpid;" : "=r"(warp));
-    return ((sm * 64u + warp) * 0x9E3779B1u) >> 26;  // top 6 bits: 0 .. 63
+    return ((sm * 64u + warp) * 0x9E3779B1u) >> 24;  // top 8 bits: 0 .. 255
   }
-  static_assert(slab_math::kSlotsPerClass == 64, "slot_of_warp takes the top 6 bits of a hash");
+  static_assert(slab_math::kSlotsPerClass == 256, "slot_of_warp takes the top 8 bits of a hash");
 
   // Metadata is read from L2 (other SMs change it with atomics; L1 is not coherent).
   __device__ static std::uint32_t load(const std::uint32_t* p) { return __ldcg(p); }
@@ -245,22 +247,21 @@ struct slab {
   __device__ std::uint32_t take_page(unsigned cls, const std::uint32_t* slot, std::uint32_t want, std::uint32_t mark,
                                      std::uint32_t& page, std::uint32_t& first) const {
     using namespace slab_math;
-    for (int t = 0; t < 2; ++t) {
-      page = acquire(1, hint(cls, slot));
-      if (page != kNone) {
-        // An add: keeps what stale reservers added meanwhile (a free page never has the slotted bit).
-        atomicAdd(header + page, make_header(tag_of_class(cls), want) | mark);
-        first = 0;
-        return want;
-      }
+    page = acquire(1, hint(cls, slot));
+    if (page == kNone) {
       const std::uint32_t got = reserve_room(cls, want, room_start(cls, slot), page, first);
       if (got != 0) {
         if (mark != 0) atomicOr(header + page, mark);
         return got;
       }
-      if (t == 0 && !steal_empty(room_start(cls, slot), false)) return 0;
+      if (!steal_empty(room_start(cls, slot), false)) return 0;
+      page = acquire(1, hint(cls, slot));
+      if (page == kNone) return 0;  // another caller took the page given back
     }
-    return 0;
+    // An add: keeps what stale reservers added meanwhile (a free page never has the slotted bit).
+    atomicAdd(header + page, make_header(tag_of_class(cls), want) | mark);
+    first = 0;
+    return want;
   }
 
   // A page leaves its slot (the slot has another now): it is no slot's any
@@ -276,9 +277,14 @@ struct slab {
   // once none is free: from `start`, kRoomScan headers at most; the first one
   // taken (`all`: every one read). Whether any was. The CAS makes one taker of
   // each; a slot still naming the page sees its tag change and takes another.
+  // A search that read every page and found none is not made again until a
+  // slot's page empties (`emptied` moves on): a full arena's failing calls
+  // would otherwise each read every header once more.
   __device__ bool steal_empty(std::uint32_t start, bool all) const {
     using namespace slab_math;
     if (pages == 0) return false;
+    const std::uint32_t clock = load(emptied);
+    if (load(missed) == clock + 1) return false;
     const std::uint32_t chunks = (pages + kRoomChunk - 1) / kRoomChunk;
     std::uint32_t k = (start % pages) / kRoomChunk;
     bool stole = false;
@@ -294,6 +300,7 @@ struct slab {
       }
       k = k + 1 < chunks ? k + 1 : 0;
     }
+    if (!stole && chunks <= kRoomScan / kRoomChunk) atomicCAS(missed, load(missed), clock + 1);
     return stole;
   }
 
@@ -387,7 +394,12 @@ struct slab {
     using namespace slab_math;
     const std::uint32_t old = atomicSub(header + page, n);
     const std::uint32_t tag = header_tag(old);
-    if (tag != kFreeTag && header_count(old) == n && !header_slotted(old)) retire(page, tag);
+    if (tag == kFreeTag || header_count(old) != n) return;
+    if (!header_slotted(old)) {
+      retire(page, tag);
+    } else {
+      atomicAdd(emptied, 1u);  // an empty page another class may take (steal_empty)
+    }
   }
 
   // An empty page (or large run) back to the pool. The CAS loses to a
@@ -511,6 +523,8 @@ struct slab {
       h.page_bits = word_at(layout_.page_bits);
       h.slots = word_at(layout_.slots);
       h.used = word_at(layout_.used);
+      h.emptied = word_at(layout_.emptied);
+      h.missed = word_at(layout_.missed);
       h.pages = static_cast<std::uint32_t>(layout_.pages);
       return h;
     }

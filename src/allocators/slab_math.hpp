@@ -22,7 +22,7 @@ inline constexpr std::uint64_t kMinBlock = 1u << kMinShift;
 inline constexpr unsigned kClasses = 13;            // 16 B, 32 B, ..., 64 KiB
 inline constexpr unsigned kLarge = kClasses;        // class_of's answer past the largest class
 inline constexpr unsigned kBitmapWords = 128;       // per page: 4096 bits, one per 16 B block
-inline constexpr unsigned kSlotsPerClass = 64;      // pages being filled at once, per class
+inline constexpr unsigned kSlotsPerClass = 256;     // pages being filled at once, per class
 inline constexpr unsigned kCountBits = 24;          // a page header: tag << 24 | slotted << 23 | count
 inline constexpr std::uint32_t kSlotted = 1u << 23;  // the page is some slot's: it stays in its class when it empties
 inline constexpr std::uint32_t kCountMask = kSlotted - 1;
@@ -128,6 +128,8 @@ struct Layout {
   std::uint64_t page_bits = 0;  // page_words(pages) words: a set bit is a page in use
   std::uint64_t slots = 0;      // kClasses x kSlotsPerClass words: the page each slot fills
   std::uint64_t used = 0;       // one word: pages in use
+  std::uint64_t emptied = 0;    // one word: how many times a slot's page has emptied (steal_empty's clock)
+  std::uint64_t missed = 0;     // one word: emptied + 1 as it was when a search of every page found none empty
   std::uint64_t meta_begin = 0, meta_bytes = 0;
 };
 HEAPBENCH_SLAB_HD constexpr std::uint64_t page_words(std::uint64_t pages) { return (pages + 31) / 32; }
@@ -141,7 +143,9 @@ HEAPBENCH_SLAB_HD constexpr Layout layout_for_pages(std::uint64_t pages) {
   l.page_bits = l.run + pages * 4;
   l.slots = l.page_bits + page_words(pages) * 4;
   l.used = l.slots + kClasses * kSlotsPerClass * 4;
-  const std::uint64_t end = (l.used + 4 + 15) / 16 * 16;
+  l.emptied = l.used + 4;
+  l.missed = l.emptied + 4;
+  const std::uint64_t end = (l.missed + 4 + 15) / 16 * 16;
   l.meta_bytes = end - l.meta_begin;
   return l;
 }
