@@ -61,6 +61,11 @@ struct slab {
   std::uint32_t* missed = nullptr;
   std::uint32_t pages = 0;
 
+  // The paths past a slot's page (a new page, the search for room, the large
+  // runs) are not inlined: the path every call takes stays short in registers
+  // and instructions (a round of 1,024 threads is a few microseconds, most of
+  // them waits on memory and on fetching the kernel's code).
+
   // Bounds on every loop: never spin forever (docs/allocators.md).
   static constexpr int kMaxRounds = 40;       // reservations per call; a 64 KiB class page holds one block
   static constexpr int kMaxClaims = 64;       // bitmap atomics per reservation
@@ -152,14 +157,14 @@ struct slab {
     asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
     return lane;
   }
-  // The slot a warp fills, one of kSlotsPerClass: warps of every SM spread over all of them.
+  // The slot a warp fills, one of kSlotsPerClass: warps of every SM spread over
+  // all of them (a hash of the SM and the warp's slot in it).
   __device__ static unsigned slot_of_warp() {
     unsigned sm, warp;
     asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
     asm volatile("mov.u32 %0, %%warpid;" : "=r"(warp));
-    return ((sm * 64u + warp) * 0x9E3779B1u) >> 24;  // top 8 bits: 0 .. 255
+    return ((sm * 64u + warp) * 0x9E3779B1u) >> (32 - slab_math::kSlotsLog2);
   }
-  static_assert(slab_math::kSlotsPerClass == 256, "slot_of_warp takes the top 8 bits of a hash");
 
   // Metadata is read from L2 (other SMs change it with atomics; L1 is not coherent).
   __device__ static std::uint32_t load(const std::uint32_t* p) { return __ldcg(p); }
@@ -244,7 +249,7 @@ struct slab {
   // slot's): a free page; once none is free, room in a page of the class
   // (reserve_room); once none has room, a free page again after taking an empty
   // page of another class (steal_empty). 0 when none of them is found.
-  __device__ std::uint32_t take_page(unsigned cls, const std::uint32_t* slot, std::uint32_t want, std::uint32_t mark,
+  __device__ __noinline__ std::uint32_t take_page(unsigned cls, const std::uint32_t* slot, std::uint32_t want, std::uint32_t mark,
                                      std::uint32_t& page, std::uint32_t& first) const {
     using namespace slab_math;
     page = acquire(1, hint(cls, slot));
@@ -266,7 +271,7 @@ struct slab {
 
   // A page leaves its slot (the slot has another now): it is no slot's any
   // more, and if it is empty it goes back to the pool (else its last free does).
-  __device__ void unslot(std::uint32_t page, std::uint32_t tag) const {
+  __device__ __noinline__ void unslot(std::uint32_t page, std::uint32_t tag) const {
     using namespace slab_math;
     if (header_tag(load(header + page)) != tag) return;  // another class's page by now: its slotted bit is not ours
     const std::uint32_t old = atomicAnd(header + page, ~kSlotted);
@@ -280,7 +285,7 @@ struct slab {
   // A search that read every page and found none is not made again until a
   // slot's page empties (`emptied` moves on): a full arena's failing calls
   // would otherwise each read every header once more.
-  __device__ bool steal_empty(std::uint32_t start, bool all) const {
+  __device__ __noinline__ bool steal_empty(std::uint32_t start, bool all) const {
     using namespace slab_math;
     if (pages == 0) return false;
     const std::uint32_t clock = load(emptied);
@@ -310,7 +315,7 @@ struct slab {
   // kRoomScan headers), reserved as in a
   // slot's page; 0 when none has room. Without it a page that left its slot
   // full came back only once empty (docs/slab.md, "Stranded room").
-  __device__ std::uint32_t reserve_room(unsigned cls, std::uint32_t want, std::uint32_t start, std::uint32_t& page,
+  __device__ __noinline__ std::uint32_t reserve_room(unsigned cls, std::uint32_t want, std::uint32_t start, std::uint32_t& page,
                                         std::uint32_t& first) const {
     using namespace slab_math;
     const std::uint32_t tag = tag_of_class(cls), cap = blocks_per_page(cls);
@@ -338,7 +343,7 @@ struct slab {
     return pages == 0 ? 0 : static_cast<std::uint32_t>((hint(cls, slot) + static_cast<std::uint64_t>(tick)) % pages);
   }
 
-  __device__ static std::uint32_t wait_unlocked(const std::uint32_t* slot) {
+  __device__ __noinline__ static std::uint32_t wait_unlocked(const std::uint32_t* slot) {
     std::uint32_t s = slab_math::kSlotLocked;
     for (int i = 0; i < kMaxLockWaits && s == slab_math::kSlotLocked; ++i) {
       __nanosleep(256);
@@ -481,7 +486,7 @@ struct slab {
 
   // Past 64 KiB: a run of whole pages, first fit from a hashed start, one
   // thread at a time (no warp aggregation); freed back as a run.
-  __device__ void* allocate_large(std::size_t size) const {
+  __device__ __noinline__ void* allocate_large(std::size_t size) const {
     using namespace slab_math;
     if (size > (static_cast<std::uint64_t>(pages) << kPageShift)) return nullptr;
     const auto n = static_cast<std::uint32_t>(pages_for(size));

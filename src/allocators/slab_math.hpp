@@ -22,7 +22,10 @@ inline constexpr std::uint64_t kMinBlock = 1u << kMinShift;
 inline constexpr unsigned kClasses = 13;            // 16 B, 32 B, ..., 64 KiB
 inline constexpr unsigned kLarge = kClasses;        // class_of's answer past the largest class
 inline constexpr unsigned kBitmapWords = 128;       // per page: 4096 bits, one per 16 B block
-inline constexpr unsigned kSlotsPerClass = 256;     // pages being filled at once, per class
+// Pages being filled at once, per class: 256 (64 made the 16 B class refill its
+// slots' pages four times a round at 2^20 threads; docs/slab.md).
+inline constexpr unsigned kSlotsLog2 = 8;
+inline constexpr unsigned kSlotsPerClass = 1u << kSlotsLog2;
 inline constexpr unsigned kCountBits = 24;          // a page header: tag << 24 | slotted << 23 | count
 inline constexpr std::uint32_t kSlotted = 1u << 23;  // the page is some slot's: it stays in its class when it empties
 inline constexpr std::uint32_t kCountMask = kSlotted - 1;
