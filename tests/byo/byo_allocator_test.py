@@ -15,6 +15,7 @@ timed or run on a GPU). ccache is passed on where the outer build uses it.
 usage: byo_allocator_test.py SOURCE_DIR BUILD_DIR CMAKE [-D...]...
 """
 import os
+import shutil
 import sys
 import unittest
 
@@ -39,6 +40,13 @@ class BringYourOwnAllocator(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         adapters = os.path.join(SOURCE, "examples", "allocators")
+        # A build folder left by another generator (the outer build's is passed on) is made anew.
+        cache = os.path.join(BUILD, "CMakeCache.txt")
+        generator = next((d[2:] for d in DEFINES if d.startswith("-G")), None)
+        if generator and os.path.exists(cache):
+            with open(cache, errors="replace") as f:
+                if f"CMAKE_GENERATOR:INTERNAL={generator}\n" not in f.read():
+                    shutil.rmtree(BUILD)
         r = run(CMAKE, "-S", SOURCE, "-B", BUILD, f"-DHEAPBENCH_ALLOCATORS={adapters}", *DEFINES, timeout=300)
         assert r.returncode == 0, r.stdout + r.stderr
         assert f"allocator adapters (HEAPBENCH_ALLOCATORS={adapters}): {API}" in r.stdout, r.stdout
