@@ -6,7 +6,8 @@ Every allocator is named and coloured as the file's "apis" block says (its displ
 name); a file's baselines (bump) are drawn dashed and never ranked, since they never
 free. Where a point (pattern, size, threads) was measured at several heaps, the
 largest is used. Several files (of one GPU) are pooled: a case in more than one is the
-mean of their runs, and a case with a figure in one file drops its error rows of the others. OUTDIR gets:
+mean of their runs (with --rerun: the last file's), and a case with a figure in one file
+drops its error rows of the others. OUTDIR gets:
 
 - zoo_size_<pattern>.png/.svg: allocs/s against size, a panel per thread count with
   at least three sizes (per_thread at 10,000 and 100,000 threads: the survey's);
@@ -59,10 +60,12 @@ class ZooError(ValueError):
 FILES_KEY = "heapbench_zoo_files"
 
 
-def load_zoo(paths: list[str | Path]) -> Results:
+def load_zoo(paths: list[str | Path], rerun: bool = False) -> Results:
     """One or more results files as one: their entries pooled, their "counters" and "apis"
     blocks merged (the first file's declaration of a name wins). Files of different GPUs
-    are refused: their points would be pooled into numbers of no GPU."""
+    are refused: their points would be pooled into numbers of no GPU. `rerun`: a case
+    measured in several files is the last file's (a run again of some allocators, at
+    newer code, replaces their earlier runs), not their mean."""
     files = [load(p) for p in paths]
     gpus = sorted({r.gpu for r in files})
     if len(gpus) > 1:
@@ -70,21 +73,28 @@ def load_zoo(paths: list[str | Path]) -> Results:
     first = files[0]
     if len(files) == 1:
         return first
-    frame = pd.concat(_kept_rows([r.frame for r in files]), ignore_index=True)
+    frame = pd.concat(_kept_rows([r.frame for r in files], rerun), ignore_index=True)
     sources = [(r.path.name, r.context.get("heapbench_git_commit", "?")) for r in files]
     return Results(first.path, {**pooled_context(files), FILES_KEY: sources}, frame)
 
 
-def _kept_rows(frames: list[pd.DataFrame]) -> list[pd.DataFrame]:
+def _kept_rows(frames: list[pd.DataFrame], rerun: bool = False) -> list[pd.DataFrame]:
     """The rows of each file that the pool keeps. A case measured in one file and lost in
     another (a run cut short, a crash) is the measurement: its error rows go where the same
     case has a figure elsewhere. A case that is an error in several files and measured in
-    none keeps the error of the last file that has it (a later file is a run again)."""
+    none keeps the error of the last file that has it (a later file is a run again).
+    `rerun`: a case measured in several files keeps the rows of the last of them only."""
     erred = [f["error"].fillna(False).astype(bool) for f in frames]
     measured = set().union(*(set(f.loc[~e, "case"]) for f, e in zip(frames, erred)))
     last = {c: i for i, f in enumerate(frames) for c in f["case"]}
-    return [f[~(e & (f["case"].isin(measured) | (f["case"].map(last) != i)))]
-            for i, (f, e) in enumerate(zip(frames, erred))]
+    last_measured = {c: i for i, (f, e) in enumerate(zip(frames, erred)) for c in f.loc[~e, "case"]}
+    kept = []
+    for i, (f, e) in enumerate(zip(frames, erred)):
+        drop = e & (f["case"].isin(measured) | (f["case"].map(last) != i))
+        if rerun:
+            drop |= ~e & (f["case"].map(last_measured) != i)
+        kept.append(f[~drop])
+    return kept
 
 
 def provenance(res: Results) -> list[str]:
@@ -460,9 +470,10 @@ def findings(res: Results, cases: pd.DataFrame, table: pd.DataFrame, slab: str, 
     return write_markdown(out / "findings.md", lines, written)
 
 
-def make_zoo(paths: list[str | Path], out: str | Path, slab: str = "slab") -> tuple[list[Path], list[str]]:
+def make_zoo(paths: list[str | Path], out: str | Path, slab: str = "slab",
+             rerun: bool = False) -> tuple[list[Path], list[str]]:
     """Every figure, findings.md and slab_vs_best.csv of the zoo's files; (files written, warnings)."""
-    res = load_zoo(paths)
+    res = load_zoo(paths, rerun)
     cases = res.cases()
     if cases.empty:
         raise ZooError(f"{res.path}: no cases")
@@ -494,8 +505,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("results", nargs="+", help="results JSON of `heapbench --sweep=zoo` (several: one GPU's, pooled)")
     ap.add_argument("-o", "--out", required=True, help="folder for the figures, findings.md and slab_vs_best.csv")
     ap.add_argument("--slab", default="slab", help="the API set against the others point by point (default: slab)")
+    ap.add_argument("--rerun", action="store_true",
+                    help="a case measured in several files is the last file's, not their mean: give a run again of "
+                         "some allocators (at newer code) after the files it replaces them in")
     args = ap.parse_args(argv)
-    return finish("zoo", lambda: make_zoo(args.results, args.out, args.slab), args.out,
+    return finish("zoo", lambda: make_zoo(args.results, args.out, args.slab, args.rerun), args.out,
                   (SchemaError, ZooError, FigureError, OSError))
 
 

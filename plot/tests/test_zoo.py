@@ -171,6 +171,25 @@ def test_pooled_errors_keep_the_last_files_reason_and_every_file_is_named(zoo_fi
     assert line.startswith("- files: `a.json` (at ") and "`b.json` (at " in line
 
 
+def test_a_rerun_replaces_the_earlier_runs_of_its_cases_and_keeps_the_rest(zoo_file):
+    # The zoo's files with slab run again at newer code: slab's figures are the rerun's, not
+    # the mean of both; the other allocators' and the cases the rerun lacks stay.
+    a = zoo_file("a.json", benchmarks=[entry("per_thread", "slab", 64, 10000, 2048),
+                                       entry("per_thread", "slab", 16, 10000, 2048),
+                                       entry("per_thread", "gallatin", 64, 10000, 2048)])
+    rerun = entry("per_thread", "slab", 64, 10000, 2048)
+    rerun["allocs_per_s"] *= 3
+    b = zoo_file("b.json", benchmarks=[rerun, entry("per_thread", "slab", 256, 10000, 2048,
+                                                    error="ran past --case-timeout")])
+    for flag, expected in ((True, 3.0), (False, 2.0)):
+        cases = zoo.load_zoo([a, b], rerun=flag).cases().set_index(["api", "size"])
+        assert cases.loc[("slab", 64), "allocs_per_s"] == pytest.approx(expected * rate("slab", 64, 10000))
+        assert cases.loc[("slab", 16), "allocs_per_s"] == pytest.approx(rate("slab", 16, 10000))
+        assert cases.loc[("gallatin", 64), "allocs_per_s"] == pytest.approx(rate("gallatin", 64, 10000))
+        assert cases.loc[("slab", 256), "error"]
+    assert zoo.main([str(a), str(b), "-o", str(a.parent / "out"), "--rerun"]) == 0
+
+
 def test_best_measured_line_follows_the_best_allocator_not_the_baseline(zoo_file):
     res = load(zoo_file())
     cases = res.cases()
