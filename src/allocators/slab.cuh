@@ -179,7 +179,7 @@ struct slab {
     }
   };
 
-  struct L2Chunk {  // find_room's reader of the page headers: four 16-byte loads
+  struct L2Chunk {  // scan_headers' reader of the page headers: four 16-byte loads
     const std::uint32_t* words;
     __host__ __device__ void operator()(std::uint32_t first, std::uint32_t (&h)[slab_math::kRoomChunk]) const {
       static_assert(slab_math::kRoomChunk == 16, "four uint4 loads");
@@ -195,6 +195,23 @@ struct slab {
 #else
       for (std::uint32_t j = 0; j < slab_math::kRoomChunk; ++j) h[j] = words[first + j];
 #endif
+    }
+  };
+
+  struct TakeEmpty {  // steal_empty's visitor of scan_headers: takes back the empty pages it reads
+    const slab* s;
+    bool all;
+    bool* stole;
+    __host__ __device__ bool operator()(std::uint32_t first, const std::uint32_t* h, std::uint32_t n) const {
+#ifdef __CUDA_ARCH__
+      for (std::uint32_t j = 0; j < n; ++j) {
+        if (!slab_math::empty_class_page(h[j]) || atomicCAS(s->header + first + j, h[j], 0u) != h[j]) continue;
+        s->release_pages(first + j, 1);
+        *stole = true;
+        if (!all) return true;
+      }
+#endif
+      return false;
     }
   };
 
@@ -290,22 +307,9 @@ struct slab {
     if (pages == 0) return false;
     const std::uint32_t clock = load(emptied);
     if (load(missed) == clock + 1) return false;
-    const std::uint32_t chunks = (pages + kRoomChunk - 1) / kRoomChunk;
-    std::uint32_t k = (start % pages) / kRoomChunk;
     bool stole = false;
-    for (std::uint32_t i = 0; i < kRoomScan / kRoomChunk && i < chunks; ++i) {
-      std::uint32_t h[kRoomChunk];
-      L2Chunk{header}(k * kRoomChunk, h);
-      for (std::uint32_t j = 0; j < kRoomChunk && k * kRoomChunk + j < pages; ++j) {
-        const std::uint32_t p = k * kRoomChunk + j;
-        if (!empty_class_page(h[j]) || atomicCAS(header + p, h[j], 0u) != h[j]) continue;
-        release_pages(p, 1);
-        if (!all) return true;
-        stole = true;
-      }
-      k = k + 1 < chunks ? k + 1 : 0;
-    }
-    if (!stole && chunks <= kRoomScan / kRoomChunk) atomicCAS(missed, load(missed), clock + 1);
+    scan_headers(L2Chunk{header}, pages, start, kRoomScan, TakeEmpty{this, all, &stole});
+    if (!stole && scan_covers(pages, kRoomScan)) atomicCAS(missed, load(missed), clock + 1);
     return stole;
   }
 

@@ -177,33 +177,53 @@ HEAPBENCH_SLAB_HD constexpr std::uint32_t room_in(std::uint32_t h, unsigned c) {
 // array starts 16-byte aligned: layout_for_pages puts it after 512 B per page).
 inline constexpr std::uint32_t kRoomChunk = 16;
 
-// A page of class c with room, for when no page is free: the headers of `pages`
-// pages are read by chunks of kRoomChunk from the chunk that holds `start`
-// (wrapping), at most `scan` of them; the roomiest page of the first chunk
-// that has one with room for `want` blocks, else the roomiest page read, else
-// kNone. load(first, h) fills h with headers first ... first + 15 (first is a
-// multiple of kRoomChunk; those at or past `pages` are ignored).
-template <class Load>
-HEAPBENCH_SLAB_HD constexpr std::uint32_t find_room(Load load, std::uint32_t pages, std::uint32_t start, std::uint32_t scan,
-                                                    unsigned c, std::uint32_t want) {
-  if (pages == 0) return kNone;
+// Reads the headers of `pages` pages by chunks of kRoomChunk from the chunk that
+// holds `start` (wrapping), at most `scan` of them (whole chunks, every page at
+// most once): load(first, h) fills h with headers first ... first + 15 (first a
+// multiple of kRoomChunk), and visit(first, h, n) sees the chunk's n headers
+// that are pages (those at or past `pages` are not) and returns true to stop.
+// Whether a visit stopped it. find_room's search and slab.cuh's search for empty
+// pages.
+template <class Load, class Visit>
+HEAPBENCH_SLAB_HD constexpr bool scan_headers(Load load, std::uint32_t pages, std::uint32_t start, std::uint32_t scan,
+                                              Visit visit) {
+  if (pages == 0) return false;
   const std::uint32_t chunks = (pages + kRoomChunk - 1) / kRoomChunk;
   std::uint32_t reads = (scan + kRoomChunk - 1) / kRoomChunk;
   if (reads > chunks) reads = chunks;
-  std::uint32_t k = (start % pages) / kRoomChunk, best = kNone, best_room = 0;
+  std::uint32_t k = (start % pages) / kRoomChunk;
   for (std::uint32_t i = 0; i < reads; ++i) {
     std::uint32_t h[kRoomChunk] = {};
     load(k * kRoomChunk, h);
-    for (std::uint32_t j = 0; j < kRoomChunk && k * kRoomChunk + j < pages; ++j) {
+    const std::uint32_t first = k * kRoomChunk;
+    if (visit(first, h, pages - first < kRoomChunk ? pages - first : kRoomChunk)) return true;
+    k = k + 1 < chunks ? k + 1 : 0;
+  }
+  return false;
+}
+// Whether scan_headers with `scan` reads every one of `pages` headers.
+HEAPBENCH_SLAB_HD constexpr bool scan_covers(std::uint32_t pages, std::uint32_t scan) {
+  return (pages + kRoomChunk - 1) / kRoomChunk <= (scan + kRoomChunk - 1) / kRoomChunk;
+}
+
+// A page of class c with room, for when no page is free: from `start`, at most
+// `scan` headers read (scan_headers); the roomiest page of the first chunk
+// that has one with room for `want` blocks, else the roomiest page read, else
+// kNone.
+template <class Load>
+HEAPBENCH_SLAB_HD constexpr std::uint32_t find_room(Load load, std::uint32_t pages, std::uint32_t start, std::uint32_t scan,
+                                                    unsigned c, std::uint32_t want) {
+  std::uint32_t best = kNone, best_room = 0;
+  scan_headers(load, pages, start, scan, [&](std::uint32_t first, const std::uint32_t* h, std::uint32_t n) {
+    for (std::uint32_t j = 0; j < n; ++j) {
       const std::uint32_t r = room_in(h[j], c);
       if (r > best_room) {
-        best = k * kRoomChunk + j;
+        best = first + j;
         best_room = r;
       }
     }
-    if (best_room >= want) return best;
-    k = k + 1 < chunks ? k + 1 : 0;
-  }
+    return best_room >= want;
+  });
   return best;
 }
 

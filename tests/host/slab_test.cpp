@@ -253,6 +253,39 @@ struct Chunks {
   }
 };
 
+TEST(SlabRoom, ScanHeadersReadsEveryPageOnceFromTheStartsChunkAndStopsWhenAsked) {
+  // What find_room and slab.cuh's search for empty pages walk: the pages in chunk
+  // order from the one holding the start, wrapping, never a page past the arena.
+  const std::uint32_t pages = 70;
+  std::vector<std::uint32_t> h(pages);
+  for (std::uint32_t p = 0; p < pages; ++p) h[p] = p;
+  const Chunks load{&h, 999};
+  std::vector<std::uint32_t> seen;
+  const auto record = [&](std::uint32_t first, const std::uint32_t* chunk, std::uint32_t n) {
+    for (std::uint32_t j = 0; j < n; ++j) {
+      EXPECT_EQ(chunk[j], first + j);
+      seen.push_back(chunk[j]);
+    }
+    return false;
+  };
+  EXPECT_FALSE(scan_headers(load, pages, 50, 1024, record));
+  std::vector<std::uint32_t> expected;
+  for (std::uint32_t p = 48; p < pages; ++p) expected.push_back(p);
+  for (std::uint32_t p = 0; p < 48; ++p) expected.push_back(p);
+  EXPECT_EQ(seen, expected);
+  EXPECT_TRUE(scan_covers(pages, 1024));
+  seen.clear();
+  EXPECT_FALSE(scan_headers(load, pages, 50, 32, record)) << "two chunks: 48 .. 63 and 64 .. 69";
+  EXPECT_EQ(seen.size(), 22u);
+  EXPECT_FALSE(scan_covers(pages, 32));
+  int visits = 0;
+  EXPECT_TRUE(scan_headers(load, pages, 0, 1024, [&](std::uint32_t, const std::uint32_t*, std::uint32_t) {
+    return ++visits == 2;
+  }));
+  EXPECT_EQ(visits, 2) << "stops at the visit that asks";
+  EXPECT_FALSE(scan_headers(load, 0, 0, 1024, record));
+}
+
 TEST(SlabRoom, FindRoomTakesTheRoomiestOfTheFirstChunkWithEnoughFromTheStart) {
   constexpr unsigned c = 8;  // 4 KiB: 16 a page
   const std::uint32_t pages = 70, tag = tag_of_class(c);
