@@ -21,6 +21,16 @@ CONTEXT = {
 }
 
 
+def figure_warnings(fn):
+    """(what fn() returns, the readability checks' FigureWarnings it raised, as text)."""
+    import warnings
+    from readability import FigureWarning
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", FigureWarning)
+        value = fn()
+    return value, [str(w.message) for w in caught if issubclass(w.category, FigureWarning)]
+
+
 def bench(name, allocs, *, rep=None, reps=None, error=None, **counters):
     b = {"name": f"{name}/manual_time", "run_name": f"{name}/manual_time", "run_type": "iteration",
          "repetitions": reps or 1, "repetition_index": rep or 0, "threads": 1, "iterations": 10,

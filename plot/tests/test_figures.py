@@ -1,20 +1,16 @@
 import json
-import warnings
 
-from conftest import H200, bench
+from conftest import H200, bench, figure_warnings
 
 from figures import main, make_figures
-from readability import FigureWarning
 
 
 def test_h200_results_make_every_figure_kind_and_a_summary(tmp_path):
     # Drawn once for both this test and the readability checks (no figure warning),
     # which test_readability makes on the two-GPU file: the sweep's figures take
     # 20 s to draw on the 2-core machine (issue 36).
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", FigureWarning)
-        written = make_figures(H200, tmp_path)
-    assert [str(w.message) for w in caught if issubclass(w.category, FigureWarning)] == []
+    written, figure_problems = figure_warnings(lambda: make_figures(H200, tmp_path))
+    assert figure_problems == []
     names = {p.name for p in written}
     for stem in ("throughput_vs_size_per_thread", "throughput_vs_threads_per_thread", "fail_rate_per_thread_malloc",
                  "throughput_vs_size_churn"):

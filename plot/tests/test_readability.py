@@ -1,17 +1,16 @@
 """The figures plot/ writes can be read: no text outside the canvas, no tick labels
 drawn over each other (the faults of the figures at 47fe9e1)."""
-import warnings
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
-from conftest import H200, ROOT  # noqa: E402
+from conftest import H200, ROOT, figure_warnings  # noqa: E402
 
 import compare  # noqa: E402
 import figures  # noqa: E402
-from readability import FigureWarning, problems  # noqa: E402
+from readability import problems  # noqa: E402
 
 TWO_GPU = ROOT / "results" / "H200" / "two-gpu.json"
 QUICK = ROOT / "results" / "H200" / "quick.json"
@@ -37,10 +36,7 @@ def test_a_plain_figure_has_no_problems():
 
 
 def _no_figure_warnings(fn):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", FigureWarning)
-        fn()
-    return [str(w.message) for w in caught if issubclass(w.category, FigureWarning)]
+    return figure_warnings(fn)[1]
 
 
 # The default sweep's figures are checked where test_figures draws them.

@@ -1,11 +1,9 @@
 import json
-import warnings
 
 import pandas as pd
-from conftest import bench
+from conftest import bench, figure_warnings
 
 import heapbench_results
-from readability import FigureWarning
 from report import main, report
 
 NAME = "per_thread/malloc/size:64/threads:{t}/heap:8"
@@ -30,10 +28,9 @@ def test_gpus_side_by_side_with_ratios_geomeans_and_significance(write_results, 
     a = write_results(reps(1e6) + reps(3e6, t=32), "a.json", gpu_name="GPU A")
     b = write_results(reps(2e6) + reps(3e6, t=32), "b.json", gpu_name="GPU B")
     two = two_gpu_file(write_results)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", FigureWarning)
-        written, warns = report([a, b, two], tmp_path / "out", baseline="GPU A")
-    assert [str(w.message) for w in caught if issubclass(w.category, FigureWarning)] == []
+    (written, warns), figure_problems = figure_warnings(lambda: report([a, b, two], tmp_path / "out",
+                                                                       baseline="GPU A"))
+    assert figure_problems == []
     md = (tmp_path / "out" / "report.md").read_text()
     for label in ("GPU A (baseline)", "GPU B", "GPU X GPU 0", "GPU X GPU 1"):
         assert f"| {label} |" in md, label
@@ -133,10 +130,8 @@ def test_the_committed_h200_files_make_one_figure_per_pattern_and_ratio(tmp_path
     from conftest import ROOT
     specs = sorted(str(p) for p in (ROOT / "results" / "H200").glob("*.json"))
     # Drawn once for this test and the readability checks (no figure warning).
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", FigureWarning)
-        written, _ = report(specs, tmp_path / "out")
-    assert [str(w.message) for w in caught if issubclass(w.category, FigureWarning)] == []
+    (written, _), figure_problems = figure_warnings(lambda: report(specs, tmp_path / "out"))
+    assert figure_problems == []
     pngs = [p for p in written if p.suffix == ".png"]
     files, _ = heapbench_results_files(specs)
     patterns = {p for r in files for p in r.cases()["pattern"]}
