@@ -27,11 +27,11 @@ namespace {
 constexpr std::uint64_t kWarmupThreads = 1024;
 
 // A case that leaves the heap smaller than it found it would poison every later
-// case on the same heap. The probe fills with 64 KiB blocks; allow two blocks of
+// case on the same heap. The probe's resolution is a 64 KiB block; allow two blocks of
 // slack for where the allocator places them.
 std::string capacity_problem(std::uint64_t before, std::uint64_t after) {
   if (after + 2 * kCapacityProbeBlock >= before) return {};
-  return fmt::format("the heap held {} fewer bytes of 64 KiB blocks after the case ({} -> {}): blocks were not freed",
+  return fmt::format("the heap held {} fewer bytes (in 1 MiB and 64 KiB blocks) after the case ({} -> {}): blocks were not freed",
                      before - after, format_quantity(before), format_quantity(after));
 }
 
@@ -63,6 +63,7 @@ struct Measured {
   bool warmed = false;  // the first full round has been seen (counted or discarded)
   KernelCost cost;      // the allocate phase's kernels, from the case's first round
   std::uint64_t calls = 0;  // allocation calls of every batch run, counted or dropped: what the energy paid for
+  double measuring_s = 0;   // the pattern's measuring work beside its timed launches, every batch run
 
   void accept(const IterationResult& r, const std::vector<double>& rounds, double clock_mhz) {
     for (double t : rounds) {
@@ -109,6 +110,7 @@ std::string measure(Backend& backend, Round& round, const RunConfig& cfg, int fi
       r = round.collect();
     }
     m.calls += r.tally.attempts;
+    m.measuring_s += r.measuring_seconds;
     wall_per_round = std::chrono::duration<double>(clock::now() - tb).count() / k;
     if (auto why = r.problem(cfg.kernel_budget_s); !why.empty()) return why;
     std::vector<double> rounds = r.round_seconds;
@@ -171,6 +173,7 @@ void set_measurement_counters(benchmark::State& st, const Measured& m, bool fixe
   if (m.series.rounds() >= 2) st.counters["noise"] = m.series.noise();
   if (!fixed) st.counters["converged"] = m.verdict == Verdict::converged ? 1 : 0;
   st.counters["timed_s"] = m.series.total();
+  if (m.measuring_s > 0) st.counters["measuring_s"] = m.measuring_s;
   if (m.sm_clock_mhz() > 0) st.counters["sm_clock_mhz"] = m.sm_clock_mhz();
   if (m.throttled_rounds > 0) st.counters["throttled_rounds"] = m.throttled_rounds;
   if (m.unheld_rounds > 0) st.counters["unheld_rounds"] = m.unheld_rounds;
