@@ -176,23 +176,43 @@ Section::Section(Meter* meter) : meter_(meter && meter->reading() ? meter : null
       reasons0_ = *reasons;
       have_reasons0_ = true;
     }
-    t0_ = meter_->clock_();
-    mj0_ = r.total_energy_mj();
-    started_ = true;
   } catch (const ReadError& e) {
     warn_once(fmt::format("reading the energy counter failed: {}", e.what()));
+    return;
   }
+  // The reader is used by one thread at a time: finish() waits for this read
+  // before it reads anything.
+  Meter* m = meter_;
+  auto first = [m] { return Start{m->clock_(), m->reader_->total_energy_mj()}; };
+  if (meter_->start_read_ == Meter::StartRead::background) {
+    start_ = std::async(std::launch::async, first);
+  } else {
+    std::promise<Start> now;
+    try {
+      now.set_value(first());
+    } catch (const ReadError&) {
+      now.set_exception(std::current_exception());
+    }
+    start_ = now.get_future();
+  }
+  started_ = true;
 }
 
 Counters Section::finish(std::uint64_t calls) {
   if (!started_) return {};
   started_ = false;
   try {
+    const Start start = start_.get();
     Reader& r = *meter_->reader_;
     SectionReading s;
-    s.start_mj = mj0_;
-    s.end_mj = r.total_energy_mj();
-    s.seconds = meter_->clock_() - t0_;
+    s.start_mj = start.mj0;
+    s.end_mj = start.mj0;  // not moved: no figure, as for any section too short to resolve
+    s.seconds = meter_->clock_() - start.t0;
+    const double update_s = meter_->resolution_.update_s;
+    if (update_s > 0 && s.seconds >= kMinUpdatesPerSection * update_s) {
+      s.end_mj = r.total_energy_mj();
+      s.seconds = meter_->clock_() - start.t0;
+    }
     if (s.end_mj < s.start_mj) {
       warn_once(fmt::format("the energy counter went back ({} -> {} mJ)", s.start_mj, s.end_mj));
       return {};
@@ -201,7 +221,7 @@ Counters Section::finish(std::uint64_t calls) {
     const auto reasons = r.clock_event_reasons();
     s.have_reasons = have_reasons0_ && reasons;
     if (s.have_reasons) s.reasons = reasons0_ | *reasons;
-    return section_counters(s, meter_->resolution_.update_s, calls);
+    return section_counters(s, update_s, calls);
   } catch (const ReadError& e) {
     warn_once(fmt::format("reading the energy counter failed: {}", e.what()));
     return {};

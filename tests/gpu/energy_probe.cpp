@@ -9,7 +9,9 @@
 //   avg_power_w (energy between the first and the last change / their distance),
 //   power_w (NVML's reading at the end), clock_event_reasons and their names,
 //   min_section_s (the shortest section heapbench publishes energy for:
-//   kMinUpdatesPerSection x update_s)
+//   kMinUpdatesPerSection x update_s), energy_read_s, power_read_s,
+//   reasons_read_s (the median wall time of one read of each, over 21 reads
+//   with the GPU idle: what a case's section pays per read)
 //
 //   energy_probe [--device=N] [--seconds=S]
 //
@@ -22,6 +24,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
@@ -102,6 +105,26 @@ int main(int argc, char** argv) {
   }
   const std::optional<double> power = reader.power_w();
   PROBE_CHECK(cudaDeviceSynchronize());
+  // What one read of each costs, the GPU idle.
+  const auto median_read_s = [&](auto read) {
+    std::vector<double> t;
+    for (int i = 0; i < 21; ++i) {
+      const double a = clock();
+      read();
+      t.push_back(clock() - a);
+    }
+    std::nth_element(t.begin(), t.begin() + 10, t.end());
+    return t[10];
+  };
+  double energy_read_s = 0, power_read_s = 0, reasons_read_s = 0;
+  try {
+    energy_read_s = median_read_s([&] { (void)reader.total_energy_mj(); });
+    power_read_s = median_read_s([&] { (void)reader.power_w(); });
+    reasons_read_s = median_read_s([&] { (void)reader.clock_event_reasons(); });
+  } catch (const heapbench::energy::ReadError& e) {
+    fmt::print(stderr, "energy_probe: {}\n", e.what());
+    return 1;
+  }
   PROBE_CHECK(cudaFree(sink));
 
   const heapbench::energy::Resolution r = heapbench::energy::analyse(samples);
@@ -132,6 +155,9 @@ int main(int argc, char** argv) {
     out["clock_event_names"] = heapbench::energy::describe_clock_events(*reasons);
   }
   out["min_section_s"] = heapbench::energy::kMinUpdatesPerSection * r.update_s;
+  out["energy_read_s"] = energy_read_s;
+  out["power_read_s"] = power_read_s;
+  out["reasons_read_s"] = reasons_read_s;
   std::printf("%s\n", out.dump(2).c_str());
   if (r.updates < 2) {
     fmt::print(stderr, "energy_probe: the counter changed {} time(s) in {} s: no interval to report\n", r.updates,

@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <future>
 #include <memory>
 
 namespace heapbench::energy {
@@ -152,6 +155,7 @@ TEST(EnergyMeter, ASectionOfALongCaseMeasuresItsEnergy) {
   FakeReader* reader = nullptr;
   auto meter = std::make_shared<Meter>();
   meter->open(fake(gpu, &reader), clock_of(gpu));
+  meter->set_start_read(Meter::StartRead::foreground);  // the fake clock moves on this thread
   ASSERT_TRUE(meter->reading()) << meter->absent();
   EXPECT_NEAR(meter->resolution().update_s, gpu.update_s, 2 * gpu.tick_s);
   const auto ctx = meter->context();
@@ -239,6 +243,7 @@ TEST(EnergyMeter, AShortCaseGetsNoFigureAndSaysSo) {
   FakeGpu gpu;
   Meter meter;
   meter.open(fake(gpu), clock_of(gpu));
+  meter.set_start_read(Meter::StartRead::foreground);
   ASSERT_TRUE(meter.reading());
   Section section(&meter);
   run_for(gpu, 0.5);  // 25 updates of 20 ms: fewer than 100
@@ -274,6 +279,7 @@ TEST(EnergyMeter, AFailedReadDropsTheCaseCountersNotTheRun) {
   FakeReader* reader = nullptr;
   Meter meter;
   meter.open(fake(gpu, &reader), clock_of(gpu));
+  meter.set_start_read(Meter::StartRead::foreground);
   ASSERT_TRUE(meter.reading());
   Section section(&meter);
   run_for(gpu, 3.0);
@@ -290,12 +296,78 @@ TEST(EnergyMeter, UnsupportedClockEventReasonsAreLeftOut) {
   FakeReader* reader = nullptr;
   Meter meter;
   meter.open(fake(gpu, &reader), clock_of(gpu));
+  meter.set_start_read(Meter::StartRead::foreground);
   reader->reasons_supported = false;
   Section section(&meter);
   run_for(gpu, 3.0);
   const Counters c = section.finish(1000);
   EXPECT_EQ(c.count("clock_event_reasons"), 0u);
   EXPECT_EQ(c.at("energy_resolved"), 1);
+}
+
+TEST(EnergyMeter, AShortSectionReadsTheCounterOnlyAtItsStart) {
+  // A read takes milliseconds on a real GPU; a section too short to resolve
+  // gets no energy figure, so its end is not read (issue 39).
+  FakeGpu gpu;
+  int reads = 0;
+  Meter meter;
+  meter.open({std::make_unique<CountingReader>(&gpu, &reads), ""}, clock_of(gpu));
+  ASSERT_TRUE(meter.reading());
+  meter.set_start_read(Meter::StartRead::foreground);
+  reads = 0;
+  Section short_one(&meter);
+  run_for(gpu, 0.5);
+  const Counters c = short_one.finish(1000);
+  EXPECT_EQ(reads, 1);
+  EXPECT_EQ(c.at("energy_resolved"), 0);
+  EXPECT_NEAR(c.at("energy_s"), 0.5, 0.01);
+  EXPECT_EQ(c.count("energy_j"), 0u);
+  reads = 0;
+  Section long_one(&meter);
+  run_for(gpu, 3.0);
+  EXPECT_EQ(long_one.finish(1000).at("energy_resolved"), 1);
+  EXPECT_EQ(reads, 2);
+}
+
+// A counter whose reads wait until the test lets them go (or 5 s pass).
+class GatedReader final : public Reader {
+ public:
+  explicit GatedReader(std::shared_future<void> gate) : gate_(std::move(gate)) {}
+  std::uint64_t total_energy_mj() override {
+    if (open_reads_-- > 0) return 1000;  // Meter::open's reads
+    if (gate_.wait_for(std::chrono::seconds(5)) != std::future_status::ready) waited_out = true;
+    return 2000;
+  }
+  std::optional<double> power_w() override { return 300.0; }
+  std::optional<std::uint64_t> clock_event_reasons() override { return 0; }
+  std::string device() const override { return "00000000:41:00.0"; }
+  std::atomic<bool> waited_out{false};
+
+ private:
+  std::shared_future<void> gate_;
+  int open_reads_ = 1;
+};
+
+TEST(EnergyMeter, TheSectionsFirstReadDoesNotHoldTheCaseUp) {
+  std::promise<void> release;
+  auto reader = std::make_unique<GatedReader>(release.get_future().share());
+  GatedReader* gated = reader.get();
+  Resolution known;
+  known.reads = 9;
+  known.updates = 6;
+  known.update_s = 0.1;
+  Meter meter;
+  meter.open({std::move(reader), ""}, steady_clock(), 2.0, known);  // one read: it answers
+  ASSERT_TRUE(meter.reading());
+  const auto t0 = std::chrono::steady_clock::now();
+  Section section(&meter);  // background by default: returns while the read waits
+  const double made_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  release.set_value();
+  const Counters c = section.finish(1000);
+  EXPECT_LT(made_s, 1.0) << "the section waited for its first read";
+  EXPECT_FALSE(gated->waited_out.load());
+  EXPECT_EQ(c.at("energy_resolved"), 0);
+  EXPECT_EQ(c.at("power_w"), 300.0);
 }
 
 TEST(ClockEvents, DecodedByName) {
