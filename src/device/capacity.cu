@@ -28,6 +28,7 @@ inline constexpr PatternTraits capacity_fill_traits =
 inline constexpr PatternList<2> capacity_patterns = {&capacity_traits, &capacity_fill_traits};
 #else
 #include <algorithm>
+#include <chrono>
 #include <random>
 
 #include "round.cuh"
@@ -112,7 +113,9 @@ class CapacityRunner final : public TimedLaunchRound {
 
   IterationResult finish() override {
     HB_CUDA_CHECK(cudaDeviceSynchronize());
+    const auto refill_start = std::chrono::steady_clock::now();
     refill();
+    const double refill_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - refill_start).count();
     const DeviceStats s = buffers_.read_stats();
     IterationResult out;
     out.not_started = s.not_started;
@@ -122,6 +125,7 @@ class CapacityRunner final : public TimedLaunchRound {
     out.tally.bytes = first_fill_ * c_.size;
     out.tally.alloc_seconds = timer_.seconds();
     out.timed_seconds = out.tally.alloc_seconds;
+    out.measuring_seconds = refill_s;
     size_t limit = c_.arena_bytes();
     // An arena is exactly the case's heap; the device heap is what the device reports.
     if constexpr (!Api::traits.owns_arena()) HB_CUDA_CHECK(cudaDeviceGetLimit(&limit, cudaLimitMallocHeapSize));

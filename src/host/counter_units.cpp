@@ -110,6 +110,8 @@ const std::vector<CounterDecl> kCounters = {
     // Where a case's wall time went (the run's budget line)
     {"heap_s", U::seconds, "s", B::lower, "wall seconds setting the heap limit (a device reset where it changed)"},
     {"probe_s", U::seconds, "s", B::lower, "wall seconds of the capacity probes around the case"},
+    {"measuring_s", U::seconds, "s", B::lower,
+     "wall seconds of capacity's fragmentation and recovery fills (in the measuring loop)"},
     {"loop_s", U::seconds, "s", B::lower, "wall seconds of the measuring loop (timed launches and between them)"},
     {"meter_s", U::seconds, "s", B::lower, "wall seconds reading the energy meter"},
     {"case_wall_s", U::seconds, "s", B::lower, "wall seconds of the whole case"},
@@ -130,7 +132,7 @@ const std::vector<CounterDecl> kCounters = {
     {"launch_s", U::seconds, "s", B::lower, "seconds per replayed launch"},
     {"new_nulls", U::count, "calls", B::lower, "NULLs per round where the recording had a block"},
     // Energy over each case's measured section, where NVML reads it
-    {"energy_s", U::seconds, "s", B::neither, "seconds between the energy counter's reads"},
+    {"energy_s", U::seconds, "s", B::neither, "seconds from the energy counter's first read to the section's end"},
     {"energy_resolved", U::count, "", B::neither, "section spans 100 energy-counter updates (1) or not (0)"},
     {"energy_j", U::count, "J", B::neither, "GPU energy over the measured section"},
     {"avg_power_w", U::count, "W", B::neither, "mean GPU power over the measured section"},

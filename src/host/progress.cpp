@@ -80,12 +80,15 @@ Done count_done(const std::vector<ReportedRun>& runs) {
 namespace {
 // The line's phases: (context key, words, seconds).
 std::vector<std::tuple<std::string, std::string, double>> phases_of(const Budget& b, double wall_s) {
-  const double timed = b.get("timed_s"), loop = b.get("loop_s"), cases = b.get("case_wall_s");
+  const double timed = b.get("timed_s"), measuring = b.get("measuring_s"), loop = b.get("loop_s");
+  const double cases = b.get("case_wall_s");
   const double setup = b.get("setup_s"), heap = b.get("heap_s"), probe = b.get("probe_s"), meter = b.get("meter_s");
   const double warmup = b.get("first_use_s");
   const double in_case = cases - loop - setup - heap - probe - meter - warmup;  // the rest of run_case: counters, checks
   return {{"timed", "timed launches", timed},
-          {"between", "between them in the measuring loop (verification, host waits, launch gaps)", std::max(0.0, loop - timed)},
+          {"measuring", "capacity's fragmentation and recovery fills", measuring},
+          {"between", "between them in the measuring loop (verification, host waits, launch gaps)",
+           std::max(0.0, loop - timed - measuring)},
           {"warmup", "warm-up", warmup},
           {"setup", "set-up of the rounds", setup},
           {"heap", "heap limits and device resets", heap},
@@ -101,7 +104,7 @@ std::string budget_line(const Budget& b, double wall_s) {
   if (b.get("case_wall_s") <= 0 || wall_s <= 0) return {};
   std::string parts;
   for (const auto& [key, words, s] : phases_of(b, wall_s)) {
-    if (s < 0.05 && key != "timed") continue;
+    if (s < 0.05 && key != "timed") continue;  // measuring too: 0 in a run without capacity cases
     parts += fmt::format("{}{} {:.1f} s ({:.0f} %)", parts.empty() ? "" : ", ", words, s, 100.0 * s / wall_s);
   }
   std::string largest;

@@ -177,6 +177,22 @@ TEST(Budget, ThePhasesOfTheMeasuredCasesAddUpToTheWallTime) {
   EXPECT_NE(line.find("where the 20.0 s went: timed launches 7.0 s (35 %)"), std::string::npos) << line;
   EXPECT_NE(line.find("most outside timed launches: a 4.0 s, b 3.0 s"), std::string::npos) << line;
   EXPECT_EQ(budget_line(Budget{}, 20.0), "");
+  EXPECT_EQ(line.find("fragmentation"), std::string::npos) << "no capacity case, no measuring phase: " << line;
+}
+
+TEST(Budget, CapacitysMeasuringFillsAreTheirOwnPhaseNotBetween) {
+  ReportedRun cap = measured("capacity", 1.0, 6.0, 8.0);
+  cap.timing.phases["measuring_s"] = 4.0;  // of the loop's 6 s: 1 timed, 4 measuring, 1 between
+  const Done d = count_done({cap});
+  const auto ctx = budget_context(d.budget, 10.0);
+  std::map<std::string, std::string> m(ctx.begin(), ctx.end());
+  EXPECT_EQ(m["heapbench_budget_measuring_s"], "4.000");
+  EXPECT_EQ(m["heapbench_budget_between_s"], "1.000");
+  double sum = 0;
+  for (const auto& [k, v] : ctx) sum += std::stod(v);
+  EXPECT_DOUBLE_EQ(sum, 10.0);
+  const std::string line = budget_line(d.budget, 10.0);
+  EXPECT_NE(line.find("capacity's fragmentation and recovery fills 4.0 s (40 %)"), std::string::npos) << line;
 }
 
 }  // namespace

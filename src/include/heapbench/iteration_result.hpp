@@ -49,6 +49,9 @@ struct IterationResult {
   // GPU time of the timed launches of each round of the batch, in order (empty:
   // one round of timed_seconds).
   std::vector<double> round_seconds;
+  // Wall seconds of the pattern's measuring work beside its timed launches, whose
+  // results are its other figures: capacity's fragmentation and recovery fills.
+  double measuring_seconds = 0.0;
   std::uint64_t not_started = 0;  // calls (or churn threads) that found the kernel budget spent
   std::uint64_t misaligned = 0;   // pointers not aligned as the API promises
   std::uint64_t corrupted = 0;    // blocks that did not read back what was written

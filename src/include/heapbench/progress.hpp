@@ -16,13 +16,15 @@ namespace heapbench {
 
 // Where a case's wall time went (docs/metrics.md, "Where a run's time goes"),
 // each a counter of its entry, in the order the console names them: the GPU
-// time inside timed launches; the measuring loop's wall time (timed launches
-// and everything between them: verification, host waits, launch gaps); the
-// warm-up round; the set-up of the round (the allocator and heapbench's
+// time inside timed launches; the pattern's measuring work beside them
+// (capacity's fragmentation and recovery fills); the measuring loop's wall
+// time (both, and everything between them: verification, host waits, launch
+// gaps); the warm-up round; the set-up of the round (the allocator and heapbench's
 // buffers); the heap limit (a device reset when it changes); the capacity
 // probes; the energy meter's reads; the whole case.
-inline constexpr std::array<const char*, 8> kBudgetCounters = {"timed_s",   "loop_s",  "first_use_s", "setup_s",
-                                                               "heap_s",    "probe_s", "meter_s",     "case_wall_s"};
+inline constexpr std::array<const char*, 9> kBudgetCounters = {"timed_s", "measuring_s", "loop_s",  "first_use_s",
+                                                               "setup_s", "heap_s",      "probe_s", "meter_s",
+                                                               "case_wall_s"};
 
 // A run's budget: each of kBudgetCounters summed over its measured cases.
 struct Budget {
