@@ -182,12 +182,16 @@ Section::Section(Meter* meter) : meter_(meter && meter->reading() ? meter : null
   }
   // The reader is used by one thread at a time: finish() waits for this read
   // before it reads anything.
+  // The section starts now, on this thread, as it did when the read was made
+  // here: the read itself comes a thread's start later, well inside one of the
+  // counter's updates.
+  t0_ = meter_->clock_();
   Meter* m = meter_;
-  auto first = [m] { return Start{m->clock_(), m->reader_->total_energy_mj()}; };
+  auto first = [m] { return m->reader_->total_energy_mj(); };
   if (meter_->start_read_ == Meter::StartRead::background) {
     start_ = std::async(std::launch::async, first);
   } else {
-    std::promise<Start> now;
+    std::promise<std::uint64_t> now;
     try {
       now.set_value(first());
     } catch (const ReadError&) {
@@ -202,16 +206,16 @@ Counters Section::finish(std::uint64_t calls) {
   if (!started_) return {};
   started_ = false;
   try {
-    const Start start = start_.get();
+    const std::uint64_t mj0 = start_.get();
     Reader& r = *meter_->reader_;
     SectionReading s;
-    s.start_mj = start.mj0;
-    s.end_mj = start.mj0;  // not moved: no figure, as for any section too short to resolve
-    s.seconds = meter_->clock_() - start.t0;
+    s.start_mj = mj0;
+    s.end_mj = mj0;  // not moved: no figure, as for any section too short to resolve
+    s.seconds = meter_->clock_() - t0_;
     const double update_s = meter_->resolution_.update_s;
     if (update_s > 0 && s.seconds >= kMinUpdatesPerSection * update_s) {
       s.end_mj = r.total_energy_mj();
-      s.seconds = meter_->clock_() - start.t0;
+      s.seconds = meter_->clock_() - t0_;
     }
     if (s.end_mj < s.start_mj) {
       warn_once(fmt::format("the energy counter went back ({} -> {} mJ)", s.start_mj, s.end_mj));

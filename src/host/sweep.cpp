@@ -254,8 +254,8 @@ std::vector<Sweep> size_map_sweep() {
   // the slowest class (about 8e4 calls/s for 1 KiB on an H200) lasts ~3 ms and
   // that 256 x 1 MiB fits a 1 GiB heap at the 61 % utilisation measured for
   // 64 KiB blocks. The heap stays at 1 GiB because every case ends with a
-  // capacity probe that fills the heap (1 MiB, then 64 KiB blocks): a 4 GiB
-  // probe would cost more than the case.
+  // capacity probe that fills the heap with 64 KiB blocks: a 4 GiB probe would
+  // cost more than the case.
   map.threads = {256};
   map.heaps = {1024 * kMiB};
   return {map};

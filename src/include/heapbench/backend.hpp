@@ -86,8 +86,7 @@ class Backend {
   virtual Heap ensure_limit(std::uint64_t bytes) = 0;
   // After a failed call: the next ensure_limit() starts from a fresh context.
   virtual void invalidate() = 0;
-  // Bytes the heap hands out right now: in kCapacityProbeCoarseBlock blocks,
-  // then in kCapacityProbeBlock blocks in what they left.
+  // Bytes the heap hands out as kCapacityProbeBlock blocks right now.
   virtual std::uint64_t probe_capacity(std::uint64_t heap_bytes) = 0;
   // Create after ensure_limit(): a reset invalidates a round's device memory.
   virtual std::unique_ptr<Round> make_round(const Case& c, double kernel_budget_s) = 0;
@@ -106,7 +105,6 @@ class Backend {
   virtual void synchronize() {}
 };
 
-inline constexpr std::uint64_t kCapacityProbeBlock = 64 * 1024;         // the probe's resolution
-inline constexpr std::uint64_t kCapacityProbeCoarseBlock = 1024 * 1024;  // its first fill
+inline constexpr std::uint64_t kCapacityProbeBlock = 64 * 1024;
 
 }  // namespace heapbench

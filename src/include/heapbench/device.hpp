@@ -73,8 +73,8 @@ class HeapSession {
   std::string lost_;  // why the device could not be brought back after a fault; then every call fails at once
 };
 
-// Bytes the device heap hands out right now in 1 MiB blocks and then, in what
-// they left, 64 KiB blocks (fill with malloc until NULL, then free all). Compared before and after a
+// Largest number of bytes the device heap hands out as 64 KiB blocks right
+// now (fill with malloc until NULL, then free all). Compared before and after a
 // case, it shows whether the case left the heap smaller (a leak).
 std::uint64_t probe_heap_capacity(std::uint64_t heap_bytes);
 

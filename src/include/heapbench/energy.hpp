@@ -176,13 +176,10 @@ class Section {
   Counters finish(std::uint64_t calls);
 
  private:
-  struct Start {
-    double t0 = 0;
-    std::uint64_t mj0 = 0;
-  };
   Meter* meter_;
   bool started_ = false;
-  std::future<Start> start_;
+  double t0_ = 0;
+  std::future<std::uint64_t> start_;  // the counter's first read
   std::uint64_t reasons0_ = 0;
   bool have_reasons0_ = false;
 };
