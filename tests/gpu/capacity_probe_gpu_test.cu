@@ -1,6 +1,5 @@
 // The leak probe (probe_heap_capacity) against blocks held on purpose: it sees
-// a block it cannot use at its 64 KiB resolution, whether the block is small
-// and lies inside what would be a 1 MiB block, and gives it back once freed.
+// what they take at its 64 KiB resolution, and gets it back once they are freed.
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
@@ -42,12 +41,12 @@ TEST(CapacityProbeGpu, SeesHeldBlocksAtItsResolutionAndTheirReturn) {
   // the case's check allows), and no more than they can take.
   const std::uint64_t forty = probe_while_holding(heap, 40, kCapacityProbeBlock);
   EXPECT_LE(forty + 38 * kCapacityProbeBlock, empty);
-  // Five small blocks scattered by the allocator cost at least nothing and at
-  // most five 1 MiB blocks: the 64 KiB fill takes back what the 1 MiB fill left.
+  // Five small blocks cost at least nothing and at most the 64 KiB blocks they
+  // sit in (and a neighbour each): not more than the probe's resolution says.
   const std::uint64_t small = probe_while_holding(heap, 5, 16);
   EXPECT_LE(small, empty);
   EXPECT_GE(small + 5 * 3 * kCapacityProbeBlock, empty)
-      << "a 16 B block may cost the 64 KiB blocks beside it and some headers, not a whole 1 MiB block";
+      << "a 16 B block may cost the 64 KiB blocks beside it, no more";
   EXPECT_EQ(probe_heap_capacity(heap), empty) << "everything was freed";
 }
 
