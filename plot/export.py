@@ -34,7 +34,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from outputs import write_csv, write_text  # noqa: E402
 import style  # noqa: E402
-from heapbench_results import Results, SchemaError, finish, load_selection, rate_of  # noqa: E402
+from heapbench_results import Results, SchemaError, finish, load_selection, measured, rate_of  # noqa: E402
 
 FORMATS = {"csv": ".csv", "md": ".md", "long": ".csv", "gbench": ".json", "nvbench": ".json"}
 
@@ -42,7 +42,7 @@ FORMATS = {"csv": ".csv", "md": ".md", "long": ".csv", "gbench": ".json", "nvben
 def tidy(res: Results) -> pd.DataFrame:
     """One row per case: the axes, the counters the file has, the error; case names last."""
     cases = res.cases()
-    counters = [c for c in res.counters if c in cases.columns and cases[c].notna().any()]
+    counters = measured(cases, res.counters)
     out = cases[res.axes + ["gpu_index"] + counters + ["repetitions", "error", "error_message", "case"]].copy()
     out["error_message"] = out["error_message"].fillna("")
     return out.reset_index(drop=True)

@@ -30,7 +30,7 @@ import pandas as pd  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from outputs import slug, write_text  # noqa: E402
 from heapbench_results import (Results, SchemaError, convergence_sentence, cuda_version, load,  # noqa: E402
-                               load_selection, one_line, rate_of)
+                               load_selection, measured, one_line, rate_of)
 import style  # noqa: E402
 from readability import REFERENCE, FigureError, save  # noqa: E402
 
@@ -140,11 +140,12 @@ def _series_look(res: Results, key: tuple, heaps: list) -> dict:
 
 
 def _throughput_panel(ax, res: Results, sub: pd.DataFrame, group: list, keys_heaps: dict, x: str, metric: str) -> None:
+    series = dict(tuple(sub.groupby(["api", "align", "heap_mib"])))
     for key in group:
         api, align, heap = key
-        s = sub[(sub["api"] == api) & (sub["align"] == align) & (sub["heap_mib"] == heap)].sort_values(x)
-        if s.empty:
+        if key not in series:
             continue
+        s = series[key].sort_values(x)
         several = len(keys_heaps.get(api, [])) > 1
         label = _series_label(api, align, res.context) + (f", heap {_fmt_mib(heap)}" if several else "")
         style.draw_series(ax, s[x], s[metric], _series_look(res, key, keys_heaps.get(api, [heap])), label,
@@ -167,8 +168,8 @@ def throughput_figure(res: Results, data: pd.DataFrame, x: str, panel: str, metr
     heaps = {a: sorted({k[2] for k in keys if k[0] == a}, reverse=True) for a, _, _ in keys}
     groups = _groups(keys)
     # Each group's block: the panels where one of its series was measured, COLUMNS to a row.
-    shown = [[pv for pv in panels if not data[(data[panel] == pv) & data[["api", "align", "heap_mib"]].apply(
-        tuple, axis=1).isin(group)].empty] for group in groups]
+    measured_at = {k: set(v) for k, v in data.groupby(["api", "align", "heap_mib"])[panel].unique().items()}
+    shown = [[pv for pv in panels if any(pv in measured_at.get(k, ()) for k in group)] for group in groups]
     cols = min(COLUMNS, max(len(ps) for ps in shown))
     rows = [math.ceil(len(ps) / cols) for ps in shown]
     fig, axes = plt.subplots(sum(rows), cols, figsize=(3.4 * cols + 3.0, 2.9 * sum(rows) + 1.0),
@@ -518,7 +519,7 @@ def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylab
                     written: list[Path]) -> None:
     """Each of `counters` against the block size: a column per counter, a series per pattern, API and heap
     (the API's colour; another heap another marker), at most MAX_SERIES a panel (more: another row)."""
-    present = [c for c in counters if c in cases.columns and cases[c].notna().any()]
+    present = measured(cases, counters)
     if not present:
         return
     have = cases[cases[present].notna().any(axis=1) & ~cases["error"]]

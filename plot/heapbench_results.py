@@ -610,13 +610,23 @@ def load(path: str | Path) -> Results:
     return Results(path=path, context=ctx, frame=frame)
 
 
+def measured(cases: pd.DataFrame, counters: list[str]) -> list[str]:
+    """Those of `counters` that `cases` has a value of, in their order: one pass over the frame, not
+    one per counter (a file declares a hundred counters; the figures ask for each pattern)."""
+    columns = [c for c in dict.fromkeys(counters) if c in cases.columns]
+    if not columns:
+        return []
+    any_value = cases[columns].notna().any()
+    return [c for c in columns if any_value[c]]
+
+
 def rates(res: Results, cases: pd.DataFrame) -> list[str]:
     """The rate counters `cases` carry, in the file's order: declared with a unit per second
     and higher is better (allocs_per_s, printf_per_s, a workload's outputs_per_s, ...), or,
     in a file without declarations, named *_per_s (allocs_per_s first). Patterns differ in
     what they count: plot/ keeps no table of which pattern has which."""
     declared = res.context.get(COUNTERS_KEY, {})
-    present = [c for c in res.counters if c in cases.columns and cases[c].notna().any()]
+    present = measured(cases, res.counters)
     if declared:
         return [c for c in present if c in declared and str(declared[c].get("unit", "")).endswith("/s")
                 and declared[c].get("higher_is_better") is True]

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import figures  # noqa: E402
 import style  # noqa: E402
 from heapbench_results import (Results, SchemaError, command_line, convergence_sentence, cuda_version,  # noqa: E402
-                               distinct_labels, finish, load_selection, not_converged, rates)
+                               distinct_labels, finish, load_selection, measured, not_converged, rates)
 from outputs import write_text  # noqa: E402
 from readability import FigureError  # noqa: E402
 
@@ -237,8 +237,8 @@ def case_columns(files: list[Results]) -> list[str]:
     res = files[0]
     axes = list(dict.fromkeys(a for r in files for a in r.axes if a != "limit"))
     counters = list(dict.fromkeys(c for r in files for c in rates(r, r.cases())))
-    counters += [c for r in files for c in SHOWN if c in r.cases().columns and r.cases()[c].notna().any()]
-    rest = [c for r in files for c in r.counters if c in r.cases().columns and r.cases()[c].notna().any()]
+    counters += [c for r in files for c in measured(r.cases(), SHOWN)]
+    rest = [c for r in files for c in measured(r.cases(), r.counters)]
     counters = list(dict.fromkeys(counters + rest))[:MAX_COUNTER_COLUMNS]
     del res
     return axes + counters
