@@ -327,7 +327,7 @@ def axes_of(entry: dict, text_axes: set | None = None) -> dict | None:
     axes = {"case": _RUN_SUFFIXES.sub("", run_name)}
     for key in ("pattern", "api"):
         v = values.get(key)
-        if not isinstance(v, str) or not v:
+        if not isinstance(v, str) or not v or _CONTROL.search(v):
             raise SchemaError(f"{where}.{key} is {v!r}, not a name")
         axes[key] = v
     for key in ("size", "align", "threads"):
@@ -340,6 +340,8 @@ def axes_of(entry: dict, text_axes: set | None = None) -> dict | None:
         if key in _AXIS_VALUE_KEYS:
             continue
         if isinstance(value, str):
+            if _CONTROL.search(value):
+                raise SchemaError(f"{where}.{key} is {value!r}, not a name")
             if text_axes is not None:
                 text_axes.add(key)
             axes[key] = value
@@ -347,6 +349,10 @@ def axes_of(entry: dict, text_axes: set | None = None) -> dict | None:
             axes[key] = _axis_int(value, f"{where}.{key}")
     return axes
 
+
+# A control character is in no name heapbench writes, and pandas' strings do not compare a NUL
+# equal to itself (pandas 3.1: Series == "\x00" matched nothing and the report crashed).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 # The axis_values keys AXES come from; any other key is an axis of its own.
 _AXIS_VALUE_KEYS = {"pattern", "api", "size", "align", "threads", *LIMITS}

@@ -453,3 +453,20 @@ def test_no_output_path_depends_on_what_a_file_holds(unrendered, pattern, api):
         assert top <= {"in.json", "other.json", "page.html", "exp", *outs, "cmp"}, top
         for p in made:
             assert all(SAFE_NAME.match(part) for part in p.parts), p
+
+
+def test_a_name_with_a_control_character_is_refused_in_one_line(unrendered, tmp_path):
+    # Hypothesis found api="\x00": pandas' strings do not compare a NUL equal to itself, and the
+    # report's overlay found no rows of an API it had listed (IndexError). Such a name is refused.
+    rows = []
+    for t in (32, 64, 128):
+        b = bench(f"per_thread/malloc/size:64/threads:{t}/heap:8", 1e6 * t, converged=1.0)
+        b["axis_values"] = {"pattern": "per_thread", "api": "\x00", "size": 64, "threads": t, "malloc_heap": 8 << 20}
+        rows.append(b)
+    a = _results(tmp_path, {"context": CONTEXT, "benchmarks": rows})
+    for name, main in {"fig": figures.main, "rep": report.main, "zoo": zoo.main}.items():
+        rc, err = run_tool(main, [a, "-o", str(tmp_path / name)])
+        assert rc != 0 and "Traceback" not in err, err
+        assert len(err.strip().splitlines()) == 1, err
+    rc, err = run_tool(figures.main, [a, "-o", str(tmp_path / "again")])
+    assert "'\\x00', not a name" in err, err
