@@ -58,7 +58,8 @@ def _choose(c: pd.DataFrame) -> tuple[str | None, dict, pd.DataFrame]:
     best = None
     for x in ("threads", "size"):
         fixed = [k for k in POINT if k != x]
-        agg = c.groupby(fixed, dropna=False).agg(n=(x, "nunique"), gpus=("gpu", "nunique")).reset_index()
+        # DataFrameGroupBy.nunique: one pass for both columns (named aggregation took half the report's time)
+        agg = c.groupby(fixed, dropna=False)[[x, "gpu"]].nunique().rename(columns={x: "n", "gpu": "gpus"}).reset_index()
         agg["t"] = agg["threads"] if "threads" in fixed else 0
         top = agg.sort_values(["n", "gpus", "t", "heap_mib"], ascending=False, kind="stable").iloc[0]
         score = (int(top["n"]), int(top["gpus"]), top["t"], top["heap_mib"])
