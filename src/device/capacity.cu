@@ -115,7 +115,7 @@ class CapacityRunner final : public TimedLaunchRound {
     HB_CUDA_CHECK(cudaDeviceSynchronize());
     const auto refill_start = std::chrono::steady_clock::now();
     refill();
-    const double refill_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - refill_start).count();
+    const double refill_s = seconds_since(refill_start);
     const DeviceStats s = buffers_.read_stats();
     IterationResult out;
     out.not_started = s.not_started;

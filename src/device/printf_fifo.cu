@@ -180,7 +180,7 @@ class PrintfRunner final : public TimedLaunchRound {
     const auto t0 = std::chrono::steady_clock::now();
     cudaError_t err = cudaDeviceSynchronize();
     std::fflush(stdout);
-    const double flush_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double flush_s = seconds_since(t0);
     const std::string text = capture_.finish();
     HB_CUDA_CHECK(err);
 

@@ -108,6 +108,11 @@ class RoundCounters {
   DeviceBuffer<Counts> counts_;
 };
 
+// Wall seconds since `t0`, on the host: what a round times of its own host-driven work.
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 // Owner::reset() timed on the host with the device idle before and after
 // (Round::reset_seconds).
 template <class Owner>
@@ -116,7 +121,7 @@ double timed_reset(Owner& owner) {
   const auto t0 = std::chrono::steady_clock::now();
   owner.reset();
   HB_CUDA_CHECK(cudaDeviceSynchronize());
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return seconds_since(t0);
 }
 
 // The timed launches of a batch of rounds, each stamping its own start and end
