@@ -37,8 +37,9 @@ TEST(CapacityProbeGpu, SeesHeldBlocksAtItsResolutionAndTheirReturn) {
   const std::uint64_t empty = probe_heap_capacity(heap);
   ASSERT_GT(empty, heap / 2);
   ASSERT_LE(empty, heap);
+  EXPECT_EQ(probe_heap_capacity(heap), empty) << "the probe frees what it takes";
   // Forty 64 KiB blocks held: at least 38 of them show (two blocks' slack, as
-  // the case's check allows), and no more than they can take.
+  // the case's check allows).
   const std::uint64_t forty = probe_while_holding(heap, 40, kCapacityProbeBlock);
   EXPECT_LE(forty + 38 * kCapacityProbeBlock, empty);
   // Five small blocks cost at least nothing and at most the 64 KiB blocks they

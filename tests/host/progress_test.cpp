@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <string>
 
 namespace heapbench {
 namespace {
@@ -152,6 +154,20 @@ ReportedRun measured(const std::string& name, double timed, double loop, double 
   return r;
 }
 
+// budget_context as a map, and what its phases add up to.
+struct Context {
+  std::map<std::string, std::string> keys;
+  double sum = 0;
+};
+Context context_of(const Budget& b, double wall_s) {
+  Context c;
+  for (const auto& [k, v] : budget_context(b, wall_s)) {
+    c.keys[k] = v;
+    c.sum += std::stod(v);
+  }
+  return c;
+}
+
 TEST(Budget, ThePhasesOfTheMeasuredCasesAddUpToTheWallTime) {
   ReportedRun error;
   error.run_name = "c/manual_time";
@@ -162,16 +178,13 @@ TEST(Budget, ThePhasesOfTheMeasuredCasesAddUpToTheWallTime) {
   EXPECT_DOUBLE_EQ(d.budget.get("case_wall_s"), 14.0);
   ASSERT_EQ(d.budget.largest.size(), 2u);
   EXPECT_EQ(d.budget.largest[0].first, "a");  // 4 s outside its timed launches; b 3 s
-  const auto ctx = budget_context(d.budget, 20.0);
-  std::map<std::string, std::string> m(ctx.begin(), ctx.end());
+  auto [m, sum] = context_of(d.budget, 20.0);
   EXPECT_EQ(m["heapbench_budget_timed_s"], "7.000");
   EXPECT_EQ(m["heapbench_budget_between_s"], "2.500");
   EXPECT_EQ(m["heapbench_budget_warmup_s"], "1.000");
   EXPECT_EQ(m["heapbench_budget_probe_s"], "2.000");
   EXPECT_EQ(m["heapbench_budget_case_rest_s"], "0.500");  // 14 - 9.5 loop - 1 warm-up - 0.5 set-up - 0.5 heap - 2 probes
   EXPECT_EQ(m["heapbench_budget_outside_s"], "6.000");
-  double sum = 0;
-  for (const auto& [k, v] : ctx) sum += std::stod(v);
   EXPECT_DOUBLE_EQ(sum, 20.0);
   const std::string line = budget_line(d.budget, 20.0);
   EXPECT_NE(line.find("where the 20.0 s went: timed launches 7.0 s (35 %)"), std::string::npos) << line;
@@ -184,12 +197,9 @@ TEST(Budget, CapacitysMeasuringFillsAreTheirOwnPhaseNotBetween) {
   ReportedRun cap = measured("capacity", 1.0, 6.0, 8.0);
   cap.timing.phases["measuring_s"] = 4.0;  // of the loop's 6 s: 1 timed, 4 measuring, 1 between
   const Done d = count_done({cap});
-  const auto ctx = budget_context(d.budget, 10.0);
-  std::map<std::string, std::string> m(ctx.begin(), ctx.end());
+  auto [m, sum] = context_of(d.budget, 10.0);
   EXPECT_EQ(m["heapbench_budget_measuring_s"], "4.000");
   EXPECT_EQ(m["heapbench_budget_between_s"], "1.000");
-  double sum = 0;
-  for (const auto& [k, v] : ctx) sum += std::stod(v);
   EXPECT_DOUBLE_EQ(sum, 10.0);
   const std::string line = budget_line(d.budget, 10.0);
   EXPECT_NE(line.find("capacity's fragmentation and recovery fills 4.0 s (40 %)"), std::string::npos) << line;
