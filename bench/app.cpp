@@ -43,10 +43,11 @@ void note_apis_left_out(const Options& o, std::size_t listed) {
   // A part of the sweep that takes every API this build has (no --apis): the
   // APIs it lacks are left out of it. (--apis naming one is refused, saying why.)
   const bool every_api = std::any_of(o.sweeps.begin(), o.sweeps.end(), [](const Sweep& s) {
-    return s.apis.size() == kApis.size() && std::equal(s.apis.begin(), s.apis.end(), kApis.begin());
+    const std::vector<std::string_view>& built = built_api_names();
+    return s.apis.size() == built.size() && std::equal(s.apis.begin(), s.apis.end(), built.begin());
   });
   std::vector<std::string> left_out;
-  for (const ApiTraits& t : kApiTraits) {
+  for (const ApiTraits& t : api_traits_list()) {
     if (every_api && !t.built) left_out.emplace_back(t.name);
   }
   if (left_out.empty()) return;

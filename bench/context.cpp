@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "heapbench/api_traits.hpp"  // and through it heapbench/user_apis.hpp: HEAPBENCH_ZOO_PINS
+#include "heapbench/catalog.hpp"  // zoo_pins()
 #include "heapbench/version.hpp"
 
 extern char** environ;
@@ -94,7 +94,7 @@ void add_results_context(const DeviceInfo& d, const Options& o, const energy::Me
   add("heapbench_cuda_flags", kCudaFlags);
   add("heapbench_cuda_architectures", kCudaArchitectures);
   // The published allocators built in, each at its pinned commit (docs/zoo.md).
-  if (std::string_view(HEAPBENCH_ZOO_PINS).size() != 0) add("heapbench_zoo", HEAPBENCH_ZOO_PINS);
+  if (!zoo_pins().empty()) add("heapbench_zoo", std::string(zoo_pins()));
   add("gpu_index", std::to_string(d.index));
   add("gpu_name", d.name);
   add("gpu_compute_capability", fmt::format("{}.{}", d.cc_major, d.cc_minor));

@@ -1,11 +1,12 @@
 #pragma once
-// The allocation APIs heapbench knows, by name and traits: the one list the
-// host catalog (--apis, --help, --benchmark_list_tests, the sweep) and the
-// device dispatch read. Plain C++: the host side cannot include CUDA headers,
-// so each device handle (src/device/allocators.cuh, call_paths.cuh, and the
-// adapters of -DHEAPBENCH_ALLOCATORS, docs/allocators.md) points at its entry
-// here as `static constexpr const ApiTraits& traits`, and
-// src/device/api_registry.cu checks at compile time that the two lists agree.
+// The allocation APIs heapbench knows, by name and traits: what an API is
+// (ApiTraits) and the built-in ones (api::). Plain C++: the host side cannot
+// include CUDA headers, so each device handle (src/device/allocators.cuh,
+// call_paths.cuh, and the adapters of -DHEAPBENCH_ALLOCATORS,
+// docs/allocators.md) points at its entry as `static constexpr const
+// ApiTraits& traits`. The list of every API, these and the adapters', is
+// heapbench/api_list.hpp (internal); src/device/api_registry.cu checks at
+// compile time that it and the device handles agree.
 #include <array>
 #include <cstddef>
 #include <string_view>
@@ -121,55 +122,5 @@ inline constexpr ApiTraits kWarpAggregated{"warp_aggregated", Source::strategy};
 inline constexpr ApiTraits kTwoPass = ApiTraits{"two_pass", Source::strategy}.as_baseline();
 inline constexpr ApiTraits kTwoPassAsync = ApiTraits{"two_pass_async", Source::strategy}.as_baseline();
 }  // namespace api
-
-}  // namespace heapbench
-
-// The adapters of -DHEAPBENCH_ALLOCATORS=<folder> (generated at configure time:
-// HEAPBENCH_USER_API_TRAITS is empty or ", heapbench_user::<stem>_traits, ...").
-#include "heapbench/user_apis.hpp"
-
-namespace heapbench {
-
-// Every API heapbench knows, built or not, in the order --help lists them.
-inline constexpr std::array kApiTraits = {
-    api::kMalloc, api::kAligned, api::kCudaStdAligned, api::kNew, api::kBump, api::kAlloca, api::kPrintf,
-    api::kMallocFnptr, api::kBumpFnptr, api::kMallocNvfunction, api::kBumpNvfunction,
-    api::kWarpAggregated, api::kTwoPass, api::kTwoPassAsync HEAPBENCH_USER_API_TRAITS};
-
-namespace detail {
-constexpr std::size_t count_built() {
-  std::size_t n = 0;
-  for (const auto& t : kApiTraits) n += t.built ? 1 : 0;
-  return n;
-}
-constexpr std::array<std::string_view, count_built()> built_names() {
-  std::array<std::string_view, count_built()> out{};
-  std::size_t i = 0;
-  for (const auto& t : kApiTraits) {
-    if (t.built) out[i++] = t.name;
-  }
-  return out;
-}
-}  // namespace detail
-
-// The names of the APIs built into this binary.
-inline constexpr std::array<std::string_view, detail::count_built()> kApis = detail::built_names();
-
-// The entry named `name` (built or not), or nullptr: the one place a name
-// becomes an API.
-constexpr const ApiTraits* find_api_traits(std::string_view name) {
-  for (const auto& t : kApiTraits) {
-    if (t.name == name) return &t;
-  }
-  return nullptr;
-}
-
-// The indirect call path `path` over the direct API `inner`, or nullptr.
-constexpr const ApiTraits* find_call_path(std::string_view inner, CallPath path) {
-  for (const auto& t : kApiTraits) {
-    if (t.call_path == path && t.inner == inner) return &t;
-  }
-  return nullptr;
-}
 
 }  // namespace heapbench

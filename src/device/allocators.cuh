@@ -19,7 +19,7 @@
 
 #include "cuda_check.cuh"
 #include "device_buffer.cuh"
-#include "heapbench/api_traits.hpp"
+#include "heapbench/api_list.hpp"  // the traits, and the adapters (HEAPBENCH_USER_API_HANDLES)
 #include "heapbench/case.hpp"
 
 // cuda::std::aligned_alloc took (size, align) -- the reverse of C's

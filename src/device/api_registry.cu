@@ -1,4 +1,4 @@
-// The device handles against the host list of APIs (heapbench/api_traits.hpp):
+// The device handles against the host list of APIs (heapbench/api_list.hpp):
 // a handle whose traits are not its host entry, or a built host entry with no
 // handle, fails the build here rather than a case at run time.
 #include "call_paths.cuh"
@@ -13,7 +13,7 @@ constexpr bool same_traits(const ApiTraits& a, const ApiTraits& b) {
 
 template <class Api>
 constexpr bool matches_host() {
-  const ApiTraits* host = find_api_traits(Api::traits.name);
+  const ApiTraits* host = listed_api(Api::traits.name);
   return host != nullptr && host->built && same_traits(*host, Api::traits) && Api::traits.has_handle();
 }
 
@@ -36,10 +36,10 @@ constexpr bool every_host_handle_built() {
 }
 
 static_assert(all_match_host(HeapApis{}),
-              "a handle in HeapApis has traits that are not its built entry in kApiTraits (heapbench/api_traits.hpp): "
+              "a handle in HeapApis has traits that are not its built entry in kApiTraits (heapbench/api_list.hpp): "
               "point its `traits` at that entry");
 static_assert(all_match_host(CallPathApis{}),
-              "a handle in CallPathApis has traits that are not its built entry in kApiTraits (heapbench/api_traits.hpp)");
+              "a handle in CallPathApis has traits that are not its built entry in kApiTraits (heapbench/api_list.hpp)");
 static_assert(every_host_handle_built(),
               "kApiTraits lists a built API with a handle that is in neither HeapApis nor CallPathApis: add its type");
 

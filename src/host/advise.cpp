@@ -121,7 +121,7 @@ std::vector<std::string> advisable_patterns() {
 
 std::vector<std::string> advisable_apis() {
   std::vector<std::string> out;
-  for (const ApiTraits& t : kApiTraits) {
+  for (const ApiTraits& t : api_traits_list()) {
     if (advisable(t)) out.emplace_back(t.name);
   }
   return out;

@@ -9,7 +9,10 @@
 namespace heapbench {
 
 bool is_pattern(std::string_view name) { return find_pattern_traits(name) != nullptr; }
-bool is_api(std::string_view name) { return std::find(kApis.begin(), kApis.end(), name) != kApis.end(); }
+bool is_api(std::string_view name) {
+  const std::vector<std::string_view>& built = built_api_names();
+  return std::find(built.begin(), built.end(), name) != built.end();
+}
 namespace {
 // The built API named `api`, or nullptr.
 const ApiTraits* built_api(std::string_view api) {
@@ -45,7 +48,7 @@ std::string not_built_reason(std::string_view api) {
   if (is_api(api)) return {};
   const ApiTraits* t = find_api_traits(api);  // the name looked up once; the traits say the rest
   if (t == nullptr) return {};
-  // kApiTraits holds copies of the api:: entries: compare by the entry's name, not its address.
+  // api_traits_list() holds copies of the api:: entries: compare by the entry's name, not its address.
   if (t->name == api::kCudaStdAligned.name) {
 #if HEAPBENCH_CUDA_STD_ALIGNED_ALLOC_ON_DEVICE
     return "turned off when heapbench was configured (HEAPBENCH_CUDA_STD_ALIGNED=OFF)";
@@ -115,7 +118,7 @@ std::string_view call_path_key(CallPath path) { return key_of<kCallPathKeys>(pat
 nlohmann::ordered_json apis_json() {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
   int order = 0;
-  for (const ApiTraits& t : kApiTraits) {
+  for (const ApiTraits& t : api_traits_list()) {
     if (!t.built) continue;
     nlohmann::ordered_json a = {{"order", order++},
                                 {"source", source_key(t.source)},

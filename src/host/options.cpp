@@ -46,10 +46,10 @@ struct Parsed {
 };
 
 // What this build's toolkit could not build, and why, for --apis' help: the
-// APIs that share a reason are named together, in kApiTraits' order.
+// APIs that share a reason are named together, in api_traits_list()'s order.
 std::string not_built_note() {
   std::vector<std::pair<std::string, std::vector<std::string_view>>> unbuilt;
-  for (const auto& t : kApiTraits) {
+  for (const auto& t : api_traits_list()) {
     if (t.built) continue;
     const std::string why = not_built_reason(t.name);
     auto same = std::find_if(unbuilt.begin(), unbuilt.end(), [&](const auto& u) { return u.first == why; });
@@ -86,7 +86,7 @@ void add_flags(CLI::App& app, Parsed& p) {
   app.add_flag("-h,--help", p.help, "Print heapbench's flags, its subcommands and Google Benchmark's flags, and exit");
   app.add_flag("--version", p.version, "Print heapbench's version and git commit, and exit (needs no GPU)");
   app.add_option("--patterns", p.patterns, fmt::format("Patterns, comma-separated ({})", fmt::join(kPatterns, ",")));
-  app.add_option("--apis", p.apis, fmt::format("APIs, comma-separated ({}){}", fmt::join(kApis, ","), not_built_note()));
+  app.add_option("--apis", p.apis, fmt::format("APIs, comma-separated ({}){}", fmt::join(built_api_names(), ","), not_built_note()));
   app.add_option("--aligns", p.aligns,
                  "Alignments for the APIs that take one, powers of two no larger than the largest heap (e.g. "
                  "16,256,4096); refused when none of the APIs takes one");
@@ -364,7 +364,7 @@ const AxisRule kAxisRules[] = {
      }},
     {"--apis", false,
      [](const Parsed& p, std::vector<Sweep>& sweeps) {
-       set_all(sweeps, &Sweep::apis, names("--apis", p.apis, is_api, kApis));
+       set_all(sweeps, &Sweep::apis, names("--apis", p.apis, is_api, built_api_names()));
      }},
     {"--sizes", true,
      [](const Parsed& p, std::vector<Sweep>& sweeps) { set_all(sweeps, &Sweep::sizes, axis("--sizes", p.sizes)); }},
@@ -534,7 +534,7 @@ void refuse_unusable_aligns(const Parsed& p, const std::vector<Sweep>& sweeps) {
   }
   if (largest_heap == 0) {
     std::vector<std::string_view> aligning;
-    for (const auto& t : kApiTraits) {
+    for (const auto& t : api_traits_list()) {
       if (t.takes_align && t.built) aligning.push_back(t.name);
     }
     throw UsageError(fmt::format("--aligns={}: none of the APIs asked for ({}) takes an alignment; {} do (an "

@@ -28,7 +28,7 @@ std::vector<std::string> round_patterns() {
 // the adapters of -DHEAPBENCH_ALLOCATORS that own one).
 std::vector<std::string> capacity_apis() {
   std::vector<std::string> out{std::string(api::kMalloc.name)};
-  for (const ApiTraits& t : kApiTraits) {
+  for (const ApiTraits& t : api_traits_list()) {
     if (t.built && t.owns_arena() && !t.is_call_path()) out.emplace_back(t.name);
   }
   return out;
@@ -59,7 +59,7 @@ std::vector<Sweep> default_sweep() {
 
   Sweep matrix;
   matrix.patterns = round_patterns();
-  matrix.apis.assign(kApis.begin(), kApis.end());
+  matrix.apis.assign(built_api_names().begin(), built_api_names().end());
   matrix.sizes = {64, 4096};
   matrix.aligns = {16, 4096};
   matrix.threads = {1024, 65536};
@@ -127,7 +127,7 @@ std::vector<Sweep> quick_sweep() {
   // One point each of the round patterns, the capacity families and printf.
   Sweep rounds;
   rounds.patterns = round_patterns();
-  rounds.apis.assign(kApis.begin(), kApis.end());
+  rounds.apis.assign(built_api_names().begin(), built_api_names().end());
   rounds.sizes = {64};
   rounds.aligns = {16};
   rounds.threads = {65536};
@@ -144,13 +144,13 @@ std::vector<Sweep> quick_sweep() {
 }
 
 std::vector<std::string> zoo_apis() {
-  // The built-in APIs (api::): every other entry of kApiTraits is an adapter.
+  // The built-in APIs (api::): every other entry of api_traits_list() is an adapter.
   constexpr std::array builtin = {api::kMalloc,     api::kAligned,      api::kCudaStdAligned,    api::kNew,
                                   api::kBump,       api::kAlloca,       api::kPrintf,            api::kMallocFnptr,
                                   api::kBumpFnptr,  api::kMallocNvfunction, api::kBumpNvfunction,
                                   api::kWarpAggregated, api::kTwoPass, api::kTwoPassAsync};
   std::vector<std::string> out{std::string(api::kMalloc.name), std::string(api::kBump.name)};
-  for (const ApiTraits& t : kApiTraits) {
+  for (const ApiTraits& t : api_traits_list()) {
     const bool is_builtin =
         std::any_of(builtin.begin(), builtin.end(), [&](const ApiTraits& b) { return b.name == t.name; });
     if (t.built && t.has_handle() && !t.is_call_path() && !is_builtin) out.emplace_back(t.name);
@@ -197,7 +197,7 @@ std::vector<Sweep> zoo_sweep() {
 
 std::vector<Sweep> workloads_sweep() {
   // Every built API the pattern takes (planned pairs only: supported()).
-  const std::vector<std::string> apis(kApis.begin(), kApis.end());
+  const std::vector<std::string> apis(built_api_names().begin(), built_api_names().end());
   Sweep output;
   output.patterns = {"output"};
   output.apis = apis;

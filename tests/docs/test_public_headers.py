@@ -17,13 +17,18 @@ INTERNAL = ROOT / "src" / "include" / "heapbench"
 INCLUDE = re.compile(r'^\s*#\s*include\s+"heapbench/([^"]+)"', re.M)
 # A path to one of the two folders' headers, as docs and comments write it.
 HEADER_PATH = re.compile(r"(?<![\w/.])((?:\.\./)*(?:src/)?include/heapbench/[\w.]+\.hpp)")
-# The public headers CMake generates (heapbench/user_apis.hpp) into the folder heapbench_api names.
+# The public headers CMake generates (heapbench/user_apis.hpp) into the folder heapbench_api names:
+# written there directly, or by hb_write_user_apis called with that folder.
 GENERATED_PUBLIC = re.compile(r"file\(CONFIGURE OUTPUT \$\{HB_GENERATED_INCLUDE\}/heapbench/([\w.]+)")
+WRITER = re.compile(r"function\(hb_write_user_apis (\w+)\)\s*file\(CONFIGURE OUTPUT \$\{\1\}/heapbench/([\w.]+)")
 
 
 def public_names():
-    generated = GENERATED_PUBLIC.findall((ROOT / "CMakeLists.txt").read_text(encoding="utf-8"))
-    return {p.name for p in PUBLIC.glob("*.hpp")} | set(generated)
+    cmake = (ROOT / "CMakeLists.txt").read_text(encoding="utf-8")
+    generated = set(GENERATED_PUBLIC.findall(cmake))
+    if "hb_write_user_apis(${HB_GENERATED_INCLUDE})" in cmake:
+        generated |= {name for _, name in WRITER.findall(cmake)}
+    return {p.name for p in PUBLIC.glob("*.hpp")} | generated
 
 
 def adapters():

@@ -36,7 +36,7 @@ using Pair = std::tuple<std::string, std::string>;
 std::vector<Pair> all_pairs() {
   std::vector<Pair> out;
   for (auto p : kPatterns) {
-    for (auto a : kApis) {
+    for (auto a : built_api_names()) {
       if (from_zoo(a)) continue;
       // capacity is a different measurement: see CapacityGpu below; the
       // workloads (patterns with axes of their own) are workloads_gpu_test.cpp's.

@@ -26,7 +26,7 @@ Case workload_case(const std::string& pattern, const std::string& api, std::uint
 
 std::vector<std::string> apis_of(const std::string& pattern) {
   std::vector<std::string> out;
-  for (auto a : kApis) {
+  for (auto a : built_api_names()) {
     if (supported(pattern, a) && !from_zoo(a)) out.emplace_back(a);
   }
   return out;

@@ -55,7 +55,7 @@ TEST(AxisValues, NameEveryAxisInBytesUnderItsLimit) {
 }
 
 TEST(ApiTraits, EverySourceAndCallPathHasItsKey) {
-  for (const ApiTraits& t : kApiTraits) {
+  for (const ApiTraits& t : api_traits_list()) {
     EXPECT_FALSE(source_key(t.source).empty()) << t.name;  // throws for an enumerator without a key
     EXPECT_FALSE(call_path_key(t.call_path).empty()) << t.name;
   }

@@ -185,7 +185,7 @@ TEST(Sweep, DefaultSweepIsAllWithinHalfTheHeap) {
 TEST(Sweep, DefaultCoversEveryPatternAndApiWithBothBaselines) {
   const auto cases = plan_cases(default_sweep());
   for (auto pattern : kPatterns) {
-    for (auto api : kApis) {
+    for (auto api : built_api_names()) {
       const bool found = std::any_of(cases.begin(), cases.end(), [&](const Case& c) {
         return c.pattern_name() == pattern && c.api_name() == api;
       });
@@ -370,7 +370,7 @@ TEST(ContractSkip, AHeapUnderTheLeastOrABlockOverTheLargestHasAReason) {
   EXPECT_EQ(contract_skip_reason(Case{find_pattern_traits("churn"), &traps, 64, 0, 1024, 16 * kMiB}, traps), "");
   // No limit by default, and none on the built-in APIs.
   EXPECT_EQ(contract_skip_reason(large_block, ApiTraits{"open", Source::own_arena}), "");
-  for (auto api : kApis) {
+  for (auto api : built_api_names()) {
     const ApiTraits* t = find_api_traits(api);
     if (t->min_heap == 0 && t->max_size == 0 && t->null_when_full) {
       EXPECT_EQ(contract_skip_reason(make_case("per_thread", api, 1u << 30, 0, 32, 1 * kMiB)), "") << api;

@@ -1,7 +1,8 @@
 #pragma once
 // What heapbench can measure: allocation patterns and device allocation APIs,
 // by the names that appear in benchmark names, JSON and plots. The APIs and
-// their traits are listed once, in heapbench/api_traits.hpp (kApiTraits, kApis);
+// their traits are listed once, in heapbench/api_list.hpp (kApiTraits), which
+// the host reads through api_traits_list() and find_api_traits() below;
 // the patterns in their own files, gathered by CMakeLists.txt's
 // heapbench_pattern() lines into heapbench/pattern_list.hpp (kPatternTraits, kPatterns).
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "heapbench/api_traits.hpp"
 #include "heapbench/case.hpp"
@@ -51,6 +53,19 @@ constexpr const PatternTraits* find_pattern_traits(std::string_view name) {
   return nullptr;
 }
 
+// Every API heapbench knows, built or not, in the order --help lists them: the
+// built-in ones and the adapters' (heapbench/api_list.hpp's kApiTraits, which
+// on the host only src/host/api_list.cpp includes).
+const std::vector<ApiTraits>& api_traits_list();
+// The names of the APIs built into this binary, in that order.
+const std::vector<std::string_view>& built_api_names();
+// The entry named `name` (built or not), or nullptr: the one place a name
+// becomes an API.
+const ApiTraits* find_api_traits(std::string_view name);
+// The zoo's families and their pinned commits, "family@commit,..." (empty
+// without HEAPBENCH_ZOO): the results' context records them (heapbench_zoo).
+std::string_view zoo_pins();
+
 bool is_pattern(std::string_view name);
 bool is_api(std::string_view name);
 // The API takes an alignment (and the case name carries align:<bytes>).
@@ -68,7 +83,7 @@ bool is_capacity_family(std::string_view pattern);
 // reached through an indirect call, measured in per_thread and per_thread_latency.
 bool is_call_path(std::string_view api);
 
-// Why an API that heapbench knows is missing from this build's kApis (the
+// Why an API that heapbench knows is missing from this build's built_api_names() (the
 // toolkit it was configured with cannot build it), or "" if it is built or
 // unknown. --help and --apis tell the user this instead of "unknown name".
 std::string not_built_reason(std::string_view api);
@@ -96,7 +111,7 @@ std::string_view call_path_key(CallPath path);
 
 // The results file's "apis" block: every API built into this binary by name,
 // {order, source, baseline, display_name, takes_align, frees, call_path[, inner]}
-// ("order": its place in kApiTraits, which a reader sorting keys loses).
+// ("order": its place in api_traits_list(), which a reader sorting keys loses).
 nlohmann::ordered_json apis_json();
 
 }  // namespace heapbench
