@@ -90,4 +90,71 @@ __global__ void check_slices(void* const* table, std::uint64_t n, std::uint64_t 
   span_end(span);
 }
 
+namespace {
+constexpr unsigned kLanes = 32;
+// Warps in flight: enough to fill an H200 (132 SMs x 64 warps) a few times
+// over; each takes every warps-th slice.
+constexpr std::uint64_t kMaxSliceWarps = 32768;
+}  // namespace
+
+unsigned warp_slices_grid(std::uint64_t n) {
+  const std::uint64_t warps = n < kMaxSliceWarps ? n : kMaxSliceWarps;
+  return static_cast<unsigned>((warps * kLanes + kThreadsPerBlock - 1) / kThreadsPerBlock);
+}
+
+// Lane 0 of each warp counts its slices in registers; one warp_add per counter
+// per warp at the end (write_slice's counts, not one atomic per slice).
+__global__ void write_slices_by_warp(void* const* table, std::uint64_t n, std::uint64_t slice, unsigned call_stride,
+                                     std::uint64_t alignment, bool mixed, DeviceStats* stats) {
+  const unsigned lane = threadIdx.x % kLanes;
+  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / kLanes;
+  unsigned attempts = 0, successes = 0, not_started = 0, misaligned = 0;
+  unsigned long long bytes_total = 0;
+  for (std::uint64_t owner = global_thread_id() / kLanes; owner < n; owner += warps) {  // the same for the whole warp
+    const std::uint64_t s = mixed ? mixed_size(owner, slice) : slice;
+    void* p = table[owner];
+    const bool caller = owner % call_stride == 0;
+    const bool ok = is_block(p);
+    attempts += caller && p != kNotStarted;
+    successes += caller && ok;
+    not_started += caller && p == kNotStarted;
+    misaligned += caller && ok && reinterpret_cast<std::uintptr_t>(p) % alignment != 0;
+    if (!ok) continue;
+    if (mixed && caller) bytes_total += s;
+    auto* words = static_cast<std::uint32_t*>(p);
+    const std::uint64_t nwords = reinterpret_cast<std::uintptr_t>(p) % 4 == 0 ? s / 4 : 0;
+    for (std::uint64_t i = lane; i < nwords; i += kLanes) words[i] = pattern_word(owner, i);
+    auto* bytes = static_cast<unsigned char*>(p);
+    for (std::uint64_t i = nwords * 4 + lane; i < s; i += kLanes) bytes[i] = static_cast<unsigned char>(pattern_word(owner, i));
+  }
+  const bool counts = lane == 0;
+  warp_add(&stats->attempts, counts ? attempts : 0);
+  warp_add(&stats->successes, counts ? successes : 0);
+  warp_add(&stats->not_started, counts ? not_started : 0);
+  warp_add(&stats->misaligned, counts ? misaligned : 0);
+  if (counts && bytes_total != 0) atomicAdd(&stats->bytes, bytes_total);
+}
+
+__global__ void check_slices_by_warp(void* const* table, std::uint64_t n, std::uint64_t slice, bool mixed,
+                                     DeviceStats* stats) {
+  const unsigned lane = threadIdx.x % kLanes;
+  const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / kLanes;
+  unsigned corrupted = 0;
+  for (std::uint64_t owner = global_thread_id() / kLanes; owner < n; owner += warps) {  // the same for the whole warp
+    const std::uint64_t s = mixed ? mixed_size(owner, slice) : slice;
+    const void* p = table[owner];
+    if (!is_block(p)) continue;
+    bool bad = false;
+    const auto* words = static_cast<const std::uint32_t*>(p);
+    const std::uint64_t nwords = reinterpret_cast<std::uintptr_t>(p) % 4 == 0 ? s / 4 : 0;
+    for (std::uint64_t i = lane; i < nwords && !bad; i += kLanes) bad = words[i] != pattern_word(owner, i);
+    const auto* bytes = static_cast<const unsigned char*>(p);
+    for (std::uint64_t i = nwords * 4 + lane; i < s && !bad; i += kLanes) {
+      bad = bytes[i] != static_cast<unsigned char>(pattern_word(owner, i));
+    }
+    corrupted += __any_sync(0xffffffffu, bad) ? 1 : 0;
+  }
+  warp_add(&stats->corrupted, lane == 0 ? corrupted : 0);
+}
+
 }  // namespace heapbench::detail

@@ -88,4 +88,17 @@ __global__ void write_slices(void* const* table, std::uint64_t n, std::uint64_t 
 __global__ void check_slices(void* const* table, std::uint64_t n, std::uint64_t slice, bool mixed, DeviceStats* stats,
                              KernelSpan* span);
 
+// The same writes, checks and counts, a warp to a slice: its lanes take
+// consecutive words, so each store and load is one coalesced access instead of
+// 32 slices' worth of lines. Same words, same counters; untimed verification
+// of slices of at least kWarpSliceBytes only (a pattern that times its use
+// keeps the per-thread kernels above: a thread using its own block is what it
+// measures). Launched with warp_slices_grid(n) blocks of kThreadsPerBlock.
+inline constexpr std::uint64_t kWarpSliceBytes = 256;
+unsigned warp_slices_grid(std::uint64_t n);
+__global__ void write_slices_by_warp(void* const* table, std::uint64_t n, std::uint64_t slice, unsigned call_stride,
+                                     std::uint64_t alignment, bool mixed, DeviceStats* stats);
+__global__ void check_slices_by_warp(void* const* table, std::uint64_t n, std::uint64_t slice, bool mixed,
+                                     DeviceStats* stats);
+
 }  // namespace heapbench::detail

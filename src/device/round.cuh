@@ -415,9 +415,21 @@ class ThreePhaseRunner final : public Round {
   void allocate() override { Pattern::allocate(owner_.handle(), timed(Times::kAlloc)); }
   void use() override {
     const RoundArgs& a = buffers_.args();
-    write_slices<<<a.grid, kThreadsPerBlock>>>(a.table, a.n, a.size, Pattern::call_stride,
-                                     c_.align > Api::min_alignment ? c_.align : Api::min_alignment,
-                                     Pattern::mixed_sizes, a.stats, times_.at(slot_, Times::kWrite));
+    const std::uint64_t alignment = c_.align > Api::min_alignment ? c_.align : Api::min_alignment;
+    if constexpr (!Pattern::times_use) {
+      // Untimed verification of large slices: the same words and counts, a warp to a slice.
+      if (a.size >= kWarpSliceBytes) {
+        write_slices_by_warp<<<warp_slices_grid(a.n), kThreadsPerBlock>>>(
+            a.table, a.n, a.size, Pattern::call_stride, alignment, Pattern::mixed_sizes, a.stats);
+        HB_CUDA_CHECK_LAUNCH();
+        check_slices_by_warp<<<warp_slices_grid(a.n), kThreadsPerBlock>>>(a.table, a.n, a.size, Pattern::mixed_sizes,
+                                                                          a.stats);
+        HB_CUDA_CHECK_LAUNCH();
+        return;
+      }
+    }
+    write_slices<<<a.grid, kThreadsPerBlock>>>(a.table, a.n, a.size, Pattern::call_stride, alignment,
+                                               Pattern::mixed_sizes, a.stats, times_.at(slot_, Times::kWrite));
     HB_CUDA_CHECK_LAUNCH();
     check_slices<<<a.grid, kThreadsPerBlock>>>(a.table, a.n, a.size, Pattern::mixed_sizes, a.stats,
                                                times_.at(slot_, Times::kCheck));
