@@ -111,7 +111,7 @@ const std::vector<CounterDecl> kCounters = {
     {"heap_s", U::seconds, "s", B::lower, "wall seconds setting the heap limit (a device reset where it changed)"},
     {"probe_s", U::seconds, "s", B::lower, "wall seconds of the capacity probes around the case"},
     {"measuring_s", U::seconds, "s", B::lower,
-     "wall seconds of capacity's fragmentation and recovery fills (in the measuring loop)"},
+     "wall seconds of capacity's fragmentation and recovery fills and printf's drain (in the measuring loop)"},
     {"loop_s", U::seconds, "s", B::lower, "wall seconds of the measuring loop (timed launches and between them)"},
     {"meter_s", U::seconds, "s", B::lower, "wall seconds reading the energy meter"},
     {"case_wall_s", U::seconds, "s", B::lower, "wall seconds of the whole case"},

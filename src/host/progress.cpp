@@ -86,7 +86,7 @@ std::vector<std::tuple<std::string, std::string, double>> phases_of(const Budget
   const double warmup = b.get("first_use_s");
   const double in_case = cases - loop - setup - heap - probe - meter - warmup;  // the rest of run_case: counters, checks
   return {{"timed", "timed launches", timed},
-          {"measuring", "capacity's fragmentation and recovery fills", measuring},
+          {"measuring", "capacity's fragmentation and recovery fills, printf's drain", measuring},
           {"between", "between them in the measuring loop (verification, host waits, launch gaps)",
            std::max(0.0, loop - timed - measuring)},
           {"warmup", "warm-up", warmup},

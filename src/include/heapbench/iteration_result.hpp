@@ -50,7 +50,8 @@ struct IterationResult {
   // one round of timed_seconds).
   std::vector<double> round_seconds;
   // Wall seconds of the pattern's measuring work beside its timed launches, whose
-  // results are its other figures: capacity's fragmentation and recovery fills.
+  // results are its other figures: capacity's fragmentation and recovery fills,
+  // printf's drain of its FIFO (flush_lines_per_s).
   double measuring_seconds = 0.0;
   std::uint64_t not_started = 0;  // calls (or churn threads) that found the kernel budget spent
   std::uint64_t misaligned = 0;   // pointers not aligned as the API promises

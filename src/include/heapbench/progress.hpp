@@ -17,7 +17,7 @@ namespace heapbench {
 // Where a case's wall time went (docs/metrics.md, "Where a run's time goes"),
 // each a counter of its entry, in the order the console names them: the GPU
 // time inside timed launches; the pattern's measuring work beside them
-// (capacity's fragmentation and recovery fills); the measuring loop's wall
+// (capacity's fragmentation and recovery fills, printf's drain); the measuring loop's wall
 // time (both, and everything between them: verification, host waits, launch
 // gaps); the warm-up round; the set-up of the round (the allocator and heapbench's
 // buffers); the heap limit (a device reset when it changes); the capacity
