@@ -11,6 +11,7 @@
 #include <numeric>
 
 #include "heapbench/parse.hpp"
+#include "heapbench/results_file.hpp"  // write_atomically
 
 namespace heapbench::trace {
 
@@ -130,22 +131,19 @@ Trace read_trace(const std::string& path) {
 }
 
 void write_trace(const std::string& path, const Trace& t) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(&t.header), sizeof t.header);
-    for (const Launch& l : t.launches) {
-      LaunchHeader h = l.header;
-      h.events = l.events.size();
-      out.write(reinterpret_cast<const char*>(&h), sizeof h);
-      out.write(reinterpret_cast<const char*>(l.events.data()), static_cast<std::streamsize>(l.events.size() * sizeof(Event)));
-    }
-    out.flush();
-    if (!out) throw TraceError(fmt::format("{}: cannot be written ({})", tmp, std::strerror(errno)));
+  std::string bytes;
+  auto put = [&](const void* p, std::size_t n) { bytes.append(static_cast<const char*>(p), n); };
+  put(&t.header, sizeof t.header);
+  for (const Launch& l : t.launches) {
+    LaunchHeader h = l.header;
+    h.events = l.events.size();
+    put(&h, sizeof h);
+    put(l.events.data(), l.events.size() * sizeof(Event));
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw TraceError(fmt::format("{}: cannot be renamed into place ({})", path, std::strerror(errno)));
+  try {
+    write_atomically(path, bytes);  // heapbench's one writer: "<path>.tmp", never through a link, renamed
+  } catch (const ResultsWriteError& e) {
+    throw TraceError(e.what());
   }
 }
 

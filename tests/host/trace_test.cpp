@@ -4,6 +4,9 @@
 // runs a plan, a block handed out twice coming out as an error.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstring>
 #include <functional>
 #include <fstream>
@@ -64,6 +67,19 @@ std::string damaged(Damage damage) {
     return e.what();
   }
   return "";
+}
+
+TEST(TraceFile, WritingNeverFollowsALinkAtItsTemporaryName) {
+  // A link planted at "<path>.tmp" is removed, not written through: its target keeps its bytes.
+  const std::string target = path_of("link-target.txt");
+  std::ofstream(target, std::ios::trunc) << "keep me";
+  const std::string p = path_of("linked.hbt");
+  std::remove((p + ".tmp").c_str());
+  ASSERT_EQ(::symlink(target.c_str(), (p + ".tmp").c_str()), 0);
+  write_trace(p, make_trace(8));
+  std::ifstream in(target);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "keep me");
+  EXPECT_EQ(read_trace(p).launches.size(), 2u);
 }
 
 TEST(TraceFile, WhatIsWrittenReadsBack) {
