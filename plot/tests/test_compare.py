@@ -26,6 +26,15 @@ def test_a_file_against_itself_is_all_ones(tmp_path):
     assert (gm["allocs_per_s_geomean_ratio"].dropna() == 1.0).all()
     assert (tmp_path / "compare_1_ratio.png").exists()
     md = (tmp_path / "comparison.md").read_text()
+    # Its cases keep their rounds (round_ns): each is tested on them, and none differs from itself.
+    assert "not distinguishable (" in md and "significantly" not in md
+
+
+def test_cases_without_rounds_or_repetitions_are_not_tested(write_results, tmp_path):
+    a = write_results([bench(NAME, 1e6)], "a.json")
+    b = write_results([bench(NAME, 1.1e6)], "b.json")
+    compare([a, b], tmp_path)
+    md = (tmp_path / "comparison.md").read_text()
     assert "too few repetitions (1 vs 1) and no per-round samples: no test" in md
 
 
