@@ -24,7 +24,7 @@ def test_every_quoted_figure_is_what_its_file_says():
 @pytest.fixture
 def copy(tmp_path):
     """The pages and the files they cite, copied: the check run against the copy."""
-    for q in quoted.QUOTES:
+    for q in [*quoted.QUOTES, *quoted.TABLE_ROWS]:
         for rel in (q.page, q.file):
             (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(ROOT / rel, tmp_path / rel)
@@ -39,6 +39,19 @@ def test_a_number_that_drifts_from_its_file_is_found_and_rewritten(copy):
                         "results/H200/default-sweep.json says 1.13e7"]
     quoted.check(write=True, root=copy)
     assert "a 1 GiB heap: 1.13e7" in readme.read_text() and quoted.check(root=copy) == []
+
+
+def test_a_table_cell_that_drifts_from_its_file_is_found_and_rewritten(copy):
+    page = copy / "docs" / "findings" / "H200.md"
+    row = next(line for line in page.read_text().splitlines() if line.startswith("| per_block |"))
+    cells = row.split("|")
+    right = cells[4].strip()  # slab allocs/s
+    cells[4] = " 9.99e+99 "
+    page.write_text(page.read_text().replace(row, "|".join(cells)))
+    assert quoted.check(root=copy) == [f"docs/findings/H200.md: row 'per_block', column 4: '9.99e+99' but "
+                                       f"results/H200/default-sweep.json says {right}"]
+    quoted.check(write=True, root=copy)
+    assert row in page.read_text() and quoted.check(root=copy) == []
 
 
 def test_a_quote_whose_words_changed_is_found(copy):
