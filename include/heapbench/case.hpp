@@ -29,7 +29,7 @@ std::string_view limit_label(Limit limit);
 
 struct Case {
   const PatternTraits* pattern = nullptr;  // an entry of kPatternTraits (per_thread, ...)
-  const ApiTraits* api = nullptr;          // an entry of kApiTraits (malloc, ...)
+  const ApiTraits* api = nullptr;          // an entry of the list of APIs (find_api_traits: malloc, ...)
   std::uint64_t size = 0;      // bytes per allocation (printf: bytes of arguments per call)
   std::uint64_t align = 0;     // 0: the API takes no alignment
   std::uint64_t threads = 0;   // concurrently allocating threads

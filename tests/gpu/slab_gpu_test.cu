@@ -8,8 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-// api_traits.hpp first: it includes every adapter (slab.cuh among them) once it
-// has defined ApiTraits, which an adapter included first would not yet see.
+// slab.cuh directly (it includes heapbench/api_traits.hpp itself, for its traits).
 #include "heapbench/api_traits.hpp"
 #include "../../src/allocators/slab.cuh"
 #include "heapbench/catalog.hpp"

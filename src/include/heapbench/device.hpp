@@ -85,7 +85,7 @@ std::unique_ptr<Round> make_cuda_round(const Case& c, double kernel_budget_s);
 
 // The APIs this device library has a handle type for (heap patterns, then call
 // paths), in dispatch order. src/device/api_registry.cu checks at compile time
-// that each matches its entry in heapbench/api_traits.hpp; the api_registry
+// that each matches its entry in heapbench/api_list.hpp; the api_registry
 // test checks the names against the host list at run time (no GPU needed).
 std::vector<std::string> device_api_names();
 
