@@ -114,7 +114,7 @@ void expect_same(std::uint64_t n, std::uint64_t slice, unsigned call_stride, boo
 
 TEST(WarpVerification, CountsAndWritesWhatThePerThreadKernelsDo) {
   for (std::uint64_t slice : {256ull, 1000ull, 4096ull, 4099ull}) {
-    for (unsigned call_stride : {1u, 32u}) {
+    for (unsigned call_stride : {1u, 32u, 256u}) {  // per_thread, per_warp, per_block
       for (bool mixed : {false, true}) expect_same(3001, slice, call_stride, mixed);
     }
   }
