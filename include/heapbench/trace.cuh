@@ -27,10 +27,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "heapbench/atomic_file.hpp"
 #include "heapbench/trace_format.hpp"
 
 #ifndef HEAPBENCH_TRACE
@@ -99,8 +101,9 @@ __device__ inline void delete_array(T* p) {
 }
 
 // The host side: the device buffer, one launch record per begin()/end(), and
-// the file (written to PATH.partial, renamed to PATH by finish()). Throws
-// std::runtime_error for a failed CUDA call or write. With HEAPBENCH_TRACE=0
+// the file (written to PATH.partial by heapbench/atomic_file.hpp, never through
+// a link, renamed to PATH by finish()). Throws std::runtime_error for a failed
+// CUDA call or write. With HEAPBENCH_TRACE=0
 // it allocates nothing and writes no file.
 class Recorder {
  public:
@@ -111,8 +114,11 @@ class Recorder {
     check(cudaMalloc(&count_, sizeof(unsigned long long)), "cudaMalloc of the trace counter");
     const detail::DeviceLog log{events_, count_, capacity_};
     check(cudaMemcpyToSymbol(detail::g_log, &log, sizeof log), "cudaMemcpyToSymbol of the trace buffer");
-    file_ = std::fopen((path_ + ".partial").c_str(), "wb");
-    if (file_ == nullptr) throw std::runtime_error("heapbench::trace: cannot write " + path_ + ".partial");
+    try {
+      file_ = std::make_unique<AtomicFile>(path_, ".partial");
+    } catch (const WriteError& e) {
+      throw std::runtime_error(std::string("heapbench::trace: ") + e.what());
+    }
     FileHeader h{};
     std::memcpy(h.magic, kMagic, sizeof kMagic);
     h.version = kVersion;
@@ -170,11 +176,11 @@ class Recorder {
   // Closes the file and renames it into place; later calls do nothing.
   void finish() {
     if (file_ == nullptr) return;
-    const bool ok = std::fflush(file_) == 0;
-    std::fclose(file_);
-    file_ = nullptr;
-    if (!ok || std::rename((path_ + ".partial").c_str(), path_.c_str()) != 0) {
-      throw std::runtime_error("heapbench::trace: cannot write " + path_);
+    const std::unique_ptr<AtomicFile> file = std::move(file_);
+    try {
+      file->commit();
+    } catch (const WriteError& e) {
+      throw std::runtime_error(std::string("heapbench::trace: ") + e.what());
     }
   }
 
@@ -183,7 +189,7 @@ class Recorder {
   unsigned long long capacity_;
   Event* events_ = nullptr;
   unsigned long long* count_ = nullptr;
-  std::FILE* file_ = nullptr;
+  std::unique_ptr<AtomicFile> file_;  // null once finished (or with HEAPBENCH_TRACE=0)
   dim3 grid_, block_;
   std::uint32_t launches_ = 0;
 
@@ -191,7 +197,12 @@ class Recorder {
     if (err != cudaSuccess) throw std::runtime_error(std::string("heapbench::trace: ") + what + ": " + cudaGetErrorString(err));
   }
   void write(const void* p, std::size_t bytes) {
-    if (bytes > 0 && std::fwrite(p, 1, bytes, file_) != bytes) throw std::runtime_error("heapbench::trace: cannot write " + path_);
+    if (file_ == nullptr) throw std::runtime_error("heapbench::trace: " + path_ + " is finished: begin a new Recorder");
+    try {
+      file_->write(p, bytes);
+    } catch (const WriteError& e) {
+      throw std::runtime_error(std::string("heapbench::trace: ") + e.what());
+    }
   }
 };
 

@@ -172,32 +172,9 @@ void wait_for_children_of_a_dead_run(const fs::path& groups) {
 }  // namespace
 
 void write_atomically(const std::string& path, const std::string& content) {
-  const std::string tmp = path + ".tmp";
-  // A leftover (or planted) "<path>.tmp" is removed, never opened: a link there
-  // would have its target overwritten.
-  ::unlink(tmp.c_str());
-  std::string why;
-  const int fd = open_scratch(tmp, O_WRONLY | O_CREAT | O_EXCL, &why);
-  if (fd < 0) throw ResultsWriteError(fmt::format("cannot write '{}': {}", tmp, why));
-  for (std::size_t done = 0; done < content.size() && why.empty();) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      why = std::strerror(n < 0 ? errno : ENOSPC);
-    } else {
-      done += static_cast<std::size_t>(n);
-    }
-  }
-  if (::close(fd) != 0 && why.empty()) why = std::strerror(errno);
-  if (!why.empty()) {
-    ::unlink(tmp.c_str());  // half a file is of no use to anyone
-    throw ResultsWriteError(fmt::format("cannot write '{}': {}", tmp, why));
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    throw ResultsWriteError(fmt::format("cannot move '{}' to '{}': {}", tmp, path, why));
-  }
+  AtomicFile file(path);
+  file.write(content);
+  file.commit();
 }
 
 ResultsFile::ResultsFile(std::string path, const std::string& flag) : path_(std::move(path)) {

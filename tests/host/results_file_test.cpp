@@ -150,6 +150,44 @@ TEST_F(ResultsFileTest, AFailedWriteKeepsTheLastFileAndLeavesNoScratch) {
   EXPECT_FALSE(fs::exists(path + ".tmp"));
 }
 
+// heapbench/atomic_file.hpp, the one writer under write_atomically and the
+// trace Recorder (which streams to "<path>.partial"): a link planted at the
+// scratch name is removed, not written through; a file never committed leaves
+// nothing; the path appears only at commit.
+TEST_F(ResultsFileTest, AnAtomicFileNeverWritesThroughALinkAndAppearsOnlyWhole) {
+  const auto target = dir_ / "target.txt";
+  std::ofstream(target) << "keep me";
+  const auto path = (dir_ / "trace.hbt").string();
+  fs::create_symlink(target, path + ".partial");
+  {
+    AtomicFile f(path, ".partial");
+    EXPECT_FALSE(fs::is_symlink(f.scratch_path()));
+    f.write("part one, ");
+    f.write(std::string("part two"));
+    EXPECT_FALSE(fs::exists(path));
+    f.commit();
+  }
+  EXPECT_EQ(slurp(target), "keep me");
+  EXPECT_EQ(slurp(path), "part one, part two");
+  EXPECT_FALSE(fs::exists(path + ".partial"));
+  {
+    AtomicFile abandoned(path, ".partial");
+    abandoned.write("never committed");
+  }
+  EXPECT_EQ(slurp(path), "part one, part two");
+  EXPECT_FALSE(fs::exists(path + ".partial"));
+}
+
+TEST_F(ResultsFileTest, AnAtomicFileInAFolderThatDoesNotExistSaysSoInOneLine) {
+  const auto path = (dir_ / "no-such-folder" / "r.json").string();
+  try {
+    AtomicFile f(path);
+    FAIL() << "opened " << f.scratch_path();
+  } catch (const WriteError& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot write '" + path + ".tmp': No such file or directory");
+  }
+}
+
 TEST_F(ResultsFileTest, LeftoversOfAKilledRunAreRecoveredThenRemoved) {
   const auto path = (dir_ / "r.json").string();
   std::ofstream(path) << R"({"benchmarks": [{"name": "old"}]})";

@@ -6,6 +6,8 @@
 // touches <path>.
 #include <nlohmann/json.hpp>
 
+#include "heapbench/atomic_file.hpp"
+
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -13,9 +15,7 @@
 namespace heapbench {
 
 // The results could not be written (a full disk, a quota, a file size limit).
-struct ResultsWriteError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+using ResultsWriteError = WriteError;
 
 // The declarations every results file carries beside "context" and
 // "benchmarks" (docs/json.md): "counters" (counter_units.hpp's counters_json())
@@ -41,9 +41,9 @@ std::string document_text(const std::string& head, const std::vector<const std::
 std::string entry_key(const nlohmann::json& entry);
 std::string entry_key(const nlohmann::ordered_json& entry);
 
-// Writes `content` to `path` through "<path>.tmp" and a rename, so `path` holds
-// either what it held before or all of `content`. On failure removes the
-// ".tmp" and throws ResultsWriteError naming the file and the reason.
+// Writes `content` to `path` through "<path>.tmp" and a rename (AtomicFile), so
+// `path` holds either what it held before or all of `content`. On failure
+// removes the ".tmp" and throws ResultsWriteError naming the file and the reason.
 void write_atomically(const std::string& path, const std::string& content);
 
 // Opens a scratch or lock file without following a symbolic link and without
