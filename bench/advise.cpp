@@ -208,12 +208,12 @@ int run_advise(int argc, char** argv, const DeviceHooks& hooks) {
   SubcommandFile out("advise", "--out");
   if (!out.open(o.out)) return kExitUsage;
   const auto t0 = std::chrono::steady_clock::now();
-  const std::string shown = case_name(workload_case(o.workload, 0));
+  const std::string shown = case_point_name(workload_case(o.workload, 0));
   const std::optional<DeviceInfo> device = probe_for("advise", hooks, o.device);
   if (!device) return kExitNoDevice;
   const std::optional<std::uint64_t> max_mib = max_heap_mib(o, *device);
   if (!max_mib) return kExitUsage;
-  Advice a{o, *device, workload_demand(o.workload), shown.substr(0, shown.rfind("/heap:")), *max_mib, {}, {}};
+  Advice a{o, *device, workload_demand(o.workload), shown, *max_mib, {}, {}};
   print_workload(a);
   std::unique_ptr<Backend> backend = hooks.make_backend(o.device);
   try {

@@ -70,7 +70,11 @@ Case make_case(std::string_view pattern, std::string_view api, std::uint64_t siz
 
 // `<pattern>/<api>/size:<bytes>[/align:<bytes>]/threads:<n>/heap:<MiB>` (printf:
 // `fifo:<MiB>`): the benchmark name, so --benchmark_filter reads like the axes.
+// Made from the axis table (src/include/heapbench/axes.hpp), as axis_values are.
 std::string case_name(const Case& c);
+// The same without its limit segment: the point a search over heap sizes
+// (heapbench advise) moves the limit under.
+std::string case_point_name(const Case& c);
 
 // Which of `names` Google Benchmark would select with --benchmark_filter=`filter`
 // (same rules as count_matching). Throws std::invalid_argument for a bad regex.

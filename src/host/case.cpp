@@ -1,5 +1,6 @@
 #include "heapbench/case.hpp"
 
+#include "heapbench/axes.hpp"
 #include "heapbench/axis_values.hpp"
 
 #include <fmt/format.h>
@@ -34,36 +35,112 @@ Case make_case(std::string_view pattern, std::string_view api, std::uint64_t siz
 }
 
 namespace {
-bool takes(const Case& c, AxisBit bit) { return c.pattern != nullptr && c.pattern->takes_axis(bit); }
+
+std::string_view pattern_of(const Case& c) { return c.pattern_name(); }
+std::string_view api_of(const Case& c) { return c.api_name(); }
+std::string_view graph_of(const Case& c) { return c.graph; }
+std::string_view trace_of(const Case& c) { return c.trace; }
+
+using P = AxisPresence;
+constexpr std::string_view kName = R"({"pattern": "^[A-Za-z0-9_-]+$"})";
+constexpr std::string_view kPositive = R"({"minimum": 1})";
+
+// The table itself. The workload axes (PatternTraits::axes) appear only in the
+// names of the patterns that take them, so no other pattern's names changed with them.
+const std::array<AxisDecl, 12> kAxes{{
+    {"pattern", "", P::always, 0, true, "", "the pattern", nullptr, &pattern_of, 1,
+     R"({"pattern": "^[a-z][a-z0-9_]*$"})"},
+    {"api", "", P::always, 0, true, "", "the allocation API", nullptr, &api_of, 1,
+     R"({"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"})"},
+    {"size", "size", P::always, 0, false, "B", "bytes per allocation (printf: bytes of arguments per call)",
+     &Case::size, nullptr, 1, kPositive},
+    {"size_min", "size_min", P::pattern_takes, kAxisSizeMin, false, "B",
+     "the workloads output and hash: sizes are drawn from [size_min, size]", &Case::size_min, nullptr, 1, kPositive},
+    {"align", "align", P::nonzero, 0, false, "B", "bytes, a power of two; only for an API that takes an alignment",
+     &Case::align, nullptr, 1, kPositive},
+    {"graph", "graph", P::pattern_takes, kAxisGraph, true, "",
+     "graph: rmat, grid, or the stem of the Matrix Market file --graph named", nullptr, &graph_of, 1, kName},
+    {"trace", "trace", P::pattern_takes, kAxisTrace, true, "", "replay: the stem of the trace file --trace named",
+     nullptr, &trace_of, 1, kName},
+    {"threads", "threads", P::always, 0, false, "", "allocating threads (graph: vertices, one thread each; hash: keys)",
+     &Case::threads, nullptr, 1, kPositive},
+    {"load_pct", "load_pct", P::pattern_takes, kAxisLoad, false, "", "hash: keys per bucket x 100", &Case::load_pct,
+     nullptr, 1, kPositive},
+    {"writes", "writes", P::pattern_takes, kAxisWrites, false, "",
+     "output: 1, the producing launch writes every output byte; 0, it only obtains them", &Case::writes, nullptr, 1,
+     R"({"enum": [0, 1]})"},
+    {"malloc_heap", "heap", P::limit, static_cast<unsigned>(Limit::malloc_heap), false, "B",
+     "cudaLimitMallocHeapSize in bytes (heap:<MiB> in the name), also the arena of an API with its own",
+     &Case::limit_bytes, nullptr, kMiB, kPositive},
+    {"printf_fifo", "fifo", P::limit, static_cast<unsigned>(Limit::printf_fifo), false, "B",
+     "cudaLimitPrintfFifoSize in bytes (fifo:<MiB> in the name), printf cases only, in the place of malloc_heap",
+     &Case::limit_bytes, nullptr, kMiB, kPositive},
+}};
+
 }  // namespace
 
-// The workload axes (PatternTraits::axes) appear only in the names of the
-// patterns that take them, so no other pattern's names changed with them.
-std::string case_name(const Case& c) {
-  std::string name = fmt::format("{}/{}/size:{}", c.pattern_name(), c.api_name(), c.size);
-  if (takes(c, kAxisSizeMin)) name += fmt::format("/size_min:{}", c.size_min);
-  if (c.align != 0) name += fmt::format("/align:{}", c.align);
-  if (takes(c, kAxisGraph)) name += fmt::format("/graph:{}", c.graph);
-  if (takes(c, kAxisTrace)) name += fmt::format("/trace:{}", c.trace);
-  name += fmt::format("/threads:{}", c.threads);
-  if (takes(c, kAxisLoad)) name += fmt::format("/load_pct:{}", c.load_pct);
-  if (takes(c, kAxisWrites)) name += fmt::format("/writes:{}", c.writes);
-  name += fmt::format("/{}:{}", limit_label(c.limit()), c.limit_bytes / kMiB);
-  return name;
+const std::array<AxisDecl, 12>& axis_table() { return kAxes; }
+
+bool has_axis(const Case& c, const AxisDecl& a) {
+  switch (a.presence) {
+    case P::always: return true;
+    case P::pattern_takes: return c.pattern != nullptr && c.pattern->takes_axis(static_cast<AxisBit>(a.bit));
+    case P::nonzero: return c.*a.field != 0;
+    case P::limit: return static_cast<unsigned>(c.limit()) == a.bit;
+  }
+  return false;
 }
 
-// Beside case_name: a new axis is one segment there and one key here.
+nlohmann::ordered_json axis_value(const Case& c, const AxisDecl& a) {
+  if (a.text) return std::string(a.text_of(c));
+  return c.*a.field;
+}
+
+namespace {
+std::string name_of(const Case& c, bool with_limit) {
+  std::string name;
+  for (const AxisDecl& a : kAxes) {
+    if (!has_axis(c, a) || (!with_limit && a.presence == P::limit)) continue;
+    if (!name.empty()) name += '/';
+    if (a.text) {
+      name += a.label.empty() ? std::string(a.text_of(c)) : fmt::format("{}:{}", a.label, a.text_of(c));
+    } else {
+      name += fmt::format("{}:{}", a.label, c.*a.field / a.name_divisor);
+    }
+  }
+  return name;
+}
+}  // namespace
+
+std::string case_name(const Case& c) { return name_of(c, true); }
+std::string case_point_name(const Case& c) { return name_of(c, false); }
+
 nlohmann::ordered_json axis_values(const Case& c) {
-  nlohmann::ordered_json v = {{"pattern", c.pattern_name()}, {"api", c.api_name()}, {"size", c.size}};
-  if (takes(c, kAxisSizeMin)) v["size_min"] = c.size_min;
-  if (c.align != 0) v["align"] = c.align;
-  if (takes(c, kAxisGraph)) v["graph"] = c.graph;
-  if (takes(c, kAxisTrace)) v["trace"] = c.trace;
-  v["threads"] = c.threads;
-  if (takes(c, kAxisLoad)) v["load_pct"] = c.load_pct;
-  if (takes(c, kAxisWrites)) v["writes"] = c.writes;
-  v[std::string(limit_key(c.limit()))] = c.limit_bytes;
+  nlohmann::ordered_json v = nlohmann::ordered_json::object();
+  for (const AxisDecl& a : kAxes) {
+    if (has_axis(c, a)) v[std::string(a.key)] = axis_value(c, a);
+  }
   return v;
+}
+
+nlohmann::ordered_json axis_values_schema() {
+  using J = nlohmann::ordered_json;
+  J required = J::array(), properties = J::object(), limits = J::array();
+  for (const AxisDecl& a : kAxes) {
+    J p = {{"type", a.text ? "string" : "integer"}};
+    if (!a.schema.empty()) {
+      for (const auto& [k, v] : J::parse(a.schema).items()) p[k] = v;
+    }
+    p["description"] = a.description;
+    properties[std::string(a.key)] = std::move(p);
+    if (a.presence == P::always) required.push_back(a.key);
+    if (a.presence == P::limit) limits.push_back(J{{"required", J::array({a.key})}});
+  }
+  return J{{"type", "object"},
+           {"required", std::move(required)},
+           {"properties", std::move(properties)},
+           {"additionalProperties", false},
+           {"oneOf", std::move(limits)}};
 }
 
 std::vector<bool> filter_matches(const std::vector<std::string>& names, const std::string& filter) {
