@@ -56,7 +56,7 @@ void ResultsMerger::add(const GroupResult& g) {
   add_missing(g.device, missing, g.death);
 }
 
-json ResultsMerger::runs_of(int device, const json& child) {
+json ResultsMerger::runs_of(int device, const json& child, std::set<std::string>* names) {
   if (!doc_.contains("context") && child.contains("context")) doc_["context"] = child["context"];
   if (tag_ && child.contains("context") &&
       std::find(devices_seen_.begin(), devices_seen_.end(), device) == devices_seen_.end()) {
@@ -66,13 +66,14 @@ json ResultsMerger::runs_of(int device, const json& child) {
     doc_["context"]["devices"].push_back(ctx);
   }
   json runs = child.is_object() ? child.value("benchmarks", json::array()) : json::array();
-  if (tag_) {
-    for (json& b : runs) {
-      const std::string run_name = b.value("run_name", b.value("name", ""));
-      b["name"] = with_device(b.value("name", ""), device);
-      if (b.contains("run_name")) b["run_name"] = with_device(run_name, device);
-      b["gpu_index"] = device;
-    }
+  for (json& b : runs) {
+    // The names the child ran, as it planned them: taken before the device is
+    // added to them, never cut back out of them.
+    if (names) names->insert(b.value("run_name", b.value("name", "")));
+    if (!tag_) continue;
+    b["name"] = with_device(b.value("name", ""), device);
+    if (b.contains("run_name")) b["run_name"] = with_device(b["run_name"].get<std::string>(), device);
+    b["gpu_index"] = device;
   }
   return runs;
 }
@@ -82,17 +83,14 @@ std::set<std::string> ResultsMerger::add_runs(int device, const std::string& pat
 }
 
 std::set<std::string> ResultsMerger::add_runs(int device, const json& child, bool skip_present) {
-  const json runs = runs_of(device, child);
+  std::set<std::string> finished;
+  const json runs = runs_of(device, child, &finished);
   live_.erase(device);
   std::set<std::string> present;
   if (skip_present) {
     for (const json& b : doc_["benchmarks"]) present.insert(entry_key(b));
   }
-  std::set<std::string> finished;
   for (const json& b : runs) {
-    std::string run_name = b.value("run_name", b.value("name", ""));
-    if (tag_) run_name = run_name.substr(0, run_name.size() - with_device("", device).size());
-    finished.insert(run_name);
     if (skip_present && present.count(entry_key(b))) continue;
     doc_["benchmarks"].push_back(b);
   }

@@ -78,7 +78,9 @@ class ResultsMerger {
   void for_each_own(const std::function<void(const nlohmann::json&)>& f) const;
 
  private:
-  nlohmann::json runs_of(int device, const nlohmann::json& child);
+  // The child's entries, tagged with the device where tag_devices; `names`
+  // (if given) gets the run names the child wrote, untagged.
+  nlohmann::json runs_of(int device, const nlohmann::json& child, std::set<std::string>* names = nullptr);
   // The document without its entries ("benchmarks" empty), with the extra
   // context and the declarations: what document() and write() both start from.
   nlohmann::json head() const;
