@@ -26,6 +26,7 @@
 #include "check.hpp"
 #include "exit_codes.hpp"
 #include "heapbench/catalog.hpp"
+#include "heapbench/results_schema.hpp"
 #include "heapbench/counter_units.hpp"
 #include "heapbench/suggest.hpp"
 #include "orchestrate.hpp"
@@ -62,7 +63,7 @@ int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* ou
   const Options& o = plan.options;
   std::unique_ptr<Backend> backend = hooks.make_backend(o.device);
   RunConfig cfg{backend.get(), o.kernel_budget_s, o.profile ? o.profile_iterations : 0, nullptr, o.rule, nullptr};
-  if (o.only_heap != 0 && out) cfg.stop = std::make_shared<DeviceErrorStop>();
+  if (o.child() && out) cfg.stop = std::make_shared<DeviceErrorStop>();
   cfg.energy = std::make_shared<energy::Meter>("the cases ran in children of this process");
   std::vector<std::string> names;
   for (const auto& c : plan.cases) names.push_back(benchmark_name(c, cfg));
@@ -86,7 +87,7 @@ int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* ou
   register_cases(plan.cases, cfg);
   if (o.list_tests) {
     benchmark::RunSpecifiedBenchmarks();
-    if (o.only_heap == 0) note_apis_left_out(o, count_matching(names, filter));
+    if (!o.child()) note_apis_left_out(o, count_matching(names, filter));
     return kExitOk;
   }
 
@@ -139,6 +140,24 @@ int run_counters(int argc, char** argv, const DeviceHooks&) {
   return kExitOk;
 }
 
+// `heapbench schema`: the JSON Schema of a results file, made from the counter
+// and axis declarations (heapbench/results_schema.hpp); docs/results.schema.json
+// is its output (the test results_schema checks it).
+int run_schema(int argc, char** argv, const DeviceHooks&) {
+  CLI::App app{"heapbench schema: the JSON Schema every results file this program writes validates against "
+               "(docs/results.schema.json), made from its counter and axis declarations",
+               "heapbench schema"};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);
+    fmt::print(stderr, "heapbench schema: {} (see heapbench schema --help)\n", e.what());
+    return kExitUsage;
+  }
+  fmt::print("{}\n", results_schema().dump(2));
+  return kExitOk;
+}
+
 // `heapbench replay TRACE [flags]`: the main program with --trace=TRACE
 // (docs/trace.md), so a replay is an ordinary run: results file, isolation,
 // --apis, --heaps, --benchmark_filter.
@@ -175,6 +194,8 @@ const std::vector<Subcommand>& subcommands() {
        run_check},
       {"counters", "Every counter a results file may hold: unit, whether higher is better, meaning (--json: as the file's blocks)",
        run_counters},
+      {"schema", "The JSON Schema of a results file, made from the counter and axis declarations "
+                 "(docs/results.schema.json)", run_schema},
       {"replay", "A recorded trace's allocations (heapbench/trace.cuh) run again against each allocator (docs/trace.md)",
        run_replay},
   };
@@ -299,7 +320,7 @@ int run_program(int argc, char** argv, const DeviceHooks& hooks) {
   if (const int* code = std::get_if<int>(&planned)) return *code;
   const Plan& plan = std::get<Plan>(planned);
   const Options& o = plan.options;
-  if (o.only_heap != 0) die_with_parent();
+  if (o.child()) die_with_parent();
 
   // Google Benchmark writes its own --benchmark_out into a scratch file
   // (results_file.hpp); the results are SnapshotReporter's or the merger's.
@@ -312,7 +333,7 @@ int run_program(int argc, char** argv, const DeviceHooks& hooks) {
       return kExitUsage;
     }
     out->remove_scratch_on_signal();
-    if (o.only_heap == 0) {
+    if (!o.child()) {
       try {
         if (const std::string said = out->clean_leftovers(); !said.empty()) fmt::print(stderr, "heapbench: {}\n", said);
       } catch (const std::exception& e) {

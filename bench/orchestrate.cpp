@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <stdexcept>
 #include <thread>
@@ -26,6 +27,7 @@
 #include "exit_codes.hpp"
 #include "heapbench/axis_values.hpp"
 #include "heapbench/case.hpp"
+#include "heapbench/child_plan.hpp"
 #include "heapbench/merge.hpp"
 #include "heapbench/results_file.hpp"
 
@@ -137,19 +139,6 @@ std::string run_child(const std::vector<std::string>& args, int slot, bool quiet
   return {};
 }
 
-// A --benchmark_filter that selects exactly `names`.
-std::string exactly(const std::vector<std::string>& names) {
-  std::string re = "^(";
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (i) re += '|';
-    for (char ch : names[i]) {
-      if (std::strchr(".^$|()[]{}*+?\\", ch) != nullptr) re += '\\';
-      re += ch;
-    }
-  }
-  return re + ")$";
-}
-
 // Identifies one version of a file: the child replaces its file by a rename.
 using FileVersion = std::tuple<ino_t, long, long, off_t>;
 FileVersion version_of(const std::string& path) {
@@ -173,6 +162,9 @@ void die_with_parent() {
 
 namespace {
 
+// Positions in a HeapGroup's cases: those a child is still to run.
+using Left = std::vector<std::size_t>;
+
 // One run of run_children: the children of every device (one thread each,
 // their groups in turn), the merged results they feed, and the manifest that
 // names their files. Every member below mutex_ is shared by those threads.
@@ -181,19 +173,15 @@ class Children {
   Children(const std::vector<std::string>& args, const std::string& out_path, const ChildrenSettings& settings)
       : args_(args), out_path_(out_path), settings_(settings), work_(out_path + ".groups"),
         manifest_path_((work_ / kManifestName).string()),
-        merger_(settings.tag_devices,
-                [](const std::string& name) {
-                  const Case* c = registered_case_named(name);
-                  return c ? nlohmann::json(axis_values(*c)) : nlohmann::json();
-                }) {
+        merger_(settings.tag_devices) {
     std::filesystem::create_directories(work_);
     merger_.carry(settings.carried);
     manifest_.tag_devices = settings.tag_devices;
   }
 
-  ChildrenOutcome run(const std::vector<ChildPlan>& plan) {
-    std::map<int, std::vector<const ChildPlan*>> by_device;
-    for (const auto& p : plan) by_device[p.device].push_back(&p);
+  ChildrenOutcome run(const std::vector<HeapGroup>& groups) {
+    std::map<int, std::vector<const HeapGroup*>> by_device;
+    for (const auto& g : groups) by_device[g.device].push_back(&g);
     if (by_device.size() > static_cast<std::size_t>(kMaxChildren)) {
       throw std::runtime_error(fmt::format("--devices: at most {} devices at once", kMaxChildren));
     }
@@ -217,30 +205,56 @@ class Children {
 
   // One device's groups in turn. A child that stops after a device error (its
   // context may be unusable) is followed by a new one for the cases it did not reach.
-  void run_device(int device, const std::vector<const ChildPlan*>& groups, int slot) {
-    for (const ChildPlan* g : groups) {
+  void run_device(int device, const std::vector<const HeapGroup*>& groups, int slot) {
+    for (const HeapGroup* g : groups) {
       if (stopping()) break;
-      std::vector<std::string> remaining = g->expected;
+      Left remaining(g->cases.size());
+      std::iota(remaining.begin(), remaining.end(), std::size_t{0});
       for (int attempt = 0; !remaining.empty(); ++attempt) {
-        const std::string file =
-            (work_ / fmt::format("device{}_heap{}_{}.json", device, g->heap / kMiB, attempt)).string();
-        if (!record_child(device, file)) return;
-        const std::string death = run_child(command(device, *g, attempt, remaining, file), slot,
-                                            settings_.quiet_children, watcher(device, file));
+        const std::string stem = fmt::format("device{}_heap{}_{}", device, g->heap / kMiB, attempt);
+        const std::string file = (work_ / (stem + ".json")).string();
+        const std::string plan = (work_ / (stem + ".plan")).string();
+        if (!record_child(device, file) || !write_plan(*g, remaining, plan)) return;
+        const std::string death = run_child(command(device, plan, file), slot, settings_.quiet_children,
+                                            watcher(device, file));
         remaining = after_child(device, *g, file, death, remaining);
       }
     }
   }
 
-  std::vector<std::string> command(int device, const ChildPlan& g, int attempt,
-                                   const std::vector<std::string>& remaining, const std::string& file) const {
+  std::vector<std::string> command(int device, const std::string& plan, const std::string& file) const {
     std::vector<std::string> child = {"heapbench"};
     child.insert(child.end(), args_.begin(), args_.end());
     child.push_back(fmt::format("--device={}", device));
-    child.push_back(fmt::format("--only-heap={}", g.heap));
+    child.push_back("--child-plan=" + plan);
     child.push_back("--benchmark_out=" + file);
-    if (attempt > 0) child.push_back("--benchmark_filter=" + exactly(remaining));
     return child;
+  }
+
+  // The cases `left` of `g` in a plan file for the next child (false: it
+  // cannot be written, and the run stops as when the manifest cannot).
+  bool write_plan(const HeapGroup& g, const Left& left, const std::string& path) {
+    ChildPlan plan;
+    for (std::size_t i : left) plan.cases.push_back(g.cases[i]);
+    plan.context_and_header = g.context_and_header;
+    plan.name_width = settings_.name_width;
+    try {
+      write_child_plan(path, plan);
+    } catch (const ResultsWriteError& e) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (outcome_.write_error.empty()) outcome_.write_error = e.what();
+      cannot_write_ = true;
+      stop_all_children();
+      return false;
+    }
+    return true;
+  }
+
+  // The planned records of `left`, for the error entries of cases a child did not finish.
+  static std::vector<PlannedEntry> entries(const HeapGroup& g, const Left& left) {
+    std::vector<PlannedEntry> out;
+    for (std::size_t i : left) out.push_back({g.names[i], axis_values(g.cases[i])});
+    return out;
   }
 
   // Names the child's file in the manifest before it starts; false if the
@@ -288,25 +302,27 @@ class Children {
   // held: the first case it had not finished is the one that ran past (a child
   // runs its cases in order); it becomes an error result, and the cases after
   // it are returned for a new child.
-  std::vector<std::string> after_timeout(int device, const ChildPlan& g, std::vector<std::string> left) {
+  Left after_timeout(int device, const HeapGroup& g, Left left) {
     if (left.empty()) {
       fmt::print(stderr, "heapbench: the child for the {} MiB heap on device {} finished its cases but did not exit "
                  "within --case-timeout ({:g} s); it was killed\n", g.heap / kMiB, device, settings_.case_timeout_s);
       return left;
     }
     ++outcome_.timeouts;
-    const std::string hung = left.front();
+    const std::size_t hung = left.front();
     left.erase(left.begin());
-    merger_.add_missing(device, {hung}, fmt::format("was killed (SIGKILL) after this case ran {:g} s without finishing "
+    merger_.add_missing(device, entries(g, {hung}), fmt::format("was killed (SIGKILL) after this case ran {:g} s without finishing "
                                                     "(--case-timeout): a thread that never returns from the allocator "
                                                     "is one cause", settings_.case_timeout_s));
-    fmt::print(stderr, "heapbench: {} ran past --case-timeout ({:g} s) and is an error result; {}\n", hung,
+    fmt::print(stderr, "heapbench: {} ran past --case-timeout ({:g} s) and is an error result; {}\n", g.names[hung],
                settings_.case_timeout_s,
                left.empty() || stopping() ? std::string("its heap group is done")
                                           : fmt::format("a new process runs its heap group's {} remaining case(s)",
                                                         left.size()));
     if (stopping()) {
-      if (!g_abandon.load()) merger_.add_missing(device, left, "was stopped before this case: the run was interrupted");
+      if (!g_abandon.load()) {
+        merger_.add_missing(device, entries(g, left), "was stopped before this case: the run was interrupted");
+      }
       left.clear();
     }
     return left;
@@ -314,8 +330,8 @@ class Children {
 
   // After a child ended (`death`: how, "" for status 0): its finished cases
   // merged; returns the cases a new child is to run (none: the group is done).
-  std::vector<std::string> after_child(int device, const ChildPlan& g, const std::string& file,
-                                       const std::string& death, const std::vector<std::string>& remaining) {
+  Left after_child(int device, const HeapGroup& g, const std::string& file, const std::string& death,
+                   const Left& remaining) {
     std::lock_guard<std::mutex> lock(mutex_);
     std::set<std::string> done;
     try {
@@ -323,9 +339,9 @@ class Children {
     } catch (const std::exception& e) {
       fmt::print(stderr, "heapbench: {}\n", e.what());
     }
-    std::vector<std::string> left;
-    for (const auto& n : remaining) {
-      if (!done.count(n)) left.push_back(n);
+    Left left;
+    for (std::size_t i : remaining) {
+      if (!done.count(g.names[i])) left.push_back(i);
     }
     if (death == kTimedOut) {
       left = after_timeout(device, g, std::move(left));
@@ -348,7 +364,7 @@ class Children {
       }
       // A run stopped because it cannot write (or its output is closed)
       // keeps its finished cases only: no error entry for what it did not run.
-      if (!g_abandon.load()) merger_.add_missing(device, left, how);
+      if (!g_abandon.load()) merger_.add_missing(device, entries(g, left), how);
       left.clear();
     }
     publish();
@@ -358,7 +374,7 @@ class Children {
   // With the lock held. The child's message is above. Its cases are written if
   // the parent still can (its output was closed: a pipe whose reader is gone);
   // a full disk fails this write too, and stops the writes.
-  void child_could_not_write(int device, const ChildPlan& g) {
+  void child_could_not_write(int device, const HeapGroup& g) {
     publish();
     if (outcome_.write_error.empty()) {
       outcome_.write_error = fmt::format("the child for the {} MiB heap on device {} could not write its "
@@ -405,9 +421,9 @@ class Children {
 
 }  // namespace
 
-ChildrenOutcome run_children(const std::vector<std::string>& args, const std::vector<ChildPlan>& plan,
+ChildrenOutcome run_children(const std::vector<std::string>& args, const std::vector<HeapGroup>& groups,
                              const std::string& out_path, const ChildrenSettings& settings) {
-  return Children(args, out_path, settings).run(plan);
+  return Children(args, out_path, settings).run(groups);
 }
 
 }  // namespace heapbench

@@ -8,14 +8,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "heapbench/case.hpp"
+
 namespace heapbench {
 
 class ResultsMerger;
 
-struct ChildPlan {
+// The cases of one heap size on one device, run by a child (or, after a
+// device error or a timeout, by several in turn), each handed the cases it is
+// to run in a plan file (heapbench/child_plan.hpp).
+struct HeapGroup {
   int device = 0;
-  std::uint64_t heap = 0;              // bytes: the child runs --only-heap=heap, the cases of that limit_bytes
-  std::vector<std::string> expected;   // benchmark names it is to run (after the filter)
+  std::uint64_t heap = 0;            // bytes: the limit_bytes of its cases
+  std::vector<Case> cases;           // in run order (after the filter)
+  std::vector<std::string> names;    // each case's benchmark name, as its entry names it
+  bool context_and_header = false;   // the run's first heap group: its child prints the console's context and header
 };
 
 struct ChildrenSettings {
@@ -28,6 +35,7 @@ struct ChildrenSettings {
   // they are written: progress, and context that the run adds.
   std::function<void(ResultsMerger&)> on_change;
   nlohmann::json carried = nlohmann::json::array();  // ResultsFile::carried(): kept in the file until rerun
+  std::size_t name_width = 0;    // the children's console name column: the run's widest name
 };
 
 struct ChildrenOutcome {
@@ -40,8 +48,8 @@ struct ChildrenOutcome {
   nlohmann::json document;      // the merged results
 };
 
-// Runs this program (/proc/self/exe) with `args` plus --device, --only-heap and
-// --benchmark_out for each plan entry: the entries of one device one after
+// Runs this program (/proc/self/exe) with `args` plus --device, --child-plan and
+// --benchmark_out for each group: the entries of one device one after
 // another, the devices at the same time. Each case a child finishes is merged
 // into `out_path` (rewritten whole, through a rename) as soon as the child's
 // file shows it, so `out_path` holds every finished case while a group runs;
@@ -56,7 +64,7 @@ struct ChildrenOutcome {
 // killed; it becomes an error result and the rest of its group run in a new
 // child. A failed write stops the run: the running children
 // are stopped, `out_path` keeps its last complete version, `write_error` says why.
-ChildrenOutcome run_children(const std::vector<std::string>& args, const std::vector<ChildPlan>& plan,
+ChildrenOutcome run_children(const std::vector<std::string>& args, const std::vector<HeapGroup>& groups,
                              const std::string& out_path, const ChildrenSettings& settings);
 
 // In a child of run_children: die (SIGTERM) when the parent dies, even if it

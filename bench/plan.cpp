@@ -9,6 +9,7 @@
 #include "app.hpp"  // subcommands(), which --help lists
 #include "exit_codes.hpp"
 #include "heapbench/catalog.hpp"
+#include "heapbench/child_plan.hpp"
 #include "heapbench/parse.hpp"
 #include "heapbench/sweep.hpp"
 #include "heapbench/version.hpp"
@@ -61,15 +62,20 @@ std::variant<Plan, int> plan_run(int argc, char** argv) {
     return kExitOk;
   }
 
-  plan.cases = plan_cases(o.sweeps);
-  plan.all_cases = plan.cases;
-  if (o.only_heap != 0) {
-    // A child of --isolate/--devices: the parent's plan, one heap size of it.
-    plan.cases.erase(std::remove_if(plan.cases.begin(), plan.cases.end(),
-                                    [&](const Case& c) { return c.limit_bytes != o.only_heap; }),
-                     plan.cases.end());
+  if (o.child()) {
+    // A child of --isolate/--devices: the cases its parent planned for it, not planned again.
+    try {
+      ChildPlan child = read_child_plan(o.child_plan, o.sweeps);
+      plan.cases = std::move(child.cases);
+      plan.context_and_header = child.context_and_header;
+      plan.name_width = child.name_width;
+    } catch (const std::exception& e) {
+      return fail(kExitUsage, "{}", e.what());
+    }
+  } else {
+    plan.cases = plan_cases(o.sweeps);
   }
-  plan.isolated = o.only_heap == 0 && (o.isolate || !o.devices.empty()) && !o.list_tests;
+  plan.isolated = !o.child() && (o.isolate || !o.devices.empty()) && !o.list_tests;
   if (plan.isolated && !o.out) {
     return fail(kExitUsage, "--isolate and --devices merge their children's results into --benchmark_out: give one");
   }
@@ -102,7 +108,7 @@ int check_filter(const std::vector<std::string>& names, const std::string& filte
 std::variant<Devices, int> check_devices(const Plan& plan, const DeviceHooks& hooks) {
   const Options& o = plan.options;
   Devices d;
-  d.indices = o.devices.empty() || o.only_heap != 0 ? std::vector<int>{o.device} : o.devices;
+  d.indices = o.devices.empty() || o.child() ? std::vector<int>{o.device} : o.devices;
   if (d.indices == std::vector<int>{-1}) {  // --devices=all
     d.indices.clear();
     for (int i = 0; i < 64; ++i) {

@@ -20,8 +20,11 @@ namespace heapbench {
 struct Plan {
   Options options;
   BenchmarkFlags bflags;
-  std::vector<Case> cases;  // run order; a child of isolation: its heap's only
-  std::vector<Case> all_cases;  // the whole run's (a child of isolation: its parent's)
+  std::vector<Case> cases;  // run order; a child of isolation: those its parent's plan file hands it
+  // A child of isolation: whether its console shows the context and header,
+  // and its name column's width (its parent's plan file says).
+  bool context_and_header = true;
+  std::size_t name_width = 0;
   // --isolate or --devices (and neither a child nor --benchmark_list_tests):
   // children run the heap groups and this process merges their results.
   bool isolated = false;

@@ -42,22 +42,12 @@ std::unique_ptr<benchmark::BenchmarkReporter> display_reporter(const BenchmarkFl
 }
 
 // A child of isolation: the context and header only in the run's first heap
-// group, names as wide as the widest of the whole run (repetitions add
-// "_stddev" and the like, as Google Benchmark pads for them).
-ConsoleLayout child_layout(const PlannedRun& run, const RunConfig& cfg) {
+// group, names as wide as the widest of the whole run (its parent's plan says both).
+ConsoleLayout child_layout(const Plan& plan) {
   ConsoleLayout layout;
-  const Plan& plan = run.plan;
-  if (plan.options.only_heap == 0) return layout;
-  std::vector<std::string> names;
-  for (const Case& c : plan.all_cases) names.push_back(benchmark_name(c, cfg));
-  const std::vector<bool> selected = filter_matches(names, run.filter);
-  std::uint64_t first_heap = 0;
-  for (std::size_t i = 0; i < names.size(); ++i) {
-    if (!selected[i]) continue;
-    if (first_heap == 0) first_heap = plan.all_cases[i].limit_bytes;
-    layout.min_name_width = std::max(layout.min_name_width, names[i].size() + (plan.bflags.repetitions > 1 ? 7 : 0));
-  }
-  layout.context_and_header = plan.options.only_heap == first_heap;
+  if (!plan.options.child()) return layout;
+  layout.context_and_header = plan.context_and_header;
+  layout.min_name_width = plan.name_width;
   return layout;
 }
 
@@ -65,11 +55,11 @@ ConsoleLayout child_layout(const PlannedRun& run, const RunConfig& cfg) {
 
 int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunConfig& cfg, ResultsFile* out) {
   const Options& o = run.plan.options;
-  const bool child = o.only_heap != 0;  // its parent reports progress and the run's timing
+  const bool child = o.child();  // its parent reports progress and the run's timing
   add_results_context(device, o, cfg.energy.get());
 
   std::size_t ran = 0;
-  ConsoleLayout layout = child_layout(run, cfg);
+  ConsoleLayout layout = child_layout(run.plan);
   layout.only_output = out == nullptr;
   const std::unique_ptr<benchmark::BenchmarkReporter> display = display_reporter(run.plan.bflags, layout);
   try {

@@ -3,6 +3,7 @@
 // (orchestrate.hpp), their results merged into --benchmark_out as they come.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 #include <set>
@@ -34,21 +35,27 @@ nlohmann::json own_entries(const nlohmann::json& document, const std::set<std::s
 int run_isolated(const PlannedRun& run, const std::vector<int>& devices, ResultsFile& out) {
   const Plan& plan = run.plan;
   const auto selected = filter_matches(run.names, run.filter);
-  std::vector<ChildPlan> children;
+  ChildrenSettings settings;
+  std::vector<HeapGroup> children;
   for (int d : devices) {
+    std::uint64_t first_heap = 0;
     for (std::size_t i = 0; i < plan.cases.size(); ++i) {
       if (!selected[i]) continue;
-      if (children.empty() || children.back().device != d || children.back().heap != plan.cases[i].limit_bytes) {
-        children.push_back(ChildPlan{d, plan.cases[i].limit_bytes, {}});
+      const Case& c = plan.cases[i];
+      if (first_heap == 0) first_heap = c.limit_bytes;
+      if (children.empty() || children.back().device != d || children.back().heap != c.limit_bytes) {
+        children.push_back(HeapGroup{d, c.limit_bytes, {}, {}, c.limit_bytes == first_heap});
       }
-      children.back().expected.push_back(run.names[i]);
+      children.back().cases.push_back(c);
+      children.back().names.push_back(run.names[i]);
+      // Repetitions add "_stddev" and the like, as Google Benchmark pads for them.
+      settings.name_width = std::max(settings.name_width, run.names[i].size() + (plan.bflags.repetitions > 1 ? 7 : 0));
     }
   }
   std::size_t planned = 0;
-  for (const auto& p : children) planned += p.expected.size();
+  for (const auto& g : children) planned += g.cases.size();
   Progress progress(planned * static_cast<std::size_t>(plan.bflags.repetitions));
   const std::string command_line = heapbench::command_line(plan.options);
-  ChildrenSettings settings;
   settings.tag_devices = devices.size() > 1;
   settings.quiet_children = plan.bflags.format == "json";  // stdout gets the merged document instead
   settings.case_timeout_s = case_timeout_seconds(plan.options);

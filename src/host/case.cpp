@@ -40,6 +40,16 @@ std::string_view pattern_of(const Case& c) { return c.pattern_name(); }
 std::string_view api_of(const Case& c) { return c.api_name(); }
 std::string_view graph_of(const Case& c) { return c.graph; }
 std::string_view trace_of(const Case& c) { return c.trace; }
+void set_pattern(Case& c, std::string_view v) {
+  c.pattern = find_pattern_traits(v);
+  if (c.pattern == nullptr) throw std::invalid_argument(fmt::format("unknown pattern '{}'", v));
+}
+void set_api(Case& c, std::string_view v) {
+  c.api = find_api_traits(v);
+  if (c.api == nullptr || !c.api->built) throw std::invalid_argument(fmt::format("no API '{}' in this build", v));
+}
+void set_graph(Case& c, std::string_view v) { c.graph = v; }
+void set_trace(Case& c, std::string_view v) { c.trace = v; }
 
 using P = AxisPresence;
 constexpr std::string_view kName = R"({"pattern": "^[A-Za-z0-9_-]+$"})";
@@ -48,33 +58,33 @@ constexpr std::string_view kPositive = R"({"minimum": 1})";
 // The table itself. The workload axes (PatternTraits::axes) appear only in the
 // names of the patterns that take them, so no other pattern's names changed with them.
 const std::array<AxisDecl, 12> kAxes{{
-    {"pattern", "", P::always, 0, true, "", "the pattern", nullptr, &pattern_of, 1,
+    {"pattern", "", P::always, 0, true, "", "the pattern", nullptr, &pattern_of, &set_pattern, 1,
      R"({"pattern": "^[a-z][a-z0-9_]*$"})"},
-    {"api", "", P::always, 0, true, "", "the allocation API", nullptr, &api_of, 1,
+    {"api", "", P::always, 0, true, "", "the allocation API", nullptr, &api_of, &set_api, 1,
      R"({"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"})"},
     {"size", "size", P::always, 0, false, "B", "bytes per allocation (printf: bytes of arguments per call)",
-     &Case::size, nullptr, 1, kPositive},
+     &Case::size, nullptr, nullptr, 1, kPositive},
     {"size_min", "size_min", P::pattern_takes, kAxisSizeMin, false, "B",
-     "the workloads output and hash: sizes are drawn from [size_min, size]", &Case::size_min, nullptr, 1, kPositive},
+     "the workloads output and hash: sizes are drawn from [size_min, size]", &Case::size_min, nullptr, nullptr, 1, kPositive},
     {"align", "align", P::nonzero, 0, false, "B", "bytes, a power of two; only for an API that takes an alignment",
-     &Case::align, nullptr, 1, kPositive},
+     &Case::align, nullptr, nullptr, 1, kPositive},
     {"graph", "graph", P::pattern_takes, kAxisGraph, true, "",
-     "graph: rmat, grid, or the stem of the Matrix Market file --graph named", nullptr, &graph_of, 1, kName},
+     "graph: rmat, grid, or the stem of the Matrix Market file --graph named", nullptr, &graph_of, &set_graph, 1, kName},
     {"trace", "trace", P::pattern_takes, kAxisTrace, true, "", "replay: the stem of the trace file --trace named",
-     nullptr, &trace_of, 1, kName},
+     nullptr, &trace_of, &set_trace, 1, kName},
     {"threads", "threads", P::always, 0, false, "", "allocating threads (graph: vertices, one thread each; hash: keys)",
-     &Case::threads, nullptr, 1, kPositive},
+     &Case::threads, nullptr, nullptr, 1, kPositive},
     {"load_pct", "load_pct", P::pattern_takes, kAxisLoad, false, "", "hash: keys per bucket x 100", &Case::load_pct,
-     nullptr, 1, kPositive},
+     nullptr, nullptr, 1, kPositive},
     {"writes", "writes", P::pattern_takes, kAxisWrites, false, "",
-     "output: 1, the producing launch writes every output byte; 0, it only obtains them", &Case::writes, nullptr, 1,
+     "output: 1, the producing launch writes every output byte; 0, it only obtains them", &Case::writes, nullptr, nullptr, 1,
      R"({"enum": [0, 1]})"},
     {"malloc_heap", "heap", P::limit, static_cast<unsigned>(Limit::malloc_heap), false, "B",
      "cudaLimitMallocHeapSize in bytes (heap:<MiB> in the name), also the arena of an API with its own",
-     &Case::limit_bytes, nullptr, kMiB, kPositive},
+     &Case::limit_bytes, nullptr, nullptr, kMiB, kPositive},
     {"printf_fifo", "fifo", P::limit, static_cast<unsigned>(Limit::printf_fifo), false, "B",
      "cudaLimitPrintfFifoSize in bytes (fifo:<MiB> in the name), printf cases only, in the place of malloc_heap",
-     &Case::limit_bytes, nullptr, kMiB, kPositive},
+     &Case::limit_bytes, nullptr, nullptr, kMiB, kPositive},
 }};
 
 }  // namespace
@@ -123,13 +133,41 @@ nlohmann::ordered_json axis_values(const Case& c) {
   return v;
 }
 
+Case case_from_axis_values(const nlohmann::json& v) {
+  if (!v.is_object()) throw std::invalid_argument("a case's axis_values must be a JSON object");
+  for (const auto& [key, value] : v.items()) {
+    if (std::none_of(kAxes.begin(), kAxes.end(), [&](const AxisDecl& a) { return a.key == key; })) {
+      throw std::invalid_argument(fmt::format("'{}' is not an axis", key));
+    }
+  }
+  Case c;
+  // The pattern first: which axes the others are depends on it.
+  for (const AxisDecl& a : kAxes) {
+    const auto it = v.find(std::string(a.key));
+    if (it == v.end()) continue;
+    if (a.text) {
+      if (!it->is_string()) throw std::invalid_argument(fmt::format("axis '{}' must be a string", a.key));
+      a.set_text(c, it->get<std::string>());
+    } else {
+      if (!it->is_number_unsigned()) throw std::invalid_argument(fmt::format("axis '{}' must be an integer >= 0", a.key));
+      c.*a.field = it->get<std::uint64_t>();
+    }
+  }
+  // Every key a case of this pattern has, and no other: made again, the values are the same.
+  if (c.pattern == nullptr || c.api == nullptr || nlohmann::json(axis_values(c)) != v) {
+    throw std::invalid_argument(fmt::format("{} is not a case's axis_values", v.dump()));
+  }
+  return c;
+}
+
 nlohmann::ordered_json axis_values_schema() {
   using J = nlohmann::ordered_json;
   J required = J::array(), properties = J::object(), limits = J::array();
   for (const AxisDecl& a : kAxes) {
     J p = {{"type", a.text ? "string" : "integer"}};
     if (!a.schema.empty()) {
-      for (const auto& [k, v] : J::parse(a.schema).items()) p[k] = v;
+      const J constraints = J::parse(a.schema);
+      for (const auto& [k, v] : constraints.items()) p[k] = v;
     }
     p["description"] = a.description;
     properties[std::string(a.key)] = std::move(p);

@@ -114,6 +114,8 @@ constexpr EnumKey<CallPath> kCallPathKeys[] = {
     {CallPath::nvfunction, "nvfunction"},
 };
 std::string_view call_path_key(CallPath path) { return key_of<kCallPathKeys>(path); }
+std::vector<std::string_view> source_keys() { return keys_of<kSourceKeys>(); }
+std::vector<std::string_view> call_path_keys() { return keys_of<kCallPathKeys>(); }
 
 nlohmann::ordered_json apis_json() {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();

@@ -45,6 +45,7 @@ std::string duration(double seconds) {
 
 using U = CounterUnit;
 using B = Better;
+using R = CounterRange;
 
 // The declarations: one line per counter. A counter written without one shows
 // as a plain number and is missing from the results file's "counters" block
@@ -54,14 +55,14 @@ const std::vector<CounterDecl> kCounters = {
     {"allocs_per_s", U::per_s, "calls/s", B::higher, "successful allocations per GPU second"},
     {"frees_per_s", U::per_s, "calls/s", B::higher, "frees per GPU second"},
     {"bytes_per_s", U::bytes_per_s, "B/s", B::higher, "bytes allocated per GPU second"},
-    {"fail_rate", U::fraction, "", B::lower, "share of allocation calls that returned NULL"},
+    {"fail_rate", U::fraction, "", B::lower, "share of allocation calls that returned NULL", R::fraction},
     {"heap_bytes", U::bytes, "B", B::neither, "heap limit the device applied"},
     {"peak_bytes", U::bytes, "B", B::neither, "bytes of blocks held live at a round's peak (max over batches)"},
     {"use_bytes_per_s", U::bytes_per_s, "B/s", B::higher, "bytes written and read back per GPU second"},
     // How long a case runs
-    {"rounds", U::count, "rounds", B::neither, "rounds counted"},
+    {"rounds", U::count, "rounds", B::neither, "rounds counted", R::at_least_one, true},
     {"noise", U::fraction, "", B::lower, "relative standard deviation of round times"},
-    {"converged", U::count, "", B::neither, "stopping rule met (1) or time cap (0)"},
+    {"converged", U::count, "", B::neither, "stopping rule met (1) or time cap (0)", R::flag},
     {"timed_s", U::seconds, "s", B::neither, "GPU seconds in timed launches"},
     {"sm_clock_mhz", U::megahertz, "MHz", B::neither, "mean SM clock"},
     {"throttled_rounds", U::count, "rounds", B::lower, "rounds dropped: clock under 75 %"},
@@ -79,42 +80,42 @@ const std::vector<CounterDecl> kCounters = {
     {"free_lat_max_ns", U::nanoseconds, "ns", B::lower, "free latency, max"},
     // Capacity
     {"utilization", U::fraction, "", B::higher, "share of the heap holding requested bytes"},
-    {"overhead_bytes", U::bytes, "B", B::lower, "bytes per block beyond the request"},
+    {"overhead_bytes", U::bytes, "B", B::lower, "bytes per block beyond the request", R::any},
     {"addr_range_ratio", U::count, "", B::lower, "address range / bytes asked"},
     {"addr_range_ratio_rounds", U::count, "", B::lower, "address range over rounds / bytes asked"},
-    {"ext_frag", U::fraction, "", B::lower, "external fragmentation, 2x blocks"},
-    {"ext_frag_4x", U::fraction, "", B::lower, "external fragmentation, 4x blocks"},
-    {"ext_frag_8x", U::fraction, "", B::lower, "external fragmentation, 8x blocks"},
+    {"ext_frag", U::fraction, "", B::lower, "external fragmentation, 2x blocks", R::at_most_one},
+    {"ext_frag_4x", U::fraction, "", B::lower, "external fragmentation, 4x blocks", R::at_most_one},
+    {"ext_frag_8x", U::fraction, "", B::lower, "external fragmentation, 8x blocks", R::at_most_one},
     {"recovery", U::fraction, "", B::higher, "blocks had again after freeing all / first fill"},
     {"recovery_allocs_per_s", U::per_s, "calls/s", B::higher, "refill allocations per GPU second"},
-    {"ext_frag_random", U::fraction, "", B::lower, "external fragmentation after a random free"},
+    {"ext_frag_random", U::fraction, "", B::lower, "external fragmentation after a random free", R::at_most_one},
     // printf
     {"printf_per_s", U::per_s, "calls/s", B::higher, "printf calls per GPU second"},
     {"lines_delivered", U::count, "lines", B::higher, "lines delivered per round"},
     {"lines_lost", U::count, "lines", B::lower, "lines lost per round"},
     {"lines_garbled", U::count, "lines", B::lower, "lines garbled per round"},
-    {"loss_rate", U::fraction, "", B::lower, "share of printf lines lost"},
+    {"loss_rate", U::fraction, "", B::lower, "share of printf lines lost", R::fraction},
     {"bytes_per_line", U::bytes, "B", B::lower, "FIFO bytes per delivered line"},
-    {"ret_documented", U::fraction, "", B::higher, "share of printf calls returning the documented value"},
+    {"ret_documented", U::fraction, "", B::higher, "share of printf calls returning the documented value", R::fraction},
     {"ret_other_value", U::count, "calls", B::lower, "printf calls returning another value"},
     {"flush_lines_per_s", U::per_s, "lines/s", B::higher, "lines drained per host second"},
     {"fifo_bytes", U::bytes, "B", B::neither, "printf FIFO limit applied"},
     // What calling the allocator costs: the allocate phase's kernels, the allocator's set-up
-    {"regs_per_thread", U::count, "registers", B::lower, "registers per thread of the allocating kernel (most)"},
-    {"local_bytes_per_thread", U::bytes, "B", B::lower, "local memory per thread of the allocating kernel (most)"},
-    {"stack_bytes_per_thread", U::bytes, "B", B::neither, "per-thread stack CUDA reserved (cudaLimitStackSize)"},
-    {"occupancy", U::fraction, "", B::higher, "resident threads per SM / the SM's most, allocating kernel"},
-    {"setup_s", U::seconds, "s", B::lower, "seconds to set the case's allocator and buffers up"},
-    {"first_use_s", U::seconds, "s", B::lower, "wall seconds of the case's first (warm-up) round"},
-    {"reset_s", U::seconds, "s", B::lower, "seconds of one reset of the allocator's state"},
+    {"regs_per_thread", U::count, "registers", B::lower, "registers per thread of the allocating kernel (most)", R::nonnegative, true},
+    {"local_bytes_per_thread", U::bytes, "B", B::lower, "local memory per thread of the allocating kernel (most)", R::nonnegative, true},
+    {"stack_bytes_per_thread", U::bytes, "B", B::neither, "per-thread stack CUDA reserved (cudaLimitStackSize)", R::nonnegative, true},
+    {"occupancy", U::fraction, "", B::higher, "resident threads per SM / the SM's most, allocating kernel", R::nonnegative, true},
+    {"setup_s", U::seconds, "s", B::lower, "seconds to set the case's allocator and buffers up", R::nonnegative, true},
+    {"first_use_s", U::seconds, "s", B::lower, "wall seconds of the case's first (warm-up) round", R::nonnegative, true},
+    {"reset_s", U::seconds, "s", B::lower, "seconds of one reset of the allocator's state", R::nonnegative, true},
     // Where a case's wall time went (the run's budget line)
-    {"heap_s", U::seconds, "s", B::lower, "wall seconds setting the heap limit (a device reset where it changed)"},
-    {"probe_s", U::seconds, "s", B::lower, "wall seconds of the capacity probes around the case"},
+    {"heap_s", U::seconds, "s", B::lower, "wall seconds setting the heap limit (a device reset where it changed)", R::nonnegative, true},
+    {"probe_s", U::seconds, "s", B::lower, "wall seconds of the capacity probes around the case", R::nonnegative, true},
     {"measuring_s", U::seconds, "s", B::lower,
-     "wall seconds of capacity's fragmentation and recovery fills and printf's drain (in the measuring loop)"},
-    {"loop_s", U::seconds, "s", B::lower, "wall seconds of the measuring loop (timed launches and between them)"},
-    {"meter_s", U::seconds, "s", B::lower, "wall seconds reading the energy meter"},
-    {"case_wall_s", U::seconds, "s", B::lower, "wall seconds of the whole case"},
+     "wall seconds of capacity's fragmentation and recovery fills and printf's drain (in the measuring loop)", R::nonnegative, true},
+    {"loop_s", U::seconds, "s", B::lower, "wall seconds of the measuring loop (timed launches and between them)", R::nonnegative, true},
+    {"meter_s", U::seconds, "s", B::lower, "wall seconds reading the energy meter", R::nonnegative, true},
+    {"case_wall_s", U::seconds, "s", B::lower, "wall seconds of the whole case", R::nonnegative, true},
     // Workloads (docs/workloads.md)
     {"outputs_per_s", U::per_s, "outputs/s", B::higher, "outputs obtained per second of round time"},
     {"output_bytes_per_s", U::bytes_per_s, "B/s", B::higher, "output bytes obtained per second of round time"},
@@ -133,7 +134,7 @@ const std::vector<CounterDecl> kCounters = {
     {"new_nulls", U::count, "calls", B::lower, "NULLs per round where the recording had a block"},
     // Energy over each case's measured section, where NVML reads it
     {"energy_s", U::seconds, "s", B::neither, "seconds from the energy counter's first read to the section's end"},
-    {"energy_resolved", U::count, "", B::neither, "section spans 100 energy-counter updates (1) or not (0)"},
+    {"energy_resolved", U::count, "", B::neither, "section spans 100 energy-counter updates (1) or not (0)", R::flag},
     {"energy_j", U::count, "J", B::neither, "GPU energy over the measured section"},
     {"avg_power_w", U::count, "W", B::neither, "mean GPU power over the measured section"},
     {"energy_per_m_allocs_j", U::count, "J", B::lower, "GPU energy per million allocation calls"},
@@ -181,6 +182,7 @@ constexpr EnumKey<CounterUnit> kUnitKeys[] = {
     {U::megahertz, "megahertz"},
 };
 std::string_view unit_key(CounterUnit unit) { return key_of<kUnitKeys>(unit); }
+std::vector<std::string_view> counter_scale_keys() { return keys_of<kUnitKeys>(); }
 
 std::string format_in(CounterUnit unit, double v) {
   if (!std::isfinite(v)) return "-";

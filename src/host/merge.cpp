@@ -49,9 +49,9 @@ json read_json(const std::string& path) {
 
 void ResultsMerger::add(const GroupResult& g) {
   const std::set<std::string> finished = add_runs(g.device, g.path);
-  std::vector<std::string> missing;
-  for (const auto& name : g.expected) {
-    if (!finished.count(name)) missing.push_back(name);
+  std::vector<PlannedEntry> missing;
+  for (const auto& c : g.expected) {
+    if (!finished.count(c.name)) missing.push_back(c);
   }
   add_missing(g.device, missing, g.death);
 }
@@ -110,15 +110,13 @@ std::size_t ResultsMerger::peek(int device, const std::string& path) {
   return n;
 }
 
-void ResultsMerger::add_missing(int device, const std::vector<std::string>& names, const std::string& death) {
+void ResultsMerger::add_missing(int device, const std::vector<PlannedEntry>& cases, const std::string& death) {
   const std::string why = death.empty() ? "the child process exited without a result for this case"
                                         : fmt::format("the child process running this case's heap group {}", death);
-  for (const auto& name : names) {
-    json e = error_entry(tag_ ? with_device(name, device) : name, why);
+  for (const auto& c : cases) {
+    json e = error_entry(tag_ ? with_device(c.name, device) : c.name, why);
     if (tag_) e["gpu_index"] = device;
-    if (axis_values_of_) {
-      if (json values = axis_values_of_(name); !values.is_null()) e[kAxisValuesKey] = std::move(values);
-    }
+    if (!c.axis_values.is_null()) e[kAxisValuesKey] = c.axis_values;
     doc_["benchmarks"].push_back(std::move(e));
     ++errors_added_;
   }
@@ -347,7 +345,7 @@ std::string move_aside(const std::string& path, const std::string& what) {
 }
 
 std::vector<std::string> remove_run_files(const std::string& groups_path) {
-  static const std::regex own(R"((device\d{1,4}_heap\d{1,12}_\d{1,6}\.json|run\.json)(\.partial|\.tmp)?)");
+  static const std::regex own(R"((device\d{1,4}_heap\d{1,12}_\d{1,6}\.(json|plan)|run\.json)(\.partial|\.tmp)?)");
   std::error_code ec;
   std::vector<std::string> kept;
   for (const auto& e : fs::directory_iterator(groups_path, ec)) {

@@ -39,7 +39,7 @@ struct Parsed {
   bool isolate = false;
   bool no_isolate = false;
   std::string devices;
-  std::uint64_t only_heap = 0;
+  std::string child_plan;
   std::string sweep = "default";
   double max_noise_pct = -1, max_time_s = -1;
   int min_rounds = -1;
@@ -110,7 +110,8 @@ void add_flags(CLI::App& app, Parsed& p) {
                "the process costs only that group's unfinished cases, which become error results "
                "(the default whenever --benchmark_out is given, except under --profile)");
   app.add_flag("--no-isolate", p.no_isolate, "Run every case in this one process");
-  app.add_option("--only-heap", p.only_heap)->group("");  // internal: what a child of --isolate runs
+  // Internal: the file a child of --isolate/--devices takes its cases from (child_plan.hpp).
+  app.add_option("--child-plan", p.child_plan)->group("");
   app.add_option("--kernel-budget-ms", p.kernel_budget_ms,
                  fmt::format("Deadline for one allocating kernel; threads that find it passed do not allocate "
                              "and the case is reported as an error (default {:g})",
@@ -287,7 +288,7 @@ const FlagRule kRunRules[] = {
        // timeline simple. Elsewhere it is the default: a sticky CUDA error or a
        // crash then costs one heap group, not the run.
        o.isolate = p.isolate || (!p.no_isolate && app.count("--benchmark_out") > 0 && !p.profile && !p.list_tests);
-       o.only_heap = p.only_heap;
+       o.child_plan = p.child_plan;
      }},
     {"--devices",
      [](const CLI::App& app, const Parsed& p, Options& o) {
@@ -297,7 +298,7 @@ const FlagRule kRunRules[] = {
          o.devices = axis_or_index("--devices", p.devices);
        }
        // A child gets --device appended to its parent's --devices; a user who gives both meant one.
-       if (app.count("--device") && p.only_heap == 0) {
+       if (app.count("--device") && p.child_plan.empty()) {
          throw UsageError(fmt::format("--devices={} and --device={}: give one", p.devices, p.device));
        }
      }},
@@ -338,7 +339,7 @@ const FlagRule kRunRules[] = {
                                       typed_value(app, "--case-timeout")));
        }
        // Only a parent can kill a case: in one process a hung case hangs the run.
-       if (!o.isolate && o.devices.empty() && p.only_heap == 0 && !o.list_tests) {
+       if (!o.isolate && o.devices.empty() && p.child_plan.empty() && !o.list_tests) {
          throw UsageError("--case-timeout: only a case in a child process can be stopped; give --benchmark_out "
                           "(isolation is its default) or --isolate, not --no-isolate or --profile");
        }

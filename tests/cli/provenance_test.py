@@ -58,7 +58,7 @@ class Provenance(unittest.TestCase):
                 r, doc, out = results(*CASES, mode, tricky)
                 argv = shlex.split(doc["context"]["heapbench_command_line"])
                 self.assertEqual(argv, [BINARY, *CASES, mode, tricky, f"--benchmark_out={out}"])
-                # Not a child's (--only-heap, its own --benchmark_out), and not on the console.
+                # Not a child's (--child-plan, its own --benchmark_out), and not on the console.
                 self.assertNotIn("heapbench_command_line", r.stderr)
 
     def test_the_environment_heapbench_and_the_runtime_read_is_recorded(self):

@@ -34,10 +34,17 @@ class MergeTest : public ::testing::Test {
   fs::path dir_;
 };
 
+// Planned cases known by name only (no axis values).
+std::vector<PlannedEntry> planned(std::initializer_list<const char*> names) {
+  std::vector<PlannedEntry> out;
+  for (const char* n : names) out.push_back({n, json()});
+  return out;
+}
+
 TEST_F(MergeTest, GroupsAppendInOrderAndKeepTheFirstContext) {
   ResultsMerger m(false);
-  m.add({0, child("a.json", "GPU A", {"x/heap:8/manual_time"}), {"x/heap:8/manual_time"}, ""});
-  m.add({0, child("b.json", "GPU A", {"x/heap:64/manual_time"}), {"x/heap:64/manual_time"}, ""});
+  m.add({0, child("a.json", "GPU A", {"x/heap:8/manual_time"}), planned({"x/heap:8/manual_time"}), ""});
+  m.add({0, child("b.json", "GPU A", {"x/heap:64/manual_time"}), planned({"x/heap:64/manual_time"}), ""});
   const json& d = m.document();
   ASSERT_EQ(m.entries(), 2u);
   EXPECT_EQ(d["benchmarks"][0]["name"], "x/heap:8/manual_time");
@@ -51,25 +58,26 @@ TEST_F(MergeTest, EntriesKeepTheirAxisValuesAndMadeUpErrorsGetTheirCases) {
                        {"malloc_heap", 8 * 1024 * 1024}};
   const json axes_b = {{"pattern", "printf"}, {"api", "printf"}, {"size", 8}, {"threads", 32},
                        {"printf_fifo", 1024 * 1024}};
-  ResultsMerger m(true, [&](const std::string& name) { return name == "b/manual_time" ? axes_b : json(); });
+  ResultsMerger m(true);
   const auto path = child("a.json", "GPU A", {"a/manual_time"});
   json doc = json::parse(std::ifstream(path));
   doc["benchmarks"][0]["axis_values"] = axes_a;
   std::ofstream(path) << doc.dump();
-  m.add({1, path, {"a/manual_time", "b/manual_time", "c/manual_time"}, "was killed by signal 9 (Killed)"});
+  m.add({1, path, {{"a/manual_time", axes_a}, {"b/manual_time", axes_b}, {"c/manual_time", json()}},
+         "was killed by signal 9 (Killed)"});
   const json& d = m.document();
   ASSERT_EQ(d["benchmarks"].size(), 3u);
   EXPECT_EQ(d["benchmarks"][0]["name"], "a/manual_time/device:1");
   EXPECT_EQ(d["benchmarks"][0]["axis_values"], axes_a) << "a device tag leaves the axes alone";
   EXPECT_EQ(d["benchmarks"][1]["axis_values"], axes_b);
-  EXPECT_FALSE(d["benchmarks"][2].contains("axis_values")) << "a name the lookup does not know gets none";
+  EXPECT_FALSE(d["benchmarks"][2].contains("axis_values")) << "a planned case without axis values gets none";
 }
 
 TEST_F(MergeTest, WhatADeadChildDidNotFinishBecomesErrorResults) {
   ResultsMerger m(false);
-  m.add({0, child("a.json", "GPU A", {"a/manual_time"}), {"a/manual_time", "b/manual_time", "c/manual_time"},
+  m.add({0, child("a.json", "GPU A", {"a/manual_time"}), planned({"a/manual_time", "b/manual_time", "c/manual_time"}),
          "was killed by signal 6 (Aborted)"});
-  m.add({0, (dir_ / "never_written.json").string(), {"d/manual_time"}, "was killed by signal 9 (Killed)"});
+  m.add({0, (dir_ / "never_written.json").string(), planned({"d/manual_time"}), "was killed by signal 9 (Killed)"});
   const json& b = m.document()["benchmarks"];
   ASSERT_EQ(b.size(), 4u);
   EXPECT_FALSE(b[0].contains("error_occurred"));
@@ -85,8 +93,8 @@ TEST_F(MergeTest, WhatADeadChildDidNotFinishBecomesErrorResults) {
 
 TEST_F(MergeTest, DevicesAreTaggedSoTheSameCaseOnTwoGpusStaysTwoCases) {
   ResultsMerger m(true);
-  m.add({0, child("d0.json", "GPU A", {"x/manual_time"}), {"x/manual_time"}, ""});
-  m.add({1, child("d1.json", "GPU B", {"x/manual_time"}), {"x/manual_time"}, ""});
+  m.add({0, child("d0.json", "GPU A", {"x/manual_time"}), planned({"x/manual_time"}), ""});
+  m.add({1, child("d1.json", "GPU B", {"x/manual_time"}), planned({"x/manual_time"}), ""});
   const json& d = m.document();
   ASSERT_EQ(m.entries(), 2u);
   EXPECT_EQ(d["benchmarks"][0]["name"], "x/manual_time/device:0");
@@ -99,7 +107,7 @@ TEST_F(MergeTest, DevicesAreTaggedSoTheSameCaseOnTwoGpusStaysTwoCases) {
 
 TEST_F(MergeTest, WriteIsAtomicAndReadable) {
   ResultsMerger m(false);
-  m.add({0, child("a.json", "GPU A", {"a/manual_time"}), {"a/manual_time"}, ""});
+  m.add({0, child("a.json", "GPU A", {"a/manual_time"}), planned({"a/manual_time"}), ""});
   const auto out = (dir_ / "merged.json").string();
   m.write(out);
   std::ifstream in(out);
@@ -111,13 +119,13 @@ TEST_F(MergeTest, AChildFileThatIsNotJsonIsAnError) {
   const auto p = (dir_ / "bad.json").string();
   std::ofstream(p) << "{ half";
   ResultsMerger m(false);
-  EXPECT_THROW(m.add({0, p, {"a"}, ""}), std::runtime_error);
+  EXPECT_THROW(m.add({0, p, planned({"a"}), ""}), std::runtime_error);
 }
 
 
 TEST_F(MergeTest, ARunningChildsCasesShowAsTheyLandAndAreTakenOnceWhenItEnds) {
   ResultsMerger m(false);
-  m.add({0, child("a.json", "GPU A", {"a/heap:8"}), {"a/heap:8"}, ""});
+  m.add({0, child("a.json", "GPU A", {"a/heap:8"}), planned({"a/heap:8"}), ""});
   const auto running = child("b.json", "GPU A", {"b1/heap:64"});
   EXPECT_EQ(m.peek(0, running), 1u);
   EXPECT_EQ(m.entries(), 2u);
@@ -125,7 +133,7 @@ TEST_F(MergeTest, ARunningChildsCasesShowAsTheyLandAndAreTakenOnceWhenItEnds) {
   EXPECT_EQ(m.peek(0, running), 2u);
   EXPECT_EQ(m.entries(), 3u);
   EXPECT_EQ(m.document()["benchmarks"][2]["name"], "b2/heap:64");
-  m.add({0, running, {"b1/heap:64", "b2/heap:64", "b3/heap:64"}, "was killed by signal 9 (Killed)"});
+  m.add({0, running, planned({"b1/heap:64", "b2/heap:64", "b3/heap:64"}), "was killed by signal 9 (Killed)"});
   EXPECT_EQ(m.entries(), 4u) << "what peek showed is replaced by the child's final file, not added to it";
   EXPECT_EQ(m.runs_merged(), 3u);
 }
@@ -133,7 +141,7 @@ TEST_F(MergeTest, ARunningChildsCasesShowAsTheyLandAndAreTakenOnceWhenItEnds) {
 TEST_F(MergeTest, NothingFinishedMeansNoRunsMerged) {
   // An interrupt before the first case: only made-up error results, which must not replace an earlier file.
   ResultsMerger m(false);
-  m.add({0, (dir_ / "never_written.json").string(), {"a", "b"}, "was killed by signal 2 (Interrupt)"});
+  m.add({0, (dir_ / "never_written.json").string(), planned({"a", "b"}), "was killed by signal 2 (Interrupt)"});
   EXPECT_EQ(m.entries(), 2u);
   EXPECT_EQ(m.runs_merged(), 0u);
 }
@@ -292,7 +300,7 @@ TEST_F(MergeTest, TheWrittenFileIsTheDocumentAtEveryStep) {
       m.write(out);
       EXPECT_EQ(written(), m.document().dump(2) + "\n") << step << (tag ? " (tagged)" : "");
     };
-    m.add({0, child("a.json", "GPU A", {"a/heap:8"}), {"a/heap:8", "a2/heap:8"}, ""});
+    m.add({0, child("a.json", "GPU A", {"a/heap:8"}), planned({"a/heap:8", "a2/heap:8"}), ""});
     check("added, one missing");
     const auto running = child("b.json", "GPU A", {"b1/heap:64"});
     m.peek(0, running);
@@ -300,7 +308,7 @@ TEST_F(MergeTest, TheWrittenFileIsTheDocumentAtEveryStep) {
     child("b.json", "GPU A", {"b1/heap:64", "b2/heap:64"});
     m.peek(0, running);
     check("peeked again");
-    m.add({0, running, {"b1/heap:64", "b2/heap:64"}, ""});
+    m.add({0, running, planned({"b1/heap:64", "b2/heap:64"}), ""});
     check("the child ended");
     m.adopt(json::parse(written()));
     m.add_runs(1, child("c.json", "GPU B", {"c/heap:8"}), true);

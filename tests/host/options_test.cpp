@@ -215,8 +215,8 @@ TEST(Options, DevicesAndDeviceTogetherAreRefusedExceptInAChild) {
   } catch (const UsageError& e) {
     EXPECT_NE(std::string(e.what()).find("--device=1"), std::string::npos) << e.what();
   }
-  // A child of --devices gets its parent's arguments, then --device and --only-heap.
-  EXPECT_EQ(parse({"--devices=0,1", "--device=1", "--only-heap=8388608"}).device, 1);
+  // A child of --devices gets its parent's arguments, then --device and --child-plan.
+  EXPECT_EQ(parse({"--devices=0,1", "--device=1", "--child-plan=g/device1_heap8_0.plan"}).device, 1);
 }
 
 TEST(Options, NamingPatternsBringsNoAxesOfOtherPatterns) {
@@ -255,8 +255,8 @@ TEST(Options, AMistypedFlagPatternOrApiGetsTheClosestName) {
   const std::string far = refusal({"--frobnicate=1"});
   EXPECT_NE(far.find("--frobnicate=1: unknown flag"), std::string::npos) << far;
   EXPECT_EQ(far.find("did you mean"), std::string::npos) << far;
-  // The internal --only-heap is never offered.
-  EXPECT_EQ(refusal({"--only-heaps=8"}).find("--only-heap'"), std::string::npos);
+  // The internal --child-plan is never offered.
+  EXPECT_EQ(refusal({"--child-plans=x"}).find("--child-plan'"), std::string::npos);
 }
 
 TEST(Options, AHeapWithoutAUnitIsMiBAsCaseNamesPrintIt) {

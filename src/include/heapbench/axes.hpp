@@ -31,6 +31,7 @@ struct AxisDecl {
   // Its value in a case: an integer field, or (text) a string of the case.
   std::uint64_t Case::*field = nullptr;
   std::string_view (*text_of)(const Case&) = nullptr;
+  void (*set_text)(Case&, std::string_view) = nullptr;  // text: sets it (throws std::invalid_argument)
   // The value in the name, where it differs from axis_values' (the limit in MiB).
   std::uint64_t name_divisor = 1;
   // The JSON Schema of the value beyond its type, as JSON text ("" for none).
@@ -43,6 +44,11 @@ const std::array<AxisDecl, 12>& axis_table();
 bool has_axis(const Case& c, const AxisDecl& a);
 // The value as axis_values writes it (a string or an integer).
 nlohmann::ordered_json axis_value(const Case& c, const AxisDecl& a);
+// The case whose axis_values are `v` (a child's plan, written by its parent):
+// every key a row of the table, every value of its row's type, the pattern and
+// the API ones this build has. The names of files (--graph, --trace) are not
+// axes and are left empty. Throws std::invalid_argument naming what is wrong.
+Case case_from_axis_values(const nlohmann::json& v);
 // The axis_values object of the results schema: every axis's type, its
 // constraints, which are required and the one-of-the-limits rule.
 nlohmann::ordered_json axis_values_schema();

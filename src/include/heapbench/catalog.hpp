@@ -108,6 +108,9 @@ Limit limit_of(std::string_view pattern);
 // "device_heap", "own_arena", "stack", "printf_fifo"; "direct", "function_pointer", "nvfunction".
 std::string_view source_key(Source source);
 std::string_view call_path_key(CallPath path);
+// Every one of them, in the enums' order (the results schema's enums).
+std::vector<std::string_view> source_keys();
+std::vector<std::string_view> call_path_keys();
 
 // The results file's "apis" block: every API built into this binary by name,
 // {order, source, baseline, display_name, takes_align, frees, call_path[, inner]}

@@ -28,18 +28,35 @@ enum class CounterUnit {
 // Whether a larger value of a counter is better, worse, or neither (a limit, a count of rounds).
 enum class Better { higher, lower, neither };
 
+// The values a counter takes in a run's entry (the results schema checks them).
+enum class CounterRange {
+  nonnegative,   // >= 0
+  any,           // any number
+  fraction,      // 0 to 1
+  at_most_one,   // <= 1, and may be below 0
+  flag,          // 0 or 1
+  at_least_one,  // >= 1 (rounds: a run counts at least one)
+};
+
 struct CounterDecl {
   std::string_view name;         // as the results file, the console and plot/ write it
   CounterUnit unit;              // how the console scales it
   std::string_view symbol;       // the unit as an axis writes it: "calls/s", "B", "ns"; "" for a ratio or a count
   Better better;
   std::string_view description;  // one line: what it measures (docs/metrics.md has the formula and why)
+  CounterRange range = CounterRange::nonnegative;
+  // An error result carries no figure; it may carry what the case cost before
+  // it failed (its kernel's resources, its set-up, where its wall time went).
+  bool kept_on_error = false;
 };
 
 // Every counter heapbench writes, in the order docs/metrics.md lists them.
 const std::vector<CounterDecl>& counter_declarations();
 // The declaration named `name`, or nullptr.
 const CounterDecl* find_counter(std::string_view name);
+
+// Every CounterUnit's key ("scale" in the "counters" block), in declaration order.
+std::vector<std::string_view> counter_scale_keys();
 
 // The results file's "counters" block: {name: {unit, scale, higher_is_better, description}}
 // (higher_is_better null where neither), in declaration order.

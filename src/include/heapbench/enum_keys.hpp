@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 namespace heapbench {
 
@@ -44,6 +45,15 @@ std::string_view key_of(E value) {
   const auto i = static_cast<std::size_t>(value);
   if (i >= std::size(table)) throw std::logic_error("enumerator " + std::to_string(i) + " has no key in its table");
   return table[i].key;
+}
+
+// Every key of `table`, in the enum's order (the results schema's enums).
+template <const auto& table>
+std::vector<std::string_view> keys_of() {
+  static_assert(keyed_in_order(table), "rows in the enum's declaration order, one key each");
+  std::vector<std::string_view> out;
+  for (const auto& row : table) out.push_back(row.key);
+  return out;
 }
 
 }  // namespace heapbench

@@ -15,10 +15,18 @@
 
 namespace heapbench {
 
+// A case a child was to run, as its planned record gives it: the benchmark
+// name its entry will have and its axis_values (heapbench/axis_values.hpp),
+// which an error entry for it carries when the child does not finish it.
+struct PlannedEntry {
+  std::string name;
+  nlohmann::json axis_values;
+};
+
 struct GroupResult {
   int device = 0;                      // the GPU the child ran on
   std::string path;                    // the child's results file (may be missing)
-  std::vector<std::string> expected;   // benchmark names the child was to run
+  std::vector<PlannedEntry> expected;  // the cases the child was to run
   std::string death;                   // empty if the child exited by itself, else how it ended
 };
 
@@ -26,12 +34,7 @@ class ResultsMerger {
  public:
   // tag_devices: give every entry "gpu_index" and a "/device:N" name suffix,
   // so the same case on two GPUs stays two cases.
-  // axis_values_of: the axis_values (heapbench/axis_values.hpp) of the case a
-  // child was to run, by its name, given to the error entries of the cases it
-  // did not finish (the children's own entries carry theirs); null: none.
-  using AxisLookup = std::function<nlohmann::json(const std::string& name)>;
-  explicit ResultsMerger(bool tag_devices, AxisLookup axis_values_of = {})
-      : tag_(tag_devices), axis_values_of_(std::move(axis_values_of)) {}
+  explicit ResultsMerger(bool tag_devices) : tag_(tag_devices) {}
 
   // add_runs, then add_missing for the expected names the child did not finish.
   // Throws std::runtime_error if the child's file exists but is not JSON.
@@ -48,9 +51,9 @@ class ResultsMerger {
   // the merged file holds every finished case while a group runs. Returns how
   // many runs that child has written. Throws as add().
   std::size_t peek(int device, const std::string& path);
-  // Appends an error result for each of `names`, saying how the child ended
-  // (`death` empty: it exited by itself without a result for them).
-  void add_missing(int device, const std::vector<std::string>& names, const std::string& death);
+  // Appends an error result for each of `cases`, with its axis_values, saying
+  // how the child ended (`death` empty: it exited by itself without a result for them).
+  void add_missing(int device, const std::vector<PlannedEntry>& cases, const std::string& death);
   // Starts from an earlier merged document (recovery of an interrupted run).
   void adopt(nlohmann::json doc);
   // Entries of an interrupted run that the next run keeps in the file: each
@@ -90,7 +93,6 @@ class ResultsMerger {
   std::set<std::string> own_keys() const;
 
   bool tag_;
-  AxisLookup axis_values_of_;
   nlohmann::json doc_ = nlohmann::json{{"benchmarks", nlohmann::json::array()}};
   std::map<int, nlohmann::json> live_;  // device -> runs its running child has written
   std::map<std::string, std::string> extra_context_;
@@ -144,7 +146,7 @@ std::string why_not_heapbench_results(const nlohmann::json& doc);
 std::string move_aside(const std::string& path, const std::string& what);
 
 // Removes the files heapbench writes in a run's `groups_path` (the manifest,
-// the children's results and scratch files, by their names) and then the
+// the children's plans, results and scratch files, by their names) and then the
 // folder if that left it empty. Returns the names of anything else in it, which
 // is left where it is, with the folder.
 std::vector<std::string> remove_run_files(const std::string& groups_path);

@@ -32,7 +32,8 @@ struct Options {
   bool profile = false;              // --profile: fixed iterations, for a clean timeline
   bool isolate = false;              // --isolate: each heap group in a child process
   std::vector<int> devices;          // --devices: one child per device, concurrently (-1: all)
-  std::uint64_t only_heap = 0;       // --only-heap (children of --isolate/--devices): this heap's cases only
+  std::string child_plan;            // --child-plan (children of --isolate/--devices): the file of cases it runs
+  bool child() const { return !child_plan.empty(); }
   std::vector<std::string> raw_args; // argv[1..], for children
   int profile_iterations = 3;        // --profile-iterations
   bool help = false;                 // --help / -h

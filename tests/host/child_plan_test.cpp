@@ -1,0 +1,139 @@
+// A child of --isolate/--devices runs the cases its parent hands it: each case
+// written as its axis_values (the axis table) and made again from them, the
+// same case; a damaged plan file is refused in one line naming it.
+#include "heapbench/child_plan.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include "heapbench/axes.hpp"
+#include "heapbench/axis_values.hpp"
+#include "heapbench/catalog.hpp"
+
+namespace heapbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Every field a pattern's rounds read, compared (the file names too).
+void expect_same_case(const Case& a, const Case& b) {
+  EXPECT_EQ(a.pattern, b.pattern);
+  EXPECT_EQ(a.api, b.api);
+  EXPECT_EQ(a.size, b.size);
+  EXPECT_EQ(a.align, b.align);
+  EXPECT_EQ(a.threads, b.threads);
+  EXPECT_EQ(a.limit_bytes, b.limit_bytes);
+  EXPECT_EQ(a.size_min, b.size_min);
+  EXPECT_EQ(a.writes, b.writes);
+  EXPECT_EQ(a.load_pct, b.load_pct);
+  EXPECT_EQ(a.graph, b.graph);
+  EXPECT_EQ(a.graph_file, b.graph_file);
+  EXPECT_EQ(a.trace, b.trace);
+  EXPECT_EQ(a.trace_file, b.trace_file);
+}
+
+TEST(ChildPlan, EveryPlannedCaseOfEverySweepIsMadeAgainFromItsAxisValues) {
+  for (const auto& sweeps : {default_sweep(), quick_sweep(), workloads_sweep(), size_map_sweep()}) {
+    const std::vector<Case> cases = plan_cases(sweeps);
+    ASSERT_FALSE(cases.empty());
+    for (const Case& c : cases) {
+      const Case back = case_from_axis_values(nlohmann::json(axis_values(c)));
+      SCOPED_TRACE(case_name(c));
+      EXPECT_EQ(case_name(back), case_name(c));
+      expect_same_case(back, c);
+    }
+  }
+}
+
+TEST(ChildPlan, AWrittenPlanReadsBackWithTheChildsOwnFiles) {
+  const fs::path dir = fs::temp_directory_path() / ("heapbench_plan_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  // --graph=FILE: the parent's and the child's command lines both name it.
+  std::vector<Sweep> sweeps = workloads_sweep();
+  Sweep file_part = sweeps[2];
+  ASSERT_EQ(file_part.patterns, std::vector<std::string>{"graph"});
+  file_part.graphs = {"road"};
+  file_part.graph_file = "/data/road.mtx";
+  file_part.threads = {100};
+  sweeps.push_back(file_part);
+  ChildPlan plan;
+  plan.cases = plan_cases(sweeps);
+  plan.context_and_header = false;
+  plan.name_width = 71;
+  const std::string path = (dir / "device0_heap1024_0.plan").string();
+  write_child_plan(path, plan);
+  const ChildPlan back = read_child_plan(path, sweeps);
+  EXPECT_FALSE(back.context_and_header);
+  EXPECT_EQ(back.name_width, 71u);
+  ASSERT_EQ(back.cases.size(), plan.cases.size());
+  bool saw_file = false;
+  for (std::size_t i = 0; i < plan.cases.size(); ++i) {
+    expect_same_case(back.cases[i], plan.cases[i]);
+    saw_file = saw_file || back.cases[i].graph_file == "/data/road.mtx";
+  }
+  EXPECT_TRUE(saw_file);
+  // Without --graph on the child's own command line, no file: a path is never taken from the plan.
+  for (const Case& c : read_child_plan(path, workloads_sweep()).cases) EXPECT_TRUE(c.graph_file.empty());
+  fs::remove_all(dir);
+}
+
+std::string refusal_of(const std::string& text) {
+  const fs::path p = fs::temp_directory_path() / ("heapbench_badplan_" + std::to_string(::getpid()));
+  std::ofstream(p) << text;
+  std::string why;
+  try {
+    read_child_plan(p.string(), default_sweep());
+  } catch (const std::runtime_error& e) {
+    why = e.what();
+  }
+  fs::remove(p);
+  EXPECT_EQ(why.find('\n'), std::string::npos) << why;
+  EXPECT_EQ(why.rfind("--child-plan=", 0), 0u) << why;
+  return why;
+}
+
+TEST(ChildPlan, ADamagedPlanIsRefusedInOneLine) {
+  const std::string head = R"({"heapbench_child_plan": 1, "context_and_header": true, "name_width": 0, "cases": )";
+  const std::string good = R"({"pattern": "per_thread", "api": "malloc", "size": 64, "threads": 32, "malloc_heap": 8388608})";
+  EXPECT_NE(refusal_of("{ half").find("not JSON"), std::string::npos);
+  EXPECT_NE(refusal_of(R"({"cases": []})").find("not a plan this heapbench writes"), std::string::npos);
+  EXPECT_NE(refusal_of(head + "[]}").find("no case"), std::string::npos);
+  EXPECT_NE(refusal_of(head + "[" + good + ", 7]}").find("case 2:"), std::string::npos);
+  EXPECT_NE(refusal_of(head + R"([{"pattern": "per_thread", "api": "nope", "size": 64, "threads": 32, "malloc_heap": 8}]})")
+                .find("no API 'nope'"), std::string::npos);
+  // A key that is no axis, a value of the wrong type, an axis the pattern does not take, a missing one.
+  EXPECT_NE(refusal_of(head + R"([{"pattern": "per_thread", "api": "malloc", "size": 64, "threads": 32, "malloc_heap": 8, "colour": 1}]})")
+                .find("'colour' is not an axis"), std::string::npos);
+  EXPECT_NE(refusal_of(head + R"([{"pattern": "per_thread", "api": "malloc", "size": "64", "threads": 32, "malloc_heap": 8}]})")
+                .find("axis 'size' must be an integer"), std::string::npos);
+  EXPECT_NE(refusal_of(head + R"([{"pattern": "per_thread", "api": "malloc", "size": 64, "threads": 32, "malloc_heap": 8, "load_pct": 50}]})")
+                .find("is not a case's axis_values"), std::string::npos);
+  EXPECT_NE(refusal_of(head + R"([{"pattern": "per_thread", "api": "malloc", "size": 64, "malloc_heap": 8}]})")
+                .find("is not a case's axis_values"), std::string::npos);
+  EXPECT_NE(refusal_of(head + R"([{"pattern": "printf", "api": "printf", "size": 8, "threads": 32, "malloc_heap": 8}]})")
+                .find("is not a case's axis_values"), std::string::npos);
+}
+
+TEST(AxisTable, NamesAxisValuesAndTheSchemaFollowTheRowsInOrder) {
+  const Case c = make_case("per_block", "aligned", 100, 4096, 32, 1024 * kMiB);
+  std::vector<std::string> keys;
+  const nlohmann::ordered_json values = axis_values(c);
+  for (const auto& [k, v] : values.items()) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"pattern", "api", "size", "align", "threads", "malloc_heap"}));
+  const nlohmann::ordered_json schema = axis_values_schema();
+  std::vector<std::string> rows;
+  for (const AxisDecl& a : axis_table()) rows.emplace_back(a.key);
+  std::vector<std::string> properties;
+  for (const auto& [k, v] : schema["properties"].items()) properties.push_back(k);
+  EXPECT_EQ(properties, rows);
+  EXPECT_EQ(schema["required"], nlohmann::ordered_json({"pattern", "api", "size", "threads"}));
+  EXPECT_EQ(schema["oneOf"].size(), 2u);
+  EXPECT_EQ(schema["properties"]["writes"]["enum"], nlohmann::ordered_json({0, 1}));
+}
+
+}  // namespace
+}  // namespace heapbench
