@@ -30,6 +30,7 @@
 #include "heapbench/child_plan.hpp"
 #include "heapbench/merge.hpp"
 #include "heapbench/results_file.hpp"
+#include "snapshot_reporter.hpp"  // error_entry
 
 extern char** environ;
 
@@ -173,7 +174,7 @@ class Children {
   Children(const std::vector<std::string>& args, const std::string& out_path, const ChildrenSettings& settings)
       : args_(args), out_path_(out_path), settings_(settings), work_(out_path + ".groups"),
         manifest_path_((work_ / kManifestName).string()),
-        merger_(settings.tag_devices) {
+        merger_(settings.tag_devices, error_entry) {
     std::filesystem::create_directories(work_);
     merger_.carry(settings.carried);
     manifest_.tag_devices = settings.tag_devices;

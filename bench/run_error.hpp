@@ -24,4 +24,17 @@ const std::string* run_error(const R& run) {
   }
 }
 
+// Marks `run` failed with `message`, in the fields of the version that built heapbench.
+template <class R>
+void mark_error(R& run, const std::string& message) {
+  if constexpr (detail::HasErrorOccurred<R>::value) {
+    run.error_occurred = true;
+    run.error_message = message;
+  } else {
+    using Skipped = decltype(run.skipped);
+    run.skipped = Skipped::SkippedWithError;
+    run.skip_message = message;
+  }
+}
+
 }  // namespace heapbench

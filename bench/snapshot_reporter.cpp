@@ -31,6 +31,29 @@ CaseTiming case_timing(const benchmark::BenchmarkReporter::Run& run) {
   return t;
 }
 
+nlohmann::json error_entry(const std::string& name, const std::string& message) {
+  benchmark::BenchmarkReporter::Run run;
+  run.run_name.function_name = name;
+  run.family_index = 0;
+  run.per_family_instance_index = 0;
+  run.repetitions = 1;
+  run.repetition_index = 0;
+  run.iterations = 0;
+  run.time_unit = benchmark::kMillisecond;
+  mark_error(run, message);
+  std::ostringstream out, err;
+  benchmark::JSONReporter json;
+  json.SetOutputStream(&out);
+  json.SetErrorStream(&err);
+  json.ReportContext(benchmark::BenchmarkReporter::Context());
+  json.ReportRuns({run});
+  json.Finalize();
+  nlohmann::json entry = nlohmann::json::parse(out.str()).at("benchmarks").at(0);
+  entry.erase("family_index");
+  entry.erase("per_family_instance_index");
+  return entry;
+}
+
 void ResultsDocument::add(const std::vector<Run>& runs) {
   for (Run r : runs) {
     // Google Benchmark writes a non-finite counter as a bare NaN or inf, which

@@ -104,4 +104,11 @@ class JsonReporter final : public benchmark::BenchmarkReporter {
 // real time, iterations, unit; errors and aggregates count no time).
 CaseTiming case_timing(const benchmark::BenchmarkReporter::Run& run);
 
+// The entry of a case that has no result of its own (its child died, was
+// stopped or ran past --case-timeout): written by Google Benchmark's JSON
+// reporter, as every other entry, from a failed run of that name, without the
+// family indices of a benchmark this process never registered. The merger
+// (ResultsMerger) makes its error entries with it.
+nlohmann::json error_entry(const std::string& name, const std::string& message);
+
 }  // namespace heapbench

@@ -24,14 +24,6 @@ namespace {
 
 using nlohmann::json;
 
-// The fields Google Benchmark writes for a run that reported an error.
-json error_entry(const std::string& name, const std::string& message) {
-  return json{{"name", name},           {"run_name", name},   {"run_type", "iteration"},
-              {"repetitions", 1},       {"repetition_index", 0}, {"threads", 1},
-              {"iterations", 0},        {"real_time", 0.0},   {"cpu_time", 0.0},
-              {"time_unit", "ms"},      {"error_occurred", true}, {"error_message", message}};
-}
-
 std::string with_device(const std::string& name, int device) { return fmt::format("{}/device:{}", name, device); }
 
 
@@ -113,8 +105,9 @@ std::size_t ResultsMerger::peek(int device, const std::string& path) {
 void ResultsMerger::add_missing(int device, const std::vector<PlannedEntry>& cases, const std::string& death) {
   const std::string why = death.empty() ? "the child process exited without a result for this case"
                                         : fmt::format("the child process running this case's heap group {}", death);
+  if (!cases.empty() && !error_entry_) throw std::logic_error("ResultsMerger::add_missing: this merger was given no error_entry");
   for (const auto& c : cases) {
-    json e = error_entry(tag_ ? with_device(c.name, device) : c.name, why);
+    json e = error_entry_(tag_ ? with_device(c.name, device) : c.name, why);
     if (tag_) e["gpu_index"] = device;
     if (!c.axis_values.is_null()) e[kAxisValuesKey] = c.axis_values;
     doc_["benchmarks"].push_back(std::move(e));

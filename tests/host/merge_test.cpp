@@ -34,6 +34,15 @@ class MergeTest : public ::testing::Test {
   fs::path dir_;
 };
 
+// The harness makes error entries with Google Benchmark's writer
+// (snapshot_reporter.hpp); this library's tests, which do not link it, with the
+// fields that writer gives a failed run.
+json stand_in_error_entry(const std::string& name, const std::string& message) {
+  return {{"name", name},      {"run_name", name}, {"run_type", "iteration"}, {"repetitions", 1},
+          {"repetition_index", 0}, {"threads", 1},   {"iterations", 0},         {"real_time", 0.0},
+          {"cpu_time", 0.0},   {"time_unit", "ms"}, {"error_occurred", true},  {"error_message", message}};
+}
+
 // Planned cases known by name only (no axis values).
 std::vector<PlannedEntry> planned(std::initializer_list<const char*> names) {
   std::vector<PlannedEntry> out;
@@ -42,7 +51,7 @@ std::vector<PlannedEntry> planned(std::initializer_list<const char*> names) {
 }
 
 TEST_F(MergeTest, GroupsAppendInOrderAndKeepTheFirstContext) {
-  ResultsMerger m(false);
+  ResultsMerger m(false, stand_in_error_entry);
   m.add({0, child("a.json", "GPU A", {"x/heap:8/manual_time"}), planned({"x/heap:8/manual_time"}), ""});
   m.add({0, child("b.json", "GPU A", {"x/heap:64/manual_time"}), planned({"x/heap:64/manual_time"}), ""});
   const json& d = m.document();
@@ -58,7 +67,7 @@ TEST_F(MergeTest, EntriesKeepTheirAxisValuesAndMadeUpErrorsGetTheirCases) {
                        {"malloc_heap", 8 * 1024 * 1024}};
   const json axes_b = {{"pattern", "printf"}, {"api", "printf"}, {"size", 8}, {"threads", 32},
                        {"printf_fifo", 1024 * 1024}};
-  ResultsMerger m(true);
+  ResultsMerger m(true, stand_in_error_entry);
   const auto path = child("a.json", "GPU A", {"a/manual_time"});
   json doc = json::parse(std::ifstream(path));
   doc["benchmarks"][0]["axis_values"] = axes_a;
@@ -74,7 +83,7 @@ TEST_F(MergeTest, EntriesKeepTheirAxisValuesAndMadeUpErrorsGetTheirCases) {
 }
 
 TEST_F(MergeTest, WhatADeadChildDidNotFinishBecomesErrorResults) {
-  ResultsMerger m(false);
+  ResultsMerger m(false, stand_in_error_entry);
   m.add({0, child("a.json", "GPU A", {"a/manual_time"}), planned({"a/manual_time", "b/manual_time", "c/manual_time"}),
          "was killed by signal 6 (Aborted)"});
   m.add({0, (dir_ / "never_written.json").string(), planned({"d/manual_time"}), "was killed by signal 9 (Killed)"});
@@ -92,7 +101,7 @@ TEST_F(MergeTest, WhatADeadChildDidNotFinishBecomesErrorResults) {
 }
 
 TEST_F(MergeTest, DevicesAreTaggedSoTheSameCaseOnTwoGpusStaysTwoCases) {
-  ResultsMerger m(true);
+  ResultsMerger m(true, stand_in_error_entry);
   m.add({0, child("d0.json", "GPU A", {"x/manual_time"}), planned({"x/manual_time"}), ""});
   m.add({1, child("d1.json", "GPU B", {"x/manual_time"}), planned({"x/manual_time"}), ""});
   const json& d = m.document();
@@ -106,7 +115,7 @@ TEST_F(MergeTest, DevicesAreTaggedSoTheSameCaseOnTwoGpusStaysTwoCases) {
 }
 
 TEST_F(MergeTest, WriteIsAtomicAndReadable) {
-  ResultsMerger m(false);
+  ResultsMerger m(false, stand_in_error_entry);
   m.add({0, child("a.json", "GPU A", {"a/manual_time"}), planned({"a/manual_time"}), ""});
   const auto out = (dir_ / "merged.json").string();
   m.write(out);
@@ -118,13 +127,13 @@ TEST_F(MergeTest, WriteIsAtomicAndReadable) {
 TEST_F(MergeTest, AChildFileThatIsNotJsonIsAnError) {
   const auto p = (dir_ / "bad.json").string();
   std::ofstream(p) << "{ half";
-  ResultsMerger m(false);
+  ResultsMerger m(false, stand_in_error_entry);
   EXPECT_THROW(m.add({0, p, planned({"a"}), ""}), std::runtime_error);
 }
 
 
 TEST_F(MergeTest, ARunningChildsCasesShowAsTheyLandAndAreTakenOnceWhenItEnds) {
-  ResultsMerger m(false);
+  ResultsMerger m(false, stand_in_error_entry);
   m.add({0, child("a.json", "GPU A", {"a/heap:8"}), planned({"a/heap:8"}), ""});
   const auto running = child("b.json", "GPU A", {"b1/heap:64"});
   EXPECT_EQ(m.peek(0, running), 1u);
@@ -140,7 +149,7 @@ TEST_F(MergeTest, ARunningChildsCasesShowAsTheyLandAndAreTakenOnceWhenItEnds) {
 
 TEST_F(MergeTest, NothingFinishedMeansNoRunsMerged) {
   // An interrupt before the first case: only made-up error results, which must not replace an earlier file.
-  ResultsMerger m(false);
+  ResultsMerger m(false, stand_in_error_entry);
   m.add({0, (dir_ / "never_written.json").string(), planned({"a", "b"}), "was killed by signal 2 (Interrupt)"});
   EXPECT_EQ(m.entries(), 2u);
   EXPECT_EQ(m.runs_merged(), 0u);
@@ -272,7 +281,7 @@ TEST_F(MergeTest, OnlyTheFilesARunWritesAreRemovedFromItsFolder) {
 }
 
 TEST_F(MergeTest, CarriedEntriesStayUntilTheRunHasTheSameCase) {
-  ResultsMerger m(false);
+  ResultsMerger m(false, stand_in_error_entry);
   m.carry(json::array({{{"name", "a"}, {"repetition_index", 0}, {"old", true}}, {{"name", "b"}, {"old", true}}}));
   m.add_runs(0, child("a.json", "GPU", {"a"}));
   std::vector<std::string> names;
@@ -292,7 +301,7 @@ TEST_F(MergeTest, TheWrittenFileIsTheDocumentAtEveryStep) {
     return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   };
   for (const bool tag : {false, true}) {
-    ResultsMerger m(tag);
+    ResultsMerger m(tag, stand_in_error_entry);
     m.carry(json::array({{{"name", "b1/heap:64"}, {"repetition_index", 0}, {"old", true}},
                          {{"name", "z"}, {"old", true}}}));
     const auto check = [&](const char* step) {

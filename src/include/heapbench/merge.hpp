@@ -34,7 +34,12 @@ class ResultsMerger {
  public:
   // tag_devices: give every entry "gpu_index" and a "/device:N" name suffix,
   // so the same case on two GPUs stays two cases.
-  explicit ResultsMerger(bool tag_devices) : tag_(tag_devices) {}
+  // error_entry: makes the entry of a case a child did not finish, from its
+  // name and why (the harness's is Google Benchmark's writer, snapshot_reporter.hpp);
+  // a merger without one only merges what children wrote (add_missing throws).
+  using ErrorEntry = std::function<nlohmann::json(const std::string& name, const std::string& message)>;
+  explicit ResultsMerger(bool tag_devices, ErrorEntry error_entry = {})
+      : tag_(tag_devices), error_entry_(std::move(error_entry)) {}
 
   // add_runs, then add_missing for the expected names the child did not finish.
   // Throws std::runtime_error if the child's file exists but is not JSON.
@@ -93,6 +98,7 @@ class ResultsMerger {
   std::set<std::string> own_keys() const;
 
   bool tag_;
+  ErrorEntry error_entry_;
   nlohmann::json doc_ = nlohmann::json{{"benchmarks", nlohmann::json::array()}};
   std::map<int, nlohmann::json> live_;  // device -> runs its running child has written
   std::map<std::string, std::string> extra_context_;
