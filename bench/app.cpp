@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -32,6 +33,7 @@
 #include "orchestrate.hpp"
 #include "plan.hpp"
 #include "runners.hpp"
+#include "supervise.hpp"
 
 namespace heapbench {
 namespace {
@@ -320,7 +322,7 @@ int run_program(int argc, char** argv, const DeviceHooks& hooks) {
   if (const int* code = std::get_if<int>(&planned)) return *code;
   const Plan& plan = std::get<Plan>(planned);
   const Options& o = plan.options;
-  if (o.child()) die_with_parent();
+  if (o.child()) die_with_parent(SIGTERM);
 
   // Google Benchmark writes its own --benchmark_out into a scratch file
   // (results_file.hpp); the results are SnapshotReporter's or the merger's.

@@ -16,8 +16,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -36,6 +34,7 @@
 #include "heapbench/check_battery.hpp"
 #include "heapbench/options.hpp"
 #include "heapbench/version.hpp"
+#include "supervise.hpp"
 
 extern char** environ;
 
@@ -82,50 +81,22 @@ std::string sanitizer_findings(const fs::path& file) {
   return found.empty() ? tail_of(file, 600) : fmt::format("{}", fmt::join(found, " | "));
 }
 
-struct Spawned {
-  bool answered = false;  // exited by itself
-  int status = 0;         // waitpid's
-  double seconds = 0;
-};
-
-// Runs `argv` (argv[0] the program) with stdout and stderr into `log`; kills it
-// after `timeout_s`.
-Spawned spawn_and_wait(const std::vector<std::string>& args, const fs::path& log, double timeout_s) {
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  pid_t pid = 0;
+// A child with its output and errors in `log`, killed after `timeout_s` (supervise.hpp).
+ChildEnd spawn_and_wait(const std::vector<std::string>& args, const fs::path& log, double timeout_s) {
+  ChildSpec spec;
+  spec.args = args;
+  spec.output = log.string();
+  spec.with_stderr = true;
   const auto t0 = std::chrono::steady_clock::now();
-  const char* exe = args[0] == "/proc/self/exe" ? "/proc/self/exe" : args[0].c_str();
-  const int rc = posix_spawnp(&pid, exe, &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) throw std::runtime_error(fmt::format("cannot start {}: {}", args[0], std::strerror(rc)));
-  Spawned s;
-  while (true) {
-    const pid_t r = waitpid(pid, &s.status, WNOHANG);
-    if (r == pid) {
-      s.answered = true;
-      break;
-    }
-    if (r < 0 && errno != EINTR) throw std::runtime_error(fmt::format("waitpid: {}", std::strerror(errno)));
-    if (since(t0) > timeout_s) {
-      kill(pid, SIGKILL);
-      waitpid(pid, &s.status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  s.seconds = since(t0);
-  return s;
+  spec.tick = [t0, timeout_s] { return since(t0) > timeout_s; };
+  ChildEnd end = supervise(spec);
+  if (!end.failed.empty()) throw std::runtime_error(fmt::format("{} {}", args[0], end.failed));
+  return end;
 }
 
-std::string how_it_ended(int status) {
-  if (WIFSIGNALED(status)) return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  return fmt::format("exited with status {} without writing its row", WEXITSTATUS(status));
+std::string how_it_ended(const ChildEnd& end) {
+  if (WIFSIGNALED(end.status)) return end.how();
+  return fmt::format("exited with status {} without writing its row", WEXITSTATUS(end.status));
 }
 
 std::vector<RowResult> read_rows(const fs::path& file) {
@@ -147,9 +118,9 @@ RowResult run_row_process(const CheckOptions& o, const std::string& api, std::ui
   const fs::path log = dir / fmt::format("{}_{}_{}.log", api, heap >> 20, row_name(row));
   std::vector<std::string> args = child_args(o, api, heap, row, out.string());
   args.insert(args.begin(), "/proc/self/exe");
-  const Spawned s = spawn_and_wait(args, log, row_timeout_s(o));
+  const ChildEnd s = spawn_and_wait(args, log, row_timeout_s(o));
   RowResult r;
-  if (!s.answered) {
+  if (s.killed) {
     r = hung(row, s.seconds, "the row's process was killed");
   } else if (WIFEXITED(s.status) && WEXITSTATUS(s.status) == 0 && fs::exists(out)) {
     try {
@@ -158,7 +129,7 @@ RowResult run_row_process(const CheckOptions& o, const std::string& api, std::ui
       r = died(row, fmt::format("wrote an unreadable row ({})", e.what()), tail_of(log, 300));
     }
   } else {
-    r = died(row, how_it_ended(s.status), tail_of(log, 300));
+    r = died(row, how_it_ended(s), tail_of(log, 300));
   }
   r.seconds = s.seconds;
   return r;
@@ -233,8 +204,8 @@ RowResult run_sanitizer(const CheckOptions& o, const CheckHooks& hooks, const st
     // /proc/self/exe would name compute-sanitizer inside it: give the real path.
     std::vector<std::string> real = args;
     real[9] = fs::read_symlink("/proc/self/exe").string();
-    const Spawned s = spawn_and_wait(real, log, 10 * row_timeout_s(o));
-    if (!s.answered) {
+    const ChildEnd s = spawn_and_wait(real, log, 10 * row_timeout_s(o));
+    if (s.killed) {
       r.verdict = check::Verdict::fail;
       r.evidence = fmt::format("{}: no answer within {:.0f} s", run.tool, s.seconds);
       break;
@@ -246,7 +217,7 @@ RowResult run_sanitizer(const CheckOptions& o, const CheckHooks& hooks, const st
     }
     if (!(WIFEXITED(s.status) && WEXITSTATUS(s.status) == 0)) {
       r.verdict = check::Verdict::fail;
-      r.evidence = fmt::format("under {}, the battery {}: {}", run.tool, how_it_ended(s.status), tail_of(log, 400));
+      r.evidence = fmt::format("under {}, the battery {}: {}", run.tool, how_it_ended(s), tail_of(log, 400));
       break;
     }
     parts.push_back(fmt::format("{} ({}, {} threads): no error, {:.1f} s", run.tool, run.rows, run.threads, s.seconds));
@@ -285,7 +256,7 @@ void write_json_file(const std::string& path, const nlohmann::json& j) { write_a
 
 // In a row's process: the rows asked, in order, into --child-out.
 int run_child(const CheckOptions& o, const CheckHooks& hooks) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);  // a stuck row dies with its parent, not holding the GPU
+  die_with_parent(SIGKILL);  // a stuck row dies with its parent, not holding the GPU
   const CheckApi& api = api_named(hooks, o.apis.at(0));
   nlohmann::json rows = nlohmann::json::array();
   for (Row row : o.rows) {

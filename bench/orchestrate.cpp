@@ -31,6 +31,7 @@
 #include "heapbench/merge.hpp"
 #include "heapbench/results_file.hpp"
 #include "snapshot_reporter.hpp"  // error_entry
+#include "supervise.hpp"
 
 extern char** environ;
 
@@ -46,8 +47,6 @@ std::atomic<pid_t> g_running[kMaxChildren];
 std::atomic<int> g_stop{0};
 std::atomic<bool> g_abandon{false};  // the results cannot be written: stop everything
 static_assert(std::atomic<pid_t>::is_always_lock_free && std::atomic<int>::is_always_lock_free);
-
-constexpr const char* kParentPidVar = "HEAPBENCH_PARENT_PID";
 
 extern "C" void forward_to_children(int sig) {
   g_stop.store(sig);
@@ -77,67 +76,29 @@ constexpr const char* kCouldNotWrite = "could not write its results file";
 constexpr const char* kOutputClosed = "standard output was closed (SIGPIPE: its reader is gone)";
 constexpr const char* kTimedOut = "was killed (SIGKILL): a case ran past --case-timeout";
 
-// How often a running child's results file is looked at: the lag between a
-// case finishing and the merged file showing it, and between a child's exit
-// and the next one's start (11 of them in the default sweep). A look that
-// finds the file unchanged is one stat().
-constexpr useconds_t kPollMicros = 10 * 1000;
-
-// Runs one child to completion, calling `tick` every kPollMicros while it
-// runs; returns "" if it exited with status 0, else how it ended. A tick that
-// returns true has the child killed with SIGKILL (a case ran past its time:
-// it may be stuck in a kernel, where no other signal is acted on soon), and
-// then the child ended kTimedOut.
+// Runs one child to completion (supervise.hpp), its pid in `slot` of the
+// signal forwarding while it runs, calling `tick` at every poll; returns "" if
+// it exited with status 0, else how it ended. A tick that returns true has the
+// child killed with SIGKILL (a case ran past its time), and then it ended kTimedOut.
 std::string run_child(const std::vector<std::string>& args, int slot, bool quiet, const std::function<bool()>& tick) {
-  std::vector<char*> argv;
-  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  // The child's environment names its parent, so it can tell whether the
-  // parent died before the child asked to die with it (die_with_parent).
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, kParentPidVar, std::strlen(kParentPidVar)) != 0) env_strings.emplace_back(*e);
-  }
-  env_strings.push_back(fmt::format("{}={}", kParentPidVar, getpid()));
-  std::vector<char*> envp;
-  for (auto& e : env_strings) envp.push_back(e.data());
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  if (quiet) posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return fmt::format("could not be started: {}", std::strerror(rc));
-  g_running[slot].store(pid);
-  if (const int sig = g_stop.load()) kill(pid, sig);  // a signal that came while it was being started
-  if (g_abandon.load()) kill(pid, SIGTERM);
-  int status = 0;
-  bool timed_out = false;
-  while (true) {
-    const pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
-    if (r < 0 && errno != EINTR) {
-      g_running[slot].store(0);
-      return fmt::format("could not be waited for: {}", std::strerror(errno));
-    }
-    if (r == 0) {
-      if (!timed_out && tick()) {
-        timed_out = true;
-        kill(pid, SIGKILL);
-      }
-      usleep(kPollMicros);
-    }
-  }
+  ChildSpec spec;
+  spec.args = args;
+  spec.args[0] = "/proc/self/exe";
+  if (quiet) spec.output = "/dev/null";
+  spec.on_start = [slot](pid_t pid) {
+    g_running[slot].store(pid);
+    if (const int sig = g_stop.load()) kill(pid, sig);  // a signal that came while it was being started
+    if (g_abandon.load()) kill(pid, SIGTERM);
+  };
+  spec.tick = tick;
+  const ChildEnd end = supervise(spec);
   g_running[slot].store(0);
-  if (timed_out) return kTimedOut;
-  if (WIFSIGNALED(status)) {
-    return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
-  }
+  if (!end.failed.empty()) return end.failed;
+  if (end.killed) return kTimedOut;
+  const int status = end.status;
   if (WIFEXITED(status) && WEXITSTATUS(status) == kExitDeviceError) return kStoppedAfterDeviceError;
   if (WIFEXITED(status) && WEXITSTATUS(status) == kExitCannotWrite) return kCouldNotWrite;
-  if (WIFEXITED(status) && WEXITSTATUS(status) != 0) return fmt::format("exited with status {}", WEXITSTATUS(status));
-  return {};
+  return end.how();
 }
 
 // Identifies one version of a file: the child replaces its file by a rename.
@@ -149,17 +110,6 @@ FileVersion version_of(const std::string& path) {
 }
 
 }  // namespace
-
-void die_with_parent() {
-  const char* parent = std::getenv(kParentPidVar);
-  if (parent == nullptr) return;  // not started by run_children
-  // The parent's thread that started this child waits for it, so this fires
-  // exactly when the parent dies, whatever killed it.
-  prctl(PR_SET_PDEATHSIG, SIGTERM);
-  // The parent may have died before the line above: then this process already
-  // has another parent.
-  if (std::to_string(getppid()) != parent) std::raise(SIGTERM);
-}
 
 namespace {
 

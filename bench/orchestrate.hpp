@@ -67,8 +67,5 @@ struct ChildrenOutcome {
 ChildrenOutcome run_children(const std::vector<std::string>& args, const std::vector<HeapGroup>& groups,
                              const std::string& out_path, const ChildrenSettings& settings);
 
-// In a child of run_children: die (SIGTERM) when the parent dies, even if it
-// is killed with SIGKILL, so no child keeps a GPU busy for nobody.
-void die_with_parent();
 
 }  // namespace heapbench
