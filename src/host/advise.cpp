@@ -51,16 +51,6 @@ std::uint64_t quantity(const std::string& whole, const std::string& part) {
   }
 }
 
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t at = text.find(sep, start);
-    out.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
-    if (at == std::string::npos) return out;
-    start = at + 1;
-  }
-}
 
 }  // namespace
 
@@ -69,8 +59,8 @@ SizeDistribution parse_size_distribution(const std::string& text) {
   if (text.empty()) throw std::invalid_argument("empty size");
   if (text.find(':') != std::string::npos) {
     d.kind = SizeDistribution::Kind::weighted;
-    for (const std::string& item : split(text, ',')) {
-      const auto parts = split(item, ':');
+    for (const std::string& item : split_list(text)) {
+      const auto parts = split_list(item, ':');
       if (parts.size() != 2) {
         throw std::invalid_argument(fmt::format("'{}': '{}' is not <size>:<weight>", text, item));
       }

@@ -568,14 +568,11 @@ void add_check_flags(CLI::App& app, CheckOptions& o, CheckParsed& p) {
       ->group("");
 }
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    if (comma == start) throw UsageError(fmt::format("'{}': an empty item", text));
-    out.push_back(text.substr(start, comma - start));
-    start = comma + 1;
+// A list of names, none of them empty.
+std::vector<std::string> names_in(const std::string& text) {
+  std::vector<std::string> out = split_list(text);
+  for (const std::string& item : out) {
+    if (item.empty()) throw UsageError(fmt::format("'{}': an empty item", text));
   }
   return out;
 }
@@ -610,7 +607,7 @@ CheckOptions parse_check_options(int argc, const char* const* argv, const std::v
   if (p.apis.empty()) {
     o.apis = known_apis;
   } else {
-    for (const std::string& a : split_list(p.apis)) {
+    for (const std::string& a : names_in(p.apis)) {
       if (std::find(known_apis.begin(), known_apis.end(), a) == known_apis.end()) {
         throw UsageError(fmt::format("--apis={}: '{}' is not an allocator this binary can check{} (it can check {})",
                                      p.apis, a, did_you_mean(a, known_apis), fmt::join(known_apis, ", ")));
@@ -629,7 +626,7 @@ CheckOptions parse_check_options(int argc, const char* const* argv, const std::v
   if (p.rows.empty()) {
     o.rows.assign(kRows.begin(), kRows.end());
   } else {
-    for (const std::string& name : split_list(p.rows)) {
+    for (const std::string& name : names_in(p.rows)) {
       const auto row = find_row(name);
       if (!row) {
         std::vector<std::string_view> names;

@@ -170,10 +170,7 @@ std::vector<std::uint64_t> axis(const std::string& flag, const std::string& text
 // Device indices: "0,1" (0 allowed, unlike quantities).
 std::vector<int> axis_or_index(const std::string& flag, const std::string& text) {
   std::vector<int> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (const std::string& item : split_list(text)) {
     const bool digits = !item.empty() && item.size() <= 4 &&
                         item.find_first_not_of("0123456789") == std::string::npos;
     if (!digits) throw UsageError(fmt::format("{}={}: '{}' is not a device index (or use all)", flag, text, item));
@@ -182,8 +179,6 @@ std::vector<int> axis_or_index(const std::string& flag, const std::string& text)
       throw UsageError(fmt::format("{}={}: device {} given twice", flag, text, d));
     }
     out.push_back(d);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return out;
 }
@@ -192,10 +187,7 @@ template <class Names>
 std::vector<std::string> names(const std::string& flag, const std::string& text, bool (*known)(std::string_view),
                                const Names& all) {
   std::vector<std::string> out;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (std::string& item : split_list(text)) {
     if (auto why = known(item) ? std::string() : not_built_reason(item); !why.empty()) {
       throw UsageError(fmt::format("{}={}: '{}' is not built in: {}", flag, text, item, why));
     }
@@ -204,8 +196,6 @@ std::vector<std::string> names(const std::string& flag, const std::string& text,
                                    did_you_mean(item, std::vector<std::string>(all.begin(), all.end()))));
     }
     out.push_back(std::move(item));
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
   return out;
 }

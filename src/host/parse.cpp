@@ -46,17 +46,23 @@ std::uint64_t parse_heap_size(std::string_view text) {
   throw std::invalid_argument(fmt::format("'{}' is not a valid quantity: too large ({} MiB)", text, text));
 }
 
+std::vector<std::string> split_list(std::string_view text, char sep) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t at = text.find(sep, start);
+    out.emplace_back(text.substr(start, at == std::string_view::npos ? text.npos : at - start));
+    if (at == std::string_view::npos) return out;
+    start = at + 1;
+  }
+}
+
 std::vector<std::uint64_t> parse_quantity_list(std::string_view text) {
   std::vector<std::uint64_t> out;
   if (text.empty()) throw std::invalid_argument("empty list");
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    const std::string_view item = text.substr(start, comma == std::string_view::npos ? text.npos : comma - start);
+  for (const std::string& item : split_list(text)) {
     if (item.empty()) throw std::invalid_argument(fmt::format("'{}' has an empty item", text));
     out.push_back(parse_quantity(item));
-    if (comma == std::string_view::npos) break;
-    start = comma + 1;
   }
   return out;
 }

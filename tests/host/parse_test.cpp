@@ -78,5 +78,12 @@ TEST(FormatQuantity, LargestExactSuffix) {
   EXPECT_EQ(format_quantity(1536), "1536");
 }
 
+TEST(SplitList, KeepsEveryItemTheEmptyOnesToo) {
+  EXPECT_EQ(split_list("16,1K,4K"), (std::vector<std::string>{"16", "1K", "4K"}));
+  EXPECT_EQ(split_list(""), (std::vector<std::string>{""}));
+  EXPECT_EQ(split_list("a,,b,"), (std::vector<std::string>{"a", "", "b", ""}));
+  EXPECT_EQ(split_list("64:3", ':'), (std::vector<std::string>{"64", "3"}));
+}
+
 }  // namespace
 }  // namespace heapbench

@@ -12,6 +12,11 @@ namespace heapbench {
 // Throws std::invalid_argument naming the value for "", "12Q", "-1", "0", "1.5K" or overflow.
 std::uint64_t parse_quantity(std::string_view text);
 
+// `text` cut at every `sep`: "a,b" -> {"a", "b"}, "" -> {""}, "a,,b" -> {"a", "", "b"}.
+// heapbench's one splitter of lists a user types; each caller says what an
+// empty item means.
+std::vector<std::string> split_list(std::string_view text, char sep = ',');
+
 // A comma-separated list of quantities, e.g. "16,1K,4K". Empty items are an error.
 std::vector<std::uint64_t> parse_quantity_list(std::string_view text);
 
