@@ -35,18 +35,4 @@ PatternFactory find_pattern_factory(const PatternTraits& pattern) {
   return nullptr;
 }
 
-std::vector<std::string> registered_pattern_names() {
-  std::vector<std::string> out;
-  for (const PatternFile& f : kPatternFiles) {
-    for (std::size_t i = 0; i < f.count; ++i) out.emplace_back(f.traits[i]->name);
-  }
-  return out;
-}
-
 }  // namespace heapbench::detail
-
-namespace heapbench {
-
-std::vector<std::string> device_pattern_names() { return detail::registered_pattern_names(); }
-
-}  // namespace heapbench

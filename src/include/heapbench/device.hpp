@@ -85,14 +85,8 @@ std::unique_ptr<Round> make_cuda_round(const Case& c, double kernel_budget_s);
 
 // The APIs this device library has a handle type for (heap patterns, then call
 // paths), in dispatch order. src/device/api_registry.cu checks at compile time
-// that each matches its entry in heapbench/api_list.hpp; the api_registry
-// test checks the names against the host list at run time (no GPU needed).
+// that each matches its entry in heapbench/api_list.hpp.
 std::vector<std::string> device_api_names();
-
-// The patterns this device library has a factory for, in registration order
-// (src/device/pattern_registry.cu); the pattern_registry test checks them
-// against the host list (kPatterns).
-std::vector<std::string> device_pattern_names();
 
 // HeapSession + probe_heap_capacity + make_cuda_round behind the Backend seam.
 std::unique_ptr<Backend> make_cuda_backend(int device);
