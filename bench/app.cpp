@@ -60,6 +60,47 @@ void note_apis_left_out(const Options& o, std::size_t listed) {
              "says so too){}\n", listed, fmt::join(left_out, ", "), left_out.size() == 1 ? "it" : "them", why);
 }
 
+// Google Benchmark's flags (and --benchmark_out, the results file's scratch
+// name); false, after saying why, for one this version does not take.
+bool initialize_benchmark(const Options& o, ResultsFile* out) {
+  // Google Benchmark keeps argv[0] (its executable_name) for the whole run: the
+  // strings live as long as the process.
+  static std::vector<std::string> bargs;
+  bargs = o.benchmark_args;
+  if (out) bargs.push_back("--benchmark_out=" + out->partial_path());
+  static std::vector<char*> bargv;
+  bargv.clear();
+  for (auto& a : bargs) bargv.push_back(a.data());
+  bargv.push_back(nullptr);
+  int bargc = static_cast<int>(bargv.size()) - 1;
+  benchmark::Initialize(&bargc, bargv.data());
+  // options.cpp passes on only the flags Google Benchmark has; should this
+  // version lack one, say so in heapbench's words, not in its own.
+  if (bargc > 1) {
+    fmt::print(stderr, "heapbench: {}: Google Benchmark did not take it (see --help)\n", bargv[1]);
+    return false;
+  }
+  return true;
+}
+
+// The energy meter of a run in this process; under isolation, the counter's
+// resolution measured once for the children.
+void open_energy_meter(const Plan& plan, const DeviceHooks& hooks, const Devices& d, RunConfig& cfg) {
+  if (!plan.isolated) {
+    energy::Opened opened =
+        hooks.energy ? hooks.energy(d.last) : energy::Opened{nullptr, "this program reads no energy counter"};
+    // A child of isolation takes the resolution its parent measured (below), not sampling again.
+    const auto known = opened.reader ? energy::inherited_resolution(opened.reader->device()) : std::nullopt;
+    cfg.energy->open(std::move(opened), energy::steady_clock(), 2.0, known);
+  } else if (d.indices.size() == 1 && hooks.energy) {
+    // The counter's resolution is the device's: measured once here (about 0.6 s
+    // on an H200) and handed to every child, which used to sample it again.
+    energy::Meter once;
+    once.open(hooks.energy(d.last), energy::steady_clock());
+    if (once.reading()) setenv(energy::kResolutionVar, energy::format_resolution(once.device(), once.resolution()).c_str(), 1);
+  }
+}
+
 // Everything after the results file is open (`out`: nullptr without one).
 int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* out, const Stopwatch& clock) {
   const Options& o = plan.options;
@@ -70,19 +111,7 @@ int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* ou
   std::vector<std::string> names;
   for (const auto& c : plan.cases) names.push_back(benchmark_name(c, cfg));
 
-  std::vector<std::string> bargs = o.benchmark_args;
-  if (out) bargs.push_back("--benchmark_out=" + out->partial_path());
-  std::vector<char*> bargv;
-  for (auto& a : bargs) bargv.push_back(a.data());
-  bargv.push_back(nullptr);
-  int bargc = static_cast<int>(bargv.size()) - 1;
-  benchmark::Initialize(&bargc, bargv.data());
-  // options.cpp passes on only the flags Google Benchmark has; should this
-  // version lack one, say so in heapbench's words, not in its own.
-  if (bargc > 1) {
-    fmt::print(stderr, "heapbench: {}: Google Benchmark did not take it (see --help)\n", bargv[1]);
-    return kExitUsage;
-  }
+  if (!initialize_benchmark(o, out)) return kExitUsage;
   const std::string filter = benchmark::GetBenchmarkFilter();
   if (const int code = check_filter(names, filter); code != kExitOk) return code;
 
@@ -97,19 +126,7 @@ int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* ou
   if (const int* code = std::get_if<int>(&devices)) return *code;
   const Devices& d = std::get<Devices>(devices);
   const PlannedRun run{plan, names, filter, clock};
-  if (!plan.isolated) {
-    energy::Opened opened =
-        hooks.energy ? hooks.energy(d.last) : energy::Opened{nullptr, "this program reads no energy counter"};
-    // A child of isolation takes the resolution its parent measured (below), not sampling again.
-    const auto known = opened.reader ? energy::inherited_resolution(opened.reader->device()) : std::nullopt;
-    cfg.energy->open(std::move(opened), energy::steady_clock(), 2.0, known);
-  } else if (d.indices.size() == 1 && hooks.energy) {
-    // The counter's resolution is the device's: measured once here (about 0.6 s
-    // on an H200) and handed to every child, which used to sample it again.
-    energy::Meter once;
-    once.open(hooks.energy(d.last), energy::steady_clock());
-    if (once.reading()) setenv(energy::kResolutionVar, energy::format_resolution(once.device(), once.resolution()).c_str(), 1);
-  }
+  open_energy_meter(plan, hooks, d, cfg);
   return plan.isolated ? run_isolated(run, d.indices, *out) : run_in_process(run, d.last, cfg, out);
 }
 

@@ -40,28 +40,10 @@ std::string overflowing_case(const std::vector<Case>& cases) {
   return {};
 }
 
-}  // namespace
-
-std::variant<Plan, int> plan_run(int argc, char** argv) {
-  Plan plan;
-  Options& o = plan.options;
-  try {
-    o = parse_options(argc, argv);
-    plan.bflags = check_benchmark_flags(o.benchmark_args);
-  } catch (const UsageError& e) {
-    return fail(kExitUsage, "{} (see --help)", e.what());
-  }
-  if (o.help) {
-    std::vector<std::pair<std::string, std::string>> list;
-    for (const Subcommand& s : subcommands()) list.emplace_back(s.name, s.summary);
-    fmt::print("{}", options_help(list));
-    return kExitOk;
-  }
-  if (o.version) {
-    fmt::print("heapbench {} (git commit {})\n", kVersion, kGitCommit);
-    return kExitOk;
-  }
-
+// The run's cases, and whether children run them (isolation); or the exit
+// status of a refusal, after saying why.
+int plan_cases_of(Plan& plan) {
+  const Options& o = plan.options;
   if (o.child()) {
     // A child of --isolate/--devices: the cases its parent planned for it, not planned again.
     try {
@@ -84,6 +66,32 @@ std::variant<Plan, int> plan_run(int argc, char** argv) {
     return fail(kExitUsage, "--benchmark_format=csv: under isolation (the default with --benchmark_out) each heap "
                 "group would print its own table; give --no-isolate, or read the merged --benchmark_out");
   }
+  return kExitOk;
+}
+
+}  // namespace
+
+std::variant<Plan, int> plan_run(int argc, char** argv) {
+  Plan plan;
+  Options& o = plan.options;
+  try {
+    o = parse_options(argc, argv);
+    plan.bflags = check_benchmark_flags(o.benchmark_args);
+  } catch (const UsageError& e) {
+    return fail(kExitUsage, "{} (see --help)", e.what());
+  }
+  if (o.help) {
+    std::vector<std::pair<std::string, std::string>> list;
+    for (const Subcommand& s : subcommands()) list.emplace_back(s.name, s.summary);
+    fmt::print("{}", options_help(list));
+    return kExitOk;
+  }
+  if (o.version) {
+    fmt::print("heapbench {} (git commit {})\n", kVersion, kGitCommit);
+    return kExitOk;
+  }
+
+  if (const int code = plan_cases_of(plan); code != kExitOk) return code;
   if (const std::string why = overflowing_case(plan.cases); !why.empty()) return fail(kExitUsage, "{}", why);
   if (plan.cases.empty()) {
     return fail(kExitUsage,

@@ -51,6 +51,46 @@ ConsoleLayout child_layout(const Plan& plan) {
   return layout;
 }
 
+// The cases with a results file: progress on stderr (in the parent of
+// isolated children only), the file rewritten after each case. Returns the
+// runs reported.
+std::size_t run_into_file(const PlannedRun& run, const RunConfig& cfg, benchmark::BenchmarkReporter* display,
+                          ResultsFile& out) {
+  const bool child = run.plan.options.child();  // its parent reports progress and the run's timing
+  // Progress and the measurement summary: the results file's reporter sees every case.
+  const std::size_t selected = count_matching(run.names, run.filter);
+  Progress progress(selected * static_cast<std::size_t>(run.plan.bflags.repetitions));
+  Done last;  // the runs so far: the closing lines and the context's budget
+  auto on_runs = [&](const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
+    std::vector<ReportedRun> reported;
+    for (const auto& r : runs) {
+      const bool aggregate = r.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate;
+      reported.push_back({r.run_name.str(), aggregate, r.aggregate_name, r.repetitions, case_timing(r)});
+      if (!aggregate && cfg.stop) cfg.stop->reported(r.benchmark_name());
+    }
+    const Done done = count_done(reported);
+    last = done;
+    const std::string line = progress.update(done.cases, done.timed_s, run.clock.seconds(), done.errors);
+    if (!line.empty() && !child) fmt::print(stderr, "{}\n", line);
+  };
+  auto before_last_write = [&] {
+    if (child) return;
+    for (const auto& [k, v] : timing_context(run.clock.seconds(), last)) {
+      benchmark::AddCustomContext(k, v);
+    }
+  };
+  SnapshotReporter snapshots(out.path(), on_runs, before_last_write);
+  snapshots.carry(out.carried());
+  const std::size_t ran = benchmark::RunSpecifiedBenchmarks(display, &snapshots);
+  if (!child) {
+    fmt::print(stderr, "{}\n", progress.summary(run.clock.seconds()));
+    if (const std::string line = budget_line(last.budget, run.clock.seconds()); !line.empty()) {
+      fmt::print(stderr, "{}\n", line);
+    }
+  }
+  return ran;
+}
+
 }  // namespace
 
 int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunConfig& cfg, ResultsFile* out) {
@@ -64,37 +104,7 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
   const std::unique_ptr<benchmark::BenchmarkReporter> display = display_reporter(run.plan.bflags, layout);
   try {
     if (out) {
-      // Progress and the measurement summary: the results file's reporter sees every case.
-      const std::size_t selected = count_matching(run.names, run.filter);
-      Progress progress(selected * static_cast<std::size_t>(run.plan.bflags.repetitions));
-      Done last;  // the runs so far: the closing lines and the context's budget
-      auto on_runs = [&](const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
-        std::vector<ReportedRun> reported;
-        for (const auto& r : runs) {
-          const bool aggregate = r.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate;
-          reported.push_back({r.run_name.str(), aggregate, r.aggregate_name, r.repetitions, case_timing(r)});
-          if (!aggregate && cfg.stop) cfg.stop->reported(r.benchmark_name());
-        }
-        const Done done = count_done(reported);
-        last = done;
-        const std::string line = progress.update(done.cases, done.timed_s, run.clock.seconds(), done.errors);
-        if (!line.empty() && !child) fmt::print(stderr, "{}\n", line);
-      };
-      auto before_last_write = [&] {
-        if (child) return;
-        for (const auto& [k, v] : timing_context(run.clock.seconds(), last)) {
-          benchmark::AddCustomContext(k, v);
-        }
-      };
-      SnapshotReporter snapshots(out->path(), on_runs, before_last_write);
-      snapshots.carry(out->carried());
-      ran = benchmark::RunSpecifiedBenchmarks(display.get(), &snapshots);
-      if (!child) {
-        fmt::print(stderr, "{}\n", progress.summary(run.clock.seconds()));
-        if (const std::string line = budget_line(last.budget, run.clock.seconds()); !line.empty()) {
-          fmt::print(stderr, "{}\n", line);
-        }
-      }
+      ran = run_into_file(run, cfg, display.get(), *out);
     } else {
       ran = benchmark::RunSpecifiedBenchmarks(display.get());
     }

@@ -30,28 +30,64 @@ nlohmann::json own_entries(const nlohmann::json& document, const std::set<std::s
   return own;
 }
 
-}  // namespace
-
-int run_isolated(const PlannedRun& run, const std::vector<int>& devices, ResultsFile& out) {
+// The selected cases in heap groups, one child's worth each, device by device;
+// `name_width` gets the widest name (repetitions add "_stddev" and the like, as
+// Google Benchmark pads for them).
+std::vector<HeapGroup> heap_groups(const PlannedRun& run, const std::vector<int>& devices, std::size_t& name_width) {
   const Plan& plan = run.plan;
   const auto selected = filter_matches(run.names, run.filter);
-  ChildrenSettings settings;
-  std::vector<HeapGroup> children;
+  std::vector<HeapGroup> groups;
   for (int d : devices) {
     std::uint64_t first_heap = 0;
     for (std::size_t i = 0; i < plan.cases.size(); ++i) {
       if (!selected[i]) continue;
       const Case& c = plan.cases[i];
       if (first_heap == 0) first_heap = c.limit_bytes;
-      if (children.empty() || children.back().device != d || children.back().heap != c.limit_bytes) {
-        children.push_back(HeapGroup{d, c.limit_bytes, {}, {}, c.limit_bytes == first_heap});
+      if (groups.empty() || groups.back().device != d || groups.back().heap != c.limit_bytes) {
+        groups.push_back(HeapGroup{d, c.limit_bytes, {}, {}, c.limit_bytes == first_heap});
       }
-      children.back().cases.push_back(c);
-      children.back().names.push_back(run.names[i]);
-      // Repetitions add "_stddev" and the like, as Google Benchmark pads for them.
-      settings.name_width = std::max(settings.name_width, run.names[i].size() + (plan.bflags.repetitions > 1 ? 7 : 0));
+      groups.back().cases.push_back(c);
+      groups.back().names.push_back(run.names[i]);
+      name_width = std::max(name_width, run.names[i].size() + (plan.bflags.repetitions > 1 ? 7 : 0));
     }
   }
+  return groups;
+}
+
+// The closing lines, and the exit status (after dying of the signal that stopped the run, if one did).
+int finish(const PlannedRun& run, const ChildrenOutcome& done, const Progress& progress, const Done& last,
+           const std::set<std::string>& carried, ResultsFile& out) {
+  fmt::print(stderr, "{}\n", progress.summary(run.clock.seconds()));
+  if (const std::string line = budget_line(last.budget, run.clock.seconds()); !line.empty()) fmt::print(stderr, "{}\n", line);
+  if (const std::string line = convergence_summary(convergence_of(own_entries(done.document, carried))); !line.empty()) {
+    fmt::print(stderr, "{}\n", line);
+  }
+  if (!done.write_error.empty()) {
+    fmt::print(stderr, "heapbench: the run stopped: {}; {} keeps its last complete version\n", done.write_error,
+               out.path());
+    return kExitCannotWrite;
+  }
+  if (done.runs_merged == 0) {
+    fmt::print(stderr, "heapbench: no case finished; {} was not written\n", out.path());
+  } else if (run.plan.bflags.format == "json") {
+    fmt::print("{}\n", done.document.dump(2));
+  }
+  if (done.signal != 0) {
+    fmt::print(stderr, "heapbench: stopped by signal {} ({}); {} results are in {}\n", done.signal,
+               strsignal(done.signal), done.runs_merged == 0 ? 0 : done.entries, out.path());
+    out.discard();
+    std::signal(done.signal, SIG_DFL);
+    std::raise(done.signal);
+  }
+  return done.runs_merged == 0 ? kExitNoResults : kExitOk;
+}
+
+}  // namespace
+
+int run_isolated(const PlannedRun& run, const std::vector<int>& devices, ResultsFile& out) {
+  const Plan& plan = run.plan;
+  ChildrenSettings settings;
+  const std::vector<HeapGroup> children = heap_groups(run, devices, settings.name_width);
   std::size_t planned = 0;
   for (const auto& g : children) planned += g.cases.size();
   Progress progress(planned * static_cast<std::size_t>(plan.bflags.repetitions));
@@ -82,29 +118,7 @@ int run_isolated(const PlannedRun& run, const std::vector<int>& devices, Results
     fmt::print(stderr, "heapbench: {}\n", e.what());
     return kExitNoResults;
   }
-  fmt::print(stderr, "{}\n", progress.summary(run.clock.seconds()));
-  if (const std::string line = budget_line(last.budget, run.clock.seconds()); !line.empty()) fmt::print(stderr, "{}\n", line);
-  if (const std::string line = convergence_summary(convergence_of(own_entries(done.document, carried))); !line.empty()) {
-    fmt::print(stderr, "{}\n", line);
-  }
-  if (!done.write_error.empty()) {
-    fmt::print(stderr, "heapbench: the run stopped: {}; {} keeps its last complete version\n", done.write_error,
-               out.path());
-    return kExitCannotWrite;
-  }
-  if (done.runs_merged == 0) {
-    fmt::print(stderr, "heapbench: no case finished; {} was not written\n", out.path());
-  } else if (plan.bflags.format == "json") {
-    fmt::print("{}\n", done.document.dump(2));
-  }
-  if (done.signal != 0) {
-    fmt::print(stderr, "heapbench: stopped by signal {} ({}); {} results are in {}\n", done.signal,
-               strsignal(done.signal), done.runs_merged == 0 ? 0 : done.entries, out.path());
-    out.discard();
-    std::signal(done.signal, SIG_DFL);
-    std::raise(done.signal);
-  }
-  return done.runs_merged == 0 ? kExitNoResults : kExitOk;
+  return finish(run, done, progress, last, carried, out);
 }
 
 }  // namespace heapbench
