@@ -54,12 +54,25 @@ BatchControl::BatchControl() {
 }
 
 BatchControl::~BatchControl() {
+  if (flag_ == nullptr) return;  // abandoned: its memory went with a reset
   release();
   cudaFreeHost(const_cast<int*>(flag_));
-  (void)cudaGetLastError();  // after a reset it is gone already; the device buffers free themselves
+  (void)cudaGetLastError();
+}
+
+void BatchControl::abandon() {
+  flag_ = nullptr;
+  flag_device_ = nullptr;
+  // The device buffers' cudaFree fails on the new context without harm; the error is cleared.
+  hold_timed_out_ = DeviceBuffer<int>();
+  stamps_ = DeviceBuffer<SmStamp>();
+  (void)cudaGetLastError();
+  held_ = false;
+  open_ = false;
 }
 
 void BatchControl::release() {
+  if (flag_ == nullptr) return;
   *flag_ = 1;
   std::atomic_thread_fence(std::memory_order_seq_cst);
   held_ = false;

@@ -28,6 +28,10 @@ class BatchControl {
   BatchTiming end();
   // Lets a held stream go (after an error between begin() and end()).
   void release();
+  // After a device reset: the pinned flag and the device buffers went with the
+  // old context. Forgets them, so that nothing (the destructor included) writes
+  // the freed flag.
+  void abandon();
 
  private:
   static constexpr int kMaxSms = 1024;

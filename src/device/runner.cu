@@ -84,7 +84,13 @@ class CudaBackend final : public Backend {
     if (batch_) batch_->release();
     const int before = session_.resets();
     const std::uint64_t reported = session_.ensure_heap(bytes);
-    if (session_.resets() != before) batch_.reset();  // its memory went with the old context
+    if (session_.resets() != before && batch_) {
+      // Its pinned flag and buffers went with the old context: destroying it
+      // as it was wrote the freed flag (a segfault at the second heap of a
+      // run in one process: --no-isolate, --profile).
+      batch_->abandon();
+      batch_.reset();
+    }
     return {reported, session_.resets() != before};
   }
   void invalidate() override {

@@ -56,6 +56,19 @@ def check_heap_sweep(heapbench):
     return doc
 
 
+def check_one_process_over_two_heaps(heapbench):
+    """--no-isolate (and --profile) run every heap size in one process, the device reset between them:
+    the timing batch's pinned flag went with the old context, and destroying it wrote the freed flag
+    (a segfault at the second heap, found 2026-12-02)."""
+    doc = sweep(heapbench, "--no-isolate", "--patterns=capacity,per_thread", "--apis=bump", "--sizes=64",
+                "--threads=1024", "--heaps=8M,16M")
+    names = sorted(b["name"] for b in doc["benchmarks"])
+    assert len(names) == 4 and {heap_mib(n) for n in names} == {8, 16}, names
+    for b in doc["benchmarks"]:
+        assert not b.get("error_occurred"), f"{b['name']}: {b.get('error_message')}"
+    print(f"{len(names)} cases over two heaps in one process checked")
+
+
 def check_energy(heapbench, ctx):
     """NVML's energy counter around each case (docs/metrics.md, "Energy"): read from the GPU measured
     (matched by PCI bus id), or the context says why not; a case long enough for the counter has
@@ -171,6 +184,7 @@ def check_printf(heapbench):
 def main():
     heapbench = script_args().binary
     doc = check_heap_sweep(heapbench)
+    check_one_process_over_two_heaps(heapbench)
     check_energy(heapbench, doc["context"])
     for b in doc["benchmarks"]:  # short cases: below the counter's resolution, no figure
         if "heapbench_energy_device" in doc["context"] and b["energy_resolved"] == 0:
