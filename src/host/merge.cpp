@@ -354,64 +354,88 @@ std::vector<std::string> remove_run_files(const std::string& groups_path) {
   return kept;
 }
 
-Recovery recover_interrupted_run(const std::string& out_path, const std::string& groups_path) {
-  const fs::path groups(groups_path);
-  Recovery r;
-  const std::optional<RunManifest> m = read_manifest(groups, r.skipped);
-  const std::vector<fs::path> files = child_files(groups, m, r.skipped);
+namespace {
 
+// The children's documents that can be read, by device; what cannot is added to `skipped`.
+std::vector<std::pair<int, json>> readable_children(const std::vector<fs::path>& files,
+                                                    std::vector<std::string>& skipped) {
   std::vector<std::pair<int, json>> children;
-  std::set<int> devices;
   for (const auto& f : files) {
     std::smatch match;
     const std::string name = f.filename().string();
     std::regex_match(name, match, kChildFileName);
-    const int device = std::stoi(match[1].str());
     std::string why;
     if (auto doc = read_child(f, why)) {
-      children.emplace_back(device, std::move(*doc));
-      devices.insert(device);
+      children.emplace_back(std::stoi(match[1].str()), std::move(*doc));
     } else if (why != "missing") {
-      r.skipped.push_back(fmt::format("{} ({})", name, why));
+      skipped.push_back(fmt::format("{} ({})", name, why));
     }
   }
+  return children;
+}
 
-  // <out_path>, the killed run's merged results if it wrote them. Without a
-  // manifest that is not known: a results document there is kept, and the
-  // children's cases are added to it. A file that is not heapbench's results
-  // (not JSON, another program's) is never merged: it is moved aside, kept,
-  // before the cases are written.
-  std::optional<json> earlier;
-  std::string unrecognised;  // why <out_path> is not heapbench's results
+// <out_path>, the killed run's merged results if it wrote them. Without a
+// manifest that is not known: a results document there is kept, and the
+// children's cases are added to it. A file that is not heapbench's results
+// (not JSON, another program's) is never merged: it is moved aside, kept,
+// before the cases are written.
+struct EarlierFile {
+  std::optional<json> doc;   // heapbench's results, to be kept
+  std::string unrecognised;  // else why it is not heapbench's results ("" when there is none)
   std::string aside_as;      // what to call it when it is moved aside
-  if (fs::exists(fs::symlink_status(out_path))) {
-    json doc;
-    try {
-      doc = read_json(out_path);
-      unrecognised = why_not_heapbench_results(doc);
-      aside_as = "foreign";
-    } catch (const std::exception& e) {
-      unrecognised = e.what();
-      aside_as = "damaged";
-    }
-    if (unrecognised.empty()) earlier = std::move(doc);
+};
+
+EarlierFile earlier_file(const std::string& out_path) {
+  EarlierFile e;
+  if (!fs::exists(fs::symlink_status(out_path))) return e;
+  json doc;
+  try {
+    doc = read_json(out_path);
+    e.unrecognised = why_not_heapbench_results(doc);
+    e.aside_as = "foreign";
+  } catch (const std::exception& ex) {
+    e.unrecognised = ex.what();
+    e.aside_as = "damaged";
   }
-  const bool adopt = earlier && (m ? m->wrote_results : true);
-  bool tag = m ? m->tag_devices : devices.size() > 1;
-  if (!m && adopt) {
-    for (const json& b : (*earlier)["benchmarks"]) tag = tag || (b.is_object() && b.contains("gpu_index"));
+  if (e.unrecognised.empty()) e.doc = std::move(doc);
+  return e;
+}
+
+// Whether the killed run tagged its entries with their device: its manifest
+// says; without one, it did if its children ran on several devices or the
+// results it wrote (`adopted`) carry a gpu_index.
+bool tags_devices(const std::optional<RunManifest>& m, const std::vector<std::pair<int, json>>& children,
+                  const json* adopted) {
+  if (m) return m->tag_devices;
+  std::set<int> devices;
+  for (const auto& [device, doc] : children) devices.insert(device);
+  bool tag = devices.size() > 1;
+  if (adopted) {
+    for (const json& b : (*adopted)["benchmarks"]) tag = tag || (b.is_object() && b.contains("gpu_index"));
   }
-  ResultsMerger merger(tag);
+  return tag;
+}
+
+}  // namespace
+
+Recovery recover_interrupted_run(const std::string& out_path, const std::string& groups_path) {
+  const fs::path groups(groups_path);
+  Recovery r;
+  const std::optional<RunManifest> m = read_manifest(groups, r.skipped);
+  const std::vector<std::pair<int, json>> children = readable_children(child_files(groups, m, r.skipped), r.skipped);
+  EarlierFile earlier = earlier_file(out_path);
+  const bool adopt = earlier.doc && (m ? m->wrote_results : true);
+  ResultsMerger merger(tags_devices(m, children, adopt ? &*earlier.doc : nullptr));
   std::size_t before = 0;
   if (adopt) {
-    merger.adopt(*earlier);
+    merger.adopt(*earlier.doc);
     before = merger.entries();
   }
   for (const auto& [device, doc] : children) merger.add_runs(device, doc, /*skip_present=*/true);
   r.added = merger.entries() - before;
-  if (r.added > 0 && !unrecognised.empty()) {
-    r.moved_aside = move_aside(out_path, aside_as);
-    r.moved_why = unrecognised;
+  if (r.added > 0 && !earlier.unrecognised.empty()) {
+    r.moved_aside = move_aside(out_path, earlier.aside_as);
+    r.moved_why = earlier.unrecognised;
   }
   if (r.added > 0) merger.write(out_path);
   r.carry = adopt || r.added > 0;

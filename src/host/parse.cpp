@@ -9,6 +9,22 @@
 
 namespace heapbench {
 
+namespace {
+
+// K, M or G (either case) as a multiple of 1024; 1 for none; 0 for anything else.
+std::uint64_t suffix_multiplier(std::string_view suffix) {
+  if (suffix.empty()) return 1;
+  if (suffix.size() != 1) return 0;
+  switch (suffix[0]) {
+    case 'K': case 'k': return 1ull << 10;
+    case 'M': case 'm': return 1ull << 20;
+    case 'G': case 'g': return 1ull << 30;
+    default: return 0;
+  }
+}
+
+}  // namespace
+
 std::uint64_t parse_quantity(std::string_view text) {
   auto bad = [&](const char* why) {
     return std::invalid_argument(fmt::format("'{}' is not a valid quantity: {}", text, why));
@@ -16,13 +32,8 @@ std::uint64_t parse_quantity(std::string_view text) {
   if (text.empty()) throw bad("empty");
   std::size_t digits = 0;
   while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  if (digits == 0) throw bad("expected a positive whole number, optionally followed by K, M or G");
-  std::uint64_t multiplier = 1;
-  std::string_view suffix = text.substr(digits);
-  if (suffix == "K" || suffix == "k") multiplier = 1ull << 10;
-  else if (suffix == "M" || suffix == "m") multiplier = 1ull << 20;
-  else if (suffix == "G" || suffix == "g") multiplier = 1ull << 30;
-  else if (!suffix.empty()) throw bad("expected a positive whole number, optionally followed by K, M or G");
+  const std::uint64_t multiplier = suffix_multiplier(text.substr(digits));
+  if (digits == 0 || multiplier == 0) throw bad("expected a positive whole number, optionally followed by K, M or G");
 
   std::uint64_t value = 0;
   constexpr auto kMax = std::numeric_limits<std::uint64_t>::max();

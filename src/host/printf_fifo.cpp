@@ -1,5 +1,7 @@
 #include "heapbench/printf_fifo.hpp"
 
+#include <optional>
+
 #include <charconv>
 #include <vector>
 
@@ -19,27 +21,35 @@ bool number(std::string_view& p, std::uint64_t& v, char sep) {
 
 }  // namespace
 
+namespace {
+
+// The id of a whole line "hb <id> <id+1> ... <id+args-1>\n", or nullopt for any other.
+std::optional<std::uint64_t> line_id(std::string_view line, std::uint64_t args) {
+  if (args < 1 || line.size() <= 3 || line.substr(0, 3) != "hb " || line.back() != '\n') return std::nullopt;
+  line.remove_prefix(3);
+  std::uint64_t id = 0;
+  for (std::uint64_t j = 0; j < args; ++j) {
+    std::uint64_t v = 0;
+    if (!number(line, v, j + 1 == args ? '\n' : ' ')) return std::nullopt;
+    if (j == 0) id = v;
+    if (v != id + j) return std::nullopt;
+  }
+  if (!line.empty()) return std::nullopt;
+  return id;
+}
+
+}  // namespace
+
 PrintfLines parse_printf_lines(std::string_view text, std::uint64_t calls, std::uint64_t args) {
   PrintfLines out;
   std::vector<bool> seen(calls, false);
   while (!text.empty()) {
     const std::size_t nl = text.find('\n');
-    std::string_view line = text.substr(0, nl == std::string_view::npos ? text.size() : nl + 1);
+    const std::string_view line = text.substr(0, nl == std::string_view::npos ? text.size() : nl + 1);
     text.remove_prefix(line.size());
-    bool ok = args >= 1 && line.size() > 3 && line.substr(0, 3) == "hb " && line.back() == '\n';
-    std::uint64_t id = 0;
-    if (ok) {
-      line.remove_prefix(3);
-      for (std::uint64_t j = 0; ok && j < args; ++j) {
-        std::uint64_t v = 0;
-        ok = number(line, v, j + 1 == args ? '\n' : ' ');
-        if (ok && j == 0) id = v;
-        ok = ok && v == id + j;
-      }
-      ok = ok && line.empty() && id < calls && !seen[id];
-    }
-    if (ok) {
-      seen[id] = true;
+    const std::optional<std::uint64_t> id = line_id(line, args);
+    if (id && *id < calls && !seen[*id]) {
+      seen[*id] = true;
       ++out.delivered;
     } else {
       ++out.garbled;

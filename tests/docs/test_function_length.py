@@ -33,7 +33,7 @@ def functions(path: Path, scratch: Path):
 
 
 # Issue 37's bar: no function over 60 lines or of cyclomatic complexity over 15.
-# These are over it today, and may only leave this list: a new one fails the
+# These are over it today (21: 10 C++, 11 Python), and may only leave this list: a new one fails the
 # test, and so does one listed here that has been brought under the bar (take
 # it off, so the list only shrinks).
 BAR_LINES, BAR_CCN = 60, 15
@@ -41,10 +41,7 @@ OVER_THE_BAR = {
     ("src/device/kernels.cu", "heapbench::detail::write_slices_by_warp"),
     ("src/host/advise.cpp", "heapbench::parse_advise_options"),
     ("src/host/check.cpp", "heapbench::check::parse_check_options"),
-    ("src/host/merge.cpp", "heapbench::recover_interrupted_run"),
     ("src/host/options.cpp", "heapbench::add_flags"),
-    ("src/host/parse.cpp", "heapbench::parse_quantity"),
-    ("src/host/printf_fifo.cpp", "heapbench::parse_printf_lines"),
     ("src/host/sweep.cpp", "heapbench::default_sweep"),
     ("src/workloads/graph_input.cpp", "heapbench::workloads::read_matrix_market"),
     ("bench/cases.cpp", "heapbench::measure"),
