@@ -14,7 +14,6 @@
 #include "check.hpp"
 #include "subcommand.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -35,8 +34,6 @@
 #include "heapbench/options.hpp"
 #include "heapbench/version.hpp"
 #include "supervise.hpp"
-
-extern char** environ;
 
 namespace heapbench {
 namespace {

@@ -1,9 +1,6 @@
 #include "orchestrate.hpp"
 
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,8 +9,6 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -23,7 +18,6 @@
 #include <thread>
 #include <tuple>
 
-#include "cases.hpp"
 #include "exit_codes.hpp"
 #include "heapbench/axis_values.hpp"
 #include "heapbench/case.hpp"
@@ -32,8 +26,6 @@
 #include "heapbench/results_file.hpp"
 #include "snapshot_reporter.hpp"  // error_entry
 #include "supervise.hpp"
-
-extern char** environ;
 
 namespace heapbench {
 namespace {

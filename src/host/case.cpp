@@ -20,13 +20,23 @@ Limit Case::limit() const { return pattern != nullptr ? pattern->limit : Limit::
 std::string_view Case::pattern_name() const { return pattern != nullptr ? pattern->name : std::string_view{}; }
 std::string_view Case::api_name() const { return api != nullptr ? api->name : std::string_view{}; }
 
+namespace {
+// Where a name becomes traits (make_case, and the axis table's rows for case_from_axis_values).
+void set_pattern(Case& c, std::string_view v) {
+  c.pattern = find_pattern_traits(v);
+  if (c.pattern == nullptr) throw std::invalid_argument(fmt::format("unknown pattern '{}'", v));
+}
+void set_api(Case& c, std::string_view v) {
+  c.api = find_api_traits(v);
+  if (c.api == nullptr || !c.api->built) throw std::invalid_argument(fmt::format("no API '{}' in this build", v));
+}
+}  // namespace
+
 Case make_case(std::string_view pattern, std::string_view api, std::uint64_t size, std::uint64_t align,
                std::uint64_t threads, std::uint64_t limit_bytes) {
   Case c;
-  c.pattern = find_pattern_traits(pattern);
-  if (c.pattern == nullptr) throw std::invalid_argument(fmt::format("unknown pattern '{}'", pattern));
-  c.api = find_api_traits(api);
-  if (c.api == nullptr || !c.api->built) throw std::invalid_argument(fmt::format("no API '{}' in this build", api));
+  set_pattern(c, pattern);
+  set_api(c, api);
   c.size = size;
   c.align = align;
   c.threads = threads;
@@ -40,14 +50,6 @@ std::string_view pattern_of(const Case& c) { return c.pattern_name(); }
 std::string_view api_of(const Case& c) { return c.api_name(); }
 std::string_view graph_of(const Case& c) { return c.graph; }
 std::string_view trace_of(const Case& c) { return c.trace; }
-void set_pattern(Case& c, std::string_view v) {
-  c.pattern = find_pattern_traits(v);
-  if (c.pattern == nullptr) throw std::invalid_argument(fmt::format("unknown pattern '{}'", v));
-}
-void set_api(Case& c, std::string_view v) {
-  c.api = find_api_traits(v);
-  if (c.api == nullptr || !c.api->built) throw std::invalid_argument(fmt::format("no API '{}' in this build", v));
-}
 void set_graph(Case& c, std::string_view v) { c.graph = v; }
 void set_trace(Case& c, std::string_view v) { c.trace = v; }
 
