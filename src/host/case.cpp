@@ -67,7 +67,9 @@ const std::array<AxisDecl, 12> kAxes{{
     {"size", "size", P::always, 0, false, "B", "bytes per allocation (printf: bytes of arguments per call)",
      &Case::size, nullptr, nullptr, 1, kPositive},
     {"size_min", "size_min", P::pattern_takes, kAxisSizeMin, false, "B",
-     "the workloads output and hash: sizes are drawn from [size_min, size]", &Case::size_min, nullptr, nullptr, 1, kPositive},
+     "the workloads output and hash: sizes are drawn from [size_min, size]", &Case::size_min, nullptr, nullptr, 1, kPositive,
+     {"--size-mins", "Workloads (output, hash): the smallest request; sizes are drawn from [size-min, size] (e.g. 4,16; "
+      "default: the size itself)", 0, false, 0, "", true}},
     {"align", "align", P::nonzero, 0, false, "B", "bytes, a power of two; only for an API that takes an alignment",
      &Case::align, nullptr, nullptr, 1, kPositive},
     {"graph", "graph", P::pattern_takes, kAxisGraph, true, "",
@@ -75,12 +77,20 @@ const std::array<AxisDecl, 12> kAxes{{
     {"trace", "trace", P::pattern_takes, kAxisTrace, true, "", "replay: the stem of the trace file --trace named",
      nullptr, &trace_of, &set_trace, 1, kName},
     {"threads", "threads", P::always, 0, false, "", "allocating threads (graph: vertices, one thread each; hash: keys)",
-     &Case::threads, nullptr, nullptr, 1, kPositive},
+     &Case::threads, nullptr, nullptr, 1, kPositive,
+     {"--threads", "Concurrently allocating threads (e.g. 32,100000,1M)", std::nullopt, false, kMaxThreads,
+      "the most heapbench supports", true}},
     {"load_pct", "load_pct", P::pattern_takes, kAxisLoad, false, "", "hash: keys per bucket x 100", &Case::load_pct,
-     nullptr, nullptr, 1, kPositive},
+     nullptr, nullptr, 1, kPositive,
+     {"--load-pcts", "hash: keys per bucket x 100, the load factor in percent (e.g. 50,200)", 100, false, 10000,
+      "100 keys per bucket", true}},
     {"writes", "writes", P::pattern_takes, kAxisWrites, false, "",
      "output: 1, the producing launch writes every output byte; 0, it only obtains them", &Case::writes, nullptr, nullptr, 1,
-     R"({"enum": [0, 1]})"},
+     R"({"enum": [0, 1]})",
+     {"--writes",
+      "output: 1, the producing launch writes every output byte (timed), 0 it only obtains them (the verifier writes "
+      "them, untimed); e.g. 0,1 (default 0,1 in --sweep=workloads)",
+      1, true}},
     {"malloc_heap", "heap", P::limit, static_cast<unsigned>(Limit::malloc_heap), false, "B",
      "cudaLimitMallocHeapSize in bytes (heap:<MiB> in the name), also the arena of an API with its own",
      &Case::limit_bytes, nullptr, nullptr, kMiB, kPositive},
@@ -92,6 +102,11 @@ const std::array<AxisDecl, 12> kAxes{{
 }  // namespace
 
 const std::array<AxisDecl, 12>& axis_table() { return kAxes; }
+
+const AxisDecl* find_axis(std::string_view key) {
+  const auto row = std::find_if(kAxes.begin(), kAxes.end(), [&](const AxisDecl& a) { return a.key == key; });
+  return row == kAxes.end() ? nullptr : &*row;
+}
 
 bool has_axis(const Case& c, const AxisDecl& a) {
   switch (a.presence) {

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -22,8 +24,9 @@ namespace heapbench {
 namespace {
 
 struct Parsed {
-  std::string patterns, apis, sizes, aligns, threads, heaps;
-  std::string size_mins, writes, load_pcts, graphs, graph_file;  // the workloads' axes
+  std::string patterns, apis, sizes, aligns, heaps;
+  std::map<std::string, std::string, std::less<>> swept;  // the swept axes' flags (axes.hpp), by axis key
+  std::string graphs, graph_file;                         // the graph workload's
   std::string trace_file;                                       // replay
   double max_demand_fraction = -1.0;  // <0: not given
   int device = 0;
@@ -61,19 +64,12 @@ std::string not_built_note() {
   return note;
 }
 
-// The workloads' axes (docs/workloads.md), and replay's trace (docs/trace.md).
+// The graph workload's inputs (docs/workloads.md), and replay's trace (docs/trace.md).
 void add_workload_flags(CLI::App& app, Parsed& p) {
   app.add_option("--trace", p.trace_file,
                  "Replay a recorded trace (heapbench/trace.cuh; docs/trace.md): its launches, thread by thread, "
                  "against each of --apis (default malloc, bump and every allocator adapter) on --heaps (default "
                  "the heap it was recorded with); heapbench replay TRACE says the same");
-  app.add_option("--size-mins", p.size_mins,
-                 "Workloads (output, hash): the smallest request; sizes are drawn from [size-min, size] "
-                 "(e.g. 4,16; default: the size itself)");
-  app.add_option("--writes", p.writes,
-                 "output: 1, the producing launch writes every output byte (timed), 0 it only obtains them "
-                 "(the verifier writes them, untimed); e.g. 0,1 (default 0,1 in --sweep=workloads)");
-  app.add_option("--load-pcts", p.load_pcts, "hash: keys per bucket x 100, the load factor in percent (e.g. 50,200)");
   app.add_option("--graphs", p.graphs, "graph: generated graphs, comma-separated (rmat,grid); with --graph also that file's");
   app.add_option("--graph", p.graph_file,
                  "graph: a Matrix Market coordinate file (FILE.mtx), one thread per vertex; its graph is named "
@@ -91,7 +87,10 @@ void add_flags(CLI::App& app, Parsed& p) {
                  "Alignments for the APIs that take one, powers of two no larger than the largest heap (e.g. "
                  "16,256,4096); refused when none of the APIs takes one");
   app.add_option("--sizes", p.sizes, "Bytes per allocation, comma-separated, K/M/G suffixes (e.g. 16,1K,4K)");
-  app.add_option("--threads", p.threads, "Concurrently allocating threads (e.g. 32,100000,1M)");
+  // One flag per swept axis of the table (axes.hpp): --threads and the workloads' axes.
+  for (const AxisDecl& a : axis_table()) {
+    if (a.is_swept()) app.add_option(std::string(a.swept.flag), p.swept[std::string(a.key)], std::string(a.swept.help));
+  }
   add_workload_flags(app, p);
   app.add_option("--heaps", p.heaps,
                  "cudaLimitMallocHeapSize values (printf: cudaLimitPrintfFifoSize), whole MiB; a number without a "
@@ -253,8 +252,6 @@ std::vector<std::uint64_t> switch_list(const std::string& flag, const std::strin
   return out;
 }
 
-inline constexpr std::uint64_t kMaxLoadPct = 10000;  // 100 keys per bucket
-
 // Each part of the sweep gets `value` as its `member`: each flag replaces its
 // axis in every part of the built-in sweep.
 template <class Member, class Value>
@@ -359,34 +356,9 @@ const AxisRule kAxisRules[] = {
      }},
     {"--sizes", true,
      [](const Parsed& p, std::vector<Sweep>& sweeps) { set_all(sweeps, &Sweep::sizes, axis("--sizes", p.sizes)); }},
-    {"--threads", true,
-     [](const Parsed& p, std::vector<Sweep>& sweeps) {
-       const auto threads = axis("--threads", p.threads);
-       for (auto t : threads) {
-         if (t > kMaxThreads) {
-           throw UsageError(fmt::format("--threads={}: {} is more than the {} heapbench supports", p.threads, t, kMaxThreads));
-         }
-       }
-       set_all(sweeps, &Sweep::threads, threads);
-     }},
     {"--heaps", true,
      [](const Parsed& p, std::vector<Sweep>& sweeps) {
        set_all(sweeps, &Sweep::heaps, whole_mib_list("--heaps", p.heaps));
-     }},
-    {"--size-mins", true,
-     [](const Parsed& p, std::vector<Sweep>& sweeps) { set_all(sweeps, &Sweep::size_mins, axis("--size-mins", p.size_mins)); }},
-    {"--writes", false,
-     [](const Parsed& p, std::vector<Sweep>& sweeps) { set_all(sweeps, &Sweep::writes, switch_list("--writes", p.writes)); }},
-    {"--load-pcts", true,
-     [](const Parsed& p, std::vector<Sweep>& sweeps) {
-       const auto loads = axis("--load-pcts", p.load_pcts);
-       for (auto l : loads) {
-         if (l > kMaxLoadPct) {
-           throw UsageError(fmt::format("--load-pcts={}: {} is more than {} keys per bucket", p.load_pcts, l,
-                                        kMaxLoadPct / 100));
-         }
-       }
-       set_all(sweeps, &Sweep::load_pcts, loads);
      }},
     {"--graphs", false,
      [](const Parsed& p, std::vector<Sweep>& sweeps) {
@@ -402,6 +374,18 @@ const AxisRule kAxisRules[] = {
        set_all(sweeps, &Sweep::aligns, aligns);
      }},
 };
+
+// A swept axis's flag (axes.hpp), given: its values, checked as its row says.
+std::vector<std::uint64_t> swept_values(const AxisDecl& a, const std::string& text) {
+  const std::string flag(a.swept.flag);
+  const std::vector<std::uint64_t> values = a.swept.switch01 ? switch_list(flag, text) : axis(flag, text);
+  for (auto v : values) {
+    if (a.swept.max != 0 && v > a.swept.max) {
+      throw UsageError(fmt::format("{}={}: {} is more than {} ({})", flag, text, v, a.swept.max, a.swept.max_means));
+    }
+  }
+  return values;
+}
 
 // Patterns and sizes both asked for by name: refuse a size a pattern cannot take.
 void refuse_invalid_sizes(const Parsed& p, const std::vector<Sweep>& sweeps) {
@@ -444,7 +428,7 @@ Sweep replay_sweep(const CLI::App& app, const Parsed& p) {
   s.apis = zoo_apis();
   s.sizes = {std::max<std::uint64_t>(plan.max_size, 1)};
   s.aligns = {16};
-  s.threads = {plan.max_threads};
+  s.set("threads", {plan.max_threads});
   const std::uint64_t mib = (recorded_heap + kMiB - 1) / kMiB;
   s.heaps = {recorded_heap > 0 ? std::max<std::uint64_t>(mib, 8) * kMiB : 1024 * kMiB};
   s.trace_file = p.trace_file;
@@ -493,7 +477,7 @@ void add_graph_file(const CLI::App& app, const Parsed& p, std::vector<Sweep>& sw
     f.patterns = {"graph"};
     f.graphs = {name};
     f.graph_file = p.graph_file;
-    f.threads = {g.vertices};
+    f.set("threads", {g.vertices});
     files.push_back(std::move(f));
   }
   if (files.empty()) {
@@ -552,6 +536,12 @@ void set_sweeps(const CLI::App& app, const Parsed& p, Options& o) {
     if (app.count(r.flag) == 0) continue;
     r.apply(p, o.sweeps);
     demand_axis_given |= r.demand;
+  }
+  for (const AxisDecl& a : axis_table()) {
+    if (!a.is_swept() || app.count(std::string(a.swept.flag)) == 0) continue;
+    const auto values = swept_values(a, p.swept.at(std::string(a.key)));
+    for (Sweep& s : o.sweeps) s.set(a.key, values);
+    demand_axis_given |= a.swept.demand;
   }
   if (app.count("--sizes") && app.count("--patterns")) refuse_invalid_sizes(p, o.sweeps);
   if (app.count("--graph")) add_graph_file(app, p, o.sweeps);

@@ -1,8 +1,11 @@
 #include "heapbench/sweep.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <stdexcept>
 #include <tuple>
 #include <utility>
 
@@ -53,7 +56,7 @@ std::vector<Sweep> default_sweep() {
   spine.aligns = {16};
   // One warp, one block's worth of warps, 32 K threads, and 2^20 (beyond the
   // 132 x 2048 = 270,336 threads an H200 holds at once).
-  spine.threads = {32, 1024, 32768, 1u << 20};
+  spine.set("threads", {32, 1024, 32768, 1u << 20});
   spine.heaps = {8 * kMiB, 64 * kMiB, 1024 * kMiB};
   spine.max_demand_fraction = 0.5;
 
@@ -62,7 +65,7 @@ std::vector<Sweep> default_sweep() {
   matrix.apis.assign(built_api_names().begin(), built_api_names().end());
   matrix.sizes = {64, 4096};
   matrix.aligns = {16, 4096};
-  matrix.threads = {1024, 65536};
+  matrix.set("threads", {1024, 65536});
   matrix.heaps = {1024 * kMiB};
   matrix.max_demand_fraction = 0.5;
 
@@ -77,7 +80,7 @@ std::vector<Sweep> default_sweep() {
   capacity.apis = capacity_apis();
   capacity.sizes = {16, 64, 256, 1024, 4096, 65536};
   capacity.aligns = {16};
-  capacity.threads = {1024};
+  capacity.set("threads", {1024});
   capacity.heaps = {8 * kMiB};
   Sweep capacity_large = capacity;
   capacity_large.sizes = {4096, 65536};
@@ -90,14 +93,14 @@ std::vector<Sweep> default_sweep() {
   failure_curve.apis = {"malloc"};
   failure_curve.sizes = {256};
   failure_curve.aligns = {16};
-  failure_curve.threads = {32768};
+  failure_curve.set("threads", {32768});
   failure_curve.heaps = {4 * kMiB, 6 * kMiB, 8 * kMiB, 12 * kMiB, 16 * kMiB, 32 * kMiB};
   // The first fill alone, with 64 K threads: what the refills make too slow on
   // larger heaps.
   Sweep capacity_fill = capacity;
   capacity_fill.patterns = {"capacity_fill"};
   capacity_fill.sizes = {64};
-  capacity_fill.threads = {65536};
+  capacity_fill.set("threads", {65536});
   capacity_fill.heaps = {64 * kMiB};
   // printf: 8 lines per thread with 1 or 8 arguments, into FIFOs of 1, 8
   // (CUDA's default) and 64 MiB; 32 K threads overflow the smaller FIFOs on
@@ -108,7 +111,7 @@ std::vector<Sweep> default_sweep() {
   printf_fifo.apis = {"printf"};
   printf_fifo.sizes = {8, 64};
   printf_fifo.aligns = {16};
-  printf_fifo.threads = {1024, 32768};
+  printf_fifo.set("threads", {1024, 32768});
   printf_fifo.heaps = {1 * kMiB, 8 * kMiB, 64 * kMiB};
   // The stack against the heap over sizes: alloca raises cudaLimitStackSize to
   // each size (plus the frame) for its case.
@@ -117,7 +120,7 @@ std::vector<Sweep> default_sweep() {
   stack.apis = {"malloc", "alloca"};
   stack.sizes = {16, 256, 1024, 16384};
   stack.aligns = {16};
-  stack.threads = {1024, 65536};
+  stack.set("threads", {1024, 65536});
   stack.heaps = {1024 * kMiB};
   stack.max_demand_fraction = 0.5;
   return {spine, matrix, capacity, capacity_large, failure_curve, capacity_fill, printf_fifo, stack};
@@ -130,11 +133,11 @@ std::vector<Sweep> quick_sweep() {
   rounds.apis.assign(built_api_names().begin(), built_api_names().end());
   rounds.sizes = {64};
   rounds.aligns = {16};
-  rounds.threads = {65536};
+  rounds.set("threads", {65536});
   rounds.heaps = {1024 * kMiB};
   Sweep capacity = rounds;
   capacity.patterns = {"capacity", "capacity_fill"};
-  capacity.threads = {1024};
+  capacity.set("threads", {1024});
   capacity.heaps = {8 * kMiB};
   Sweep printf_fifo = capacity;
   printf_fifo.patterns = {"printf"};
@@ -167,7 +170,7 @@ Sweep part(std::vector<std::string> patterns, std::vector<std::string> apis, std
   s.apis = std::move(apis);
   s.sizes = std::move(sizes);
   s.aligns = {16};
-  s.threads = std::move(threads);
+  s.set("threads", std::move(threads));
   s.heaps = std::move(heaps);
   s.max_demand_fraction = max_demand_fraction;
   return s;
@@ -202,10 +205,10 @@ std::vector<Sweep> workloads_sweep() {
   output.patterns = {"output"};
   output.apis = apis;
   output.sizes = {64};
-  output.size_mins = {4};
+  output.set("size_min", {4});
   output.aligns = {16};
-  output.threads = {1000, 10000, 100000, 1000000};
-  output.writes = {0, 1};
+  output.set("threads", {1000, 10000, 100000, 1000000});
+  output.set("writes", {0, 1});
   output.heaps = {1024 * kMiB};
   // 10^6 outputs of up to 4 KiB are 2 GB; with a heap's own rounding and headers, 4 GiB.
   Sweep output_large = output;
@@ -218,14 +221,14 @@ std::vector<Sweep> workloads_sweep() {
   graph.apis = zoo_apis();
   graph.sizes = {4};
   graph.aligns = {16};
-  graph.threads = {1u << 16};
+  graph.set("threads", {1u << 16});
   graph.graphs = {"rmat", "grid"};
   graph.heaps = {1024 * kMiB};
   Sweep hash = graph;
   hash.patterns = {"hash"};
   hash.sizes = {16};
-  hash.threads = {100000, 1000000};
-  hash.load_pcts = {50, 200};
+  hash.set("threads", {100000, 1000000});
+  hash.set("load_pct", {50, 200});
   return {output, output_large, graph, hash};
 }
 
@@ -256,21 +259,55 @@ std::vector<Sweep> size_map_sweep() {
   // 64 KiB blocks. The heap stays at 1 GiB because every case ends with a
   // capacity probe that fills the heap with 64 KiB blocks: a 4 GiB probe would
   // cost more than the case.
-  map.threads = {256};
+  map.set("threads", {256});
   map.heaps = {1024 * kMiB};
   return {map};
 }
 
+namespace {
+// The swept rows of the axis table, in table order: the order a part expands
+// them in and the order cases sort by after their size, alignment, graph and trace.
+const std::vector<const AxisDecl*>& swept_axes() {
+  static const std::vector<const AxisDecl*> rows = [] {
+    std::vector<const AxisDecl*> out;
+    for (const AxisDecl& a : axis_table()) {
+      if (a.is_swept()) out.push_back(&a);
+    }
+    return out;
+  }();
+  return rows;
+}
+
+const AxisDecl& swept_axis(std::string_view key) {
+  const AxisDecl* a = find_axis(key);
+  if (a == nullptr || !a->is_swept()) throw std::logic_error(fmt::format("'{}' is not an axis a sweep spans", key));
+  return *a;
+}
+}  // namespace
+
+Sweep& Sweep::set(std::string_view axis, std::vector<std::uint64_t> values) {
+  spans_[std::string(swept_axis(axis).key)] = std::move(values);
+  return *this;
+}
+
+std::vector<std::uint64_t> Sweep::values(const AxisDecl& axis) const {
+  if (const auto it = spans_.find(axis.key); it != spans_.end()) return it->second;
+  if (axis.swept.fallback) return {*axis.swept.fallback};
+  return {};
+}
+
+std::vector<std::uint64_t> Sweep::values(std::string_view axis) const { return values(swept_axis(axis)); }
+
 void sort_run_order(std::vector<Case>& cases) {
-  // Heap-major, then pattern, API, size, alignment and the kSweepAxes in their order.
+  // Heap-major, then pattern, API, size, alignment, graph, trace and the swept axes in table order.
   const auto head = [](const Case& c) {
     return std::make_tuple(c.limit_bytes, c.pattern_name(), c.api_name(), c.size, c.align, std::string_view(c.graph),
                            std::string_view(c.trace));
   };
   std::stable_sort(cases.begin(), cases.end(), [&head](const Case& a, const Case& b) {
     if (head(a) != head(b)) return head(a) < head(b);
-    for (const SweepAxis& axis : kSweepAxes) {
-      if (a.*axis.field != b.*axis.field) return a.*axis.field < b.*axis.field;
+    for (const AxisDecl* axis : swept_axes()) {
+      if (a.*axis->field != b.*axis->field) return a.*axis->field < b.*axis->field;
     }
     return false;
   });
@@ -289,10 +326,10 @@ std::vector<const Traits*> traits_of(const std::vector<std::string>& names, Find
   return out;
 }
 
-// `c` at every combination of the part's values of kSweepAxes[i] and those after
-// it, each kept unless its demand exceeds the part's max_demand_fraction.
+// `c` at every combination of the part's values of swept_axes()[i] and those
+// after it, each kept unless its demand exceeds the part's max_demand_fraction.
 void add_axis_points(const Sweep& s, Case c, std::size_t i, std::vector<Case>& cases) {
-  if (i == kSweepAxes.size()) {
+  if (i == swept_axes().size()) {
     if (c.pattern->takes_axis(kAxisSizeMin)) {
       if (c.size_min == 0) c.size_min = c.size;  // not given: every request is `size`
       if (c.size_min > c.size) return;            // an empty range
@@ -304,12 +341,12 @@ void add_axis_points(const Sweep& s, Case c, std::size_t i, std::vector<Case>& c
     cases.push_back(c);
     return;
   }
-  const SweepAxis& axis = kSweepAxes[i];
-  if (axis.only != 0 && !c.pattern->takes_axis(static_cast<AxisBit>(axis.only))) {
+  const AxisDecl& axis = *swept_axes()[i];
+  if (axis.only_for() != 0 && !c.pattern->takes_axis(static_cast<AxisBit>(axis.only_for()))) {
     add_axis_points(s, c, i + 1, cases);  // not this pattern's: the Case default stands
     return;
   }
-  for (auto value : s.*axis.values) {
+  for (auto value : s.values(axis)) {
     c.*axis.field = value;
     add_axis_points(s, c, i + 1, cases);
   }

@@ -58,7 +58,7 @@ TEST(ChildPlan, AWrittenPlanReadsBackWithTheChildsOwnFiles) {
   ASSERT_EQ(file_part.patterns, std::vector<std::string>{"graph"});
   file_part.graphs = {"road"};
   file_part.graph_file = "/data/road.mtx";
-  file_part.threads = {100};
+  file_part.set("threads", {100});
   sweeps.push_back(file_part);
   ChildPlan plan;
   plan.cases = plan_cases(sweeps);

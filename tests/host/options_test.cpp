@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace heapbench {
@@ -31,7 +33,7 @@ TEST(Options, AxisFlagsReplaceAxesAndKeepEveryPoint) {
   const Options o = parse({"--sizes=16,1K,4K", "--threads=32,100000", "--heaps=8M,1G"});
   for (const Sweep& s : o.sweeps) {
     EXPECT_EQ(s.sizes, (std::vector<std::uint64_t>{16, 1024, 4096}));
-    EXPECT_EQ(s.threads, (std::vector<std::uint64_t>{32, 100000}));
+    EXPECT_EQ(s.values("threads"), (std::vector<std::uint64_t>{32, 100000}));
     EXPECT_EQ(s.heaps, (std::vector<std::uint64_t>{8 * kMiB, 1024 * kMiB}));
     EXPECT_EQ(s.max_demand_fraction, 0.0);
   }
@@ -116,6 +118,30 @@ TEST(Options, OutputAndListingAreHeapbenchs) {
   EXPECT_FALSE(has(o.benchmark_args, "--benchmark_out=r.json"));
   EXPECT_TRUE(has(o.benchmark_args, "--benchmark_list_tests=true"));
   EXPECT_FALSE(parse({"--benchmark_list_tests=false"}).list_tests);
+}
+
+// Every swept row of the axis table (axes.hpp) has its flag: the values land
+// in every part of the sweep, and one above the row's limit is refused.
+TEST(Options, EverySweptAxisHasTheFlagItsRowNames) {
+  int swept = 0;
+  for (const AxisDecl& a : axis_table()) {
+    if (!a.is_swept()) continue;
+    ++swept;
+    const std::string given = std::string(a.swept.flag) + "=1";
+    const Options o = parse({given.c_str()});
+    for (const Sweep& s : o.sweeps) EXPECT_EQ(s.values(a), std::vector<std::uint64_t>{1}) << given;
+    EXPECT_EQ(o.sweeps.front().max_demand_fraction == 0.0, a.swept.demand) << given << " keeps every point";
+    if (a.swept.max == 0) continue;
+    const std::string over = fmt::format("{}={}", a.swept.flag, a.swept.max + 1);
+    try {
+      parse({over.c_str()});
+      ADD_FAILURE() << "accepted " << over;
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(over), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(a.swept.max_means), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_EQ(swept, 4);
 }
 
 TEST(Options, BadValuesAreRefusedNamingTheFlagAndValue) {

@@ -24,7 +24,7 @@ Sweep one(std::vector<std::uint64_t> sizes, std::vector<std::uint64_t> threads, 
   s.apis = {"malloc"};
   s.sizes = std::move(sizes);
   s.aligns = {16};
-  s.threads = std::move(threads);
+  s.set("threads", std::move(threads));
   s.heaps = std::move(heaps);
   return s;
 }
@@ -33,8 +33,8 @@ TEST(Sweep, DefaultCoversTheAxesTheIssueNames) {
   const Sweep s = default_sweep().front();
   EXPECT_EQ(s.sizes.front(), 16u);
   EXPECT_EQ(s.sizes.back(), 64u * 1024);
-  EXPECT_EQ(s.threads.front(), 32u);
-  EXPECT_EQ(s.threads.back(), 1u << 20);
+  EXPECT_EQ(s.values("threads").front(), 32u);
+  EXPECT_EQ(s.values("threads").back(), 1u << 20);
   EXPECT_EQ(s.heaps.front(), 8 * kMiB);
   bool odd = false;
   for (auto v : s.sizes) odd |= (v & (v - 1)) != 0;
@@ -146,23 +146,37 @@ TEST(Sweep, TheDefaultSweepLosesOnlyItsTwoBudgetSpendersInOrder) {
 }
 
 // A pattern that takes `axis` (per_thread for the axes every pattern takes).
-std::string pattern_taking(const SweepAxis& axis) {
+std::string pattern_taking(const AxisDecl& axis) {
   for (const PatternTraits* p : kPatternTraits) {
-    if (axis.only == 0 || p->takes_axis(static_cast<AxisBit>(axis.only))) return std::string(p->name);
+    if (axis.only_for() == 0 || p->takes_axis(static_cast<AxisBit>(axis.only_for()))) return std::string(p->name);
   }
   return "";
 }
 
-TEST(Sweep, EveryRowOfTheAxisTableSpansItsValuesInRunOrder) {
-  for (const SweepAxis& axis : kSweepAxes) {
+TEST(Sweep, EverySweptRowOfTheAxisTableSpansItsValuesInRunOrder) {
+  int swept = 0;
+  for (const AxisDecl& axis : axis_table()) {
+    if (!axis.is_swept()) continue;
+    ++swept;
     Sweep s = one({8192}, {1024}, {64 * kMiB});
     s.patterns = {pattern_taking(axis)};
-    ASSERT_FALSE(s.patterns.front().empty()) << "no pattern takes an axis of kSweepAxes";
-    s.*axis.values = {4096, 32, 1024};
+    ASSERT_FALSE(s.patterns.front().empty()) << "no pattern takes the axis " << axis.key;
+    s.set(axis.key, {4096, 32, 1024});
     std::vector<std::uint64_t> got;
     for (const Case& c : plan_cases({s})) got.push_back(c.*axis.field);
-    EXPECT_EQ(got, (std::vector<std::uint64_t>{32, 1024, 4096}));
+    EXPECT_EQ(got, (std::vector<std::uint64_t>{32, 1024, 4096})) << axis.key;
   }
+  EXPECT_EQ(swept, 4) << "threads, size_min, load_pct and writes";
+}
+
+TEST(Sweep, APartTakesARowsFallbackAndRefusesAnAxisItCannotSpan) {
+  const Sweep s;
+  EXPECT_EQ(s.values("load_pct"), std::vector<std::uint64_t>{100});
+  EXPECT_EQ(s.values("size_min"), std::vector<std::uint64_t>{0});
+  EXPECT_TRUE(s.values("threads").empty()) << "every part sets its threads";
+  Sweep t;
+  EXPECT_THROW(t.set("size", {64}), std::logic_error) << "sizes have rules of their own";
+  EXPECT_THROW(t.set("load_pcts", {50}), std::logic_error) << "a flag's spelling is not the key";
 }
 
 TEST(Sweep, RepeatedAxisValuesRunOnce) {
@@ -388,8 +402,7 @@ TEST(Sweep, AnAxisOnlyItsPatternsTakeLeavesTheOthersAtItsDefault) {
   Sweep s = one({64}, {1024}, {1024 * kMiB});
   s.patterns = {"per_thread", "output"};
   s.apis = {"malloc"};
-  s.size_mins = {4, 16};
-  s.writes = {0, 1};
+  s.set("size_min", {4, 16}).set("writes", {0, 1});
   std::vector<std::string> names;
   for (const auto& c : plan_cases({s})) names.push_back(case_name(c));
   const std::vector<std::string> expected = {
@@ -405,11 +418,11 @@ TEST(Sweep, ASizeMinAboveTheSizeIsNoPointAndNoneGivenIsTheSize) {
   Sweep s = one({64, 4096}, {1024}, {1024 * kMiB});
   s.patterns = {"output"};
   s.apis = {"two_pass"};
-  s.size_mins = {128};
+  s.set("size_min", {128});
   std::vector<std::string> names;
   for (const auto& c : plan_cases({s})) names.push_back(case_name(c));
   EXPECT_EQ(names, (std::vector<std::string>{"output/two_pass/size:4096/size_min:128/threads:1024/writes:1/heap:1024"}));
-  s.size_mins = {0};
+  s.set("size_min", {0});
   const auto fixed = plan_cases({s});
   ASSERT_EQ(fixed.size(), 2u);
   EXPECT_EQ(fixed[0].size_min, 64u);

@@ -1,12 +1,15 @@
 #pragma once
 // A case's axes as data: one row per axis, in the order they stand in a case's
 // name and in its axis_values. case_name(), axis_values() and the axis_values
-// part of the results schema (`heapbench schema`) are all made from this table,
-// so a new axis is one row here (with its Case field) and its use in the pattern.
+// part of the results schema (`heapbench schema`) are all made from this table;
+// so are, for the integer axes a sweep spans (threads and the workloads'), their
+// flag, its checks, a sweep part's values and the plan's points. A new axis is
+// one row here, the Case field its pattern reads, and its use in the pattern.
 #include <nlohmann/json.hpp>
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -19,6 +22,23 @@ namespace heapbench {
 // takes an alignment), or only for the limit the case's pattern sets (exactly
 // one of malloc_heap and printf_fifo).
 enum class AxisPresence { always, pattern_takes, nonzero, limit };
+
+// The most threads a case may have: their pointer table stays within 512 MiB.
+inline constexpr std::uint64_t kMaxThreads = 1ull << 26;
+
+// An integer axis a sweep spans: options.cpp makes its flag from this (parsed
+// as a comma-separated list, checked, and set in every part of the sweep), and
+// plan_cases expands every part over its values (sweep.hpp).
+struct SweptAxis {
+  std::string_view flag;  // "--load-pcts" ("": not a swept axis)
+  std::string_view help;  // the flag's --help text
+  // What a part that does not set the axis takes (nullopt: every part sets it).
+  std::optional<std::uint64_t> fallback;
+  bool switch01 = false;       // the values 0 and 1 only; else quantities >= 1 (K/M/G suffixes)
+  std::uint64_t max = 0;       // the largest value the flag takes (0: no limit)
+  std::string_view max_means;  // the limit in words, for the refusal ("100 keys per bucket")
+  bool demand = false;         // the axis changes a point's demand on its heap (--max-demand-fraction)
+};
 
 struct AxisDecl {
   std::string_view key;          // axis_values' key and, where labelled, the name's "<label>:<value>"
@@ -36,11 +56,18 @@ struct AxisDecl {
   std::uint64_t name_divisor = 1;
   // The JSON Schema of the value beyond its type, as JSON text ("" for none).
   std::string_view schema;
+  SweptAxis swept{};  // an integer axis a sweep spans, or none (flag "")
+
+  bool is_swept() const { return !swept.flag.empty(); }
+  // The AxisBit of the patterns that take it (0: every pattern has it).
+  unsigned only_for() const { return presence == AxisPresence::pattern_takes ? bit : 0; }
 };
 
 // Every axis, in name order.
 const std::array<AxisDecl, 12>& axis_table();
 
+// The row of `key` (nullptr: no such axis).
+const AxisDecl* find_axis(std::string_view key);
 bool has_axis(const Case& c, const AxisDecl& a);
 // The value as axis_values writes it (a string or an integer).
 nlohmann::ordered_json axis_value(const Case& c, const AxisDecl& a);

@@ -18,8 +18,6 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-inline constexpr std::uint64_t kMaxThreads = 1ull << 26;  // pointer table <= 512 MiB
-
 struct Options {
   std::vector<Sweep> sweeps;         // the --sweep (default, quick, size_map or zoo), with any axis flag applied to every part
   std::string sweep = "default";     // --sweep

@@ -1,12 +1,14 @@
 #pragma once
 // The axes of a sweep and the order its cases run in.
-#include <array>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "heapbench/axes.hpp"
 #include "heapbench/case.hpp"
-#include "heapbench/pattern_traits.hpp"  // AxisBit
 
 namespace heapbench {
 
@@ -15,42 +17,29 @@ struct Sweep {
   std::vector<std::string> apis;
   std::vector<std::uint64_t> sizes;
   std::vector<std::uint64_t> aligns;  // used only for APIs that take an alignment
-  std::vector<std::uint64_t> threads;
   std::vector<std::uint64_t> heaps;
   // Leaves out points whose demand (heap_footprint: threads x size, each call
   // at least kMinHeapBlock in CUDA's heap) exceeds this fraction of the heap:
   // on an H200 such points spend seconds per kernel in failing mallocs
   // (2^20 x 1 KiB on 64 MiB: 13.5 s). 0 keeps every point.
   double max_demand_fraction = 0.0;
-  // The workloads' axes (Case's fields of the same names), each expanded only
-  // for the patterns that take it (PatternTraits::axes).
-  std::vector<std::uint64_t> size_mins = {0};  // 0: the size itself (fixed-size requests)
-  std::vector<std::uint64_t> writes = {1};
-  std::vector<std::uint64_t> load_pcts = {100};
   std::vector<std::string> graphs = {"rmat"};  // rmat, grid, or a --graph file's name
   std::string graph_file;                      // the --graph file (its name is among graphs)
   std::string trace, trace_file;               // replay: the --trace file's name and path
-};
 
-// The integer axes a part spans beyond its heaps, sizes and alignments (which
-// have rules of their own in plan_cases: heap-major order, only the sizes a
-// pattern takes, alignments only for an API that takes one): each part's
-// values and the Case field they set, in run order. A new axis is a field of
-// Case (named by case_name and axis_values), a field of Sweep with a default
-// (so every part, whatever fields it sets, has a value) and a row here;
-// plan_cases and sort_run_order take it from there, and --<axis> is a row of
-// options.cpp's table.
-struct SweepAxis {
-  std::vector<std::uint64_t> Sweep::*values;
-  std::uint64_t Case::*field;
-  unsigned only = 0;  // an AxisBit: expanded only for the patterns that take it (0: every pattern)
+  // The integer axes the part spans beyond its sizes, alignments and heaps
+  // (which have rules of their own in plan_cases: heap-major order, only the
+  // sizes a pattern takes, alignments only for an API that takes one): the
+  // swept rows of the axis table (axes.hpp: threads, size_min, load_pct,
+  // writes), by key. Each is expanded only for the patterns that take it; a
+  // part that does not set one takes its row's fallback.
+  Sweep& set(std::string_view axis, std::vector<std::uint64_t> values);  // throws std::logic_error: not a swept axis
+  std::vector<std::uint64_t> values(const AxisDecl& axis) const;
+  std::vector<std::uint64_t> values(std::string_view axis) const;  // throws std::logic_error: not a swept axis
+
+ private:
+  std::map<std::string, std::vector<std::uint64_t>, std::less<>> spans_;
 };
-inline constexpr std::array<SweepAxis, 4> kSweepAxes{{
-    {&Sweep::threads, &Case::threads},
-    {&Sweep::size_mins, &Case::size_min, kAxisSizeMin},
-    {&Sweep::load_pcts, &Case::load_pct, kAxisLoad},
-    {&Sweep::writes, &Case::writes, kAxisWrites},
-}};
 
 // The least room CUDA's device heap gives one allocation, whatever it asks
 // for: on an H200 a fill with 16 B blocks held 17.3 % of the heap where 64 B
@@ -77,8 +66,8 @@ std::uint64_t heap_footprint(const Case& c);
 //  - capacity_fill: the first fill alone, 64 K threads on 64 MiB;
 //  - printf_fifo: printf into FIFOs of 1, 8 and 64 MiB;
 //  - stack: alloca against malloc over sizes.
-// A new part is one more Sweep here; a new axis one more field of Sweep and Case
-// (kSweepAxes).
+// A new part is one more Sweep here; a new axis one more row of the axis table
+// (axes.hpp), whose values a part sets with Sweep::set.
 std::vector<Sweep> default_sweep();
 
 // A first look (--sweep=quick): every pattern x API once, at 64 B and 65,536
