@@ -22,17 +22,14 @@
 #include <string_view>
 #include <system_error>
 
-#include "advise.hpp"
 #include "cases.hpp"
-#include "check.hpp"
 #include "exit_codes.hpp"
 #include "heapbench/catalog.hpp"
-#include "heapbench/results_schema.hpp"
-#include "heapbench/counter_units.hpp"
 #include "heapbench/suggest.hpp"
 #include "orchestrate.hpp"
 #include "plan.hpp"
 #include "runners.hpp"
+#include "subcommand_list.hpp"
 #include "supervise.hpp"
 
 namespace heapbench {
@@ -130,94 +127,12 @@ int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* ou
   return plan.isolated ? run_isolated(run, d.indices, *out) : run_in_process(run, d.last, cfg, out);
 }
 
-// `heapbench counters`: the counter declarations (counter_units.cpp) and the
-// APIs' traits, as every results file carries them; docs/metrics.md's test reads these.
-int run_counters(int argc, char** argv, const DeviceHooks&) {
-  CLI::App app{"heapbench counters: every counter heapbench writes (name, unit, direction, meaning) and the APIs' traits",
-               "heapbench counters"};
-  bool json = false;
-  app.add_flag("--json", json, "The \"counters\" and \"apis\" blocks of a results file, as JSON");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);  // --help: the usage, on stdout
-    // One line with the subcommand's prefix (CLI11's exit() prints two, without it).
-    fmt::print(stderr, "heapbench counters: {} (see heapbench counters --help)\n", e.what());
-    return kExitUsage;
-  }
-  if (json) {
-    nlohmann::ordered_json doc;
-    add_declarations(doc);
-    fmt::print("{}\n", doc.dump(2));
-    return kExitOk;
-  }
-  constexpr const char* kDirection[] = {"higher is better", "lower is better", "-"};
-  for (const CounterDecl& d : counter_declarations()) {
-    fmt::print("{:<24} {:<8} {:<17} {}\n", d.name, d.symbol.empty() ? "-" : d.symbol,
-               kDirection[static_cast<int>(d.better)], d.description);
-  }
-  return kExitOk;
-}
-
-// `heapbench schema`: the JSON Schema of a results file, made from the counter
-// and axis declarations (heapbench/results_schema.hpp); docs/results.schema.json
-// is its output (the test results_schema checks it).
-int run_schema(int argc, char** argv, const DeviceHooks&) {
-  CLI::App app{"heapbench schema: the JSON Schema every results file this program writes validates against "
-               "(docs/results.schema.json), made from its counter and axis declarations",
-               "heapbench schema"};
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
-    fmt::print(stderr, "heapbench schema: {} (see heapbench schema --help)\n", e.what());
-    return kExitUsage;
-  }
-  fmt::print("{}\n", results_schema().dump(2));
-  return kExitOk;
-}
-
-// `heapbench replay TRACE [flags]`: the main program with --trace=TRACE
-// (docs/trace.md), so a replay is an ordinary run: results file, isolation,
-// --apis, --heaps, --benchmark_filter.
-int run_replay(int argc, char** argv, const DeviceHooks& hooks) {
-  const std::string first = argc > 1 ? argv[1] : "";
-  if (first == "-h" || first == "--help") {
-    fmt::print("heapbench replay: a recorded trace's launches (heapbench/trace.cuh) run again against each allocator\n\n"
-               "usage: heapbench replay TRACE [--apis=...] [--heaps=...] [--benchmark_out=FILE] [heapbench's flags]\n\n"
-               "The same as heapbench --trace=TRACE: every flag of heapbench --help but --sweep, --patterns, --sizes\n"
-               "and --threads, which the trace sets. docs/trace.md describes the file and what a replay reports.\n\n"
-               "Flags:\n"
-               "  -h,--help                   Print this and exit\n");
-    return kExitOk;
-  }
-  if (first.empty() || first[0] == '-') {
-    fmt::print(stderr, "heapbench replay: give the trace file first: heapbench replay TRACE [flags] (see heapbench "
-                       "replay --help)\n");
-    return kExitUsage;
-  }
-  std::vector<std::string> args{"heapbench", "--trace=" + first};
-  for (int i = 2; i < argc; ++i) args.emplace_back(argv[i]);
-  std::vector<char*> ptrs;
-  for (auto& a : args) ptrs.push_back(a.data());
-  ptrs.push_back(nullptr);
-  return run_heapbench(static_cast<int>(args.size()), ptrs.data(), hooks);
-}
-
 }  // namespace
 
-const std::vector<Subcommand>& subcommands() {
-  static const std::vector<Subcommand> list = {
-      {"advise", "The smallest cudaLimitMallocHeapSize that holds a workload, by bisection over real runs", run_advise},
-      {"check", "A conformance verdict for device allocators: PASS / FAIL / NOT SUPPORTED per property (docs/check.md)",
-       run_check},
-      {"counters", "Every counter a results file may hold: unit, whether higher is better, meaning (--json: as the file's blocks)",
-       run_counters},
-      {"schema", "The JSON Schema of a results file, made from the counter and axis declarations "
-                 "(docs/results.schema.json)", run_schema},
-      {"replay", "A recorded trace's allocations (heapbench/trace.cuh) run again against each allocator (docs/trace.md)",
-       run_replay},
-  };
+// The subcommands, in the order of their CMake lines (heapbench_subcommand):
+// each file of bench/subcommands/ defines one (subcommand.hpp).
+const std::vector<const Subcommand*>& subcommands() {
+  static const std::vector<const Subcommand*> list = {HEAPBENCH_SUBCOMMANDS};
   return list;
 }
 
@@ -302,8 +217,8 @@ int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
   watch_output();
   const KeepOutputReason reason;
   std::string who = "heapbench";
-  for (const Subcommand& s : subcommands()) {
-    if (argc > 1 && std::string_view(argv[1]) == s.name) who += std::string(" ") + s.name;
+  for (const Subcommand* s : subcommands()) {
+    if (argc > 1 && std::string_view(argv[1]) == s->name) who += std::string(" ") + s->name;
   }
   int code = kExitNoResults;
   try {
@@ -326,9 +241,9 @@ namespace {
 int run_program(int argc, char** argv, const DeviceHooks& hooks) {
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;
-    for (const Subcommand& s : subcommands()) {
-      if (std::string_view(argv[1]) == s.name) return s.run(argc - 1, argv + 1, hooks);
-      names.emplace_back(s.name);
+    for (const Subcommand* s : subcommands()) {
+      if (std::string_view(argv[1]) == s->name) return s->run(argc - 1, argv + 1, hooks);
+      names.emplace_back(s->name);
     }
     fmt::print(stderr, "heapbench: '{}' is not a subcommand{} (heapbench --help lists them)\n", argv[1],
                did_you_mean(argv[1], names));

@@ -91,6 +91,70 @@ struct Measured {
   double sm_clock_mhz() const { return clock_time > 0 ? clock_x_time / clock_time : 0; }
 };
 
+// What one batch's collect() and the backend's end_batch() said.
+struct Batch {
+  BatchTiming timing;
+  IterationResult result;
+};
+
+// Enqueues k rounds, numbered from first_index (-1 each for the warm-up
+// round), and waits for them. The first round of the case's first batch has
+// its kernels' cost noted.
+Batch run_batch(Backend& backend, Round& round, int k, bool warmup, std::int64_t first_index, Measured& m) {
+  round.begin_batch();
+  backend.begin_batch(round.enqueues_only());
+  for (int i = 0; i < k; ++i) {
+    const bool watch = i == 0 && m.cost.kernels == 0 && !m.warmed;
+    enqueue_round(round, warmup ? -1 : first_index + i, watch ? &backend : nullptr, watch ? &m.cost : nullptr);
+  }
+  Batch b;
+  nvtx::range v{nvtx::phase(nvtx::Phase::verify, first_index)};
+  b.timing = backend.end_batch();
+  b.result = round.collect();
+  return b;
+}
+
+// Counts the batch's rounds, or drops them all when the SM clock throttled or
+// the launch hold broke. Returns the rounds counted.
+int count_or_drop(Measured& m, const Batch& b, const std::vector<double>& rounds, int k, double rated) {
+  const bool slow = throttled(b.timing.sm_clock_mhz, rated);
+  if (!slow && !b.timing.hold_broke) {
+    m.accept(b.result, rounds, b.timing.sm_clock_mhz);
+    return static_cast<int>(rounds.size());
+  }
+  (slow ? m.throttled_rounds : m.unheld_rounds) += k;
+  if (slow && (m.min_clock_mhz == 0 || b.timing.sm_clock_mhz < m.min_clock_mhz)) m.min_clock_mhz = b.timing.sm_clock_mhz;
+  return 0;
+}
+
+// Why a case that ran out of time with no round counted has no figure.
+std::string every_batch_dropped(const Measured& m, double rated) {
+  if (m.throttled_rounds > 0) {
+    return fmt::format("the SM clock stayed under {:.0f} % of the rated {:.0f} MHz in every round ({} rounds, slowest "
+                       "{:.0f} MHz): the GPU is throttling; no figure is published",
+                       100 * kMinClockFraction, rated, m.throttled_rounds, m.min_clock_mhz);
+  }
+  return fmt::format("every batch's launch hold timed out before its rounds were enqueued ({} rounds): the "
+                     "host could not keep up, so launch gaps would be timed",
+                     m.unheld_rounds);
+}
+
+// What measure does after a batch is counted or dropped.
+enum class Next { done, another, out_of_time };
+
+// Done at fixed_rounds, or when the rule's verdict is in; another batch while
+// there is time (ten times the rule's with fixed_rounds) or a round counted.
+template <class Elapsed>
+Next after_batch(Measured& m, const StoppingRule& rule, int fixed_rounds, int measured, const Elapsed& elapsed) {
+  if (fixed_rounds > 0) {
+    if (measured >= fixed_rounds) return Next::done;
+    return elapsed() < 10 * rule.max_time_s ? Next::another : Next::out_of_time;
+  }
+  m.verdict = judge(m.series, elapsed(), rule);
+  if (m.verdict != Verdict::more) return Next::done;
+  return m.series.rounds() > 0 || elapsed() < rule.max_time_s ? Next::another : Next::out_of_time;
+}
+
 // Runs batches of rounds until the stopping rule says enough (or, with
 // `fixed_rounds`, exactly that many). Returns "" or why the case is an error.
 std::string measure(Backend& backend, Round& round, const RunConfig& cfg, int fixed_rounds, Measured& m) {
@@ -107,19 +171,8 @@ std::string measure(Backend& backend, Round& round, const RunConfig& cfg, int fi
     if (fixed_rounds > 0) k = std::min(std::max(round.max_batch(), 1), fixed_rounds - measured);
     const std::int64_t first_index = warmup ? -1 : m.series.rounds();
     const auto tb = clock::now();
-    round.begin_batch();
-    backend.begin_batch(round.enqueues_only());
-    for (int i = 0; i < k; ++i) {
-      const bool watch = i == 0 && m.cost.kernels == 0 && !m.warmed;
-      enqueue_round(round, warmup ? -1 : first_index + i, watch ? &backend : nullptr, watch ? &m.cost : nullptr);
-    }
-    BatchTiming timing;
-    IterationResult r;
-    {
-      nvtx::range v{nvtx::phase(nvtx::Phase::verify, first_index)};
-      timing = backend.end_batch();
-      r = round.collect();
-    }
+    const Batch b = run_batch(backend, round, k, warmup, first_index, m);
+    const IterationResult& r = b.result;
     m.calls += r.tally.attempts;
     m.measuring_s += r.measuring_seconds;
     wall_per_round = std::chrono::duration<double>(clock::now() - tb).count() / k;
@@ -130,31 +183,11 @@ std::string measure(Backend& backend, Round& round, const RunConfig& cfg, int fi
       m.warmed = true;
       if (fixed_rounds == 0 && first_round_is_warmup(rounds.front(), rule)) continue;
     }
-    const bool slow = throttled(timing.sm_clock_mhz, rated);
-    if (slow || timing.hold_broke) {
-      (slow ? m.throttled_rounds : m.unheld_rounds) += k;
-      if (slow && (m.min_clock_mhz == 0 || timing.sm_clock_mhz < m.min_clock_mhz)) m.min_clock_mhz = timing.sm_clock_mhz;
-    } else {
-      m.accept(r, rounds, timing.sm_clock_mhz);
-      measured += static_cast<int>(rounds.size());
-    }
-    if (fixed_rounds > 0) {
-      if (measured >= fixed_rounds) return {};
-      if (elapsed() < 10 * rule.max_time_s) continue;
-    } else {
-      m.verdict = judge(m.series, elapsed(), rule);
-      if (m.verdict != Verdict::more) return {};
-      if (m.series.rounds() > 0 || elapsed() < rule.max_time_s) continue;
-    }
+    measured += count_or_drop(m, b, rounds, k, rated);
+    const Next next = after_batch(m, rule, fixed_rounds, measured, elapsed);
+    if (next == Next::done) return {};
     // Out of time with no round counted: every batch was dropped.
-    if (m.throttled_rounds > 0) {
-      return fmt::format("the SM clock stayed under {:.0f} % of the rated {:.0f} MHz in every round ({} rounds, slowest "
-                         "{:.0f} MHz): the GPU is throttling; no figure is published",
-                         100 * kMinClockFraction, rated, m.throttled_rounds, m.min_clock_mhz);
-    }
-    return fmt::format("every batch's launch hold timed out before its rounds were enqueued ({} rounds): the "
-                       "host could not keep up, so launch gaps would be timed",
-                       m.unheld_rounds);
+    if (next == Next::out_of_time) return every_batch_dropped(m, rated);
   }
 }
 
@@ -272,6 +305,47 @@ void measuring_loop(benchmark::State& st, Backend& backend, Round& round, const 
   }
 }
 
+// The heap's capacity before the case: the memo's, or a fresh probe. Taken
+// from the memo: an error before the probe after the case leaves nothing to trust.
+std::uint64_t capacity_before(Backend& backend, const Backend::Heap& heap, CaseClock& clock) {
+  const std::uint64_t bytes =
+      g_capacity.bytes ? *g_capacity.bytes : clock.add(clock.probe_s, [&] { return probe(backend, heap.reported); });
+  g_capacity.bytes.reset();
+  return bytes;
+}
+
+// Probes the heap after the case: a lost capacity's problem, or "" with the
+// probe kept for the next case.
+std::string capacity_after(Backend& backend, const Backend::Heap& heap, CaseClock& clock, std::uint64_t before) {
+  const std::uint64_t after = clock.add(clock.probe_s, [&] { return probe(backend, heap.reported); });
+  if (auto why = capacity_problem(before, after); !why.empty()) return why;
+  g_capacity.bytes = after;
+  return {};
+}
+
+// warm_up where the round wants it, timed as the allocator's first use. Its problem, or "".
+std::string timed_warm_up(Backend& backend, const Case& c, const RunConfig& cfg, const Round& round, SetUp& setup) {
+  if (!round.small_warmup()) return {};
+  const auto t0 = std::chrono::steady_clock::now();
+  if (std::string why = warm_up(backend, c, cfg); !why.empty()) return why;
+  setup.first_use_s = seconds_since(t0);
+  return {};
+}
+
+// The counters of a case measured to the end: the harness's, the allocator's
+// cost, the pattern's (its reducer) and the energy meter's.
+void write_case_counters(benchmark::State& st, const Case& c, const RunConfig& cfg, const Measured& m,
+                         const SetUp& setup, const Backend::Heap& heap, const Counters& energy_counters) {
+  const bool fixed = cfg.fixed_iterations > 0;
+  set_measurement_counters(st, m, fixed);
+  set_cost_counters(st, m.cost, setup);
+  if (!fixed) kept().convergence.emplace_back(case_name(c), m.verdict == Verdict::converged);
+  Counters own;
+  m.reducer->write(own, heap.reported);
+  own.insert(energy_counters.begin(), energy_counters.end());
+  for (const auto& [counter, value] : own) st.counters[counter] = value;
+}
+
 void run_case(benchmark::State& st, const Case& c, const std::string& name, const RunConfig& run_cfg) {
   KeepSamples keep{case_name(c), {}};
   const RunConfig cfg = for_case(c, run_cfg);
@@ -294,18 +368,11 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     backend.synchronize();
     setup.setup_s = seconds_since(t0);
     const bool probed = probes_device_heap(c);
-    std::uint64_t capacity_before = 0;
-    if (probed) {
-      capacity_before =
-          g_capacity.bytes ? *g_capacity.bytes : clock.add(clock.probe_s, [&] { return probe(backend, heap.reported); });
-      g_capacity.bytes.reset();  // taken: an error before the probe after the case leaves nothing to trust
-    }
-    t0 = std::chrono::steady_clock::now();
-    if (const std::string why = round->small_warmup() ? warm_up(backend, c, cfg) : ""; !why.empty()) {
+    const std::uint64_t before = probed ? capacity_before(backend, heap, clock) : 0;
+    if (const std::string why = timed_warm_up(backend, c, cfg, *round, setup); !why.empty()) {
       st.SkipWithError(("warm-up: " + why).c_str());
       return;
     }
-    if (round->small_warmup()) setup.first_use_s = seconds_since(t0);
     setup.reset_s = round->reset_seconds();
     Measured m(round->reducer());
     // The energy counter is read before the loop's first batch and after its last (docs/metrics.md, "Energy").
@@ -315,23 +382,12 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     clock.add(clock.loop_s, [&] { return (measuring_loop(st, backend, *round, cfg, m), 0); });
     const Counters energy_counters = clock.add(clock.meter_s, [&] { return energy_section.finish(m.calls); });
     if (st.error_occurred()) return;
-    if (probed) {
-      const std::uint64_t capacity_after = clock.add(clock.probe_s, [&] { return probe(backend, heap.reported); });
-      if (const auto why = capacity_problem(capacity_before, capacity_after); !why.empty()) {
-        st.SkipWithError(why.c_str());
-        return;
-      }
-      g_capacity.bytes = capacity_after;
+    if (const std::string why = probed ? capacity_after(backend, heap, clock, before) : ""; !why.empty()) {
+      st.SkipWithError(why.c_str());
+      return;
     }
-    const bool fixed = cfg.fixed_iterations > 0;
-    set_measurement_counters(st, m, fixed);
-    set_cost_counters(st, m.cost, setup);
     keep.samples = m.samples;
-    if (!fixed) kept().convergence.emplace_back(case_name(c), m.verdict == Verdict::converged);
-    Counters own;
-    m.reducer->write(own, heap.reported);
-    own.insert(energy_counters.begin(), energy_counters.end());
-    for (const auto& [counter, value] : own) st.counters[counter] = value;
+    write_case_counters(st, c, cfg, m, setup, heap, energy_counters);
     clock.write(st);
   } catch (const DeviceError& e) {
     // The context may hold a sticky error: make the next case start from a reset,

@@ -1,6 +1,6 @@
 #pragma once
 // heapbench's exit statuses, the one list: the program (bench/app.cpp),
-// `heapbench advise` (bench/advise.cpp) and the parent of isolation, which
+// `heapbench advise` (bench/subcommands/advise.cpp) and the parent of isolation, which
 // reads its children's (bench/orchestrate.cpp). tests/robust pins the values;
 // README.md tells users.
 namespace heapbench {

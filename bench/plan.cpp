@@ -82,7 +82,7 @@ std::variant<Plan, int> plan_run(int argc, char** argv) {
   }
   if (o.help) {
     std::vector<std::pair<std::string, std::string>> list;
-    for (const Subcommand& s : subcommands()) list.emplace_back(s.name, s.summary);
+    for (const Subcommand* s : subcommands()) list.emplace_back(s->name, s->summary);
     fmt::print("{}", options_help(list));
     return kExitOk;
   }

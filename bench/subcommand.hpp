@@ -2,6 +2,7 @@
 // What the subcommands that run on a device (advise, check) do alike: parse
 // their flags and refuse a bad one, probe the device, and describe it in the
 // JSON they write.
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -24,6 +25,11 @@ auto parse_subcommand(const char* name, Parse parse) -> std::optional<decltype(p
     return std::nullopt;
   }
 }
+
+// CLI11 over a subcommand's flags: nullopt to go on, or the exit status after
+// --help (the usage, on stdout) or a refused flag (one line with the
+// subcommand's prefix; CLI11's own exit() prints two, without it).
+std::optional<int> parse_cli(CLI::App& app, const char* name, int argc, char** argv);
 
 // A file a subcommand writes (advise --out, check --json and --markdown),
 // checked, locked and written as the main program's results file

@@ -90,7 +90,7 @@ const std::array<AxisDecl, 12> kAxes{{
      {"--writes",
       "output: 1, the producing launch writes every output byte (timed), 0 it only obtains them (the verifier writes "
       "them, untimed); e.g. 0,1 (default 0,1 in --sweep=workloads)",
-      1, true}},
+      1, true, 0, "", false}},
     {"malloc_heap", "heap", P::limit, static_cast<unsigned>(Limit::malloc_heap), false, "B",
      "cudaLimitMallocHeapSize in bytes (heap:<MiB> in the name), also the arena of an API with its own",
      &Case::limit_bytes, nullptr, nullptr, kMiB, kPositive},

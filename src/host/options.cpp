@@ -76,11 +76,8 @@ void add_workload_flags(CLI::App& app, Parsed& p) {
                  "by the file's stem, and replaces the generated ones unless --graphs is given too");
 }
 
-void add_flags(CLI::App& app, Parsed& p) {
-  allow_repeats_to_be_judged(app);
-  app.set_help_flag();  // --help is ours: it prints these flags and then Google Benchmark's.
-  app.add_flag("-h,--help", p.help, "Print heapbench's flags, its subcommands and Google Benchmark's flags, and exit");
-  app.add_flag("--version", p.version, "Print heapbench's version and git commit, and exit (needs no GPU)");
+// The flags that set the sweep's axes.
+void add_axis_flags(CLI::App& app, Parsed& p) {
   app.add_option("--patterns", p.patterns, fmt::format("Patterns, comma-separated ({})", fmt::join(kPatterns, ",")));
   app.add_option("--apis", p.apis, fmt::format("APIs, comma-separated ({}){}", fmt::join(built_api_names(), ","), not_built_note()));
   app.add_option("--aligns", p.aligns,
@@ -98,6 +95,10 @@ void add_flags(CLI::App& app, Parsed& p) {
   app.add_option("--max-demand-fraction", p.max_demand_fraction,
                  "Skip points whose threads x size (each call to CUDA's heap counted as at least 64 B) exceeds "
                  "this fraction of the heap (default 0.5 for the built-in sweep, 0 = keep all when an axis is given)");
+}
+
+// How the cases run: devices, processes, deadlines, the results file, profiling.
+void add_run_flags(CLI::App& app, Parsed& p) {
   // Children of --isolate/--devices get --device and --benchmark_out appended: the last one counts.
   app.add_option("--device", p.device, "CUDA device index (default 0)")
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -142,6 +143,15 @@ void add_flags(CLI::App& app, Parsed& p) {
                  "output, graph and hash workloads: what an application pays for allocating in a kernel, and "
                  "what it pays without; docs/workloads.md)")
       ->check(CLI::IsMember({"default", "quick", "size_map", "zoo", "workloads"}));
+}
+
+void add_flags(CLI::App& app, Parsed& p) {
+  allow_repeats_to_be_judged(app);
+  app.set_help_flag();  // --help is ours: it prints these flags and then Google Benchmark's.
+  app.add_flag("-h,--help", p.help, "Print heapbench's flags, its subcommands and Google Benchmark's flags, and exit");
+  app.add_flag("--version", p.version, "Print heapbench's version and git commit, and exit (needs no GPU)");
+  add_axis_flags(app, p);
+  add_run_flags(app, p);
   const StoppingRule rule;
   app.add_option("--max-noise", p.max_noise_pct,
                  fmt::format("Stop a case once the relative standard error of its mean round time is at most this "

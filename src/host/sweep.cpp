@@ -46,83 +46,55 @@ std::uint64_t heap_footprint(const Case& c) {
   return std::max(c.demand(), calls * kMinHeapBlock);
 }
 
+namespace {
+// A part given by its axes, alignment 16, the workload axes at their defaults.
+Sweep part(std::vector<std::string> patterns, std::vector<std::string> apis, std::vector<std::uint64_t> sizes,
+           std::vector<std::uint64_t> threads, std::vector<std::uint64_t> heaps, double max_demand_fraction) {
+  Sweep s;
+  s.patterns = std::move(patterns);
+  s.apis = std::move(apis);
+  s.sizes = std::move(sizes);
+  s.aligns = {16};
+  s.set("threads", std::move(threads));
+  s.heaps = std::move(heaps);
+  s.max_demand_fraction = max_demand_fraction;
+  return s;
+}
+}  // namespace
+
 std::vector<Sweep> default_sweep() {
-  Sweep spine;
-  spine.patterns = {"per_thread"};
-  spine.apis = {"malloc"};
   // Powers of two cover the size classes; 24, 100, 1000 and 3000 sit between
-  // them, so rounding inside the allocator shows up as a step.
-  spine.sizes = {16, 24, 64, 100, 256, 1000, 1024, 3000, 4096, 16384, 65536};
-  spine.aligns = {16};
-  // One warp, one block's worth of warps, 32 K threads, and 2^20 (beyond the
-  // 132 x 2048 = 270,336 threads an H200 holds at once).
-  spine.set("threads", {32, 1024, 32768, 1u << 20});
-  spine.heaps = {8 * kMiB, 64 * kMiB, 1024 * kMiB};
-  spine.max_demand_fraction = 0.5;
-
-  Sweep matrix;
-  matrix.patterns = round_patterns();
-  matrix.apis.assign(built_api_names().begin(), built_api_names().end());
-  matrix.sizes = {64, 4096};
+  // them, so rounding inside the allocator shows up as a step. One warp, one
+  // block's worth of warps, 32 K threads, and 2^20 (beyond the 132 x 2048 =
+  // 270,336 threads an H200 holds at once).
+  Sweep spine = part({"per_thread"}, {"malloc"}, {16, 24, 64, 100, 256, 1000, 1024, 3000, 4096, 16384, 65536},
+                     {32, 1024, 32768, 1u << 20}, {8 * kMiB, 64 * kMiB, 1024 * kMiB}, 0.5);
+  Sweep matrix = part(round_patterns(), {built_api_names().begin(), built_api_names().end()}, {64, 4096},
+                      {1024, 65536}, {1024 * kMiB}, 0.5);
   matrix.aligns = {16, 4096};
-  matrix.set("threads", {1024, 65536});
-  matrix.heaps = {1024 * kMiB};
-  matrix.max_demand_fraction = 0.5;
-
   // Capacity: 1024 threads fill each heap with one block size. Every fill ends
   // with one failing call per thread, and on an H200 failing calls on a full
   // heap are slow: with 32 K threads one 8 MiB case took about a minute, and
   // with 1024 threads filling 64 MiB with blocks of 1 KiB or less ran past the
   // 5 s kernel budget (results/H200/capacity.json). So every size
   // fills 8 MiB, and only 4 KiB and 64 KiB blocks fill 64 MiB.
-  Sweep capacity;
-  capacity.patterns = {"capacity"};
-  capacity.apis = capacity_apis();
-  capacity.sizes = {16, 64, 256, 1024, 4096, 65536};
-  capacity.aligns = {16};
-  capacity.set("threads", {1024});
-  capacity.heaps = {8 * kMiB};
-  Sweep capacity_large = capacity;
-  capacity_large.sizes = {4096, 65536};
-  capacity_large.heaps = {64 * kMiB};
-
+  Sweep capacity = part({"capacity"}, capacity_apis(), {16, 64, 256, 1024, 4096, 65536}, {1024}, {8 * kMiB}, 0.0);
+  Sweep capacity_large = part({"capacity"}, capacity_apis(), {4096, 65536}, {1024}, {64 * kMiB}, 0.0);
   // Failure curve: a fixed demand of 8 MiB (32 K threads x 256 B, or mixed sizes
   // of at most 256 B) against heaps from half the demand to four times it.
-  Sweep failure_curve;
-  failure_curve.patterns = {"per_thread", "per_thread_mixed"};
-  failure_curve.apis = {"malloc"};
-  failure_curve.sizes = {256};
-  failure_curve.aligns = {16};
-  failure_curve.set("threads", {32768});
-  failure_curve.heaps = {4 * kMiB, 6 * kMiB, 8 * kMiB, 12 * kMiB, 16 * kMiB, 32 * kMiB};
+  Sweep failure_curve = part({"per_thread", "per_thread_mixed"}, {"malloc"}, {256}, {32768},
+                             {4 * kMiB, 6 * kMiB, 8 * kMiB, 12 * kMiB, 16 * kMiB, 32 * kMiB}, 0.0);
   // The first fill alone, with 64 K threads: what the refills make too slow on
   // larger heaps.
-  Sweep capacity_fill = capacity;
-  capacity_fill.patterns = {"capacity_fill"};
-  capacity_fill.sizes = {64};
-  capacity_fill.set("threads", {65536});
-  capacity_fill.heaps = {64 * kMiB};
+  Sweep capacity_fill = part({"capacity_fill"}, capacity_apis(), {64}, {65536}, {64 * kMiB}, 0.0);
   // printf: 8 lines per thread with 1 or 8 arguments, into FIFOs of 1, 8
   // (CUDA's default) and 64 MiB; 32 K threads overflow the smaller FIFOs on
   // purpose. (2^18 threads into a full FIFO outlast the 5 s budget on an H200:
   // printf slows to ~7e4 calls/s once the FIFO is full.)
-  Sweep printf_fifo;
-  printf_fifo.patterns = {"printf"};
-  printf_fifo.apis = {"printf"};
-  printf_fifo.sizes = {8, 64};
-  printf_fifo.aligns = {16};
-  printf_fifo.set("threads", {1024, 32768});
-  printf_fifo.heaps = {1 * kMiB, 8 * kMiB, 64 * kMiB};
+  Sweep printf_fifo = part({"printf"}, {"printf"}, {8, 64}, {1024, 32768}, {1 * kMiB, 8 * kMiB, 64 * kMiB}, 0.0);
   // The stack against the heap over sizes: alloca raises cudaLimitStackSize to
   // each size (plus the frame) for its case.
-  Sweep stack;
-  stack.patterns = {"per_thread"};
-  stack.apis = {"malloc", "alloca"};
-  stack.sizes = {16, 256, 1024, 16384};
-  stack.aligns = {16};
-  stack.set("threads", {1024, 65536});
-  stack.heaps = {1024 * kMiB};
-  stack.max_demand_fraction = 0.5;
+  Sweep stack = part({"per_thread"}, {"malloc", "alloca"}, {16, 256, 1024, 16384}, {1024, 65536}, {1024 * kMiB}, 0.5);
   return {spine, matrix, capacity, capacity_large, failure_curve, capacity_fill, printf_fifo, stack};
 }
 
@@ -161,21 +133,6 @@ std::vector<std::string> zoo_apis() {
   return out;
 }
 
-namespace {
-// A part given by its axes, alignment 16, the workload axes at their defaults.
-Sweep part(std::vector<std::string> patterns, std::vector<std::string> apis, std::vector<std::uint64_t> sizes,
-           std::vector<std::uint64_t> threads, std::vector<std::uint64_t> heaps, double max_demand_fraction) {
-  Sweep s;
-  s.patterns = std::move(patterns);
-  s.apis = std::move(apis);
-  s.sizes = std::move(sizes);
-  s.aligns = {16};
-  s.set("threads", std::move(threads));
-  s.heaps = std::move(heaps);
-  s.max_demand_fraction = max_demand_fraction;
-  return s;
-}
-}  // namespace
 
 std::vector<Sweep> zoo_sweep() {
   const std::vector<std::string> apis = zoo_apis();

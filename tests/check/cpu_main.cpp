@@ -1,5 +1,5 @@
 // `heapbench check` over the CPU: heapbench's own program (bench/app.cpp, so
-// bench/check.cpp's parent, its row processes and its verdicts are the real
+// bench/subcommands/check.cpp's parent, its row processes and its verdicts are the real
 // ones), with the battery's bodies run on CPU threads (cpu_grid.hpp) against
 // the host allocators of host_allocators.hpp instead of kernels against device
 // ones. tests/check/check_test.py runs it: the correct allocator must pass

@@ -27,7 +27,7 @@ NOISY = {"HEAPBENCH_NOGPU_ROUND_NOISE": "0.3"}
 # (kRecordedVariables, bench/context.cpp).
 GETENV = {
     "bench/run_in_process.cpp": ["TERM"],
-    "bench/check.cpp": ["PATH", "CUDA_HOME", "CUDA_PATH"],
+    "bench/subcommands/check.cpp": ["PATH", "CUDA_HOME", "CUDA_PATH"],
     "bench/supervise.cpp": ["HEAPBENCH_PARENT_PID"],
     "src/host/energy.cpp": ["HEAPBENCH_ENERGY_RESOLUTION"],
 }

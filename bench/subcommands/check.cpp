@@ -11,7 +11,7 @@
 // Prints one table per allocator as it is judged; --json and --markdown write
 // the same verdicts. Exit status: 0 no row failed, 1 some row failed, 2 bad
 // command line, 3 no device.
-#include "check.hpp"
+#include "app.hpp"
 #include "subcommand.hpp"
 
 #include <signal.h>
@@ -149,6 +149,53 @@ std::optional<std::string> find_sanitizer() {
   return std::nullopt;
 }
 
+// One compute-sanitizer tool over some rows of the battery.
+struct SanitizerRun {
+  const char* tool;
+  const char* rows;
+  const char* threads;
+};
+
+// The command line of `run` over one allocator's battery, its verdicts into `out`.
+std::vector<std::string> sanitizer_command(const std::string& tool, const SanitizerRun& run, const CheckOptions& o,
+                                           const std::string& api, const fs::path& out) {
+  return {tool,
+          "--tool",
+          run.tool,
+          "--error-exitcode",
+          std::to_string(kSanitizerErrorExit),
+          // The battery checks every CUDA call itself; under the tool
+          // the child's heap-limit call is refused (the tool's own
+          // kernels ran first), which is no finding about the allocator.
+          "--report-api-errors",
+          "no",
+          "--print-limit",
+          "10",
+          // /proc/self/exe would name compute-sanitizer inside it: give the real path.
+          fs::read_symlink("/proc/self/exe").string(),
+          "check",
+          "--apis=" + api,
+          "--heaps=8M",  // at least kMinCheckHeap; small, so the largest block is quick to check
+          std::string("--rows=") + run.rows,
+          std::string("--threads=") + run.threads,
+          fmt::format("--kernel-budget-ms={}", o.kernel_budget_s * 1000 * 10),
+          fmt::format("--device={}", o.device),
+          "--child-out=" + out.string()};
+}
+
+// Why the run fails the row (no answer, errors found, the battery ended
+// badly), or nothing when it ended clean.
+std::optional<std::string> sanitizer_failure(const SanitizerRun& run, const ChildEnd& s, const fs::path& log) {
+  if (s.killed) return fmt::format("{}: no answer within {:.0f} s", run.tool, s.seconds);
+  if (WIFEXITED(s.status) && WEXITSTATUS(s.status) == kSanitizerErrorExit) {
+    return fmt::format("{} found errors in rows {}: {}", run.tool, run.rows, sanitizer_findings(log));
+  }
+  if (!(WIFEXITED(s.status) && WEXITSTATUS(s.status) == 0)) {
+    return fmt::format("under {}, the battery {}: {}", run.tool, how_it_ended(s), tail_of(log, 400));
+  }
+  return std::nullopt;
+}
+
 // The overlap, lifetimes and edge rows (memcheck) and the overlap row
 // (racecheck), small, under compute-sanitizer: PASS when it reports no error.
 RowResult run_sanitizer(const CheckOptions& o, const CheckHooks& hooks, const std::string& api, const fs::path& dir) {
@@ -168,53 +215,15 @@ RowResult run_sanitizer(const CheckOptions& o, const CheckHooks& hooks, const st
     return r;
   }
   const auto t0 = std::chrono::steady_clock::now();
-  struct Run {
-    const char* tool;
-    const char* rows;
-    const char* threads;
-  };
   std::vector<std::string> parts;
-  for (const Run& run : {Run{"memcheck", "overlap,lifetimes,edge", "4096"}, Run{"racecheck", "overlap", "1024"}}) {
+  for (const SanitizerRun& run :
+       {SanitizerRun{"memcheck", "overlap,lifetimes,edge", "4096"}, SanitizerRun{"racecheck", "overlap", "1024"}}) {
     const fs::path out = dir / fmt::format("{}_{}.json", api, run.tool);
     const fs::path log = dir / fmt::format("{}_{}.log", api, run.tool);
-    const std::vector<std::string> args = {*tool,
-                                           "--tool",
-                                           run.tool,
-                                           "--error-exitcode",
-                                           std::to_string(kSanitizerErrorExit),
-                                           // The battery checks every CUDA call itself; under the tool
-                                           // the child's heap-limit call is refused (the tool's own
-                                           // kernels ran first), which is no finding about the allocator.
-                                           "--report-api-errors",
-                                           "no",
-                                           "--print-limit",
-                                           "10",
-                                           "/proc/self/exe",
-                                           "check",
-                                           "--apis=" + api,
-                                           "--heaps=8M",  // at least kMinCheckHeap; small, so the largest block is quick to check
-                                           std::string("--rows=") + run.rows,
-                                           std::string("--threads=") + run.threads,
-                                           fmt::format("--kernel-budget-ms={}", o.kernel_budget_s * 1000 * 10),
-                                           fmt::format("--device={}", o.device),
-                                           "--child-out=" + out.string()};
-    // /proc/self/exe would name compute-sanitizer inside it: give the real path.
-    std::vector<std::string> real = args;
-    real[9] = fs::read_symlink("/proc/self/exe").string();
-    const ChildEnd s = spawn_and_wait(real, log, 10 * row_timeout_s(o));
-    if (s.killed) {
+    const ChildEnd s = spawn_and_wait(sanitizer_command(*tool, run, o, api, out), log, 10 * row_timeout_s(o));
+    if (auto why = sanitizer_failure(run, s, log)) {
       r.verdict = check::Verdict::fail;
-      r.evidence = fmt::format("{}: no answer within {:.0f} s", run.tool, s.seconds);
-      break;
-    }
-    if (WIFEXITED(s.status) && WEXITSTATUS(s.status) == kSanitizerErrorExit) {
-      r.verdict = check::Verdict::fail;
-      r.evidence = fmt::format("{} found errors in rows {}: {}", run.tool, run.rows, sanitizer_findings(log));
-      break;
-    }
-    if (!(WIFEXITED(s.status) && WEXITSTATUS(s.status) == 0)) {
-      r.verdict = check::Verdict::fail;
-      r.evidence = fmt::format("under {}, the battery {}: {}", run.tool, how_it_ended(s), tail_of(log, 400));
+      r.evidence = *why;
       break;
     }
     parts.push_back(fmt::format("{} ({}, {} threads): no error, {:.1f} s", run.tool, run.rows, run.threads, s.seconds));
@@ -333,6 +342,53 @@ ApiVerdict check_api(const CheckOptions& o, const CheckHooks& ch, const std::str
   return v;
 }
 
+// The header of the results files: the device and the battery's settings.
+nlohmann::json check_context(const DeviceInfo& device, const CheckOptions& o) {
+  nlohmann::json context = device_context(device);
+  context["threads"] = o.threads;
+  context["soak_s"] = o.soak_s;
+  context["kernel_budget_s"] = o.kernel_budget_s;
+  return context;
+}
+
+// Every allocator on every heap, each printed as it is judged; `dir`, where
+// the rows' processes write, removed however it ends. Nothing after an error,
+// which is printed.
+std::optional<std::vector<ApiVerdict>> check_every_api(const CheckOptions& o, const CheckHooks& ch,
+                                                       const fs::path& dir) {
+  std::vector<ApiVerdict> verdicts;
+  try {
+    for (std::uint64_t heap : o.heaps) {
+      for (const std::string& name : o.apis) {
+        ApiVerdict v = check_api(o, ch, name, heap, dir);
+        print_api(v);
+        verdicts.push_back(std::move(v));
+      }
+    }
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "heapbench check: {}\n", e.what());
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    return std::nullopt;
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return verdicts;
+}
+
+// Prints the run's time and whether a row failed, then writes the files
+// asked for. The exit status: a file's error first, then whether a row failed.
+int report_verdicts(const std::vector<ApiVerdict>& verdicts, const nlohmann::json& context,
+                    std::chrono::steady_clock::time_point t0, const SubcommandFile& json_file,
+                    const SubcommandFile& markdown_file) {
+  bool failed = false;
+  for (const ApiVerdict& v : verdicts) failed |= v.failed();
+  fmt::print("took {:.1f} s: {}\n", since(t0), failed ? "some row FAILED" : "no row failed");
+  if (const int code = json_file.write(verdicts_json(verdicts, context).dump(2) + '\n'); code != kExitOk) return code;
+  if (const int code = markdown_file.write(format_markdown(verdicts, context)); code != kExitOk) return code;
+  return failed ? kExitCheckFailed : kExitOk;
+}
+
 }  // namespace
 
 int run_check(int argc, char** argv, const DeviceHooks& hooks) {
@@ -364,40 +420,19 @@ int run_check(int argc, char** argv, const DeviceHooks& hooks) {
   const std::optional<DeviceInfo> probed = probe_for("check", hooks, o.device);
   if (!probed) return kExitNoDevice;
   const DeviceInfo& device = *probed;
-  nlohmann::json context = device_context(device);
-  context["threads"] = o.threads;
-  context["soak_s"] = o.soak_s;
-  context["kernel_budget_s"] = o.kernel_budget_s;
+  const nlohmann::json context = check_context(device, o);
   fmt::print("heapbench check on {} (device {}): {} row(s) x {} allocator(s), each row in a process of its own\n",
              device.name, device.index, o.rows.size(), o.apis.size());
 
   const fs::path dir = fs::temp_directory_path() / fmt::format("heapbench_check.{}", getpid());
   fs::create_directories(dir);
   const auto t0 = std::chrono::steady_clock::now();
-  std::vector<ApiVerdict> verdicts;
-  try {
-    for (std::uint64_t heap : o.heaps) {
-      for (const std::string& name : o.apis) {
-        ApiVerdict v = check_api(o, ch, name, heap, dir);
-        print_api(v);
-        verdicts.push_back(std::move(v));
-      }
-    }
-  } catch (const std::exception& e) {
-    fmt::print(stderr, "heapbench check: {}\n", e.what());
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-    return kExitNoResults;
-  }
-  std::error_code ec;
-  fs::remove_all(dir, ec);
-
-  bool failed = false;
-  for (const ApiVerdict& v : verdicts) failed |= v.failed();
-  fmt::print("took {:.1f} s: {}\n", since(t0), failed ? "some row FAILED" : "no row failed");
-  if (const int code = json_file.write(verdicts_json(verdicts, context).dump(2) + '\n'); code != kExitOk) return code;
-  if (const int code = markdown_file.write(format_markdown(verdicts, context)); code != kExitOk) return code;
-  return failed ? kExitCheckFailed : kExitOk;
+  const std::optional<std::vector<ApiVerdict>> verdicts = check_every_api(o, ch, dir);
+  if (!verdicts) return kExitNoResults;
+  return report_verdicts(*verdicts, context, t0, json_file, markdown_file);
 }
 
 }  // namespace heapbench
+
+HEAPBENCH_SUBCOMMAND(check, "A conformance verdict for device allocators: PASS / FAIL / NOT SUPPORTED per property "
+                            "(docs/check.md)", heapbench::run_check)

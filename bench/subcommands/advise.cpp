@@ -7,7 +7,6 @@
 // Prints the probes, the smallest heap that held everything, the utilisation
 // there, the advice with its safety margin and the line of code to paste, and
 // the fail rate at CUDA's default 8 MiB heap; --out writes the same as JSON.
-#include "advise.hpp"
 #include "round.hpp"
 
 #include <fmt/format.h>
@@ -16,6 +15,7 @@
 #include <chrono>
 #include <optional>
 
+#include "app.hpp"
 #include "exit_codes.hpp"
 #include "heapbench/advise.hpp"
 #include "heapbench/options.hpp"
@@ -232,3 +232,6 @@ int run_advise(int argc, char** argv, const DeviceHooks& hooks) {
 }
 
 }  // namespace heapbench
+
+HEAPBENCH_SUBCOMMAND(advise, "The smallest cudaLimitMallocHeapSize that holds a workload, by bisection over real runs",
+                     heapbench::run_advise)
