@@ -1,6 +1,6 @@
 // heapbench check on the GPU: the battery's grid (heapbench/check_battery.hpp)
 // as CUDA kernels, and the hooks that run one row of one allocator in this
-// process (bench/check.cpp starts one process per row).
+// process (bench/subcommands/check.cpp starts one process per row).
 //
 // A launch is one kernel of ceil(n / 256) blocks of 256 threads, each thread
 // one body call; every launch is checked (cudaGetLastError), and waited for by

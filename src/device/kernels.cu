@@ -95,6 +95,43 @@ constexpr unsigned kLanes = 32;
 // Warps in flight: enough to fill an H200 (132 SMs x 64 warps) a few times
 // over; each takes every warps-th slice.
 constexpr std::uint64_t kMaxSliceWarps = 32768;
+
+// write_slice's counters for one warp's slices, kept in registers until the end.
+struct WarpSliceCounts {
+  unsigned attempts = 0, successes = 0, not_started = 0, misaligned = 0;
+  unsigned long long bytes = 0;
+};
+
+// The same tallies write_slice makes; every lane keeps them, only lane 0's are added.
+__device__ __forceinline__ void count_slice(WarpSliceCounts& c, const void* p, std::uint64_t s, bool caller,
+                                            std::uint64_t alignment, bool mixed) {
+  const bool ok = is_block(p);
+  c.attempts += caller && p != kNotStarted;
+  c.successes += caller && ok;
+  c.not_started += caller && p == kNotStarted;
+  c.misaligned += caller && ok && reinterpret_cast<std::uintptr_t>(p) % alignment != 0;
+  if (ok && mixed && caller) c.bytes += s;
+}
+
+// The warp's lanes stride through the slice together: whole words where p
+// allows them, then the bytes left over.
+__device__ __forceinline__ void fill_slice_by_warp(void* p, std::uint64_t owner, std::uint64_t s, unsigned lane) {
+  auto* words = static_cast<std::uint32_t*>(p);
+  const std::uint64_t nwords = reinterpret_cast<std::uintptr_t>(p) % 4 == 0 ? s / 4 : 0;
+  for (std::uint64_t i = lane; i < nwords; i += kLanes) words[i] = pattern_word(owner, i);
+  auto* bytes = static_cast<unsigned char*>(p);
+  for (std::uint64_t i = nwords * 4 + lane; i < s; i += kLanes) bytes[i] = static_cast<unsigned char>(pattern_word(owner, i));
+}
+
+// Every lane calls warp_add; only lane 0 brings its counts.
+__device__ __forceinline__ void add_warp_counts(DeviceStats* stats, const WarpSliceCounts& c, unsigned lane) {
+  const bool counts = lane == 0;
+  warp_add(&stats->attempts, counts ? c.attempts : 0);
+  warp_add(&stats->successes, counts ? c.successes : 0);
+  warp_add(&stats->not_started, counts ? c.not_started : 0);
+  warp_add(&stats->misaligned, counts ? c.misaligned : 0);
+  if (counts && c.bytes != 0) atomicAdd(&stats->bytes, c.bytes);
+}
 }  // namespace
 
 unsigned warp_slices_grid(std::uint64_t n) {
@@ -108,31 +145,14 @@ __global__ void write_slices_by_warp(void* const* table, std::uint64_t n, std::u
                                      std::uint64_t alignment, bool mixed, DeviceStats* stats) {
   const unsigned lane = threadIdx.x % kLanes;
   const std::uint64_t warps = static_cast<std::uint64_t>(gridDim.x) * blockDim.x / kLanes;
-  unsigned attempts = 0, successes = 0, not_started = 0, misaligned = 0;
-  unsigned long long bytes_total = 0;
+  WarpSliceCounts counts;
   for (std::uint64_t owner = global_thread_id() / kLanes; owner < n; owner += warps) {  // the same for the whole warp
     const std::uint64_t s = mixed ? mixed_size(owner, slice) : slice;
     void* p = table[owner];
-    const bool caller = owner % call_stride == 0;
-    const bool ok = is_block(p);
-    attempts += caller && p != kNotStarted;
-    successes += caller && ok;
-    not_started += caller && p == kNotStarted;
-    misaligned += caller && ok && reinterpret_cast<std::uintptr_t>(p) % alignment != 0;
-    if (!ok) continue;
-    if (mixed && caller) bytes_total += s;
-    auto* words = static_cast<std::uint32_t*>(p);
-    const std::uint64_t nwords = reinterpret_cast<std::uintptr_t>(p) % 4 == 0 ? s / 4 : 0;
-    for (std::uint64_t i = lane; i < nwords; i += kLanes) words[i] = pattern_word(owner, i);
-    auto* bytes = static_cast<unsigned char*>(p);
-    for (std::uint64_t i = nwords * 4 + lane; i < s; i += kLanes) bytes[i] = static_cast<unsigned char>(pattern_word(owner, i));
+    count_slice(counts, p, s, owner % call_stride == 0, alignment, mixed);
+    if (is_block(p)) fill_slice_by_warp(p, owner, s, lane);
   }
-  const bool counts = lane == 0;
-  warp_add(&stats->attempts, counts ? attempts : 0);
-  warp_add(&stats->successes, counts ? successes : 0);
-  warp_add(&stats->not_started, counts ? not_started : 0);
-  warp_add(&stats->misaligned, counts ? misaligned : 0);
-  if (counts && bytes_total != 0) atomicAdd(&stats->bytes, bytes_total);
+  add_warp_counts(stats, counts, lane);
 }
 
 __global__ void check_slices_by_warp(void* const* table, std::uint64_t n, std::uint64_t slice, bool mixed,

@@ -341,26 +341,8 @@ void set_trace_workload(const CLI::App& app, const AdviseParsed& p, Workload& w)
   }
 }
 
-}  // namespace
-
-AdviseOptions parse_advise_options(int argc, const char* const* argv) {
-  CLI::App app{"heapbench advise: the smallest cudaLimitMallocHeapSize for a workload, by bisection over real runs",
-               "heapbench advise"};
-  AdviseOptions o;
-  AdviseParsed p;
-  add_advise_flags(app, o, p);
-  std::vector<std::string> args;
-  for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);
-  refuse_empty_values({args.rbegin(), args.rend()});  // the main program's checks, shared
-  app.allow_extras();  // what is left is refused below, with the closest flag
-  try {
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
-  refuse_flags_taken_as_values(app);
-  refuse_repeated_options(app);
-  if (o.help) return o;
+// What CLI11 left over: an unknown flag, with the closest one, or a stray argument.
+void refuse_remaining(const CLI::App& app) {
   for (const std::string& a : app.remaining()) {
     if (a.size() > 1 && a[0] == '-') {
       std::vector<std::string> known;
@@ -371,11 +353,11 @@ AdviseOptions parse_advise_options(int argc, const char* const* argv) {
     }
     throw UsageError(fmt::format("'{}': unexpected argument (flags start with --)", a));
   }
-  if (!p.trace.empty()) {
-    set_trace_workload(app, p, o.workload);
-  } else {
-    set_described_workload(app, p, o.workload);
-  }
+}
+
+// --margin, --tolerance, --rounds, --kernel-budget-ms, --device and --max-heap:
+// how the bisection runs.
+void set_search(const CLI::App& app, const AdviseParsed& p, AdviseOptions& o) {
   if (!(p.margin_pct >= 0 && p.margin_pct <= 100)) {
     throw UsageError(fmt::format("--margin={}: percent, 0 to 100", typed_value(app, "--margin")));
   }
@@ -396,6 +378,35 @@ AdviseOptions parse_advise_options(int argc, const char* const* argv) {
   }
   o.margin = p.margin_pct / 100;
   o.tolerance = p.tolerance_pct / 100;
+}
+
+}  // namespace
+
+AdviseOptions parse_advise_options(int argc, const char* const* argv) {
+  CLI::App app{"heapbench advise: the smallest cudaLimitMallocHeapSize for a workload, by bisection over real runs",
+               "heapbench advise"};
+  AdviseOptions o;
+  AdviseParsed p;
+  add_advise_flags(app, o, p);
+  std::vector<std::string> args;
+  for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);
+  refuse_empty_values({args.rbegin(), args.rend()});  // the main program's checks, shared
+  app.allow_extras();  // what is left is refused below, with the closest flag
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  refuse_flags_taken_as_values(app);
+  refuse_repeated_options(app);
+  if (o.help) return o;
+  refuse_remaining(app);
+  if (!p.trace.empty()) {
+    set_trace_workload(app, p, o.workload);
+  } else {
+    set_described_workload(app, p, o.workload);
+  }
+  set_search(app, p, o);
   return o;
 }
 

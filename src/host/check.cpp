@@ -586,6 +586,50 @@ auto usage(const std::string& flag, const std::string& value, F&& f) {
   }
 }
 
+// --apis: the allocators named, each once, in order (default: every known one).
+std::vector<std::string> apis_of(const std::string& text, const std::vector<std::string>& known_apis) {
+  if (text.empty()) return known_apis;
+  std::vector<std::string> out;
+  for (const std::string& a : names_in(text)) {
+    if (std::find(known_apis.begin(), known_apis.end(), a) == known_apis.end()) {
+      throw UsageError(fmt::format("--apis={}: '{}' is not an allocator this binary can check{} (it can check {})",
+                                   text, a, did_you_mean(a, known_apis), fmt::join(known_apis, ", ")));
+    }
+    if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+  }
+  return out;
+}
+
+// --heaps: whole MiB, each enough for the edge row.
+std::vector<std::uint64_t> heaps_of(const std::string& text) {
+  std::vector<std::uint64_t> out;
+  for (const std::uint64_t bytes : whole_mib_list("--heaps", text)) {
+    if (bytes < kMinCheckHeap) {
+      throw UsageError(fmt::format("--heaps={}: at least 4M (the edge row holds about 1 MiB of blocks at once)", text));
+    }
+    out.push_back(bytes);
+  }
+  return out;
+}
+
+// --rows: the rows named, each once, in order (default: all).
+std::vector<Row> rows_of(const std::string& text) {
+  if (text.empty()) return {kRows.begin(), kRows.end()};
+  std::vector<Row> out;
+  for (const std::string& name : names_in(text)) {
+    const auto row = find_row(name);
+    if (!row) {
+      std::vector<std::string_view> names;
+      for (Row r : kRows) names.push_back(row_name(r));
+      throw UsageError(fmt::format("--rows={}: unknown row '{}'{} (rows: {})", text, name,
+                                   did_you_mean(name, std::vector<std::string>(names.begin(), names.end())),
+                                   fmt::join(names, ", ")));
+    }
+    if (std::find(out.begin(), out.end(), *row) == out.end()) out.push_back(*row);
+  }
+  return out;
+}
+
 }  // namespace
 
 CheckOptions parse_check_options(int argc, const char* const* argv, const std::vector<std::string>& known_apis) {
@@ -604,40 +648,11 @@ CheckOptions parse_check_options(int argc, const char* const* argv, const std::v
   refuse_flags_taken_as_values(app);
   refuse_repeated_options(app);
   if (o.help) return o;
-  if (p.apis.empty()) {
-    o.apis = known_apis;
-  } else {
-    for (const std::string& a : names_in(p.apis)) {
-      if (std::find(known_apis.begin(), known_apis.end(), a) == known_apis.end()) {
-        throw UsageError(fmt::format("--apis={}: '{}' is not an allocator this binary can check{} (it can check {})",
-                                     p.apis, a, did_you_mean(a, known_apis), fmt::join(known_apis, ", ")));
-      }
-      if (std::find(o.apis.begin(), o.apis.end(), a) == o.apis.end()) o.apis.push_back(a);
-    }
-  }
+  o.apis = apis_of(p.apis, known_apis);
   if (o.apis.empty()) throw UsageError("--apis: no allocator given");
-  for (const std::uint64_t bytes : whole_mib_list("--heaps", p.heaps)) {
-    if (bytes < kMinCheckHeap) {
-      throw UsageError(fmt::format("--heaps={}: at least 4M (the edge row holds about 1 MiB of blocks at once)", p.heaps));
-    }
-    o.heaps.push_back(bytes);
-  }
+  o.heaps = heaps_of(p.heaps);
   if (o.heaps.empty()) throw UsageError("--heaps: no heap size given");
-  if (p.rows.empty()) {
-    o.rows.assign(kRows.begin(), kRows.end());
-  } else {
-    for (const std::string& name : names_in(p.rows)) {
-      const auto row = find_row(name);
-      if (!row) {
-        std::vector<std::string_view> names;
-        for (Row r : kRows) names.push_back(row_name(r));
-        throw UsageError(fmt::format("--rows={}: unknown row '{}'{} (rows: {})", p.rows, name,
-                                     did_you_mean(name, std::vector<std::string>(names.begin(), names.end())),
-                                     fmt::join(names, ", ")));
-      }
-      if (std::find(o.rows.begin(), o.rows.end(), *row) == o.rows.end()) o.rows.push_back(*row);
-    }
-  }
+  o.rows = rows_of(p.rows);
   o.threads = usage("--threads", p.threads, [&] { return parse_quantity(p.threads); });
   if (o.threads < 64 || o.threads > kMaxThreads) {
     throw UsageError(fmt::format("--threads={}: 64 to {}", p.threads, kMaxThreads));

@@ -113,6 +113,28 @@ std::pair<std::uint32_t, std::uint32_t> read_entry(const std::string& where, con
   return {static_cast<std::uint32_t>(i - 1), static_cast<std::uint32_t>(j - 1)};
 }
 
+// The size line's numbers: the matrix is rows x cols with this many entries.
+struct Size {
+  std::uint64_t rows = 0, cols = 0, entries = 0;
+};
+
+// The size line "rows columns entries", within what heapbench runs and holds.
+Size read_size(const std::string& where, const std::vector<std::string_view>& w, const Header& h) {
+  Size size;
+  if (w.size() != 3 || !read_uint(w[0], size.rows) || !read_uint(w[1], size.cols) || !read_uint(w[2], size.entries)) {
+    throw GraphFileError(fmt::format("{}: the size line must be three whole numbers: rows columns entries", where));
+  }
+  if (std::max(size.rows, size.cols) > kMaxGraphVertices) {
+    throw GraphFileError(fmt::format("{}: {} vertices, more than the {} heapbench runs (one thread each)", where,
+                                     std::max(size.rows, size.cols), kMaxGraphVertices));
+  }
+  if (size.entries > kMaxGraphEdges / (h.mirrored ? 2 : 1)) {
+    throw GraphFileError(fmt::format("{}: {} entries, more than the {} edges heapbench holds", where, size.entries,
+                                     kMaxGraphEdges));
+  }
+  return size;
+}
+
 }  // namespace
 
 Csr read_matrix_market(const std::string& path) {
@@ -121,7 +143,8 @@ Csr read_matrix_market(const std::string& path) {
   std::string line;
   if (!std::getline(in, line)) throw GraphFileError(fmt::format("{}: empty file", path));
   const Header h = read_banner(path, line);
-  std::uint64_t lineno = 1, rows = 0, cols = 0, entries = 0;
+  std::uint64_t lineno = 1;
+  Size size;
   bool sized = false;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
   std::uint64_t read = 0;
@@ -131,34 +154,26 @@ Csr read_matrix_market(const std::string& path) {
     if (w.empty() || w[0].front() == '%') continue;  // blank lines and comments
     const std::string where = fmt::format("{}:{}", path, lineno);
     if (!sized) {
-      if (w.size() != 3 || !read_uint(w[0], rows) || !read_uint(w[1], cols) || !read_uint(w[2], entries)) {
-        throw GraphFileError(fmt::format("{}: the size line must be three whole numbers: rows columns entries", where));
-      }
-      if (std::max(rows, cols) > kMaxGraphVertices) {
-        throw GraphFileError(fmt::format("{}: {} vertices, more than the {} heapbench runs (one thread each)", where,
-                                         std::max(rows, cols), kMaxGraphVertices));
-      }
-      if (entries > kMaxGraphEdges / (h.mirrored ? 2 : 1)) {
-        throw GraphFileError(fmt::format("{}: {} entries, more than the {} edges heapbench holds", where, entries,
-                                         kMaxGraphEdges));
-      }
-      edges.reserve(entries * (h.mirrored ? 2 : 1));
+      size = read_size(where, w, h);
+      edges.reserve(size.entries * (h.mirrored ? 2 : 1));
       sized = true;
       continue;
     }
-    if (read == entries) throw GraphFileError(fmt::format("{}: more entries than the {} the size line declares", where, entries));
-    const auto [u, v] = read_entry(where, line, h, rows, cols);
+    if (read == size.entries) {
+      throw GraphFileError(fmt::format("{}: more entries than the {} the size line declares", where, size.entries));
+    }
+    const auto [u, v] = read_entry(where, line, h, size.rows, size.cols);
     edges.emplace_back(u, v);
     if (h.mirrored) edges.emplace_back(v, u);
     ++read;
   }
   if (in.bad()) throw GraphFileError(fmt::format("{}: read failed after line {}", path, lineno));
   if (!sized) throw GraphFileError(fmt::format("{}: ends before its size line (rows columns entries)", path));
-  if (read < entries) {
+  if (read < size.entries) {
     throw GraphFileError(fmt::format("{}:{}: ends after {} of the {} entries its size line declares", path, lineno,
-                                     read, entries));
+                                     read, size.entries));
   }
-  return to_csr(std::max(rows, cols), edges);
+  return to_csr(std::max(size.rows, size.cols), edges);
 }
 
 bool is_generated_graph(std::string_view name) {

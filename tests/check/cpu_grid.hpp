@@ -4,7 +4,7 @@
 // indices from a shared counter, and a watchdog waits for them at most the
 // timeout. The threads are detached: a body stuck in an allocator that never
 // returns cannot be stopped, so a launch that times out throws check::Hang and
-// the row's process reports it and exits (bench/check.cpp).
+// the row's process reports it and exits (bench/subcommands/check.cpp).
 #include <algorithm>
 #include <atomic>
 #include <chrono>

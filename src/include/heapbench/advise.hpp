@@ -2,7 +2,7 @@
 // Heap-size advice (`heapbench advise`): the workload as a user knows it, the
 // heapbench case that runs it, and the search for the smallest
 // cudaLimitMallocHeapSize at which every allocation of it succeeds. Pure host
-// code; the flow that runs the probes on a device is bench/advise.cpp.
+// code; the flow that runs the probes on a device is bench/subcommands/advise.cpp.
 #include <cstdint>
 #include <functional>
 #include <optional>

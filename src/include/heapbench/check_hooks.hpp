@@ -1,5 +1,5 @@
 #pragma once
-// What `heapbench check` (bench/check.cpp) needs from whatever runs the battery:
+// What `heapbench check` (bench/subcommands/check.cpp) needs from whatever runs the battery:
 // the allocators it can check and, in a row's own process, a function that runs
 // one row. The CUDA binary's come from src/device/check.cu (kernels on the
 // GPU); the tests' from tests/check/ (the same bodies on CPU threads).
