@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from heapbench_plot.outputs import markdown_table, write_text
+
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 PAGE_SOURCE = [ROOT / "results" / "H200" / "default-sweep.json"]
@@ -88,12 +90,10 @@ def report(files: dict, rows: list[tuple], lines: list[str]) -> str:
            "machine). Each tool ran once, in a fresh process; peak memory is the child's largest resident set.", ""]
     out += lines
     out += [f"- {name}: {n:,} entries, {size / 1e6:.0f} MB" for name, (n, size) in files.items()] + [""]
-    out += ["| tool | file | wall | target | peak memory | target | exit | within both |",
-            "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for tool, name, wall, mb, rc, t_s, t_mb in rows:
-        ok = rc == 0 and wall <= t_s and mb <= t_mb
-        out.append(f"| `{tool}` | {name} | {wall:.1f} s | {t_s} s | {mb:.0f} MB | {t_mb} MB | {rc} | "
-                   f"{'yes' if ok else 'no'} |")
+    table = [[f"`{tool}`", name, f"{wall:.1f} s", f"{t_s} s", f"{mb:.0f} MB", f"{t_mb} MB", rc,
+              "yes" if rc == 0 and wall <= t_s and mb <= t_mb else "no"]
+             for tool, name, wall, mb, rc, t_s, t_mb in rows]
+    out += markdown_table(["tool", "file", "wall", "target", "peak memory", "target", "exit", "within both"], table)
     return "\n".join(out) + "\n"
 
 
@@ -118,12 +118,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{tool} {name}: {wall:.1f} s, {mb:.0f} MB, exit {rc}", file=sys.stderr, flush=True)
         text = report(files, rows, lines)
     if a.out:
-        from outputs import write_text
         write_text(a.out, text)
     print(text, end="")
     return 0 if all(r[4] == 0 for r in rows) else 1
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     sys.exit(main())

@@ -27,12 +27,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from outputs import write_csv, write_text  # noqa: E402
-from compare import compare_pair  # noqa: E402
-from heapbench_results import (Results, SchemaError, cuda_version, finish, load, load_selection,  # noqa: E402
-                               pooled_context)
-import survey  # noqa: E402
+from heapbench_plot import survey
+from heapbench_plot.compare import compare_pair
+from heapbench_plot.heapbench_results import (Results, SchemaError, cuda_version, finish, load, load_selection,
+                                              pooled_context)
+from heapbench_plot.outputs import markdown_table, write_csv, write_text
 
 KEYS = ["threads", "size"]
 FIGURES = ["allocs_per_s", "frees_per_s"]
@@ -133,16 +132,16 @@ def markdown(table: pd.DataFrame, th: dict, hb: Results, harness: Results) -> st
              f"heapbench: `{hb.path.name}` ({hb.title_suffix()}, commit {hb.commit}). The survey's harness: "
              f"{harness.title_suffix()}, its rows under `survey/`. CUDA's `malloc`, one call per thread, "
              f"{len(table)} points. Ratios are heapbench / survey; the survey's rate is threads over its mean "
-             "launch time (its first, cold round included; `_median`: over its median launch).", "",
-             "| threads | size (B) | heapbench allocs/s | survey allocs/s | ratio | ratio (median) "
-             "| heapbench frees/s | survey frees/s | ratio | ratio (median) |",
-             "|" + " --- |" * 10]
+             "launch time (its first, cold round included; `_median`: over its median launch).", ""]
+    rows = []
     for _, r in table.iterrows():
         cells = [f"{int(r['threads']):,}", f"{int(r['size']):,}"]
         for f in FIGURES:
             cells += [_cell(r[f"{f}_heapbench"]), _cell(r[f"{f}_survey"]), _cell(r[f"{f}_ratio"]),
                       _cell(r[f"{f}_ratio_median"])]
-        lines.append("| " + " | ".join(cells) + " |")
+        rows.append(cells)
+    lines += markdown_table(["threads", "size (B)", "heapbench allocs/s", "survey allocs/s", "ratio", "ratio (median)",
+                             "heapbench frees/s", "survey frees/s", "ratio", "ratio (median)"], rows)
     within = lambda col, k: int((np.abs(np.log(table[col])) <= math.log(k)).sum())  # noqa: E731
     lines += ["", f"allocs_per_s within 25 %: {within('allocs_per_s_ratio', 1.25)} of {len(table)} points "
                   f"(median-based: {within('allocs_per_s_ratio_median', 1.25)}); frees_per_s: "

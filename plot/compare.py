@@ -36,12 +36,11 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from heapbench_results import (AXES, Results, SchemaError, distinct_labels, finish, load_selection,  # noqa: E402
-                               not_converged, rate_of)
-from outputs import say, write_csv, write_text  # noqa: E402
-from overlay import ratio_strip  # noqa: E402
-from readability import FigureError  # noqa: E402
+from heapbench_plot.heapbench_results import (AXES, Results, SchemaError, distinct_labels, finish,  # noqa: E402
+                                              load_selection, not_converged, rate_of)
+from heapbench_plot.outputs import say, write_csv, write_text  # noqa: E402
+from heapbench_plot.overlay import ratio_strip  # noqa: E402
+from heapbench_plot.readability import FigureError  # noqa: E402
 
 ALPHA = 0.05
 MIN_REPETITIONS = 2      # below this no test is made
@@ -183,24 +182,14 @@ def _cv(res: Results, metric: dict) -> pd.DataFrame:
 def compare_pair(base: Results, other: Results) -> pd.DataFrame:
     """One row per case present in both files: ratios per figure, the pattern's rate (metric,
     value_a, value_b, ratio), the test (p_value, verdict, tested) and convergence."""
-    bc, oc = base.cases(), other.cases()
-    keys = [k for k in dict.fromkeys(["case"] + base.axes + other.axes + ["gpu_index"]) if k in bc and k in oc]
-    # Every other column suffixed by its side, whether the other file has it or not.
-    t = bc.rename(columns={c: f"{c}_a" for c in bc if c not in keys}).merge(
-        oc.rename(columns={c: f"{c}_b" for c in oc if c not in keys}), on=keys, how="inner")
+    t = _merged(base, other)
     if t.empty:
         return pd.DataFrame(columns=["case", "pattern", "api", "metric", "ratio", "p_value", "verdict"])
     for k in AXES:
         if k not in t:
             t[k] = t.get(f"{k}_a")
     t["error_a"], t["error_b"] = t["error_a"].astype(bool), t["error_b"].astype(bool)
-    new = {}
-    for f in figures(base, other):
-        a = t[f"{f}_a"] if f"{f}_a" in t else pd.Series(math.nan, index=t.index)
-        b = t[f"{f}_b"] if f"{f}_b" in t else pd.Series(math.nan, index=t.index)
-        new[f"{f}_a"], new[f"{f}_b"] = a, b
-        new[f"{f}_ratio"] = (b / a).where((a != 0) & a.notna() & b.notna())
-    t = pd.concat([t.drop(columns=[c for c in new if c in t]), pd.DataFrame(new, index=t.index)], axis=1)
+    t = _figure_ratios(t, figures(base, other))
     t["metric"] = _metrics(base, t)
     t["value_a"], t["value_b"] = _pick(t, "a"), _pick(t, "b")
     t["ratio"] = (t["value_b"] / t["value_a"]).where(t["value_a"] > 0)
@@ -215,6 +204,26 @@ def compare_pair(base: Results, other: Results) -> pd.DataFrame:
     if len(set(t["gpu_index"])) > 1:
         t["case"] = t["case"] + " (GPU " + t["gpu_index"].astype(str) + ")"
     return t
+
+
+def _merged(base: Results, other: Results) -> pd.DataFrame:
+    """The cases of both files on their common axes; every other column suffixed by its side
+    (_a, _b), whether the other file has it or not."""
+    bc, oc = base.cases(), other.cases()
+    keys = [k for k in dict.fromkeys(["case"] + base.axes + other.axes + ["gpu_index"]) if k in bc and k in oc]
+    return bc.rename(columns={c: f"{c}_a" for c in bc if c not in keys}).merge(
+        oc.rename(columns={c: f"{c}_b" for c in oc if c not in keys}), on=keys, how="inner")
+
+
+def _figure_ratios(t: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """`t` with both sides of each figure (NaN where a file lacks it) and their ratio b / a."""
+    new = {}
+    for f in names:
+        a = t[f"{f}_a"] if f"{f}_a" in t else pd.Series(math.nan, index=t.index)
+        b = t[f"{f}_b"] if f"{f}_b" in t else pd.Series(math.nan, index=t.index)
+        new[f"{f}_a"], new[f"{f}_b"] = a, b
+        new[f"{f}_ratio"] = (b / a).where((a != 0) & a.notna() & b.notna())
+    return pd.concat([t.drop(columns=[c for c in new if c in t]), pd.DataFrame(new, index=t.index)], axis=1)
 
 
 def _pick(t: pd.DataFrame, side: str) -> pd.Series:

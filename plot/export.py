@@ -31,10 +31,9 @@ from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from outputs import write_csv, write_text  # noqa: E402
-import style  # noqa: E402
-from heapbench_results import Results, SchemaError, finish, load_selection, measured, rate_of  # noqa: E402
+from heapbench_plot import style
+from heapbench_plot.heapbench_results import Results, SchemaError, finish, load_selection, measured, rate_of
+from heapbench_plot.outputs import markdown_table, write_csv, write_text
 
 FORMATS = {"csv": ".csv", "md": ".md", "long": ".csv", "gbench": ".json", "nvbench": ".json"}
 
@@ -61,15 +60,13 @@ def long(res: Results) -> pd.DataFrame:
 
 
 def markdown(df: pd.DataFrame) -> str:
-    """A pipe table; numbers to 4 significant digits (pandas' to_markdown needs tabulate)."""
+    """A markdown table (outputs.markdown_table); numbers to 4 significant digits."""
     def cell(v):
         if isinstance(v, float):
             return "" if math.isnan(v) else f"{v:.4g}"
         return str(v).replace("|", "/")
-    cols = list(df.columns)
-    lines = ["| " + " | ".join(cols) + " |", "|" + " --- |" * len(cols)]
-    lines += ["| " + " | ".join(cell(v) for v in row) + " |" for row in df.itertuples(index=False)]
-    return "\n".join(lines) + "\n"
+    rows = [[cell(v) for v in row] for row in df.itertuples(index=False)]
+    return "\n".join(markdown_table(list(df.columns), rows)) + "\n"
 
 
 def _ns_per_call(entry: dict) -> float | None:
@@ -112,9 +109,8 @@ def _axis_text(v) -> str:
     return str(int(v)) if isinstance(v, (int, float)) and float(v).is_integer() else str(v)
 
 
-def nvbench(res: Results) -> dict:
-    ctx = res.context
-    cases = res.cases()
+def _devices(ctx: dict, cases: pd.DataFrame) -> list[dict]:
+    """nvbench's devices: one per GPU index of the file, each described by the file's context."""
     devices = []
     for d in sorted(set(cases["gpu_index"].astype(int))) or [0]:
         cc = str(ctx.get("gpu_compute_capability", "0.0")).split(".")
@@ -125,6 +121,35 @@ def nvbench(res: Results) -> dict:
             "sm_default_clock_rate": int(float(ctx.get("gpu_sm_clock_khz", 0) or 0) * 1000),
             "global_memory_size": int(float(ctx.get("gpu_memory_bytes", 0) or 0)),
         })
+    return devices
+
+
+def _summaries(res: Results, r, rate: float, table: dict) -> list[dict]:
+    """A measured case's summaries: GPU time per call, noise, then each counter it holds."""
+    noise = getattr(r, "noise", math.nan)
+    summaries = [
+        {"tag": "nv/cold/time/gpu/mean", "name": "GPU Time", "hint": "duration",
+         "description": "GPU seconds per allocation call (1 / allocs_per_s)",
+         "data": [{"name": "value", "type": "float64", "value": repr(1.0 / rate)}]},
+        {"tag": "nv/cold/time/gpu/stdev/relative", "name": "Noise", "hint": "percentage",
+         "description": "relative standard deviation of the rounds' times (heapbench's noise)",
+         # nvbench writes an unknown noise as null ("inf" in its tables).
+         "data": [{"name": "value", "type": "float64", "value": repr(float(noise)) if noise == noise else None}]},
+    ]
+    for c in res.counters:
+        v = getattr(r, c, math.nan)
+        if isinstance(v, float) and not math.isnan(v):
+            info = table.get(c, style.Counter(c))
+            summaries.append({"tag": f"heapbench/{c}", "name": c, "hint": info.unit or "value",
+                              "description": info.label,
+                              "data": [{"name": "value", "type": "float64", "value": repr(float(v))}]})
+    return summaries
+
+
+def nvbench(res: Results) -> dict:
+    ctx = res.context
+    cases = res.cases()
+    devices = _devices(ctx, cases)
     axes_names = ["size", "align", "threads", *res.extra_axes, "heap_mib"]
     table = style.counters(ctx)
     benchmarks = []
@@ -138,26 +163,7 @@ def nvbench(res: Results) -> dict:
             rate = getattr(r, metric, math.nan) if metric else math.nan
             values = [{"name": a, "type": kinds[a], "value": _axis_text(getattr(r, a))} for a in axes_names]
             name = f"Device={int(r.gpu_index)} " + " ".join(f"{a}={v['value']}" for a, v in zip(axes_names, values))
-            summaries = []
-            if not r.error and rate == rate and rate > 0:
-                noise = getattr(r, "noise", math.nan)
-                summaries += [
-                    {"tag": "nv/cold/time/gpu/mean", "name": "GPU Time", "hint": "duration",
-                     "description": "GPU seconds per allocation call (1 / allocs_per_s)",
-                     "data": [{"name": "value", "type": "float64", "value": repr(1.0 / rate)}]},
-                    {"tag": "nv/cold/time/gpu/stdev/relative", "name": "Noise", "hint": "percentage",
-                     "description": "relative standard deviation of the rounds' times (heapbench's noise)",
-                     # nvbench writes an unknown noise as null ("inf" in its tables).
-                     "data": [{"name": "value", "type": "float64",
-                               "value": repr(float(noise)) if noise == noise else None}]},
-                ]
-                for c in res.counters:
-                    v = getattr(r, c, math.nan)
-                    if isinstance(v, float) and not math.isnan(v):
-                        info = table.get(c, style.Counter(c))
-                        summaries.append({"tag": f"heapbench/{c}", "name": c, "hint": info.unit or "value",
-                                          "description": info.label,
-                                          "data": [{"name": "value", "type": "float64", "value": repr(float(v))}]})
+            summaries = _summaries(res, r, rate, table) if not r.error and rate == rate and rate > 0 else []
             states.append({"name": name, "device": int(r.gpu_index), "type_config_index": 0,
                            "axis_values": values, "summaries": summaries, "is_skipped": bool(r.error),
                            **({"skip_reason": str(r.error_message)} if r.error else {})})

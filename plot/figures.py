@@ -27,12 +27,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from outputs import slug, write_text  # noqa: E402
-from heapbench_results import (Results, SchemaError, convergence_sentence, cuda_version, load,  # noqa: E402
-                               load_selection, measured, one_line, rate_of)
-import style  # noqa: E402
-from readability import REFERENCE, FigureError, save  # noqa: E402
+from heapbench_plot import style  # noqa: E402
+from heapbench_plot.heapbench_results import (Results, SchemaError, convergence_sentence, cuda_version,  # noqa: E402
+                                              load, load_selection, measured, one_line, rate_of)
+from heapbench_plot.outputs import markdown_table, slug, write_text  # noqa: E402
+from heapbench_plot.readability import REFERENCE, FigureError, save  # noqa: E402
 
 MAX_LEGEND = 12  # readability.MAX_LEGEND_ENTRIES: more series and the figure gets another row
 MAX_SERIES = 8   # series in one panel (issue 36: "at most 8 series per panel"; readability checks it)
@@ -153,23 +152,41 @@ def _throughput_panel(ax, res: Results, sub: pd.DataFrame, group: list, keys_hea
     best_measured(ax, sub, x, res, metric)
 
 
-def throughput_figure(res: Results, data: pd.DataFrame, x: str, panel: str, metric: str, title: str, stem: str,
-                      out: Path, written: list[Path]) -> None:
-    """`metric` against `x` (size or threads): a panel per value of `panel` that some series was measured
-    at two or more `x` values of, COLUMNS to a row; a series per API (its colour), alignment and heap; at
-    most MAX_SERIES a panel: past that the series are cut into groups, a block of rows each, so every row
-    means the same and every colour one API."""
+def _throughput_layout(res: Results, data: pd.DataFrame, x: str, panel: str) -> tuple | None:
+    """(per API its heaps, largest first; the series in groups of at most MAX_SERIES; per group the
+    values of `panel` it has a series measured at two or more `x` values at); None where no panel has."""
     n = data.groupby([panel, "api", "align", "heap_mib"])[x].transform("nunique")
     panels = sorted(data.loc[n > 1, panel].unique())
     if not panels:
-        return
+        return None
     keys = sorted(data.groupby(["api", "align", "heap_mib"]).groups,
                   key=lambda k: (style.api_sort_key(k[0], res.context), k[1], -k[2]))
     heaps = {a: sorted({k[2] for k in keys if k[0] == a}, reverse=True) for a, _, _ in keys}
     groups = _groups(keys)
     # Each group's block: the panels where one of its series was measured, COLUMNS to a row.
     measured_at = {k: set(v) for k, v in data.groupby(["api", "align", "heap_mib"])[panel].unique().items()}
-    shown = [[pv for pv in panels if any(pv in measured_at.get(k, ()) for k in group)] for group in groups]
+    return heaps, groups, [[pv for pv in panels if any(pv in measured_at.get(k, ()) for k in group)]
+                           for group in groups]
+
+
+def _throughput_axes(ax, xs: pd.Series, x: str, title: str) -> None:
+    (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, xs)
+    style.rate_axis(ax.yaxis)
+    ax.set_title(title, fontsize=9)
+    ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
+    ax.grid(True, which="major", alpha=0.3)
+
+
+def throughput_figure(res: Results, data: pd.DataFrame, x: str, panel: str, metric: str, title: str, stem: str,
+                      out: Path, written: list[Path]) -> None:
+    """`metric` against `x` (size or threads): a panel per value of `panel` that some series was measured
+    at two or more `x` values of, COLUMNS to a row; a series per API (its colour), alignment and heap; at
+    most MAX_SERIES a panel: past that the series are cut into groups, a block of rows each, so every row
+    means the same and every colour one API."""
+    layout = _throughput_layout(res, data, x, panel)
+    if layout is None:
+        return
+    heaps, groups, shown = layout
     cols = min(COLUMNS, max(len(ps) for ps in shown))
     rows = [math.ceil(len(ps) / cols) for ps in shown]
     fig, axes = plt.subplots(sum(rows), cols, figsize=(3.4 * cols + 3.0, 2.9 * sum(rows) + 1.0),
@@ -178,14 +195,10 @@ def throughput_figure(res: Results, data: pd.DataFrame, x: str, panel: str, metr
     for g, (group, ps, nr) in enumerate(zip(groups, shown, rows)):
         block = axes[r0:r0 + nr].ravel()
         r0 += nr
+        part = f" ({g + 1} of {len(groups)})" if len(groups) > 1 else ""
         for ax, pv in zip(block, ps):
             _throughput_panel(ax, res, data[data[panel] == pv], group, heaps, x, metric)
-            (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, data[x])
-            style.rate_axis(ax.yaxis)
-            ax.set_title(f"{panel} {_fmt_bytes(pv) if panel == 'size' else f'{int(pv):,}'}"
-                         + (f" ({g + 1} of {len(groups)})" if len(groups) > 1 else ""), fontsize=9)
-            ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
-            ax.grid(True, which="major", alpha=0.3)
+            _throughput_axes(ax, data[x], x, f"{panel} {_fmt_bytes(pv) if panel == 'size' else f'{int(pv):,}'}{part}")
         for ax in block[len(ps):]:
             ax.set_visible(False)
         _row_legend(block[min(cols, len(ps)) - 1], block[:len(ps)])
@@ -370,6 +383,41 @@ def _allocator_dots(res: Results, sel: pd.DataFrame, patterns: list[str], apis: 
     return fig
 
 
+def _fail_rate_panels(g: pd.DataFrame) -> list[tuple]:
+    """(threads, at most 8 sizes, whether the thread count's sizes were split) per panel of one
+    pattern/API: the sizes measured without error at two or more heaps."""
+    panels = []
+    for t in sorted(g["threads"].unique()):
+        gt = g[(g["threads"] == t) & ~g["error"] & g["fail_rate"].notna()]
+        # Sizes measured at one heap only draw no line (their cases are in summary.md).
+        sizes = [z for z in sorted(gt["size"].unique()) if gt[gt["size"] == z]["heap_mib"].nunique() > 1]
+        for k in range(0, len(sizes), 8):
+            panels.append((t, sizes[k:k + 8], len(sizes) > 8))
+    return panels
+
+
+def _fail_rate_panel(ax, g: pd.DataFrame, threads, sizes: list, split: bool, looks: dict) -> None:
+    """One thread count's panel: a line per size against the heap, a cross where a case failed."""
+    gt = g[(g["threads"] == threads) & g["size"].isin(sizes)]
+    for size in sizes:
+        s = gt[gt["size"] == size].sort_values("heap_mib")
+        m = s[~s["error"] & s["fail_rate"].notna()]
+        style.draw_series(ax, m["heap_mib"], m["fail_rate"], looks[_fmt_bytes(size)], _fmt_bytes(size),
+                          converged=m.get("converged"), lw=1)
+        e = s[s["error"]]
+        if len(e):
+            ax.plot(e["heap_mib"], [1.05] * len(e), linestyle="None", marker="x", color="black", ms=6,
+                    label="_error")
+    style.byte_axis(ax.xaxis, g["heap_mib"], scale=2**20, most=5)
+    ax.set_ylim(-0.05, 1.1)
+    ax.axhline(0, color="grey", lw=0.6)
+    ax.set_xlabel("heap limit (bytes, cudaLimitMallocHeapSize)", fontsize=8)
+    ax.set_title(f"{int(threads):,} threads" + (f", {_fmt_bytes(sizes[0])}-{_fmt_bytes(sizes[-1])}" if split else ""),
+                 fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=6, title="bytes per allocation", title_fontsize=6, loc="upper right")
+
+
 def fail_rate_lines(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
     """fail_rate against the heap limit, a line per size, a panel per thread count, for each
     pattern/API with sizes and heaps both swept. At 9b2c92f these were heatmaps, 80 % blank,
@@ -380,13 +428,7 @@ def fail_rate_lines(res: Results, cases: pd.DataFrame, out: Path, written: list[
     for (pattern, api, align), g in cases.groupby(["pattern", "api", "align"]):
         if g["size"].nunique() < 2 or g["heap_mib"].nunique() < 2 or not g["fail_rate"].notna().any():
             continue
-        panels = []
-        for t in sorted(g["threads"].unique()):
-            gt = g[(g["threads"] == t) & ~g["error"] & g["fail_rate"].notna()]
-            # Sizes measured at one heap only draw no line (their cases are in summary.md).
-            sizes = [z for z in sorted(gt["size"].unique()) if gt[gt["size"] == z]["heap_mib"].nunique() > 1]
-            for k in range(0, len(sizes), 8):
-                panels.append((t, sizes[k:k + 8], len(sizes) > 8))
+        panels = _fail_rate_panels(g)
         if not panels:
             continue
         all_sizes = sorted(g["size"].unique())
@@ -398,24 +440,7 @@ def fail_rate_lines(res: Results, cases: pd.DataFrame, out: Path, written: list[
         for ax in axes.ravel()[len(panels):]:
             ax.set_visible(False)
         for ax, (t, sizes, split) in zip(axes.ravel(), panels):
-            gt = g[(g["threads"] == t) & g["size"].isin(sizes)]
-            for size in sizes:
-                s = gt[gt["size"] == size].sort_values("heap_mib")
-                m = s[~s["error"] & s["fail_rate"].notna()]
-                style.draw_series(ax, m["heap_mib"], m["fail_rate"], sst[_fmt_bytes(size)], _fmt_bytes(size),
-                                  converged=m.get("converged"), lw=1)
-                e = s[s["error"]]
-                if len(e):
-                    ax.plot(e["heap_mib"], [1.05] * len(e), linestyle="None", marker="x", color="black", ms=6,
-                            label="_error")
-            style.byte_axis(ax.xaxis, g["heap_mib"], scale=2**20, most=5)
-            ax.set_ylim(-0.05, 1.1)
-            ax.axhline(0, color="grey", lw=0.6)
-            ax.set_xlabel("heap limit (bytes, cudaLimitMallocHeapSize)", fontsize=8)
-            ax.set_title(f"{int(t):,} threads" + (f", {_fmt_bytes(sizes[0])}-{_fmt_bytes(sizes[-1])}" if split else ""),
-                         fontsize=9)
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=6, title="bytes per allocation", title_fontsize=6, loc="upper right")
+            _fail_rate_panel(ax, g, t, sizes, split, sst)
         for r in range(nrows):
             axes[r][0].set_ylabel(style.axis_label("fail_rate", res.context), fontsize=8)
         name = f"{pattern}/{_series_label(api, align, res.context)}"
@@ -555,6 +580,18 @@ def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylab
 MAX_LATENCY_ROWS = 60
 
 
+def _latency_names(lat: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """(each row's name: its API and the axes that differ between rows, the axes every row shares
+    for the title)."""
+    one = lambda col: lat[col].nunique() == 1  # noqa: E731
+    names = [", ".join([r.api] + ([] if one("pattern") else [r.pattern]) + ([] if one("size") else [_fmt_bytes(r.size)])
+                       + ([] if one("threads") else [f"{int(r.threads):,} thr"])
+                       + ([] if one("heap_mib") else [f"heap {_fmt_mib(r.heap_mib)}"])) for r in lat.itertuples()]
+    fixed = [f"{lat['pattern'].iloc[0]}"] + ([_fmt_bytes(lat["size"].iloc[0])] if one("size") else []) + (
+        [f"{int(lat['threads'].iloc[0]):,} threads"] if one("threads") else [])
+    return names, fixed
+
+
 def latency(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
     """Percentiles of per-call latency, allocation and free side by side, one row per case, named
     by what differs (at 9b2c92f: 48 rows of full case names)."""
@@ -581,15 +618,10 @@ def latency(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -
         ax.set_xlabel(f"{title} latency per call (clock64 / SM clock)")
         ax.set_title(title, fontsize=9)
         ax.grid(True, axis="x", alpha=0.3)
-    one = lambda col: lat[col].nunique() == 1  # noqa: E731
-    names = [", ".join([r.api] + ([] if one("pattern") else [r.pattern]) + ([] if one("size") else [_fmt_bytes(r.size)])
-                       + ([] if one("threads") else [f"{int(r.threads):,} thr"])
-                       + ([] if one("heap_mib") else [f"heap {_fmt_mib(r.heap_mib)}"])) for r in lat.itertuples()]
+    names, fixed = _latency_names(lat)
     axes[0][0].set_yticks(y, names, fontsize=7)
     axes[0][0].invert_yaxis()
     axes[0][-1].legend(fontsize=7)
-    fixed = [f"{lat['pattern'].iloc[0]}"] + ([_fmt_bytes(lat["size"].iloc[0])] if one("size") else []) + (
-        [f"{int(lat['threads'].iloc[0]):,} threads"] if one("threads") else [])
     fig.suptitle(f"per-call latency percentiles ({', '.join(fixed)})\n{res.title_suffix()}", fontsize=10)
     _save(fig, out, "latency", written)
 
@@ -626,7 +658,7 @@ def _rates_table(res: Results, cases: pd.DataFrame) -> list[str]:
 
 
 def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -> Path:
-    from heapbench_results import command_line
+    from heapbench_plot.heapbench_results import command_line
     ctx = res.context
     lines = [f"# heapbench results: {res.gpu}", "",
              f"- file: `{res.path.name}`",
@@ -643,9 +675,8 @@ def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -
     lines += _rates_table(res, cases)
     errs = cases[cases["error"]]
     if not errs.empty:
-        lines += ["## Errors", "", "| case | message |", "| --- | --- |"]
-        lines += [f"| `{r['case']}` | {str(r['error_message']).replace('|', '/')} |" for _, r in errs.iterrows()]
-        lines.append("")
+        rows = [[f"`{r['case']}`", str(r["error_message"]).replace("|", "/")] for _, r in errs.iterrows()]
+        lines += ["## Errors", "", *markdown_table(["case", "message"], rows), ""]
     return write_markdown(out / "summary.md", lines, written)
 
 

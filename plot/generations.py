@@ -33,11 +33,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from outputs import write_csv, write_text  # noqa: E402
-import style  # noqa: E402
-from heapbench_results import Results, SchemaError, cuda_version, finish, load, pooled_context  # noqa: E402
-from readability import FigureError, save  # noqa: E402
+from heapbench_plot import style  # noqa: E402
+from heapbench_plot.heapbench_results import (Results, SchemaError, cuda_version, finish, load,  # noqa: E402
+                                              pooled_context)
+from heapbench_plot.outputs import markdown_table, write_csv, write_text  # noqa: E402
+from heapbench_plot.readability import FigureError, save  # noqa: E402
 
 FIGURES = ["allocs_per_s", "frees_per_s"]
 KEYS = ["api", "threads", "size"]
@@ -250,13 +250,13 @@ def _verdict(r: dict, factor: float) -> str:
 
 
 def sources_md(sources: list[Source]) -> list[str]:
-    lines = ["| source | GPU | compute capability | harness | CUDA | commit | file |", "|" + " --- |" * 7]
+    rows = []
     for s in sources:
         c = s.results.context
         commit = str(c.get("source_commit") or c.get("heapbench_git_commit", "?"))[:7]
-        lines.append(f"| {s.label} | {s.results.gpu} | {c.get('gpu_compute_capability', '?')} | {s.harness} | "
-                     f"{s.cuda} | {commit} | {', '.join(f'`{p.name}`' for p in s.files or [s.results.path])} |")
-    return lines
+        rows.append([s.label, s.results.gpu, c.get("gpu_compute_capability", "?"), s.harness, s.cuda, commit,
+                     ", ".join(f"`{p.name}`" for p in s.files or [s.results.path])])
+    return markdown_table(["source", "GPU", "compute capability", "harness", "CUDA", "commit", "file"], rows)
 
 
 def calibration_md(cal: Calibration) -> list[str]:
@@ -274,7 +274,7 @@ def ratio_md(r: pd.DataFrame, base: Source, sources: list[Source], cal: Calibrat
     have = set(m.dropna(subset=["allocs_per_s_ratio"])["source"])
     others = [s for s in sources if s.label != base.label and s.label in have]
     head = ["threads", "size"] + [f"{s.label} {f.split('_')[0]}" for s in others for f in FIGURES]
-    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    rows = []
     for (t, size), g in m.groupby(["threads", "size"]):
         cells = [f"{int(t):,}", style.fmt_bytes(size)]
         for s in others:
@@ -285,25 +285,23 @@ def ratio_md(r: pd.DataFrame, base: Source, sources: list[Source], cal: Calibrat
                 mark = "*" if x == x and factor == factor and abs(math.log(x)) > math.log(factor) else ""
                 cells.append(_fmt(x) + mark)
         if any(cells[2:]):
-            lines.append("| " + " | ".join(cells) + " |")
-    if len(lines) == 2:
+            rows.append(cells)
+    if not rows:
         return [f"No point of CUDA's malloc that {base.label} and another source share."]
-    return lines
+    return markdown_table(head, rows)
 
 
 def allocators_md(r: pd.DataFrame, apis: list[str], base: Source) -> list[str]:
     """Geometric mean of allocs_per_s and frees_per_s ratios to the baseline per allocator and source."""
-    lines = [f"Geometric means over the points each source shares with {base.label} (allocs / frees):", "",
-             "| allocator | source | points | allocs_per_s | frees_per_s |", "| --- | --- | --- | --- | --- |"]
+    rows = []
     for api in apis:
         for label, g in r[(r["api"] == api) & (r["source"] != base.label)].groupby("source", sort=False):
             g = g.dropna(subset=["allocs_per_s_ratio"])
             if len(g):
-                lines.append(f"| {api} | {label} | {len(g)} | {_fmt(_gm(g['allocs_per_s_ratio']))} | "
-                             f"{_fmt(_gm(g['frees_per_s_ratio']))} |")
-    if len(lines) == 4:
-        lines.append("| (none: no source shares an allocator's points with the baseline) | | | | |")
-    return lines
+                rows.append([api, label, len(g), _fmt(_gm(g["allocs_per_s_ratio"])), _fmt(_gm(g["frees_per_s_ratio"]))])
+    rows = rows or [["(none: no source shares an allocator's points with the baseline)", "", "", "", ""]]
+    return [f"Geometric means over the points each source shares with {base.label} (allocs / frees):", "",
+            *markdown_table(["allocator", "source", "points", "allocs_per_s", "frees_per_s"], rows)]
 
 
 def changes_md(data: pd.DataFrame, sources: list[Source], cal: Calibration) -> list[str]:

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from decode import Columns, Entries, walk
+from heapbench_plot.decode import Columns, Entries, walk
 
 # Schema versions this reader understands (heapbench's kSchemaVersion).
 KNOWN_SCHEMA_VERSIONS = {1}
@@ -230,7 +230,7 @@ def finish(tool: str, make, out, errors: tuple) -> int:
         return 2
     for w in warnings:
         print(f"{tool}: warning: {w}", file=sys.stderr)
-    from outputs import say
+    from heapbench_plot.outputs import say
     return 0 if say(f"wrote {len(written)} files to {out}\n", tool) else 2
 
 
@@ -321,9 +321,7 @@ def axes_of(entry: dict, text_axes: set | None = None) -> dict | None:
     where = _Where(run_name)
     if not isinstance(values, dict):
         raise SchemaError(f"{where} is {values!r}, not an object")
-    limits = [k for k in LIMITS if k in values]
-    if len(limits) != 1:
-        raise SchemaError(f"{where} {values!r} lack one of {sorted(LIMITS)} (the limit the case set)")
+    limit = _limit_of(values, where)
     axes = {"case": _RUN_SUFFIXES.sub("", run_name)}
     for key in ("pattern", "api"):
         v = values.get(key)
@@ -333,10 +331,24 @@ def axes_of(entry: dict, text_axes: set | None = None) -> dict | None:
     for key in ("size", "align", "threads"):
         v = values.get(key, 0)
         axes[key] = v if type(v) is int and 0 <= v <= INT_MAX else _axis_int(v, f"{where}.{key}")
-    v = values[limits[0]]
-    axes["heap_mib"] = (v if type(v) is int and 0 <= v <= INT_MAX else _axis_int(v, f"{where}.{limits[0]}")) >> 20
-    axes["limit"] = limits[0]
-    for key, value in values.items():  # an axis beyond AXES: an integer or a name, its own column
+    v = values[limit]
+    axes["heap_mib"] = (v if type(v) is int and 0 <= v <= INT_MAX else _axis_int(v, f"{where}.{limit}")) >> 20
+    axes["limit"] = limit
+    _extra_axes(values, where, axes, text_axes)
+    return axes
+
+
+def _limit_of(values: dict, where: _Where) -> str:
+    """The one key of LIMITS that axis_values hold: the limit the case set."""
+    limits = [k for k in LIMITS if k in values]
+    if len(limits) != 1:
+        raise SchemaError(f"{where} {values!r} lack one of {sorted(LIMITS)} (the limit the case set)")
+    return limits[0]
+
+
+def _extra_axes(values: dict, where: _Where, axes: dict, text_axes: set | None) -> None:
+    """Adds to `axes` each axis of axis_values beyond AXES: an integer or a name, its own column."""
+    for key, value in values.items():
         if key in _AXIS_VALUE_KEYS:
             continue
         if isinstance(value, str):
@@ -347,7 +359,6 @@ def axes_of(entry: dict, text_axes: set | None = None) -> dict | None:
             axes[key] = value
         else:
             axes[key] = _axis_int(value, f"{where}.{key}")
-    return axes
 
 
 # A control character is in no name heapbench writes, and pandas' strings do not compare a NUL
@@ -475,20 +486,23 @@ class _Reader:
                     self.extra_axes.setdefault(k)
         row = {**axes, **_gb_fields(b, name)}
         for k, v in b.items():
-            kind = type(v)
-            if kind is float and k not in GB_FIELDS and k not in axes and k not in _BASE:  # the common case
+            if type(v) is float and k not in GB_FIELDS and k not in axes and k not in _BASE:  # the common case
                 row[k] = v
-            elif k in GB_FIELDS or k in SAMPLE_META:
-                continue
-            elif k in SAMPLE_KEYS:
-                row["round_seconds"] = _samples(v, f"{name!r}: {k}", SAMPLE_KEYS[k])
-            elif kind is float or kind is int:
-                if k in axes or k in _BASE:
-                    raise SchemaError(f"{name!r}: {k!r} is both an axis (in axis_values) and a counter")
-                row[k] = _number(v, f"{name!r}: {k}")
-            elif v is not None and k not in self.odd:
-                self.odd[k] = (name, v)
+            elif k not in GB_FIELDS and k not in SAMPLE_META:
+                self._field(k, v, name, axes, row)
         return row
+
+    def _field(self, k: str, v, name: str, axes: dict, row: dict) -> None:
+        """An entry's field that is not a plain counter: its samples, an integer counter, or
+        (remembered in self.odd) a value that is no number."""
+        if k in SAMPLE_KEYS:
+            row["round_seconds"] = _samples(v, f"{name!r}: {k}", SAMPLE_KEYS[k])
+        elif type(v) is float or type(v) is int:
+            if k in axes or k in _BASE:
+                raise SchemaError(f"{name!r}: {k!r} is both an axis (in axis_values) and a counter")
+            row[k] = _number(v, f"{name!r}: {k}")
+        elif v is not None and k not in self.odd:
+            self.odd[k] = (name, v)
 
     def frame(self, path: Path, declared: dict) -> tuple[pd.DataFrame, list[str], list[str]]:
         """(the frame, its extra axes, its counters in the file's order)."""

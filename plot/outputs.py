@@ -16,6 +16,7 @@ every file name that comes from a results file's content made a safe slug.
 - `check_destination(path)`: refuses a destination that exists and is not a regular
   file (a device node such as /dev/null, a folder, a pipe), which a rename would
   replace, as heapbench itself refuses such a `--benchmark_out`.
+- `markdown_table(headers, rows)`: a markdown table's lines, made by tabulate.
 """
 from __future__ import annotations
 
@@ -100,6 +101,24 @@ def write_csv(path: str | Path, frame, **kwargs) -> Path:
     with atomic(path) as tmp:
         frame.to_csv(tmp, **kwargs)
     return Path(path)
+
+
+def _rule(widths, aligns) -> str:
+    return "|" + " --- |" * len(widths)
+
+
+def markdown_table(headers: list[str], rows) -> list[str]:
+    """`rows` under `headers` as the lines of a markdown table: "| a | b |", each cell as given,
+    under "| --- | --- |". Not tabulate's "pipe" or "github" format: those pad every cell to its
+    column's width, so one changed cell would rewrite every line of a committed table."""
+    from tabulate import DataRow, TableFormat, tabulate
+    row = DataRow("|", "|", "|")
+    fmt = TableFormat(lineabove=None, linebelowheader=_rule, linebetweenrows=None, linebelow=None, headerrow=row,
+                      datarow=row, padding=1, with_header_hide=None)
+    # Each cell as str() writes it (None as "None", not tabulate's blank); no alignment: cells are
+    # neither padded nor stripped; no number parsing: "1.50" stays "1.50".
+    cells = [[str(v) for v in r] for r in rows]
+    return tabulate(cells, headers, tablefmt=fmt, stralign=None, numalign=None, disable_numparse=True).splitlines()
 
 
 def say(text: str, tool: str) -> bool:

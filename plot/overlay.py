@@ -20,8 +20,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-import style  # noqa: E402
-from readability import save  # noqa: E402
+from heapbench_plot import style  # noqa: E402
+from heapbench_plot.readability import save  # noqa: E402
 
 MAX_SERIES = 8
 COLUMNS = 4
@@ -31,7 +31,7 @@ POINT = ["size", "align", "threads", "heap_mib"]
 def metric_of(pattern: str, data: pd.DataFrame | None = None, context: dict | None = None) -> str | None:
     """The rate a pattern's panels draw: the first rate counter (a unit per second, higher is
     better, as the file declares) its cases carry; allocs_per_s first in a file without declarations."""
-    import heapbench_results
+    from heapbench_plot import heapbench_results
     if data is None:
         return "printf_per_s" if pattern == "printf" else "allocs_per_s"
     res = heapbench_results.Results(Path("."), context or {}, data)
@@ -74,16 +74,10 @@ def _choose(c: pd.DataFrame) -> tuple[str | None, dict, pd.DataFrame]:
     return x, point, rows
 
 
-def pattern_figure(pattern: str, data: pd.DataFrame, labels: list[str], context: dict, stem: Path,
-                   formats=("png",)) -> list[Path] | None:
-    """`data`: the pattern's cases of every GPU, with a "gpu" column holding its label."""
-    metric = metric_of(pattern, data, context)
-    if metric is None:
-        return None
-    data = data[data[metric].notna() & (data[metric] > 0)]
-    if data.empty:
-        return None
-    gstyle = style.series_styles(labels)
+def _panels(data: pd.DataFrame, labels: list[str], context: dict) -> list[tuple]:
+    """(kind, title, x, point, rows) per panel: "line" panels of an API against the axis _choose
+    picks, at most MAX_SERIES GPUs each; then "dots" panels of 12 APIs measured at one point each
+    (their rows: (api, point, rows) per API)."""
     panels, dots = [], []
     for api in sorted(data["api"].unique(), key=lambda a: style.api_sort_key(a, context)):
         x, point, rows = _choose(data[data["api"] == api])
@@ -97,6 +91,54 @@ def pattern_figure(pattern: str, data: pd.DataFrame, labels: list[str], context:
             panels.append(("line", f"{api}{more}", x, point, rows[rows["gpu"].isin(part)]))
     for k in range(0, len(dots), 12):
         panels.append(("dots", None, None, None, dots[k:k + 12]))
+    return panels
+
+
+def _line_panel(ax, rows: pd.DataFrame, x: str, metric: str, labels: list[str], gstyle: dict) -> None:
+    for gpu in [g for g in labels if g in set(rows["gpu"])]:
+        s = rows[rows["gpu"] == gpu].sort_values(x)
+        style.draw_series(ax, s[x], s[metric], gstyle[gpu], gpu, converged=s.get("converged"), lw=1.2)
+    (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, rows[x])
+    ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
+
+
+def _dots_panel(ax, apis_rows: list[tuple], metric: str, labels: list[str], gstyle: dict) -> None:
+    """APIs measured at one point each: a column of dots per API, one dot per GPU."""
+    apis = [a for a, _, _ in apis_rows]
+    for i, (_, _, r) in enumerate(apis_rows):
+        for gpu in [g for g in labels if g in set(r["gpu"])]:
+            v = r[r["gpu"] == gpu][metric]
+            ax.plot([i] * len(v), v, linestyle="None", ms=5, label=gpu,
+                    **{k: w for k, w in gstyle[gpu].items() if k != "linestyle"})
+    ax.set_xticks(range(len(apis)), apis, rotation=90, fontsize=7)
+    ax.set_xlim(-0.6, len(apis) - 0.4)
+    pts = {_point_text(p, "") for _, p, _ in apis_rows}
+    ax.set_title("measured at one point each" + (f"\n{pts.pop()}" if len(pts) == 1 else ""), fontsize=8)
+
+
+def _one_legend(fig, axes, cols: int) -> None:
+    """A GPU looks the same in every panel: one legend serves them all (a legend per panel
+    was half the report's drawing time)."""
+    seen = {}
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(lab, h)
+    if seen:
+        fig.legend(list(seen.values()), list(seen.keys()), loc="outside lower center", ncols=min(len(seen), 2 * cols),
+                   fontsize=7, frameon=False)
+
+
+def pattern_figure(pattern: str, data: pd.DataFrame, labels: list[str], context: dict, stem: Path,
+                   formats=("png",)) -> list[Path] | None:
+    """`data`: the pattern's cases of every GPU, with a "gpu" column holding its label."""
+    metric = metric_of(pattern, data, context)
+    if metric is None:
+        return None
+    data = data[data[metric].notna() & (data[metric] > 0)]
+    if data.empty:
+        return None
+    gstyle = style.series_styles(labels)
+    panels = _panels(data, labels, context)
     n = len(panels)
     cols = min(COLUMNS, n)
     nrows = math.ceil(n / cols)
@@ -107,35 +149,14 @@ def pattern_figure(pattern: str, data: pd.DataFrame, labels: list[str], context:
     ylabel = style.axis_label(metric, context)
     for ax, (kind, title, x, point, rows) in zip(axes.ravel(), panels):
         if kind == "line":
-            for gpu in [g for g in labels if g in set(rows["gpu"])]:
-                s = rows[rows["gpu"] == gpu].sort_values(x)
-                style.draw_series(ax, s[x], s[metric], gstyle[gpu], gpu, converged=s.get("converged"), lw=1.2)
-            (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, rows[x])
-            ax.set_xlabel("bytes per allocation" if x == "size" else "threads")
+            _line_panel(ax, rows, x, metric, labels, gstyle)
             ax.set_title(f"{title}\n{_point_text(point, x)}", fontsize=8)
         else:
-            apis = [a for a, _, _ in rows]
-            for i, (api, point, r) in enumerate(rows):
-                for gpu in [g for g in labels if g in set(r["gpu"])]:
-                    v = r[r["gpu"] == gpu][metric]
-                    ax.plot([i] * len(v), v, linestyle="None", ms=5, label=gpu,
-                            **{k: w for k, w in gstyle[gpu].items() if k != "linestyle"})
-            ax.set_xticks(range(len(apis)), apis, rotation=90, fontsize=7)
-            ax.set_xlim(-0.6, len(apis) - 0.4)
-            pts = {_point_text(p, "") for _, p, _ in rows}
-            ax.set_title("measured at one point each" + (f"\n{pts.pop()}" if len(pts) == 1 else ""), fontsize=8)
+            _dots_panel(ax, rows, metric, labels, gstyle)
         style.rate_axis(ax.yaxis)
         ax.grid(True, which="major", alpha=0.3)
     fig.supylabel(ylabel, fontsize=9)  # one label for every panel: each panel's own cost time and room
-    # A GPU looks the same in every panel: one legend serves them all (a legend per panel
-    # was half the report's drawing time).
-    seen = {}
-    for ax in axes.ravel()[:n]:
-        for h, lab in zip(*ax.get_legend_handles_labels()):
-            seen.setdefault(lab, h)
-    if seen:
-        fig.legend(list(seen.values()), list(seen.keys()), loc="outside lower center", ncols=min(len(seen), 2 * cols),
-                   fontsize=7, frameon=False)
+    _one_legend(fig, axes.ravel()[:n], cols)
     fig.suptitle(textwrap.fill(f"{pattern}: {style.counter(metric, context).label}, every GPU overlaid",
                                int(fig.get_figwidth() * 11)), fontsize=10)
     return save(fig, stem, formats=formats)

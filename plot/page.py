@@ -10,12 +10,13 @@ the figures as inline SVG; a table of every case that filters by pattern, API,
 size, threads and heap, sorts by any column and pages through thousands of rows;
 for two or more files, the ratio of each to the first with its significance; and
 the provenance of each file, only as the file records it. Nothing is fetched: the
-page works offline, from a file (its script is plot/page_script.js, inlined).
+page works offline, from a file (its script is plot/page_script.js, inlined). The page's
+HTML is the Jinja2 template plot/page.html.j2, autoescaped; a finding is markup made by
+markupsafe's Markup.format, which escapes each value it is given.
 """
 from __future__ import annotations
 
 import argparse
-import html
 import json
 import math
 import re
@@ -24,42 +25,23 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import jinja2
 import numpy as np
 import pandas as pd
+from markupsafe import Markup
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import figures  # noqa: E402
-import style  # noqa: E402
-from heapbench_results import (Results, SchemaError, command_line, convergence_sentence, cuda_version,  # noqa: E402
-                               distinct_labels, finish, load_selection, measured, not_converged, rates)
-from outputs import write_text  # noqa: E402
-from readability import FigureError  # noqa: E402
+from heapbench_plot import figures, style
+from heapbench_plot.heapbench_results import (Results, SchemaError, command_line, convergence_sentence,
+                                              cuda_version, distinct_labels, finish, load_selection, measured,
+                                              not_converged, rates)
+from heapbench_plot.outputs import write_text
+from heapbench_plot.readability import FigureError
 
-SCRIPT = (Path(__file__).resolve().parent / "page_script.js")
-# window.onerror writes into the page, so a test (or a reader) sees a script error without a console.
-ONERROR = """window.onerror = function (msg) { var e = document.getElementById('js-errors'); e.hidden = false;
-  e.textContent += msg + '\\n'; };"""
-
-CSS = """
-body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 1360px; padding: 0 16px; color: #111; }
-h1 { font-size: 1.45em; } h2 { border-bottom: 1px solid #ccc; margin-top: 1.8em; }
-ul.findings li { margin: 0.4em 0; }
-.scroll { overflow-x: auto; max-width: 100%; }
-table { border-collapse: collapse; font-size: 12.5px; margin: 0.4em 0 1.2em; }
-th, td { border: 1px solid #ddd; padding: 0.15em 0.45em; text-align: right; white-space: nowrap; }
-th { background: #f2f2f2; cursor: pointer; position: sticky; top: 0; vertical-align: bottom; }
-th .unit { display: block; font-weight: normal; color: #555; font-size: 0.9em; }
-th[aria-sort=ascending]::after { content: " \\25B2"; } th[aria-sort=descending]::after { content: " \\25BC"; }
-td.t, th.t { text-align: left; } td.warn { background: #fff3cd; }
-td.t { max-width: 28em; overflow: hidden; text-overflow: ellipsis; }
-.controls { display: flex; flex-wrap: wrap; gap: 0.4em; align-items: center; margin: 0.3em 0; }
-.controls select, .controls input, .controls button { font: inherit; font-size: 12.5px; }
-details.columns label { display: inline-block; margin-right: 0.8em; }
-figure { margin: 1em 0 2em; } figure svg { max-width: 100%; height: auto; }
-figcaption { font-size: 0.9em; color: #444; }
-#js-errors { color: #b00; }
-.err { color: #b00; }
-"""
+HERE = Path(__file__).resolve().parent
+SCRIPT = HERE / "page_script.js"
+TEMPLATE = "page.html.j2"
+PAGE = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), autoescape=True, trim_blocks=True, lstrip_blocks=True,
+                          undefined=jinja2.StrictUndefined)
 
 # The table's columns beyond the axes: the patterns' rates, then these where the file has them,
 # then (hidden until chosen) the file's other counters, at most MAX_COUNTER_COLUMNS in all.
@@ -71,14 +53,10 @@ FILTERS = {"file", "pattern", "api", "size", "align", "threads", "heap_mib", "ve
 @dataclass
 class Page:
     title: str
-    findings: list[str] = field(default_factory=list)   # HTML fragments, one per finding
+    findings: list[str | Markup] = field(default_factory=list)   # one per finding: text, or markup
     figures: list[tuple[str, str]] = field(default_factory=list)  # (caption, inline svg)
     tables: list[tuple[str, str, dict]] = field(default_factory=list)  # (caption, id, {columns, rows})
     provenance: pd.DataFrame | None = None
-
-
-def _e(v) -> str:
-    return html.escape(str(v))
 
 
 def _rate(v: float) -> str:
@@ -93,7 +71,12 @@ def _times(a: float, b: float) -> str:
     return f"{r:,.0f}x" if r >= 10 else f"{r:.2g}x"
 
 
-def malloc_against_ceiling(res: Results, cases: pd.DataFrame) -> list[str]:
+def _bullets(items) -> Markup:
+    """`items` (text or markup) as a bulleted list, under a finding."""
+    return Markup("<ul>{}</ul>").format(Markup().join(Markup("<li>{}</li>").format(i) for i in items))
+
+
+def malloc_against_ceiling(res: Results, cases: pd.DataFrame) -> list[Markup]:
     """Per pattern, at the point the allocators figure draws: malloc, the file's baseline with an
     arena of its own (bump) and the fastest allocator that frees."""
     point = figures.allocators_point(res, cases)
@@ -108,24 +91,24 @@ def malloc_against_ceiling(res: Results, cases: pd.DataFrame) -> list[str]:
             continue
         m, b = rate["malloc"], rate[ceiling]
         others = {a: v for a, v in rate.items() if a in figures.allocators_that_free(res, rate)}
-        text = (f"<b>{_e(pattern)}</b>: CUDA's malloc {_rate(m)}, {_e(ceiling)} {_rate(b)} "
-                f"({_times(b, m)} malloc)")
+        text = Markup("<b>{}</b>: CUDA's malloc {}, {} {} ({} malloc)").format(pattern, _rate(m), ceiling, _rate(b),
+                                                                             _times(b, m))
         if others:
             best = max(others, key=others.get)
-            text += (f"; the fastest allocator that frees, <b>{_e(best)}</b>, {_rate(others[best])} "
-                     f"({_times(others[best], m)} malloc)" if others[best] >= m else
-                     f"; no allocator that frees beats malloc (best: {_e(best)}, {_rate(others[best])})")
+            text += (Markup("; the fastest allocator that frees, <b>{}</b>, {} ({} malloc)").format(
+                         best, _rate(others[best]), _times(others[best], m)) if others[best] >= m else
+                     Markup("; no allocator that frees beats malloc (best: {}, {})").format(best, _rate(others[best])))
             if others[best] > b:
-                text += f", above {_e(ceiling)}: a reference, not a bound"
+                text += Markup(", above {}: a reference, not a bound").format(ceiling)
         rows.append(text)
     if not rows:
         return []
-    head = (f"CUDA's malloc against {_e(ceiling)} at {style.fmt_bytes(size)} x {int(threads):,} threads, heap "
-            f"{style.fmt_mib(heap)} (GPU time per successful call):")
-    return [head + "<ul>" + "".join(f"<li>{r}</li>" for r in rows) + "</ul>"]
+    head = Markup("CUDA's malloc against {} at {} x {:,} threads, heap {} (GPU time per successful call):").format(
+        ceiling, style.fmt_bytes(size), int(threads), style.fmt_mib(heap))
+    return [head + _bullets(rows)]
 
 
-def utilisation(cases: pd.DataFrame) -> list[str]:
+def utilisation(cases: pd.DataFrame) -> list[Markup]:
     if "utilization" not in cases.columns:
         return []
     c = cases[~cases["error"] & cases["utilization"].notna()]
@@ -133,29 +116,31 @@ def utilisation(cases: pd.DataFrame) -> list[str]:
     for api, g in sorted(c.groupby("api"), key=lambda kv: style.api_sort_key(kv[0])):
         lo, hi = g.loc[g["utilization"].idxmin()], g.loc[g["utilization"].idxmax()]
         if round(100 * lo["utilization"]) == round(100 * hi["utilization"]):
-            out.append(f"<b>{_e(api)}</b> holds {100 * lo['utilization']:.0f} % of its heap at every size and heap")
+            out.append(Markup("<b>{}</b> holds {:.0f} % of its heap at every size and heap").format(
+                api, 100 * lo["utilization"]))
             continue
-        out.append(f"<b>{_e(api)}</b> holds {100 * lo['utilization']:.0f} % ({style.fmt_bytes(lo['size'])} blocks, "
-                   f"heap {style.fmt_mib(lo['heap_mib'])}) to {100 * hi['utilization']:.0f} % "
-                   f"({style.fmt_bytes(hi['size'])}, heap {style.fmt_mib(hi['heap_mib'])}) of its heap as requested "
-                   f"bytes at the first NULL")
-    return ["Utilisation: " + "; ".join(out) + "."] if out else []
+        out.append(Markup("<b>{}</b> holds {:.0f} % ({} blocks, heap {}) to {:.0f} % ({}, heap {}) of its heap as "
+                          "requested bytes at the first NULL").format(
+            api, 100 * lo["utilization"], style.fmt_bytes(lo["size"]), style.fmt_mib(lo["heap_mib"]),
+            100 * hi["utilization"], style.fmt_bytes(hi["size"]), style.fmt_mib(hi["heap_mib"])))
+    return [Markup("Utilisation: {}.").format(Markup("; ").join(out))] if out else []
 
 
-def failures(cases: pd.DataFrame) -> list[str]:
+def failures(cases: pd.DataFrame) -> list[str | Markup]:
     errs = cases[cases["error"]]
     if errs.empty:
         return [f"All {len(cases)} cases ran without an error."]
     kinds = errs["error_message"].fillna("").map(lambda m: m if len(m) <= 120 else m[:119] + "\u2026")
     common = kinds.value_counts().head(3)
-    return [f"{len(errs)} of {len(cases)} cases failed (listed in the table, their figures blank); "
-            "most often: " + "; ".join(f"&ldquo;{_e(k)}&rdquo; ({n})" for k, n in common.items()) + "."]
+    most = Markup("; ").join(Markup("&ldquo;{}&rdquo; ({})").format(k, n) for k, n in common.items())
+    return [Markup("{} of {} cases failed (listed in the table, their figures blank); most often: {}.").format(
+        len(errs), len(cases), most)]
 
 
-def size_classes(path: Path, figs: list) -> list[str]:
+def size_classes(path: Path, figs: list) -> list[Markup]:
     """The size classes of a size map: a results file of --sweep=size_map, or the folder or
     .tar.gz of scripts/answers that heapbench-size-map reads (unpacked into a temporary folder)."""
-    import size_map
+    from heapbench_plot import size_map
     with tempfile.TemporaryDirectory() as tmp:
         run = path
         if not (path.is_dir() or path.suffix == ".json"):
@@ -168,27 +153,27 @@ def size_classes(path: Path, figs: list) -> list[str]:
                      _svg(Path(tmp) / "size_map.svg")))
     lines = size_map.advice(classes)
     worst = max(classes, key=lambda c: c.alloc_ns)
-    text = (f"Size classes ({_e(path.name)}): {len(classes)} classes over {len(df)} sizes from "
-            f"{style.fmt_bytes(df['size'].min())} to {style.fmt_bytes(df['size'].max())}; the slowest, "
-            f"{worst.lo}-{worst.hi} B, takes {worst.alloc_ns:,.0f} ns a call.")
+    text = Markup("Size classes ({}): {} classes over {} sizes from {} to {}; the slowest, {}-{} B, takes {:,.0f} ns "
+                  "a call.").format(path.name, len(classes), len(df), style.fmt_bytes(df["size"].min()),
+                                    style.fmt_bytes(df["size"].max()), worst.lo, worst.hi, worst.alloc_ns)
     if lines:
-        text += "<ul>" + "".join(f"<li>{_e(s[0].upper() + s[1:])}</li>" for s in lines) + "</ul>"
+        text += _bullets(s[0].upper() + s[1:] for s in lines)
     return [text]
 
 
-def advice_findings(paths: list[Path]) -> list[str]:
-    import size_map
+def advice_findings(paths: list[Path]) -> list[Markup]:
+    from heapbench_plot import size_map
     out = []
     for p in paths:
         a = size_map.advice_fields(p, size_map.load_advice(p))
         what = f"{a['threads']:,} threads x {a['size']} B, {a['pattern']}/{a['api']}"
         if a["min_heap_mib"] is None:
-            out.append(f"Heap advice for {_e(what)}: no heap up to the search's limit held every allocation.")
+            out.append(Markup("Heap advice for {}: no heap up to the search's limit held every allocation.").format(what))
             continue
-        out.append(f"Heap advice for {_e(what)}: the smallest heap that held every allocation is "
-                   f"{style.fmt_mib(a['min_heap_mib'])}; with a {100 * a['margin']:g} % margin set "
-                   f"<b>{style.fmt_mib(a['advised_heap_mib'])}</b>: <code>{_e(a['code'])}</code> (CUDA's default "
-                   f"8 MiB fails {100 * a['default_fail_rate']:.1f} % of calls).")
+        out.append(Markup("Heap advice for {}: the smallest heap that held every allocation is {}; with a {:g} % margin "
+                          "set <b>{}</b>: <code>{}</code> (CUDA's default 8 MiB fails {:.1f} % of calls).").format(
+            what, style.fmt_mib(a["min_heap_mib"]), 100 * a["margin"], style.fmt_mib(a["advised_heap_mib"]), a["code"],
+            100 * a["default_fail_rate"]))
     return out
 
 
@@ -289,14 +274,14 @@ def cases_table(files: list[Results], labels: list[str]) -> dict:
 def ratio_table(files: list[Results], labels: list[str]) -> tuple[dict | None, list[str]]:
     """For two or more files: each other file's cases against the first's, the ratio of each
     pattern's rate and the significance of the difference (compare.compare_pair)."""
-    import compare
+    from heapbench_plot import compare
     if len(files) < 2:
         return None, []
     frames, notes = [], []
     for lab, other in zip(labels[1:], files[1:]):
         t = compare.compare_pair(files[0], other)
         if t.empty:
-            notes.append(f"<i>{_e(lab)}</i> has no case in common with <i>{_e(labels[0])}</i>: no ratios.")
+            notes.append(Markup("<i>{}</i> has no case in common with <i>{}</i>: no ratios.").format(lab, labels[0]))
             continue
         t["file"] = lab
         frames.append(t)
@@ -343,8 +328,8 @@ def provenance(files: list[Results]) -> pd.DataFrame:
 
 
 def _overlay(files: list[Results], page: Page) -> None:
-    import report
-    from overlay import gpu_frame, pattern_figure
+    from heapbench_plot import report
+    from heapbench_plot.overlay import gpu_frame, pattern_figure
     frame, glabels = gpu_frame(report.group(files))
     with tempfile.TemporaryDirectory() as tmp:
         for k, pattern in enumerate(sorted(frame["pattern"].unique()) if not frame.empty else []):
@@ -361,10 +346,10 @@ def build(specs: list[str], size_map_file: Path | None = None, advice: list[Path
     page = Page(title=f"heapbench: {labels[0]}" if len(files) == 1 else f"heapbench: {len(files)} runs")
     for lab, r in zip(labels, files):
         cases = r.cases()
-        prefix = f"<i>{_e(lab)}</i>: " if len(files) > 1 else ""
-        found = malloc_against_ceiling(r, cases) + [_e(s) for s in [convergence_sentence(r, cases)] if s]
+        prefix = Markup("<i>{}</i>: ").format(lab) if len(files) > 1 else Markup()
+        found = malloc_against_ceiling(r, cases) + [s for s in [convergence_sentence(r, cases)] if s]
         for f in found + utilisation(cases) + failures(cases):
-            page.findings.append(prefix + f)
+            page.findings.append(prefix + f)  # text is escaped as it joins the markup
     if len(files) == 1:
         page.figures += _figures_of(files[0], files[0].cases())
     else:
@@ -390,32 +375,11 @@ def _script_json(data) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _provenance_html(df: pd.DataFrame) -> str:
-    head = "".join(f'<th class="t">{_e(c)}</th>' for c in df.columns)
-    rows = "".join("<tr>" + "".join(f'<td class="t">{_e(v)}</td>' for v in r) + "</tr>"
-                   for r in df.itertuples(index=False))
-    return f'<div class="scroll"><table id="provenance"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>'
-
-
 def render(page: Page) -> str:
-    parts = [f"<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>{_e(page.title)}</title>",
-             f"<meta name=viewport content='width=device-width'><style>{CSS}</style>",
-             f"<script>{ONERROR}</script></head><body>",
-             f"<h1>{_e(page.title)}</h1>", '<pre id="js-errors" hidden></pre>',
-             '<h2 id="findings">Findings</h2><ul class="findings">']
-    parts += [f"<li>{f}</li>" for f in page.findings]
-    parts.append("</ul>")
-    if page.figures:
-        parts.append('<h2 id="figures">Figures</h2>')
-        parts += [f"<figure>{svg}<figcaption>{_e(cap)}</figcaption></figure>" for cap, svg in page.figures]
-    parts.append('<h2 id="tables">Tables</h2><p>Choose a value to filter by it, click a column header to sort '
-                 '(again to reverse); "columns" shows the others. Blank: not measured, or an error.</p>')
-    for cap, tid, data in page.tables:
-        parts += [f"<h3>{_e(cap)}</h3>", f'<div class="datatable" id="{tid}" data-source="{tid}-data"></div>',
-                  f'<script type="application/json" id="{tid}-data">{_script_json(data)}</script>']
-    parts += ['<h2 id="provenance">Provenance</h2>', "<p>As each file records it.</p>",
-              _provenance_html(page.provenance), f"<script>{SCRIPT.read_text()}</script></body></html>"]
-    return "\n".join(parts)
+    """The page: the template filled in, every value escaped but the findings' markup, the SVG
+    figures, the tables' JSON (_script_json) and the script (the template marks them safe)."""
+    tables = [(caption, tid, _script_json(data)) for caption, tid, data in page.tables]
+    return PAGE.get_template(TEMPLATE).render(page=page, tables=tables, script=SCRIPT.read_text())
 
 
 def write(specs: list[str], out: str | Path, size_map_file=None, advice=None) -> Path:
@@ -433,7 +397,7 @@ def screenshot(page_html: Path, png: Path, width: int = 1400, height: int = 2400
     written beside `png` and renamed to it."""
     import subprocess
 
-    from outputs import atomic
+    from heapbench_plot.outputs import atomic
     browser = chromium()
     if browser is None:
         raise OSError("--screenshot needs chromium (Debian: apt-get install chromium)")

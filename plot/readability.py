@@ -57,33 +57,54 @@ def problems(fig: matplotlib.figure.Figure) -> list[str]:
     which would hide text outside the canvas by growing the canvas)."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
-    canvas = fig.bbox
+    found = _outside_canvas(fig, renderer)
+    for ax in fig.axes:
+        if ax.get_visible():
+            found += _overlapping_ticks(ax, renderer)
+    found += series_problems(fig)
+    return found
+
+
+def _outside_canvas(fig, renderer) -> list[str]:
+    """The drawn texts of `fig` that reach outside its canvas."""
     found = []
-    tick_labels = {lab for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
-                   for lab in axis.get_majorticklabels() + axis.get_minorticklabels()}
-    drawn_tick_labels = {lab for ax in fig.axes if ax.get_visible() for axis in (ax.xaxis, ax.yaxis)
-                         for lab in _tick_labels(axis)}
+    tick_labels, drawn_tick_labels = _tick_label_sets(fig)
     for t in fig.findobj(Text):
         if not _visible_text(t) or (t in tick_labels and t not in drawn_tick_labels):
             continue  # a tick label of a tick outside the view is never drawn
         if t.axes is not None and t.get_clip_on() and t.get_clip_box() is not None and t not in tick_labels:
             continue  # text clipped to its axes (cell values of a heatmap) cannot leave the canvas
-        bb = t.get_window_extent(renderer)
-        if (bb.x0 < canvas.x0 - TOLERANCE_PX or bb.x1 > canvas.x1 + TOLERANCE_PX
-                or bb.y0 < canvas.y0 - TOLERANCE_PX or bb.y1 > canvas.y1 + TOLERANCE_PX):
+        if _beyond(t.get_window_extent(renderer), fig.bbox):
             found.append(f"text {t.get_text()!r} reaches outside the canvas")
-    for ax in fig.axes:
-        if not ax.get_visible():
-            continue
-        for axis, name, lo, hi in ((ax.xaxis, "x", "x0", "x1"), (ax.yaxis, "y", "y0", "y1")):
-            boxes = sorted(((lab.get_window_extent(renderer), lab.get_text()) for lab in _tick_labels(axis)),
-                           key=lambda b: getattr(b[0], lo))
-            for (a, ta), (b, tb) in zip(boxes, boxes[1:]):
-                if getattr(a, hi) > getattr(b, lo) + TOLERANCE_PX:
-                    found.append(f"{name} tick labels {ta!r} and {tb!r} overlap"
-                                 f"{' in ' + repr(ax.get_title()) if ax.get_title() else ''}")
-                    break
-    found += series_problems(fig)
+    return found
+
+
+def _tick_label_sets(fig) -> tuple[set, set]:
+    """(every tick label of `fig`, those of ticks drawn: inside the view of a visible axes)."""
+    tick_labels = {lab for ax in fig.axes for axis in (ax.xaxis, ax.yaxis)
+                   for lab in axis.get_majorticklabels() + axis.get_minorticklabels()}
+    drawn_tick_labels = {lab for ax in fig.axes if ax.get_visible() for axis in (ax.xaxis, ax.yaxis)
+                         for lab in _tick_labels(axis)}
+    return tick_labels, drawn_tick_labels
+
+
+def _beyond(bb, canvas) -> bool:
+    """Whether box `bb` reaches outside `canvas` by more than TOLERANCE_PX."""
+    return (bb.x0 < canvas.x0 - TOLERANCE_PX or bb.x1 > canvas.x1 + TOLERANCE_PX
+            or bb.y0 < canvas.y0 - TOLERANCE_PX or bb.y1 > canvas.y1 + TOLERANCE_PX)
+
+
+def _overlapping_ticks(ax, renderer) -> list[str]:
+    """The first pair of overlapping tick labels on each axis of `ax`."""
+    found = []
+    for axis, name, lo, hi in ((ax.xaxis, "x", "x0", "x1"), (ax.yaxis, "y", "y0", "y1")):
+        boxes = sorted(((lab.get_window_extent(renderer), lab.get_text()) for lab in _tick_labels(axis)),
+                       key=lambda b: getattr(b[0], lo))
+        for (a, ta), (b, tb) in zip(boxes, boxes[1:]):
+            if getattr(a, hi) > getattr(b, lo) + TOLERANCE_PX:
+                found.append(f"{name} tick labels {ta!r} and {tb!r} overlap"
+                             f"{' in ' + repr(ax.get_title()) if ax.get_title() else ''}")
+                break
     return found
 
 
@@ -163,30 +184,48 @@ def series_problems(fig) -> list[str]:
         found += panel_problems(ax)
         where = f" in {ax.get_title()!r}" if ax.get_title() else ""
         series = _series(ax)
-        seen: list[tuple[str, str, str]] = []
-        for label, colour, marker, _, _ in series:
-            if label.startswith("_"):
-                continue  # unlabelled: a reference line or a shading, not a series
-            for other, c, m in seen:
-                if other != label and m == marker and _alike(c, colour):
-                    found.append(f"series {other!r} and {label!r} share colour {colour} and marker {marker!r}{where}")
-                    break
-            else:
-                seen.append((label, colour, marker))
-        xs = [x for *_, connected, x in series if connected]
-        if xs:
-            finite = np.concatenate(xs)
-            finite = finite[np.isfinite(finite)]
-            if len(finite) and len(np.unique(finite)) == 1:
-                found.append(f"lines drawn over a single x value{where}: use a dot or bar plot")
-        for axis, name in ((ax.xaxis, "x"), (ax.yaxis, "y")):
-            if axis.get_scale() != "log" or not _BYTE_AXIS.search(axis.get_label_text()):
-                continue
-            if getattr(axis.get_transform(), "base", 10) != 2:
-                continue
-            bad = [t.get_text() for t in _tick_labels(axis) if not _BYTE_TICK.match(t.get_text().strip())]
-            if bad:
-                found.append(f"{name} axis {axis.get_label_text()!r} has byte ticks without units: {bad[:3]}{where}")
+        found += _look_alike(series, where) + _single_x(series, where) + _unitless_byte_ticks(ax, where)
+    return found
+
+
+def _look_alike(series: list[tuple], where: str) -> list[str]:
+    """Labelled series of one panel that share a marker and a colour too close to tell apart."""
+    found = []
+    seen: list[tuple[str, str, str]] = []
+    for label, colour, marker, _, _ in series:
+        if label.startswith("_"):
+            continue  # unlabelled: a reference line or a shading, not a series
+        for other, c, m in seen:
+            if other != label and m == marker and _alike(c, colour):
+                found.append(f"series {other!r} and {label!r} share colour {colour} and marker {marker!r}{where}")
+                break
+        else:
+            seen.append((label, colour, marker))
+    return found
+
+
+def _single_x(series: list[tuple], where: str) -> list[str]:
+    """A panel whose lines are all drawn over one x value."""
+    xs = [x for *_, connected, x in series if connected]
+    if xs:
+        finite = np.concatenate(xs)
+        finite = finite[np.isfinite(finite)]
+        if len(finite) and len(np.unique(finite)) == 1:
+            return [f"lines drawn over a single x value{where}: use a dot or bar plot"]
+    return []
+
+
+def _unitless_byte_ticks(ax, where: str) -> list[str]:
+    """A base-2 log axis of bytes whose tick labels lack a unit."""
+    found = []
+    for axis, name in ((ax.xaxis, "x"), (ax.yaxis, "y")):
+        if axis.get_scale() != "log" or not _BYTE_AXIS.search(axis.get_label_text()):
+            continue
+        if getattr(axis.get_transform(), "base", 10) != 2:
+            continue
+        bad = [t.get_text() for t in _tick_labels(axis) if not _BYTE_TICK.match(t.get_text().strip())]
+        if bad:
+            found.append(f"{name} axis {axis.get_label_text()!r} has byte ticks without units: {bad[:3]}{where}")
     return found
 
 
@@ -196,7 +235,7 @@ def save(fig, stem: Path, written: list[Path] | None = None, formats=("png", "sv
     import matplotlib.pyplot as plt
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from outputs import atomic
+    from heapbench_plot.outputs import atomic
     # problems() draws the figure; drawn at the PNG's resolution, that drawing is the PNG
     # (a second full draw by savefig was a third of the report's time).
     fig.set_dpi(DPI)

@@ -14,8 +14,8 @@ import sys
 
 import pandas as pd
 
-import heapbench_results
-from outputs import say, write_text
+from heapbench_plot import heapbench_results
+from heapbench_plot.outputs import markdown_table, say, write_text
 
 
 def table(df: pd.DataFrame, min_round_us: float) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -48,13 +48,13 @@ def main(argv: list[str] | None = None) -> int:
         per_case = per_case.iloc[0:0]
     lines = [f"# Run-to-run noise: `{a.results}`", "",
              f"Coefficient of variation of real_time (the mean round) over repetitions; cases with rounds under "
-             f"{a.min_round_us:g} us are listed but not in the per-API maximum.", "",
-             "| api | largest CV |", "| --- | --- |"]
-    lines += [f"| {api} | {row.max_cv * 100:.2f} % |" for api, row in worst.iterrows()]
-    lines += ["", "| case | repetitions | mean round (us) | CV |", "| --- | --- | --- | --- |"]
-    for case, r in per_case.iterrows():
-        mark = "" if r.counted else " (under the threshold)"
-        lines.append(f"| `{case}` | {r.repetitions} | {r.mean_round_us:.4g} | {r.cv * 100:.2f} %{mark} |")
+             f"{a.min_round_us:g} us are listed but not in the per-API maximum.", ""]
+    lines += markdown_table(["api", "largest CV"],
+                            [[api, f"{row.max_cv * 100:.2f} %"] for api, row in worst.iterrows()])
+    rows = [[f"`{case}`", r.repetitions, f"{r.mean_round_us:.4g}",
+             f"{r.cv * 100:.2f} %" + ("" if r.counted else " (under the threshold)")]
+            for case, r in per_case.iterrows()]
+    lines += ["", *markdown_table(["case", "repetitions", "mean round (us)", "CV"], rows)]
     text = "\n".join(lines) + "\n"
     if a.out:
         try:

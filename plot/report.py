@@ -31,13 +31,12 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from outputs import slug, write_csv, write_text  # noqa: E402
-from compare import compare_pair, geomeans  # noqa: E402
-from heapbench_results import (Results, SchemaError, cuda_version, finish, load_selection, not_converged,  # noqa: E402
-                               pooled_context)
-from overlay import gpu_frame, pattern_figure, ratio_strip  # noqa: E402
-from readability import FigureError  # noqa: E402
+from heapbench_plot.compare import compare_pair, geomeans  # noqa: E402
+from heapbench_plot.heapbench_results import (Results, SchemaError, cuda_version, finish, load_selection,  # noqa: E402
+                                              not_converged, pooled_context)
+from heapbench_plot.outputs import markdown_table, slug, write_csv, write_text  # noqa: E402
+from heapbench_plot.overlay import gpu_frame, pattern_figure, ratio_strip  # noqa: E402
+from heapbench_plot.readability import FigureError  # noqa: E402
 
 
 class ReportError(ValueError):
@@ -164,18 +163,17 @@ def _header(gpus, files, base, warnings) -> list[str]:
           "run a repetition.", ""]
     if warnings:
         md += ["## Warnings", ""] + [f"- {w}" for w in warnings] + [""]
-    md += ["## GPUs", "", "| GPU | name | driver | CUDA | commit | schema | cases | errors | not converged | files |",
-           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rows = []
     for g in gpus:
         cases = g.results.cases()
         names = ", ".join(f"`{r.path.name}{'@gpu' + r.selection.split()[-1] if r.selection else ''}`"
                           for r in g.files)
         dup = f" ({g.duplicates} in several files, pooled)" if g.duplicates else ""
-        md.append(f"| {g.label}{' (baseline)' if g is base else ''} | {g.key[0]} | {cuda_version(g.key[1])} | "
-                  f"{cuda_version(g.key[2])} | {g.key[3][:7]} | {g.files[0].schema_version} | {len(cases)}{dup} | "
-                  f"{int(cases['error'].sum())} | {int(not_converged(cases).sum())} | {names} |")
-    md.append("")
-    return md
+        rows.append([g.label + (" (baseline)" if g is base else ""), g.key[0], cuda_version(g.key[1]),
+                     cuda_version(g.key[2]), g.key[3][:7], g.files[0].schema_version, f"{len(cases)}{dup}",
+                     int(cases["error"].sum()), int(not_converged(cases).sum()), names])
+    head = ["GPU", "name", "driver", "CUDA", "commit", "schema", "cases", "errors", "not converged", "files"]
+    return md + ["## GPUs", "", *markdown_table(head, rows), ""]
 
 
 def _pattern_geomeans(gpus, base, others, tables) -> list[str]:
@@ -183,17 +181,16 @@ def _pattern_geomeans(gpus, base, others, tables) -> list[str]:
     if not others:
         return ["One GPU only: no ratios; its figures are below.", ""]
     md = ["## Geometric mean of each pattern's rate ratios (allocs_per_s; printf_per_s for printf)", "",
-          f"Over the cases each GPU shares with {base.label} (cases in brackets); blank: none in common.", "",
-          "| pattern | " + " | ".join(g.label for g in others) + " |", "|" + " --- |" * (len(others) + 1)]
+          f"Over the cases each GPU shares with {base.label} (cases in brackets); blank: none in common.", ""]
+    rows = []
     for p in sorted({p for g in gpus for p in g.results.cases()["pattern"]}):
-        cells = []
+        cells = [p]
         for g in others:
             t = tables[id(g)]
             gm, n = _geomean(t.loc[t["pattern"] == p, "ratio"]) if not t.empty else (math.nan, 0)
             cells.append(f"{_fmt(gm)} ({n})" if n else "")
-        md.append(f"| {p} | " + " | ".join(cells) + " |")
-    md.append("")
-    return md
+        rows.append(cells)
+    return md + markdown_table(["pattern", *(g.label for g in others)], rows) + [""]
 
 
 def _against_baseline(base, others, tables, out: Path, written: list[Path]) -> list[str]:
@@ -222,7 +219,7 @@ def _against_baseline(base, others, tables, out: Path, written: list[Path]) -> l
     return md
 
 
-def _api_rows(pattern: str, apis, others, tables) -> list[str]:
+def _api_rows(pattern: str, apis, others, tables) -> list[list]:
     """One row per API x other GPU: geometric means against the baseline and the significant differences."""
     rows = []
     for api in apis:
@@ -234,9 +231,8 @@ def _api_rows(pattern: str, apis, others, tables) -> list[str]:
             gm = geomeans(sub).iloc[0]
             tested = sub[sub["p_value"].notna()]
             sig = int(tested["verdict"].str.startswith("different").sum())
-            rows.append(f"| {api} | {g.label} | {int(gm['rate_cases'])} | "
-                        f"{_fmt(gm['rate_geomean_ratio'])} | {_fmt(gm['frees_per_s_geomean_ratio'])} | "
-                        f"{sig} of {len(tested)} |")
+            rows.append([api, g.label, int(gm["rate_cases"]), _fmt(gm["rate_geomean_ratio"]),
+                         _fmt(gm["frees_per_s_geomean_ratio"]), f"{sig} of {len(tested)}"])
     return rows
 
 
@@ -253,9 +249,8 @@ def _per_pattern(gpus, base, others, tables, out: Path, written: list[Path]) -> 
             md += [f"### {pattern}", "", f"![{pattern}]({paths[0].name})", ""]
         rows = _api_rows(pattern, sorted(frame.loc[frame["pattern"] == pattern, "api"].unique()), others, tables)
         if rows:
-            md += [f"| API | GPU | cases in common with {base.label} | geomean rate ratio | "
-                   "geomean frees_per_s ratio | significantly different (of tested) |",
-                   "| --- | --- | --- | --- | --- | --- |"] + rows + [""]
+            md += markdown_table(["API", "GPU", f"cases in common with {base.label}", "geomean rate ratio",
+                                  "geomean frees_per_s ratio", "significantly different (of tested)"], rows) + [""]
     return md
 
 

@@ -45,9 +45,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from outputs import say, write_csv, write_text  # noqa: E402
-from heapbench_results import SchemaError, cuda_version, load, one_line  # noqa: E402
+from heapbench_plot.heapbench_results import SchemaError, cuda_version, load, one_line  # noqa: E402
+from heapbench_plot.outputs import markdown_table, say, write_csv, write_text  # noqa: E402
 
 ADVICE_VERSIONS = {1}
 
@@ -171,8 +170,8 @@ def _title(ctx: dict) -> str:
 
 
 def figure(df: pd.DataFrame, classes: list[SizeClass], ctx: dict, out: Path) -> list[Path]:
-    import style
-    from readability import save
+    from heapbench_plot import style
+    from heapbench_plot.readability import save
     fig, (top, bottom) = plt.subplots(2, 1, sharex=True, figsize=(11, 8), layout="constrained")
     blue, vermillion = style.OKABE_ITO["blue"], style.OKABE_ITO["vermillion"]
     top.plot(df["size"], df["alloc_ns"], "o-", color=vermillion, ms=2, lw=0.8, label="malloc")
@@ -199,10 +198,7 @@ def figure(df: pd.DataFrame, classes: list[SizeClass], ctx: dict, out: Path) -> 
 
 
 def _markdown(df: pd.DataFrame) -> str:
-    cols = list(df.columns)
-    rows = ["| " + " | ".join(cols) + " |", "| " + " | ".join("---" for _ in cols) + " |"]
-    rows += ["| " + " | ".join(str(v) for v in r) + " |" for r in df.itertuples(index=False)]
-    return "\n".join(rows)
+    return "\n".join(markdown_table(list(df.columns), df.itertuples(index=False)))
 
 
 def load_advice(path: Path) -> dict:

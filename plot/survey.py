@@ -29,9 +29,8 @@ from pathlib import Path
 
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from outputs import write_text  # noqa: E402
-from heapbench_results import finish  # noqa: E402
+from heapbench_plot.heapbench_results import finish
+from heapbench_plot.outputs import write_text
 
 HARNESS = "GPUMemManSurvey"
 SURVEY_COMMIT = "35f933be92a0ef3811a584629c44a782bb3843f5"

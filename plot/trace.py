@@ -17,8 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from outputs import write_bytes, write_csv  # noqa: E402
+from heapbench_plot.outputs import write_bytes, write_csv
 
 MAGIC = b"HBTRACE\0"
 VERSION = 1

@@ -34,11 +34,12 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from figures import legend_entries, write_markdown  # noqa: E402
-from heapbench_results import Results, SchemaError, convergence_sentence, finish, load, pooled_context  # noqa: E402
-from readability import MAX_LEGEND_ENTRIES, FigureError, save  # noqa: E402
-import style  # noqa: E402
+from heapbench_plot import style  # noqa: E402
+from heapbench_plot.figures import legend_entries, write_markdown  # noqa: E402
+from heapbench_plot.heapbench_results import (Results, SchemaError, convergence_sentence, finish, load,  # noqa: E402
+                                              pooled_context)
+from heapbench_plot.outputs import markdown_table  # noqa: E402
+from heapbench_plot.readability import FigureError, save  # noqa: E402
 
 BASELINE = "two_pass"
 FIRST = ["two_pass", "two_pass_async", "warp_aggregated", "malloc"]  # always drawn where measured
@@ -68,6 +69,22 @@ def _drawn_apis(out: pd.DataFrame) -> list[str]:
     return (first + list(rest.index))[:MAX_SERIES]
 
 
+def _output_axes(ax, threads: pd.Series, title: str, ratio: bool, bottom: bool, left: bool) -> None:
+    """An output panel's axes: threads across, outputs/s (or the ratio, with lines at 1x and 0.5x) up;
+    axis labels on the bottom row and the left column only."""
+    style.count_axis(ax.xaxis, threads, most=4)
+    if ratio:
+        ax.axhline(1.0, color="black", lw=0.8)
+        ax.axhline(0.5, color="black", lw=0.8, ls=":")
+    else:
+        style.rate_axis(ax.yaxis, "outputs/s")
+    ax.set_title(title, fontsize=9)
+    if bottom:
+        ax.set_xlabel("threads (one output each)")
+    if left:
+        ax.set_ylabel(f"outputs/s over {BASELINE}'s" if ratio else "outputs per second")
+
+
 def _output_figure(res: Results, out: pd.DataFrame, stem: Path, ratio: bool, written: list) -> None:
     out = out.assign(shape=[_shape(r) for _, r in out.iterrows()])
     shapes = sorted(out["shape"].unique(), key=lambda s: (int(s.split("-")[1].split()[0]), s))
@@ -93,17 +110,7 @@ def _output_figure(res: Results, out: pd.DataFrame, stem: Path, ratio: bool, wri
                 style.draw_series(ax, s["threads"], y, looks[api], style.api_label(api, res.context),
                                   s.get("converged"))
                 drawn.extend(y)
-            style.count_axis(ax.xaxis, out["threads"], most=4)
-            if ratio:
-                ax.axhline(1.0, color="black", lw=0.8)
-                ax.axhline(0.5, color="black", lw=0.8, ls=":")
-            else:
-                style.rate_axis(ax.yaxis, "outputs/s")
-            ax.set_title(f"{shape}, writes {int(w)}", fontsize=9)
-            if i == len(shapes) - 1:
-                ax.set_xlabel("threads (one output each)")
-            if j == 0:
-                ax.set_ylabel(f"outputs/s over {BASELINE}'s" if ratio else "outputs per second")
+            _output_axes(ax, out["threads"], f"{shape}, writes {int(w)}", ratio, i == len(shapes) - 1, j == 0)
     entries = legend_entries(axes.flat)
     fig.legend(entries.values(), entries.keys(), loc="lower center", ncol=min(len(entries), 4), fontsize=8,
                bbox_to_anchor=(0.5, 0.0))
@@ -210,18 +217,18 @@ def _output_tables(res: Results, out: pd.DataFrame) -> list[str]:
         best = g["outputs_per_s"].iloc[0]
         base = g.loc[g["api"] == BASELINE, "outputs_per_s"]
         base = base.iloc[0] if len(base) else math.nan
-        lines += [f"### {shape}, writes {int(writes)}, {int(threads):,} threads", "",
-                  "| strategy | outputs/s | / fastest | / two_pass | converged |", "| --- | --- | --- | --- | --- |"]
+        rows = []
         for _, r in g.iterrows():
             vs = r["outputs_per_s"] / base if base == base and base > 0 else math.nan
             conv = "" if pd.isna(r.get("converged")) else ("yes" if r["converged"] >= 1 else "no")
-            lines.append(f"| {style.api_label(r['api'], res.context)} | {_fmt(r['outputs_per_s'], 'outputs_per_s', res)} "
-                         f"| {r['outputs_per_s'] / best:.3g} | {'-' if vs != vs else f'{vs:.3g}'} | {conv} |")
+            rows.append([style.api_label(r["api"], res.context), _fmt(r["outputs_per_s"], "outputs_per_s", res),
+                         f"{r['outputs_per_s'] / best:.3g}", "-" if vs != vs else f"{vs:.3g}", conv])
             # In-kernel allocation: every API but the file's baselines (bump's arena that never
             # frees, two_pass's none); warp_aggregated allocates in the kernel, once a warp.
             if vs == vs and vs >= 0.5 and r["api"] not in res.baselines():
                 within.append(f"{r['api']} at {shape}, writes {int(writes)}, {int(threads):,} threads ({vs:.2g}x)")
-        lines.append("")
+        lines += [f"### {shape}, writes {int(writes)}, {int(threads):,} threads", "",
+                  *markdown_table(["strategy", "outputs/s", "/ fastest", "/ two_pass", "converged"], rows), ""]
     lines.insert(2, "In-kernel allocation (every strategy but the baselines) within 2x of two_pass: "
                  + ("; ".join(within) if within else "nowhere in this file") + ".")
     lines.insert(3, "")
@@ -237,10 +244,9 @@ def _ranked(res: Results, cases: pd.DataFrame, title: str, keys: list[str], coun
         label = ", ".join(f"{k} {v}" for k, v in zip(keys, key))
         g = g.sort_values(counter, ascending=False)
         best = g[counter].iloc[0]
-        lines += [f"### {label}", "", f"| allocator | {counter} | / fastest |", "| --- | --- | --- |"]
-        lines += [f"| {style.api_label(r['api'], res.context)} | {_fmt(r[counter], counter, res)} | "
-                  f"{r[counter] / best:.3g} |" for _, r in g.iterrows()]
-        lines.append("")
+        rows = [[style.api_label(r["api"], res.context), _fmt(r[counter], counter, res), f"{r[counter] / best:.3g}"]
+                for _, r in g.iterrows()]
+        lines += [f"### {label}", "", *markdown_table(["allocator", counter, "/ fastest"], rows), ""]
     return lines
 
 
@@ -250,12 +256,10 @@ def _cost_table(res: Results, cases: pd.DataFrame) -> list[str]:
         return []
     g = cases.groupby(["pattern", "api"], sort=True)[cols].median().reset_index()
     lines = ["## What calling the allocator costs the kernel", "",
-             "Medians over each pattern's cases (docs/metrics.md, \"What calling malloc costs\").", "",
-             "| pattern | api | " + " | ".join(cols) + " |", "| --- | --- | " + " | ".join("---" for _ in cols) + " |"]
-    for _, r in g.iterrows():
-        lines.append(f"| {r['pattern']} | {style.api_label(r['api'], res.context)} | "
-                     + " | ".join(_fmt(r[c], c, res) for c in cols) + " |")
-    return lines + [""]
+             "Medians over each pattern's cases (docs/metrics.md, \"What calling malloc costs\").", ""]
+    rows = [[r["pattern"], style.api_label(r["api"], res.context), *(_fmt(r[c], c, res) for c in cols)]
+            for _, r in g.iterrows()]
+    return lines + markdown_table(["pattern", "api", *cols], rows) + [""]
 
 
 def _errors(cases: pd.DataFrame) -> list[str]:

@@ -38,13 +38,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from outputs import slug, write_csv  # noqa: E402
-from figures import _direct_heap_apis, baselines, best_measured, legend_entries, write_markdown  # noqa: E402
-from heapbench_results import (Results, SchemaError,  # noqa: E402
-                               convergence_sentence, finish, load, pooled_context)
-from readability import MAX_LEGEND_ENTRIES, FigureError, save  # noqa: E402
-import style  # noqa: E402
+from heapbench_plot import style  # noqa: E402
+from heapbench_plot.figures import (_direct_heap_apis, baselines, best_measured, legend_entries,  # noqa: E402
+                                    write_markdown)
+from heapbench_plot.heapbench_results import (Results, SchemaError, convergence_sentence, finish, load,  # noqa: E402
+                                              pooled_context)
+from heapbench_plot.outputs import markdown_table, slug, write_csv  # noqa: E402
+from heapbench_plot.readability import MAX_LEGEND_ENTRIES, FigureError, save  # noqa: E402
 
 # Size bands of the findings table (bytes, inclusive): a survey-style split into small
 # blocks, medium ones and those up to the survey's largest size; anything larger is a band too.
@@ -375,19 +375,18 @@ def fastest(res: Results, cases: pd.DataFrame) -> list[str]:
         return ["No allocator was measured without error.", ""]
     band_lo = ok["size"].map(lambda s: _band_of(s)[0])  # the bands' order
     ok = ok.assign(band=ok["size"].map(_band), band_lo=band_lo)
-    lines = ["| pattern | sizes | fastest | allocs/s | its memory cost | runner-up | allocs/s | its memory cost |",
-             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    rows = []
     for (pattern, _, band), g in ok.groupby(["pattern", "band_lo", "band"]):
         n = g.groupby(POINT).ngroups
         rank = g.groupby("api")["allocs_per_s"].agg(
             geomean=lambda v: math.exp(np.log(v).mean()), points="count").sort_values("geomean", ascending=False)
-        cells = []
+        cells = [pattern, band]
         for api, r in list(rank.iterrows())[:2]:
             cells += [f"{style.api_label(api, res.context)} ({int(r['points'])} of {n} points)",
                       style.fmt_si(r["geomean"]), memory_cost(res, cases, api, band)]
-        cells += ["none: one allocator ran", "", ""] if len(rank) < 2 else []
-        lines.append(f"| {pattern} | {band} | " + " | ".join(cells) + " |")
-    return lines + [""]
+        rows.append(cells + (["none: one allocator ran", "", ""] if len(rank) < 2 else []))
+    head = ["pattern", "sizes", "fastest", "allocs/s", "its memory cost", "runner-up", "allocs/s", "its memory cost"]
+    return markdown_table(head, rows) + [""]
 
 
 def errors(res: Results, cases: pd.DataFrame) -> list[str]:
@@ -396,15 +395,15 @@ def errors(res: Results, cases: pd.DataFrame) -> list[str]:
     errs = cases[cases["error"]]
     if errs.empty:
         return ["None: every case gave a number.", ""]
-    lines = ["| allocator | pattern | cases | sizes | threads | reason |", "| --- | --- | --- | --- | --- | --- |"]
+    rows = []
     keys = ["api", "pattern", "error_message"]
     for (api, pattern, why), g in sorted(errs.groupby(keys, dropna=False),
                                         key=lambda kv: (style.api_sort_key(kv[0][0], res.context), kv[0][1:])):
         sizes = ", ".join(style.fmt_bytes(s) for s in sorted(g["size"].unique()))
         threads = ", ".join(f"{int(t):,}" for t in sorted(g["threads"].unique()))
         reason = " ".join(str(why or "(no message)").split()).replace("|", "/")
-        lines.append(f"| {style.api_label(api, res.context)} | {pattern} | {len(g)} | {sizes} | {threads} | {reason} |")
-    return lines + [""]
+        rows.append([style.api_label(api, res.context), pattern, len(g), sizes, threads, reason])
+    return markdown_table(["allocator", "pattern", "cases", "sizes", "threads", "reason"], rows) + [""]
 
 
 def not_run(res: Results, cases: pd.DataFrame) -> list[str]:
@@ -427,21 +426,20 @@ def slab_lines(res: Results, table: pd.DataFrame, slab: str) -> list[str]:
         return [f"No point where `{slab}` and another allocator both ran.", ""]
     wins = int((table["ratio"] >= 1).sum())
     lines = [f"{name} is at least as fast as the best other allocator at {wins} of {len(table)} points "
-             f"(ratio = {name} allocs/s / the best other's; above 1: {name} is faster).", "",
-             "| pattern | points | wins | geomean ratio | lowest ratio (point, best other) |",
-             "| --- | --- | --- | --- | --- |"]
+             f"(ratio = {name} allocs/s / the best other's; above 1: {name} is faster).", ""]
+    per_pattern = []
     for pattern, g in table.groupby("pattern"):
         low = g.loc[g["ratio"].idxmin()]
-        lines.append(f"| {pattern} | {len(g)} | {int((g['ratio'] >= 1).sum())} | "
-                     f"{math.exp(np.log(g['ratio']).mean()):.3g} | {low['ratio']:.3g} "
-                     f"({style.fmt_bytes(low['size'])} x "
-                     f"{int(low['threads']):,}, {style.api_label(low['best_other'], res.context)}) |")
-    lines += ["", f"| pattern | size | threads | heap | {name} allocs/s | best other | its allocs/s | ratio |",
-              "| --- | --- | --- | --- | --- | --- | --- | --- |"]
-    for r in table.itertuples():
-        lines.append(f"| {r.pattern} | {style.fmt_bytes(r.size)} | {r.threads:,} | {style.fmt_mib(r.heap_mib)} | "
-                     f"{style.fmt_si(r.slab_allocs_per_s)} | {style.api_label(r.best_other, res.context)} | "
-                     f"{style.fmt_si(r.best_other_allocs_per_s)} | {r.ratio:.3g} |")
+        per_pattern.append([pattern, len(g), int((g["ratio"] >= 1).sum()), f"{math.exp(np.log(g['ratio']).mean()):.3g}",
+                            f"{low['ratio']:.3g} ({style.fmt_bytes(low['size'])} x {int(low['threads']):,}, "
+                            f"{style.api_label(low['best_other'], res.context)})"])
+    lines += markdown_table(["pattern", "points", "wins", "geomean ratio", "lowest ratio (point, best other)"],
+                            per_pattern)
+    points = [[r.pattern, style.fmt_bytes(r.size), f"{r.threads:,}", style.fmt_mib(r.heap_mib),
+               style.fmt_si(r.slab_allocs_per_s), style.api_label(r.best_other, res.context),
+               style.fmt_si(r.best_other_allocs_per_s), f"{r.ratio:.3g}"] for r in table.itertuples()]
+    lines += ["", *markdown_table(["pattern", "size", "threads", "heap", f"{name} allocs/s", "best other",
+                                   "its allocs/s", "ratio"], points)]
     return lines + [""]
 
 

@@ -1,14 +1,12 @@
 """Shared fixtures: the committed H200 results and small hand-made files."""
 import copy
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 PLOT = Path(__file__).resolve().parents[1]
 ROOT = PLOT.parent
-sys.path.insert(0, str(PLOT))
 
 H200 = ROOT / "results" / "H200" / "default-sweep.json"
 
@@ -24,7 +22,7 @@ CONTEXT = {
 def figure_warnings(fn):
     """(what fn() returns, the readability checks' FigureWarnings it raised, as text)."""
     import warnings
-    from readability import FigureWarning
+    from heapbench_plot.readability import FigureWarning
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FigureWarning)
         value = fn()

@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from conftest import bench
-
-from calibration import main
 from test_survey import HEADER
+
+from heapbench_plot.calibration import main
 
 # threads x size -> survey mean ms, survey median ms, heapbench allocs_per_s
 POINTS = {(10000, 16): (2.0, 1.0, 6e6), (10000, 1024): (10.0, 10.0, 1e6), (100000, 16): (20.0, 20.0, 5e6)}
@@ -88,7 +88,7 @@ def test_a_grid_run_in_parts_is_one_table(tmp_path, write_results):
     assert main([str(a), str(b), "-o", str(tmp_path / "out")]) == 0
     t = pd.read_csv(tmp_path / "out" / "calibration.csv")
     assert sorted(zip(t["threads"], t["size"])) == sorted(POINTS)
-    from heapbench_results import load
+    from heapbench_plot.heapbench_results import load
     harness = load(tmp_path / "out" / "survey-harness-mean.json")
     assert harness.gpu == "NVIDIA H200" and len(harness.cases()) == len(POINTS)
     assert harness.context["source_cuda_versions"] == "13.0"
@@ -105,9 +105,9 @@ chmod +x "$o"
 
 FAKE_HEAPBENCH = r"""#!{python}
 # Stands in for heapbench: a results file with 2e7 allocations/s at every point of --sizes x --threads.
-import json, sys
-sys.path.insert(0, {tests!r})
-from conftest import CONTEXT, bench
+import json, runpy, sys
+fixtures = runpy.run_path({conftest!r})
+CONTEXT, bench = fixtures["CONTEXT"], fixtures["bench"]
 args = dict(a[2:].split("=", 1) for a in sys.argv[1:] if "=" in a)
 if "--version" in sys.argv:
     print("heapbench fake"); sys.exit(0)
@@ -128,7 +128,7 @@ def test_survey_calibrate_s_folder_is_what_heapbench_calibration_reads(tmp_path)
     bin_dir.mkdir()
     (bin_dir / "nvcc").write_text(FAKE_NVCC)
     (bin_dir / "heapbench").write_text(FAKE_HEAPBENCH.format(python=sys.executable,
-                                                             tests=str(Path(__file__).parent)))
+                                                             conftest=str(Path(__file__).parent / "conftest.py")))
     for f in bin_dir.iterdir():
         f.chmod(0o755)
     checkout = tmp_path / "survey"

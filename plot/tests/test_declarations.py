@@ -7,12 +7,13 @@ import json
 import pandas as pd
 import pytest
 
-import style
-from compare import compare_pair
 from conftest import CONTEXT, bench
-from export import export
-from heapbench_results import load
-from figures import _series_label, _style
+
+from heapbench_plot import style
+from heapbench_plot.compare import compare_pair
+from heapbench_plot.export import export
+from heapbench_plot.figures import _series_label, _style
+from heapbench_plot.heapbench_results import load
 
 COUNTERS = {
     "allocs_per_s": {"unit": "calls/s", "scale": "per_s", "higher_is_better": True,

@@ -11,17 +11,8 @@ import pytest
 from conftest import ROOT
 from test_malformed_input import _laid_out_not_rendered
 
-import compare
-import export
-import figures
-import generations
-import overlay
-import page
-import readability
-import repetitions
-import report
-import size_map
-import zoo
+from heapbench_plot import (compare, export, figures, generations, overlay, page, readability, repetitions, report,
+                            size_map, zoo)
 
 FILES = sorted(p for p in (ROOT / "results").rglob("*.json") if "heapbench_schema_version" in p.read_text())
 TOOLS = {

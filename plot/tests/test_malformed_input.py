@@ -21,11 +21,7 @@ from hypothesis import strategies as st
 
 from conftest import CONTEXT, ROOT, bench
 
-import compare
-import figures
-import report
-import repetitions
-import size_map
+from heapbench_plot import compare, figures, repetitions, report, size_map
 
 _loader = importlib.machinery.SourceFileLoader("slurm_script", str(ROOT / "scripts" / "slurm"))
 _spec = importlib.util.spec_from_loader("slurm_script", _loader)
@@ -257,12 +253,7 @@ def test_the_issues_reproductions(what, tmp_path):
 # string axis, per-round samples, declarations or none) and advice files; and no output path
 # depends on what a file holds. Fewer examples than above: each draws its figures for real.
 
-import calibration  # noqa: E402
-import export  # noqa: E402
-import generations  # noqa: E402
-import page  # noqa: E402
-import survey  # noqa: E402
-import zoo  # noqa: E402
+from heapbench_plot import calibration, export, generations, page, survey, zoo  # noqa: E402
 
 EDGE = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                                     HealthCheck.function_scoped_fixture],
@@ -351,8 +342,7 @@ def _laid_out_not_rendered(fig, stem, written=None, formats=("png", "svg")):
 
 @pytest.fixture
 def unrendered(monkeypatch):
-    import overlay
-    import readability
+    from heapbench_plot import overlay, readability
     for module in (readability, figures, zoo, overlay, generations, size_map):
         monkeypatch.setattr(module, "save", _laid_out_not_rendered, raising=False)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import H200, ROOT, bench
 
-import page
+from heapbench_plot import page
 
 CHROMIUM = page.chromium()
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (Debian package chromium; "
@@ -141,7 +141,7 @@ def test_a_page_that_cannot_be_written_leaves_the_earlier_one(tmp_path):
     out = tmp_path / "page.html"
     assert page.main([str(QUICK), "-o", str(out)]) == 0
     before = out.read_bytes()
-    code = (f"import resource, sys; sys.path.insert(0, {str(ROOT / 'plot')!r}); import page; "
+    code = (f"import resource, sys; from heapbench_plot import page; "
             f"resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536)); "
             f"sys.exit(page.main([{str(H200)!r}, '-o', {str(out)!r}]))")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)

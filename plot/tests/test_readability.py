@@ -8,9 +8,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 from conftest import H200, ROOT, figure_warnings  # noqa: E402
 
-import compare  # noqa: E402
-import figures  # noqa: E402
-from readability import problems  # noqa: E402
+from heapbench_plot import compare, figures  # noqa: E402
+from heapbench_plot.readability import problems  # noqa: E402
 
 TWO_GPU = ROOT / "results" / "H200" / "two-gpu.json"
 QUICK = ROOT / "results" / "H200" / "quick.json"

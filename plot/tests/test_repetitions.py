@@ -1,7 +1,8 @@
 """plot/repetitions.py: the coefficient of variation per case over repetitions."""
-import repetitions
-
 from conftest import ROOT, bench
+
+from heapbench_plot import repetitions
+from heapbench_plot.heapbench_results import load
 
 
 def test_cv_per_case_and_largest_per_api(write_results, capsys):
@@ -30,8 +31,7 @@ def test_a_file_without_repetitions_says_so(write_results, capsys):
 
 
 def test_the_committed_h200_grid_meets_the_issue_bounds():
-    _, worst = repetitions.table(
-        __import__("heapbench_results").load(ROOT / "results" / "H200" / "repetitions.json").frame, 10.0)
+    _, worst = repetitions.table(load(ROOT / "results" / "H200" / "repetitions.json").frame, 10.0)
     assert worst.loc["malloc", "max_cv"] <= 0.02
     assert worst.loc["bump", "max_cv"] <= 0.05
 

@@ -5,7 +5,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-import style  # noqa: E402
+from heapbench_plot import style  # noqa: E402
 
 
 def _block(names, baselines=(), inner=None):

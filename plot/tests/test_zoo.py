@@ -9,10 +9,9 @@ import pandas as pd
 import pytest
 from conftest import CONTEXT
 
-import figures
-import zoo
-from heapbench_results import load
-from readability import FigureWarning
+from heapbench_plot import figures, zoo
+from heapbench_plot.heapbench_results import load
+from heapbench_plot.readability import FigureWarning
 
 # Five allocators and a baseline; "mine" is a user's adapter that heapbench does not ship.
 APIS = {

@@ -266,8 +266,9 @@ def main() -> int:
         skip(f"{', '.join(missing)} not installed (Debian: munge slurmctld slurmd slurm-client; "
              ".ci/run installs them with tests/slurm/install_packages)")
     python = os.environ.get("HEAPBENCH_PYTHON") or str(ROOT / ".venv" / "bin" / "python")
-    if run(python, "-c", "import pandas, matplotlib, scipy").returncode != 0:
-        skip(f"{python} lacks plot/'s packages (scripts/setup makes .venv; or set HEAPBENCH_PYTHON)")
+    if run(python, "-c", "import pandas, matplotlib, scipy, heapbench_plot").returncode != 0:
+        skip(f"{python} lacks plot/ or its packages (scripts/setup makes .venv and installs plot/ into it; or set "
+             "HEAPBENCH_PYTHON)")
 
     mark = uuid.uuid4().hex
     os.environ[MARK] = mark
