@@ -24,8 +24,9 @@
 
 #include "cases.hpp"
 #include "exit_codes.hpp"
-#include "heapbench/catalog.hpp"
-#include "heapbench/suggest.hpp"
+#include "run/benchmark_flags.hpp"  // count_matching
+#include "cases/catalog.hpp"
+#include "run/suggest.hpp"
 #include "orchestrate.hpp"
 #include "plan.hpp"
 #include "runners.hpp"

@@ -1,5 +1,5 @@
 // Google Benchmark side of every pattern (workloads and counters: the header
-// comment of each src/device/<pattern>.cu). One iteration = the case's batches
+// comment of each src/patterns/<pattern>.cu). One iteration = the case's batches
 // of rounds until the stopping rule says enough; its manual time is a round's mean
 // GPU time of its timed launches, stamped in the kernels. Every phase is an NVTX range inside the case's range. The
 // harness only loops and writes the measurement counters every case has; the
@@ -13,12 +13,12 @@
 #include <fmt/format.h>
 
 #include "cases.hpp"
-#include "heapbench/axis_values.hpp"
-#include "heapbench/catalog.hpp"
+#include "cases/axis_values.hpp"
+#include "cases/catalog.hpp"
 #include "round.hpp"
-#include "heapbench/measure.hpp"
-#include "heapbench/nvtx.hpp"
-#include "heapbench/parse.hpp"
+#include "run/measure.hpp"
+#include "run/nvtx.hpp"
+#include "run/parse.hpp"
 
 namespace heapbench {
 namespace {

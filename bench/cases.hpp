@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "heapbench/backend.hpp"
+#include "run/backend.hpp"
 #include "heapbench/case.hpp"
-#include "heapbench/energy.hpp"
-#include "heapbench/measure.hpp"
+#include "run/energy.hpp"
+#include "run/measure.hpp"
 
 namespace heapbench {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <type_traits>
 
-#include "heapbench/counter_units.hpp"
-#include "heapbench/results_file.hpp"
+#include "results/counter_units.hpp"
+#include "results/results_file.hpp"
 #include "run_error.hpp"
 
 namespace heapbench {

@@ -11,8 +11,8 @@
 #include <string>
 #include <string_view>
 
-#include "heapbench/catalog.hpp"  // zoo_pins()
-#include "heapbench/version.hpp"
+#include "cases/catalog.hpp"  // zoo_pins()
+#include "run/version.hpp"
 
 extern char** environ;
 

@@ -1,9 +1,9 @@
 #pragma once
 #include <string>
 
-#include "heapbench/device.hpp"
-#include "heapbench/energy.hpp"
-#include "heapbench/options.hpp"
+#include "run/device.hpp"
+#include "run/energy.hpp"
+#include "run/options.hpp"
 
 namespace heapbench {
 // Records the device and the build in the results file (AddCustomContext), so

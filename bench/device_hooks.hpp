@@ -6,10 +6,10 @@
 #include <functional>
 #include <memory>
 
-#include "heapbench/backend.hpp"
-#include "heapbench/check_hooks.hpp"
-#include "heapbench/device.hpp"
-#include "heapbench/energy.hpp"
+#include "run/backend.hpp"
+#include "check/check_hooks.hpp"
+#include "run/device.hpp"
+#include "run/energy.hpp"
 
 namespace heapbench {
 

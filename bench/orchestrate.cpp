@@ -19,11 +19,11 @@
 #include <tuple>
 
 #include "exit_codes.hpp"
-#include "heapbench/axis_values.hpp"
+#include "cases/axis_values.hpp"
 #include "heapbench/case.hpp"
-#include "heapbench/child_plan.hpp"
-#include "heapbench/merge.hpp"
-#include "heapbench/results_file.hpp"
+#include "results/child_plan.hpp"
+#include "results/merge.hpp"
+#include "results/results_file.hpp"
 #include "snapshot_reporter.hpp"  // error_entry
 #include "supervise.hpp"
 

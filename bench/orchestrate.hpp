@@ -16,7 +16,7 @@ class ResultsMerger;
 
 // The cases of one heap size on one device, run by a child (or, after a
 // device error or a timeout, by several in turn), each handed the cases it is
-// to run in a plan file (heapbench/child_plan.hpp).
+// to run in a plan file (results/child_plan.hpp).
 struct HeapGroup {
   int device = 0;
   std::uint64_t heap = 0;            // bytes: the limit_bytes of its cases

@@ -8,11 +8,12 @@
 
 #include "app.hpp"  // subcommands(), which --help lists
 #include "exit_codes.hpp"
-#include "heapbench/catalog.hpp"
-#include "heapbench/child_plan.hpp"
-#include "heapbench/parse.hpp"
-#include "heapbench/sweep.hpp"
-#include "heapbench/version.hpp"
+#include "run/benchmark_flags.hpp"  // count_matching
+#include "cases/catalog.hpp"
+#include "results/child_plan.hpp"
+#include "run/parse.hpp"
+#include "run/sweep.hpp"
+#include "run/version.hpp"
 
 namespace heapbench {
 namespace {

@@ -9,11 +9,11 @@
 #include <vector>
 
 #include "device_hooks.hpp"
-#include "heapbench/benchmark_flags.hpp"
+#include "run/benchmark_flags.hpp"
 #include "heapbench/case.hpp"
-#include "heapbench/device.hpp"
-#include "heapbench/options.hpp"
-#include "heapbench/progress.hpp"  // Done: what a run has done, its budget
+#include "run/device.hpp"
+#include "run/options.hpp"
+#include "run/progress.hpp"  // Done: what a run has done, its budget
 
 namespace heapbench {
 

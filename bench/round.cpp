@@ -1,6 +1,6 @@
 #include "round.hpp"
 
-#include "heapbench/nvtx.hpp"
+#include "run/nvtx.hpp"
 
 namespace heapbench {
 

@@ -1,10 +1,10 @@
 #pragma once
 // A round's phases enqueued in order, each inside its NVTX range: the harness's
-// part of running a Round (src/include/heapbench/backend.hpp), apart from the
+// part of running a Round (src/run/backend.hpp), apart from the
 // seam itself. The GPU tests compile bench/round.cpp too, without the harness.
 #include <cstdint>
 
-#include "heapbench/backend.hpp"
+#include "run/backend.hpp"
 
 namespace heapbench {
 

@@ -14,7 +14,8 @@
 #include "console_reporter.hpp"
 #include "context.hpp"
 #include "exit_codes.hpp"
-#include "heapbench/progress.hpp"
+#include "run/benchmark_flags.hpp"  // count_matching
+#include "run/progress.hpp"
 #include "runners.hpp"
 #include "snapshot_reporter.hpp"
 

@@ -10,8 +10,9 @@
 
 #include "context.hpp"
 #include "exit_codes.hpp"
-#include "heapbench/merge.hpp"
-#include "heapbench/progress.hpp"
+#include "run/benchmark_flags.hpp"  // filter_matches
+#include "results/merge.hpp"
+#include "run/progress.hpp"
 #include "orchestrate.hpp"
 #include "runners.hpp"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cases.hpp"
-#include "heapbench/results_file.hpp"
+#include "results/results_file.hpp"
 #include "plan.hpp"
 
 namespace heapbench {

@@ -1,9 +1,9 @@
 #include "snapshot_reporter.hpp"
 
 #include "cases.hpp"
-#include "heapbench/axis_values.hpp"
-#include "heapbench/merge.hpp"
-#include "heapbench/results_file.hpp"
+#include "cases/axis_values.hpp"
+#include "results/merge.hpp"
+#include "results/results_file.hpp"
 #include "run_error.hpp"
 
 #include <nlohmann/json.hpp>

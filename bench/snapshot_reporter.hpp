@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "heapbench/progress.hpp"
+#include "run/progress.hpp"
 
 #include <nlohmann/json.hpp>
 

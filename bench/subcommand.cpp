@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "exit_codes.hpp"
-#include "heapbench/version.hpp"
+#include "run/version.hpp"
 
 namespace heapbench {
 

@@ -10,8 +10,8 @@
 #include <optional>
 
 #include "device_hooks.hpp"
-#include "heapbench/options.hpp"
-#include "heapbench/results_file.hpp"
+#include "run/options.hpp"
+#include "results/results_file.hpp"
 
 namespace heapbench {
 

@@ -142,7 +142,7 @@ message(STATUS "heapbench: zoo (HEAPBENCH_ZOO=${HEAPBENCH_ZOO}; known: ${HB_ZOO_
 
 # Called by CMakeLists.txt once the device library exists: each family's
 # INCLUDE_DIRS and its hb_zoo_<family>_device(<target>) add what its headers
-# need (PUBLIC, since every CUDA file that includes heapbench/api_list.hpp
+# need (PUBLIC, since every CUDA file that includes cases/api_list.hpp
 # compiles the adapters).
 function(hb_zoo_setup_device target)
   foreach(family IN LISTS HB_ZOO_FAMILIES)

@@ -1,6 +1,6 @@
 // `heapbench advise`: the smallest cudaLimitMallocHeapSize at which a
 // workload's allocations all succeed on this GPU, found by bisection over real
-// runs of the workload (src/include/heapbench/advise.hpp has the search), each heap
+// runs of the workload (src/advise/advise.hpp has the search), each heap
 // size after its own device reset (Backend::ensure_limit resets whenever the
 // size changes: CUDA refuses a new limit once a kernel has called malloc).
 //
@@ -17,11 +17,11 @@
 
 #include "app.hpp"
 #include "exit_codes.hpp"
-#include "heapbench/advise.hpp"
-#include "heapbench/options.hpp"
-#include "heapbench/parse.hpp"
-#include "heapbench/results_file.hpp"
-#include "heapbench/version.hpp"
+#include "advise/advise.hpp"
+#include "run/options.hpp"
+#include "run/parse.hpp"
+#include "results/results_file.hpp"
+#include "run/version.hpp"
 #include "subcommand.hpp"
 
 namespace heapbench {

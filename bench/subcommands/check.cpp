@@ -30,9 +30,9 @@
 #include <thread>
 
 #include "exit_codes.hpp"
-#include "heapbench/check_battery.hpp"
-#include "heapbench/options.hpp"
-#include "heapbench/version.hpp"
+#include "check/check_battery.hpp"
+#include "run/options.hpp"
+#include "run/version.hpp"
 #include "supervise.hpp"
 
 namespace heapbench {

@@ -5,8 +5,8 @@
 #include "app.hpp"
 #include "exit_codes.hpp"
 #include "subcommand.hpp"
-#include "heapbench/counter_units.hpp"
-#include "heapbench/results_file.hpp"  // add_declarations
+#include "results/counter_units.hpp"
+#include "results/results_file.hpp"  // add_declarations
 
 namespace heapbench {
 namespace {

@@ -4,13 +4,13 @@
 #include "app.hpp"
 #include "exit_codes.hpp"
 #include "subcommand.hpp"
-#include "heapbench/results_schema.hpp"
+#include "results/results_schema.hpp"
 
 namespace heapbench {
 namespace {
 
 // `heapbench schema`: the JSON Schema of a results file, made from the counter
-// and axis declarations (heapbench/results_schema.hpp); docs/results.schema.json
+// and axis declarations (results/results_schema.hpp); docs/results.schema.json
 // is its output (the test results_schema checks it).
 int run_schema(int argc, char** argv, const DeviceHooks&) {
   CLI::App app{"heapbench schema: the JSON Schema every results file this program writes validates against "

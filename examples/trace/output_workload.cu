@@ -15,7 +15,7 @@
 #include <cstring>
 
 #include "heapbench/trace.cuh"
-#include "output_body.hpp"
+#include "workloads/output_body.hpp"
 
 namespace {
 

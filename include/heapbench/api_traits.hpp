@@ -1,11 +1,11 @@
 #pragma once
 // The allocation APIs heapbench knows, by name and traits: what an API is
 // (ApiTraits) and the built-in ones (api::). Plain C++: the host side cannot
-// include CUDA headers, so each device handle (src/device/allocators.cuh,
+// include CUDA headers, so each device handle (src/run/allocators.cuh,
 // call_paths.cuh, and the adapters of -DHEAPBENCH_ALLOCATORS,
 // docs/allocators.md) points at its entry as `static constexpr const
 // ApiTraits& traits`. The list of every API, these and the adapters', is
-// heapbench/api_list.hpp (internal); src/device/api_registry.cu checks at
+// cases/api_list.hpp (internal); src/run/api_registry.cu checks at
 // compile time that it and the device handles agree.
 #include <array>
 #include <cstddef>
@@ -43,7 +43,7 @@ struct ApiTraits {
   // the smallest heap (its arena) it can be set up on, and the largest block it
   // serves, in bytes; 0 for no limit. A case outside them is not measured: it
   // is reported as an error with the reason (contract_skip_reason,
-  // heapbench/catalog.hpp). Set them with with_min_heap / with_max_size.
+  // cases/catalog.hpp). Set them with with_min_heap / with_max_size.
   unsigned long long min_heap = 0;
   unsigned long long max_size = 0;
   // false: an allocator that cannot return nullptr when its heap runs out (it

@@ -10,7 +10,7 @@
 
 namespace heapbench {
 
-struct PatternTraits;  // heapbench/pattern_traits.hpp
+struct PatternTraits;  // cases/pattern_traits.hpp
 struct ApiTraits;      // heapbench/api_traits.hpp
 
 inline constexpr std::uint64_t kMiB = 1024ull * 1024ull;
@@ -70,19 +70,10 @@ Case make_case(std::string_view pattern, std::string_view api, std::uint64_t siz
 
 // `<pattern>/<api>/size:<bytes>[/align:<bytes>]/threads:<n>/heap:<MiB>` (printf:
 // `fifo:<MiB>`): the benchmark name, so --benchmark_filter reads like the axes.
-// Made from the axis table (src/include/heapbench/axes.hpp), as axis_values are.
+// Made from the axis table (src/cases/axes.hpp), as axis_values are.
 std::string case_name(const Case& c);
 // The same without its limit segment: the point a search over heap sizes
 // (heapbench advise) moves the limit under.
 std::string case_point_name(const Case& c);
-
-// Which of `names` Google Benchmark would select with --benchmark_filter=`filter`
-// (same rules as count_matching). Throws std::invalid_argument for a bad regex.
-std::vector<bool> filter_matches(const std::vector<std::string>& names, const std::string& filter);
-
-// How many of `names` Google Benchmark would select with --benchmark_filter=`filter`
-// (same rules: empty or "all" selects all, a leading '-' negates, POSIX extended regex).
-// Throws std::invalid_argument if the regex does not compile.
-std::size_t count_matching(const std::vector<std::string>& names, const std::string& filter);
 
 }  // namespace heapbench

@@ -1,6 +1,6 @@
-#include "heapbench/advise.hpp"
+#include "advise/advise.hpp"
 
-#include "trace_reader.hpp"
+#include "replay/trace_reader.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -11,12 +11,12 @@
 #include <map>
 #include <stdexcept>
 
-#include "heapbench/benchmark_flags.hpp"
-#include "heapbench/catalog.hpp"
-#include "heapbench/mixed_sizes.hpp"
-#include "heapbench/options.hpp"
-#include "heapbench/parse.hpp"
-#include "heapbench/suggest.hpp"
+#include "run/benchmark_flags.hpp"
+#include "cases/catalog.hpp"
+#include "patterns/mixed_sizes.hpp"
+#include "run/options.hpp"
+#include "run/parse.hpp"
+#include "run/suggest.hpp"
 
 namespace heapbench {
 

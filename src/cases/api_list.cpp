@@ -1,9 +1,9 @@
-// The one host file that includes the list of APIs (heapbench/api_list.hpp):
+// The one host file that includes the list of APIs (cases/api_list.hpp):
 // the rest of the host code reads it through these functions, so a build with
 // other adapters recompiles this file alone.
-#include "heapbench/api_list.hpp"
+#include "cases/api_list.hpp"
 
-#include "heapbench/catalog.hpp"
+#include "cases/catalog.hpp"
 
 namespace heapbench {
 

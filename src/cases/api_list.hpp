@@ -4,16 +4,16 @@
 // zoo's, -DHEAPBENCH_ALLOCATORS'), through the generated heapbench/user_apis.hpp.
 //
 // Included by the device library (the handles are checked against it,
-// src/device/api_registry.cu) and, on the host, by src/host/api_list.cpp alone,
+// src/run/api_registry.cu) and, on the host, by src/cases/api_list.cpp alone,
 // which serves it to the rest of the host code at run time (api_traits_list(),
-// built_api_names(), find_api_traits(): heapbench/catalog.hpp). So another set
+// built_api_names(), find_api_traits(): cases/catalog.hpp). So another set
 // of adapters recompiles one host file, not every one (the bring-your-own test
 // links the rest of the host objects as they are: tests/CMakeLists.txt). The
 // host and harness files are compiled with HEAPBENCH_NO_API_LIST, which makes
 // including this header from any of them, directly or not, a build error.
 #ifdef HEAPBENCH_NO_API_LIST
-#error "heapbench/api_list.hpp is included by src/host/api_list.cpp and the device library only: \
-use api_traits_list(), built_api_names() or find_api_traits() (heapbench/catalog.hpp)"
+#error "cases/api_list.hpp is included by src/cases/api_list.cpp and the device library only: \
+use api_traits_list(), built_api_names() or find_api_traits() (cases/catalog.hpp)"
 #endif
 #include <array>
 #include <cstddef>

@@ -14,7 +14,7 @@ inline constexpr const char* kAxisValuesKey = "axis_values";
 // "threads", and the case's limit under limit_key(c.limit()): "malloc_heap" or
 // "printf_fifo"}, in that order. size, align and the limit are bytes; all
 // numbers are integers.
-// Defined in src/host/case.cpp, beside case_name.
+// Defined in src/cases/case.cpp, beside case_name.
 nlohmann::ordered_json axis_values(const Case& c);
 
 }  // namespace heapbench

@@ -1,14 +1,13 @@
 #include "heapbench/case.hpp"
 
-#include "heapbench/axes.hpp"
-#include "heapbench/axis_values.hpp"
+#include "cases/axes.hpp"
+#include "cases/axis_values.hpp"
 
 #include <fmt/format.h>
 
-#include "heapbench/catalog.hpp"
+#include "cases/catalog.hpp"
 
 #include <algorithm>
-#include <regex>
 #include <stdexcept>
 
 namespace heapbench {
@@ -198,30 +197,5 @@ nlohmann::ordered_json axis_values_schema() {
            {"oneOf", std::move(limits)}};
 }
 
-std::vector<bool> filter_matches(const std::vector<std::string>& names, const std::string& filter) {
-  // Mirrors Google Benchmark's FindBenchmarks: "" and "all" mean everything; a
-  // leading '-' keeps the names that do not match; the rest is an extended regex.
-  std::string spec = filter.empty() || filter == "all" ? "." : filter;
-  bool negate = false;
-  if (!spec.empty() && spec.front() == '-') {
-    negate = true;
-    spec.erase(0, 1);
-  }
-  std::regex re;
-  try {
-    re = std::regex(spec, std::regex::extended);
-  } catch (const std::regex_error& e) {
-    throw std::invalid_argument(fmt::format("--benchmark_filter='{}' is not a valid regex: {}", filter, e.what()));
-  }
-  std::vector<bool> out;
-  out.reserve(names.size());
-  for (const auto& name : names) out.push_back(std::regex_search(name, re) != negate);
-  return out;
-}
-
-std::size_t count_matching(const std::vector<std::string>& names, const std::string& filter) {
-  const auto m = filter_matches(names, filter);
-  return static_cast<std::size_t>(std::count(m.begin(), m.end(), true));
-}
 
 }  // namespace heapbench

@@ -1,10 +1,10 @@
-#include "heapbench/catalog.hpp"
+#include "cases/catalog.hpp"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "heapbench/enum_keys.hpp"
+#include "cases/enum_keys.hpp"
 
 namespace heapbench {
 

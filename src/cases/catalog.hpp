@@ -1,10 +1,10 @@
 #pragma once
 // What heapbench can measure: allocation patterns and device allocation APIs,
 // by the names that appear in benchmark names, JSON and plots. The APIs and
-// their traits are listed once, in heapbench/api_list.hpp (kApiTraits), which
+// their traits are listed once, in cases/api_list.hpp (kApiTraits), which
 // the host reads through api_traits_list() and find_api_traits() below;
 // the patterns in their own files, gathered by CMakeLists.txt's
-// heapbench_pattern() lines into heapbench/pattern_list.hpp (kPatternTraits, kPatterns).
+// heapbench_pattern() lines into cases/pattern_list.hpp (kPatternTraits, kPatterns).
 #include <nlohmann/json.hpp>
 
 #include <array>
@@ -15,9 +15,9 @@
 
 #include "heapbench/api_traits.hpp"
 #include "heapbench/case.hpp"
-#include "heapbench/pattern_traits.hpp"
+#include "cases/pattern_traits.hpp"
 // Generated: each pattern file's traits section and HEAPBENCH_PATTERN_LISTS.
-#include "heapbench/pattern_list.hpp"
+#include "cases/pattern_list.hpp"
 
 namespace heapbench {
 
@@ -54,8 +54,8 @@ constexpr const PatternTraits* find_pattern_traits(std::string_view name) {
 }
 
 // Every API heapbench knows, built or not, in the order --help lists them: the
-// built-in ones and the adapters' (heapbench/api_list.hpp's kApiTraits, which
-// on the host only src/host/api_list.cpp includes).
+// built-in ones and the adapters' (cases/api_list.hpp's kApiTraits, which
+// on the host only src/cases/api_list.cpp includes).
 const std::vector<ApiTraits>& api_traits_list();
 // The names of the APIs built into this binary, in that order.
 const std::vector<std::string_view>& built_api_names();

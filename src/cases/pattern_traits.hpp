@@ -3,15 +3,15 @@
 // sweep, the catalog and the case name read. Plain C++ (the host side builds
 // without CUDA headers).
 //
-// A pattern is one file, src/device/<stem>.cu, and one CMake line,
+// A pattern is one file, src/patterns/<stem>.cu, and one CMake line,
 // heapbench_pattern(<stem>). The file opens with its traits, inside
 // `#ifdef HEAPBENCH_PATTERN_TRAITS_ONLY`: `patterns::<name>_traits` for each
 // pattern it runs and `patterns::<stem>_patterns`, their list. The rest of the
 // file (`#else`) is its kernels and `detail::make_<stem>(traits, case,
 // budget)`. The CMake line compiles the file into the device library and
-// appends it to the generated heapbench/pattern_list.hpp, which includes the
-// traits part of every file: heapbench/catalog.hpp builds kPatternTraits from
-// the lists, src/device/pattern_registry.cu pairs each list with its factory.
+// appends it to the generated cases/pattern_list.hpp, which includes the
+// traits part of every file: cases/catalog.hpp builds kPatternTraits from
+// the lists, src/run/pattern_registry.cu pairs each list with its factory.
 #include <array>
 #include <cstdint>
 #include <limits>

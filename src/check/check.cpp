@@ -1,8 +1,8 @@
 // heapbench check, the host side: rows, judges, the verdict's three forms, the
-// command line (src/include/heapbench/check.hpp).
-#include "heapbench/check.hpp"
+// command line (src/check/check.hpp).
+#include "check/check.hpp"
 
-#include "heapbench/suggest.hpp"
+#include "run/suggest.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "heapbench/benchmark_flags.hpp"
-#include "heapbench/options.hpp"
-#include "heapbench/parse.hpp"
-#include "heapbench/version.hpp"
+#include "run/benchmark_flags.hpp"
+#include "run/options.hpp"
+#include "run/parse.hpp"
+#include "run/version.hpp"
 
 namespace heapbench::check {
 

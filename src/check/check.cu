@@ -1,4 +1,4 @@
-// heapbench check on the GPU: the battery's grid (heapbench/check_battery.hpp)
+// heapbench check on the GPU: the battery's grid (check/check_battery.hpp)
 // as CUDA kernels, and the hooks that run one row of one allocator in this
 // process (bench/subcommands/check.cpp starts one process per row).
 //
@@ -14,13 +14,13 @@
 #include <thread>
 #include <vector>
 
-#include "allocators.cuh"
-#include "cuda_check.cuh"
-#include "device_buffer.cuh"
-#include "heapbench/catalog.hpp"
-#include "heapbench/check_battery.hpp"
-#include "heapbench/check_hooks.hpp"
-#include "heapbench/device.hpp"
+#include "run/allocators.cuh"
+#include "run/cuda_check.cuh"
+#include "run/device_buffer.cuh"
+#include "cases/catalog.hpp"
+#include "check/check_battery.hpp"
+#include "check/check_hooks.hpp"
+#include "run/device.hpp"
 
 namespace heapbench::check::gpu {
 namespace {

@@ -3,8 +3,8 @@
 // This header is the host side of it, plain C++: the rows of the battery, what
 // each row measures, the judges that turn a measurement into PASS / FAIL /
 // NOT SUPPORTED, and the verdict's console, markdown and JSON forms. The
-// battery that measures (heapbench/check_battery.hpp) runs the same per-thread
-// bodies in CUDA kernels (src/device/check.cu) and on an emulated grid of CPU
+// battery that measures (check/check_battery.hpp) runs the same per-thread
+// bodies in CUDA kernels (src/check/check.cu) and on an emulated grid of CPU
 // threads (tests/check/), and hands its measurements to these judges, so
 // everything that decides a verdict is tested on the CPU.
 #include <array>
@@ -169,7 +169,7 @@ RowResult judge_soak(const Soak& s);
 RowResult hung(Row row, double seconds, std::string_view during);
 RowResult died(Row row, std::string_view how, std::string_view stderr_tail);
 
-// ---- the battery's shape (heapbench/check_battery.hpp runs it) -------------
+// ---- the battery's shape (check/check_battery.hpp runs it) -------------
 
 inline constexpr std::uint64_t kOverlapFixedSize = 64;    // the fixed-size set
 inline constexpr std::uint64_t kMixedMax = 256;           // mixed sets: mixed_size(tid, 256), 16 ... 256 B
@@ -235,7 +235,7 @@ struct CheckOptions {
 };
 
 // argv[0] is "check". `known_apis` are the names --apis may take (those with a
-// handle in this binary). Throws UsageError (heapbench/options.hpp).
+// handle in this binary). Throws UsageError (run/options.hpp).
 CheckOptions parse_check_options(int argc, const char* const* argv, const std::vector<std::string>& known_apis);
 std::string check_help();
 

@@ -9,7 +9,7 @@
 //   g.launch(n, functor)         -> seconds; throws check::Hang when the launch
 //                                   is not over by g.deadline_ns() + grace
 //   g.deadline_ns(seconds)       -> the time, on now_ns()'s clock, `seconds` from now
-// src/device/check.cu's grid launches a CUDA kernel (the bodies then run on the
+// src/check/check.cu's grid launches a CUDA kernel (the bodies then run on the
 // GPU against malloc, slab, bump, ...); tests/check/'s runs the same bodies on
 // CPU threads against host allocators, so the battery, and the broken
 // allocators it must catch, are tested without a GPU.
@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "heapbench/check.hpp"
-#include "heapbench/mixed_sizes.hpp"
+#include "check/check.hpp"
+#include "patterns/mixed_sizes.hpp"
 
 #if defined(__CUDACC__)
 #define HB_CHECK_BODY __device__

@@ -1,14 +1,14 @@
 #pragma once
 // What `heapbench check` (bench/subcommands/check.cpp) needs from whatever runs the battery:
 // the allocators it can check and, in a row's own process, a function that runs
-// one row. The CUDA binary's come from src/device/check.cu (kernels on the
+// one row. The CUDA binary's come from src/check/check.cu (kernels on the
 // GPU); the tests' from tests/check/ (the same bodies on CPU threads).
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "heapbench/check.hpp"
+#include "check/check.hpp"
 
 namespace heapbench::check {
 
@@ -31,7 +31,7 @@ struct CheckHooks {
 };
 
 namespace gpu {
-// The CUDA binary's: every allocator with a device handle (src/device/check.cu).
+// The CUDA binary's: every allocator with a device handle (src/check/check.cu).
 CheckHooks cuda_check_hooks();
 }  // namespace gpu
 

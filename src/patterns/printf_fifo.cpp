@@ -1,11 +1,11 @@
-#include "heapbench/printf_fifo.hpp"
+#include "patterns/printf_fifo.hpp"
 
 #include <optional>
 
 #include <charconv>
 #include <vector>
 
-#include "heapbench/iteration_result.hpp"
+#include "run/iteration_result.hpp"
 
 namespace heapbench {
 namespace {

@@ -31,9 +31,9 @@ inline constexpr PatternList<1> printf_fifo_patterns = {&printf_traits};
 #include <iostream>
 #include <string>
 
-#include "heapbench/catalog.hpp"
-#include "heapbench/printf_fifo.hpp"
-#include "round.cuh"
+#include "cases/catalog.hpp"
+#include "patterns/printf_fifo.hpp"
+#include "run/round.cuh"
 
 namespace heapbench::detail {
 namespace {

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "heapbench/reducer.hpp"
+#include "run/reducer.hpp"
 
 namespace heapbench {
 

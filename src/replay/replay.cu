@@ -26,10 +26,10 @@ inline constexpr PatternList<1> replay_patterns = {&replay_traits};
 #else
 #include <fmt/format.h>
 
-#include "replay_body.hpp"
-#include "replay_metrics.hpp"
-#include "round.cuh"
-#include "trace_reader.hpp"
+#include "replay/replay_body.hpp"
+#include "replay/replay_metrics.hpp"
+#include "run/round.cuh"
+#include "replay/trace_reader.hpp"
 
 namespace heapbench::detail {
 

@@ -10,8 +10,8 @@
 // stamp (a block another one overlapped reads back wrong) and frees it.
 #include <cstdint>
 
-#include "trace_reader.hpp"
-#include "workload_body.hpp"  // stamp_byte, hd_fence
+#include "replay/trace_reader.hpp"
+#include "workloads/workload_body.hpp"  // stamp_byte, hd_fence
 
 namespace heapbench::trace {
 

@@ -1,4 +1,4 @@
-#include "replay_metrics.hpp"
+#include "replay/replay_metrics.hpp"
 
 #include <algorithm>
 #include <numeric>

@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "heapbench/iteration_result.hpp"
-#include "heapbench/reducer.hpp"
+#include "run/iteration_result.hpp"
+#include "run/reducer.hpp"
 
 namespace heapbench {
 

@@ -1,4 +1,4 @@
-#include "trace_reader.hpp"
+#include "replay/trace_reader.hpp"
 
 #include <fmt/format.h>
 
@@ -10,8 +10,8 @@
 #include <map>
 #include <numeric>
 
-#include "heapbench/parse.hpp"
-#include "heapbench/results_file.hpp"  // write_atomically
+#include "run/parse.hpp"
+#include "results/results_file.hpp"  // write_atomically
 
 namespace heapbench::trace {
 

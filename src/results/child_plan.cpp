@@ -1,4 +1,4 @@
-#include "heapbench/child_plan.hpp"
+#include "results/child_plan.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -7,9 +7,9 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "heapbench/axes.hpp"
-#include "heapbench/axis_values.hpp"
-#include "heapbench/results_file.hpp"
+#include "cases/axes.hpp"
+#include "cases/axis_values.hpp"
+#include "results/results_file.hpp"
 
 namespace heapbench {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "heapbench/case.hpp"
-#include "heapbench/sweep.hpp"
+#include "run/sweep.hpp"
 
 namespace heapbench {
 

@@ -1,4 +1,4 @@
-#include "heapbench/counter_units.hpp"
+#include "results/counter_units.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <utility>
 
-#include "heapbench/enum_keys.hpp"
+#include "cases/enum_keys.hpp"
 
 namespace heapbench {
 namespace {

@@ -1,4 +1,4 @@
-#include "heapbench/merge.hpp"
+#include "results/merge.hpp"
 
 #include <fmt/format.h>
 
@@ -16,8 +16,8 @@
 #include <set>
 #include <stdexcept>
 
-#include "heapbench/axis_values.hpp"
-#include "heapbench/results_file.hpp"
+#include "cases/axis_values.hpp"
+#include "results/results_file.hpp"
 
 namespace heapbench {
 namespace {

@@ -4,7 +4,7 @@
 // (it died, or wrote nothing) become error results naming why.
 #include <nlohmann/json.hpp>
 
-#include "heapbench/results_file.hpp"
+#include "results/results_file.hpp"
 
 #include <functional>
 #include <map>
@@ -16,7 +16,7 @@
 namespace heapbench {
 
 // A case a child was to run, as its planned record gives it: the benchmark
-// name its entry will have and its axis_values (heapbench/axis_values.hpp),
+// name its entry will have and its axis_values (cases/axis_values.hpp),
 // which an error entry for it carries when the child does not finish it.
 struct PlannedEntry {
   std::string name;
@@ -129,7 +129,7 @@ struct RunManifest {
 inline constexpr const char* kManifestName = "run.json";
 
 // One entry per run: its name and repetition (aggregates have names of their own).
-// entry_key(entry), an entry's identity: heapbench/results_file.hpp.
+// entry_key(entry), an entry's identity: results/results_file.hpp.
 
 struct Recovery {
   std::size_t added = 0;              // cases written into the results file

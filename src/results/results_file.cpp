@@ -1,7 +1,7 @@
-#include "heapbench/results_file.hpp"
+#include "results/results_file.hpp"
 
-#include "heapbench/catalog.hpp"
-#include "heapbench/counter_units.hpp"
+#include "cases/catalog.hpp"
+#include "results/counter_units.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -19,7 +19,7 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "heapbench/merge.hpp"
+#include "results/merge.hpp"
 
 #include <nlohmann/json.hpp>
 

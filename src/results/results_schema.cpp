@@ -1,10 +1,10 @@
-#include "heapbench/results_schema.hpp"
+#include "results/results_schema.hpp"
 
 #include <string_view>
 
-#include "heapbench/axes.hpp"
-#include "heapbench/catalog.hpp"
-#include "heapbench/counter_units.hpp"
+#include "cases/axes.hpp"
+#include "cases/catalog.hpp"
+#include "results/counter_units.hpp"
 
 namespace heapbench {
 namespace {

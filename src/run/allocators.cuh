@@ -17,9 +17,9 @@
 #include <string_view>
 #include <type_traits>
 
-#include "cuda_check.cuh"
-#include "device_buffer.cuh"
-#include "heapbench/api_list.hpp"  // the traits, and the adapters (HEAPBENCH_USER_API_HANDLES)
+#include "run/cuda_check.cuh"
+#include "run/device_buffer.cuh"
+#include "cases/api_list.hpp"  // the traits, and the adapters (HEAPBENCH_USER_API_HANDLES)
 #include "heapbench/case.hpp"
 
 // cuda::std::aligned_alloc took (size, align) -- the reverse of C's

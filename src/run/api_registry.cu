@@ -1,7 +1,7 @@
-// The device handles against the host list of APIs (heapbench/api_list.hpp):
+// The device handles against the host list of APIs (cases/api_list.hpp):
 // a handle whose traits are not its host entry, or a built host entry with no
 // handle, fails the build here rather than a case at run time.
-#include "call_paths.cuh"
+#include "run/call_paths.cuh"
 
 namespace heapbench::alloc {
 namespace {
@@ -36,10 +36,10 @@ constexpr bool every_host_handle_built() {
 }
 
 static_assert(all_match_host(HeapApis{}),
-              "a handle in HeapApis has traits that are not its built entry in kApiTraits (heapbench/api_list.hpp): "
+              "a handle in HeapApis has traits that are not its built entry in kApiTraits (cases/api_list.hpp): "
               "point its `traits` at that entry");
 static_assert(all_match_host(CallPathApis{}),
-              "a handle in CallPathApis has traits that are not its built entry in kApiTraits (heapbench/api_list.hpp)");
+              "a handle in CallPathApis has traits that are not its built entry in kApiTraits (cases/api_list.hpp)");
 static_assert(every_host_handle_built(),
               "kApiTraits lists a built API with a handle that is in neither HeapApis nor CallPathApis: add its type");
 

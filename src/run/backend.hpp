@@ -1,7 +1,7 @@
 #pragma once
 // The seam between the harness and the GPU. The harness (bench/) runs cases
 // through a Backend and brackets every phase of a Round with NVTX ranges; the
-// CUDA backend (src/device/) implements both with kernels. Nothing here needs a
+// CUDA backend (runner.cu) implements both with kernels. Nothing here needs a
 // CUDA header, so a test can drive the harness with a backend of its own.
 #include <cstdint>
 #include <memory>
@@ -10,9 +10,9 @@
 
 #include "heapbench/case.hpp"
 #include "heapbench/cuda_error.hpp"  // DeviceError: a failed device call
-#include "heapbench/iteration_result.hpp"
-#include "heapbench/metrics.hpp"
-#include "heapbench/reducer.hpp"
+#include "run/iteration_result.hpp"
+#include "run/metrics.hpp"
+#include "run/reducer.hpp"
 
 namespace heapbench {
 

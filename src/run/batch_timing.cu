@@ -1,11 +1,11 @@
-#include "batch_timing.cuh"
+#include "run/batch_timing.cuh"
 
 #include <atomic>
 #include <vector>
 
-#include "cuda_check.cuh"
-#include "device_util.cuh"
-#include "heapbench/measure.hpp"
+#include "run/cuda_check.cuh"
+#include "run/device_util.cuh"
+#include "run/measure.hpp"
 
 namespace heapbench::detail {
 namespace {

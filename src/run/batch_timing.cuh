@@ -3,8 +3,8 @@
 // back, and the SM clock over the batch (Backend::begin_batch / end_batch).
 #include <cstdint>
 
-#include "device_buffer.cuh"
-#include "heapbench/backend.hpp"
+#include "run/device_buffer.cuh"
+#include "run/backend.hpp"
 
 namespace heapbench::detail {
 

@@ -1,4 +1,4 @@
-#include "heapbench/benchmark_flags.hpp"
+#include "run/benchmark_flags.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -7,10 +7,12 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <regex>
+#include <stdexcept>
 
 #include "heapbench/case.hpp"
-#include "heapbench/options.hpp"
-#include "heapbench/parse.hpp"
+#include "run/options.hpp"
+#include "run/parse.hpp"
 
 namespace heapbench {
 namespace {
@@ -274,6 +276,32 @@ BenchmarkFlags check_benchmark_flags(const std::vector<std::string>& args) {
   if (app.count("--benchmark_color")) refuse_non_boolean("--benchmark_color", color, "auto");
   if (color != "auto") f.color = truthy(color);
   return f;
+}
+
+std::vector<bool> filter_matches(const std::vector<std::string>& names, const std::string& filter) {
+  // Mirrors Google Benchmark's FindBenchmarks: "" and "all" mean everything; a
+  // leading '-' keeps the names that do not match; the rest is an extended regex.
+  std::string spec = filter.empty() || filter == "all" ? "." : filter;
+  bool negate = false;
+  if (!spec.empty() && spec.front() == '-') {
+    negate = true;
+    spec.erase(0, 1);
+  }
+  std::regex re;
+  try {
+    re = std::regex(spec, std::regex::extended);
+  } catch (const std::regex_error& e) {
+    throw std::invalid_argument(fmt::format("--benchmark_filter='{}' is not a valid regex: {}", filter, e.what()));
+  }
+  std::vector<bool> out;
+  out.reserve(names.size());
+  for (const auto& name : names) out.push_back(std::regex_search(name, re) != negate);
+  return out;
+}
+
+std::size_t count_matching(const std::vector<std::string>& names, const std::string& filter) {
+  const auto m = filter_matches(names, filter);
+  return static_cast<std::size_t>(std::count(m.begin(), m.end(), true));
 }
 
 }  // namespace heapbench

@@ -101,4 +101,13 @@ struct BenchmarkFlags {
 // as true whatever the word. Other arguments are left to it.
 BenchmarkFlags check_benchmark_flags(const std::vector<std::string>& args);
 
+// Which of `names` Google Benchmark would select with --benchmark_filter=`filter`
+// (same rules as count_matching). Throws std::invalid_argument for a bad regex.
+std::vector<bool> filter_matches(const std::vector<std::string>& names, const std::string& filter);
+
+// How many of `names` Google Benchmark would select with --benchmark_filter=`filter`
+// (same rules: empty or "all" selects all, a leading '-' negates, POSIX extended regex).
+// Throws std::invalid_argument if the regex does not compile.
+std::size_t count_matching(const std::vector<std::string>& names, const std::string& filter);
+
 }  // namespace heapbench

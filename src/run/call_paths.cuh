@@ -20,8 +20,8 @@
 #include <string>
 #include <type_traits>
 
-#include "heapbench/catalog.hpp"
-#include "round.cuh"
+#include "cases/catalog.hpp"
+#include "run/round.cuh"
 
 #if HEAPBENCH_HAVE_NVFUNCTIONAL
 #include <nvfunctional>
@@ -47,11 +47,11 @@ static __device__ DeallocateFn g_malloc_deallocate = &deallocate_through<Malloc>
 static __device__ AllocateFn g_bump_allocate = &allocate_through<Bump>;
 static __device__ DeallocateFn g_bump_deallocate = &deallocate_through<Bump>;
 
-// The entry of heapbench/api_list.hpp for `path` over Inner.
+// The entry of cases/api_list.hpp for `path` over Inner.
 template <class Inner, CallPath path>
 constexpr const ApiTraits& call_path_traits() {
   static_assert(find_call_path(Inner::traits.name, path) != nullptr,
-                "add this call path over Inner to kApiTraits in heapbench/api_list.hpp");
+                "add this call path over Inner to kApiTraits in cases/api_list.hpp");
   return *find_call_path(Inner::traits.name, path);
 }
 

@@ -1,9 +1,9 @@
 // The leak probe: how many 64 KiB blocks the device heap hands out right now
 // (fill with malloc until NULL, then free all). Compared before and after a
 // case, it shows whether the case left the heap smaller.
-#include "cuda_check.cuh"
-#include "device_buffer.cuh"
-#include "heapbench/device.hpp"
+#include "run/cuda_check.cuh"
+#include "run/device_buffer.cuh"
+#include "run/device.hpp"
 
 namespace heapbench {
 namespace {

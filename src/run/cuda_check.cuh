@@ -4,7 +4,7 @@
 #include <cuda_runtime.h>
 #include <fmt/format.h>
 
-#include "heapbench/device.hpp"
+#include "run/device.hpp"
 
 namespace heapbench::detail {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "heapbench/backend.hpp"
+#include "run/backend.hpp"
 #include "heapbench/case.hpp"
 #include "heapbench/cuda_error.hpp"  // CudaError, which the device library throws
 
@@ -84,8 +84,8 @@ std::uint64_t probe_heap_capacity(std::uint64_t heap_bytes);
 std::unique_ptr<Round> make_cuda_round(const Case& c, double kernel_budget_s);
 
 // The APIs this device library has a handle type for (heap patterns, then call
-// paths), in dispatch order. src/device/api_registry.cu checks at compile time
-// that each matches its entry in heapbench/api_list.hpp.
+// paths), in dispatch order. src/run/api_registry.cu checks at compile time
+// that each matches its entry in cases/api_list.hpp.
 std::vector<std::string> device_api_names();
 
 // HeapSession + probe_heap_capacity + make_cuda_round behind the Backend seam.

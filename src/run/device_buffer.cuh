@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "cuda_check.cuh"
+#include "run/cuda_check.cuh"
 
 namespace heapbench::detail {
 

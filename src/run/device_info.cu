@@ -1,7 +1,7 @@
 #include <fmt/format.h>
 
-#include "cuda_check.cuh"
-#include "heapbench/device.hpp"
+#include "run/cuda_check.cuh"
+#include "run/device.hpp"
 
 namespace heapbench {
 

@@ -1,4 +1,4 @@
-#include "heapbench/energy.hpp"
+#include "run/energy.hpp"
 
 #include <fmt/format.h>
 

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "heapbench/reducer.hpp"
+#include "run/reducer.hpp"
 
 namespace heapbench::energy {
 

@@ -1,4 +1,4 @@
-// The device heap's limit for one device (HeapSession, heapbench/device.hpp):
+// The device heap's limit for one device (HeapSession, run/device.hpp):
 // set, and reset the device when it must change. The probes that read the heap
 // is capacity_probe.cu (tests/gpu/edge_cases_gpu_test.cu probes its edges).
 #include <fmt/format.h>
@@ -7,8 +7,8 @@
 #include <string>
 #include <thread>
 
-#include "cuda_check.cuh"
-#include "heapbench/device.hpp"
+#include "run/cuda_check.cuh"
+#include "run/device.hpp"
 
 namespace heapbench {
 namespace {

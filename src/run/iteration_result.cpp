@@ -1,4 +1,4 @@
-#include "heapbench/iteration_result.hpp"
+#include "run/iteration_result.hpp"
 
 #include <fmt/format.h>
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "heapbench/metrics.hpp"
+#include "run/metrics.hpp"
 
 namespace heapbench {
 

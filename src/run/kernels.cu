@@ -1,8 +1,8 @@
-#include "kernels.cuh"
+#include "run/kernels.cuh"
 
 #include <algorithm>
 
-#include "cuda_check.cuh"
+#include "run/cuda_check.cuh"
 
 namespace heapbench::detail {
 

@@ -5,9 +5,9 @@
 // read it back in a later launch so overlapping blocks are caught).
 #include <cstdint>
 
-#include "device_util.cuh"
-#include "heapbench/backend.hpp"  // KernelCost
-#include "heapbench/mixed_sizes.hpp"
+#include "run/device_util.cuh"
+#include "run/backend.hpp"  // KernelCost
+#include "patterns/mixed_sizes.hpp"
 
 namespace heapbench::detail {
 

@@ -1,9 +1,9 @@
-#include "heapbench/metrics.hpp"
+#include "run/metrics.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "heapbench/iteration_result.hpp"
+#include "run/iteration_result.hpp"
 
 namespace heapbench {
 

@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "heapbench/reducer.hpp"
+#include "run/reducer.hpp"
 
 namespace heapbench {
 

@@ -1,6 +1,6 @@
 #include <fmt/format.h>
 
-#include "heapbench/device.hpp"
+#include "run/device.hpp"
 
 namespace heapbench {
 

@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "heapbench/energy.hpp"
+#include "run/energy.hpp"
 
 namespace heapbench::energy {
 namespace {

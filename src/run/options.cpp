@@ -1,4 +1,4 @@
-#include "heapbench/options.hpp"
+#include "run/options.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -12,13 +12,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "heapbench/benchmark_flags.hpp"
-#include "heapbench/catalog.hpp"
-#include "heapbench/parse.hpp"
-#include "heapbench/suggest.hpp"
-#include "heapbench/version.hpp"
-#include "graph_input.hpp"
-#include "trace_reader.hpp"
+#include "run/benchmark_flags.hpp"
+#include "cases/catalog.hpp"
+#include "run/parse.hpp"
+#include "run/suggest.hpp"
+#include "run/version.hpp"
+#include "workloads/graph_input.hpp"
+#include "replay/trace_reader.hpp"
 
 namespace heapbench {
 namespace {

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "heapbench/measure.hpp"
-#include "heapbench/sweep.hpp"
+#include "run/measure.hpp"
+#include "run/sweep.hpp"
 
 namespace heapbench {
 

@@ -1,4 +1,4 @@
-#include "heapbench/parse.hpp"
+#include "run/parse.hpp"
 
 #include <fmt/format.h>
 

@@ -4,7 +4,7 @@
 // traits, read by the host catalog too) and `detail::make_<stem>` (its rounds).
 #include <fmt/format.h>
 
-#include "round.cuh"
+#include "run/round.cuh"
 
 namespace heapbench::detail {
 

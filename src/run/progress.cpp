@@ -1,4 +1,4 @@
-#include "heapbench/progress.hpp"
+#include "run/progress.hpp"
 
 #include <fmt/format.h>
 

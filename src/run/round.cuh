@@ -23,12 +23,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "allocators.cuh"
-#include "cuda_check.cuh"
-#include "device_buffer.cuh"
-#include "heapbench/catalog.hpp"
-#include "heapbench/device.hpp"
-#include "kernels.cuh"
+#include "run/allocators.cuh"
+#include "run/cuda_check.cuh"
+#include "run/device_buffer.cuh"
+#include "cases/catalog.hpp"
+#include "run/device.hpp"
+#include "run/kernels.cuh"
 
 namespace heapbench::detail {
 
@@ -513,7 +513,7 @@ std::unique_ptr<Round> make_three_phase(const Case& c, double budget_s) {
 // (`pattern`, from its list), for the API the case names.
 using PatternFactory = std::unique_ptr<Round> (*)(const PatternTraits& pattern, const Case& c, double budget_s);
 
-// The factory of the file that lists `pattern` (src/device/pattern_registry.cu), or nullptr.
+// The factory of the file that lists `pattern` (src/run/pattern_registry.cu), or nullptr.
 PatternFactory find_pattern_factory(const PatternTraits& pattern);
 
 

@@ -2,8 +2,8 @@
 // cuda::std::aligned_alloc argument-order check, latency conversion.
 #include <fmt/format.h>
 
-#include "batch_timing.cuh"
-#include "round.cuh"
+#include "run/batch_timing.cuh"
+#include "run/round.cuh"
 
 namespace heapbench {
 namespace alloc {

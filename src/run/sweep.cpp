@@ -1,4 +1,4 @@
-#include "heapbench/sweep.hpp"
+#include "run/sweep.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <tuple>
 #include <utility>
 
-#include "heapbench/catalog.hpp"
+#include "cases/catalog.hpp"
 
 namespace heapbench {
 

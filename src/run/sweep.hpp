@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "heapbench/axes.hpp"
+#include "cases/axes.hpp"
 #include "heapbench/case.hpp"
 
 namespace heapbench {

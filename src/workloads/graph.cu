@@ -27,10 +27,10 @@ inline constexpr PatternList<1> graph_patterns = {&graph_traits};
 #else
 #include <fmt/format.h>
 
-#include "round.cuh"
-#include "graph_body.hpp"
-#include "graph_input.hpp"
-#include "workload_metrics.hpp"
+#include "run/round.cuh"
+#include "workloads/graph_body.hpp"
+#include "workloads/graph_input.hpp"
+#include "workloads/workload_metrics.hpp"
 
 namespace heapbench::detail {
 

@@ -1,4 +1,4 @@
-#include "graph_input.hpp"
+#include "workloads/graph_input.hpp"
 
 #include <fmt/format.h>
 
@@ -9,9 +9,9 @@
 #include <fstream>
 #include <utility>
 
-#include "graph_body.hpp"  // capacity_for
-#include "heapbench/mixed_sizes.hpp"  // mix64
-#include "heapbench/parse.hpp"        // name_of_file
+#include "workloads/graph_body.hpp"  // capacity_for
+#include "patterns/mixed_sizes.hpp"  // mix64
+#include "run/parse.hpp"        // name_of_file
 
 namespace heapbench::workloads {
 namespace {

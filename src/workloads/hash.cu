@@ -20,9 +20,9 @@ inline constexpr PatternTraits hash_traits =
         .in_own_sweep();
 inline constexpr PatternList<1> hash_patterns = {&hash_traits};
 #else
-#include "round.cuh"
-#include "hash_body.hpp"
-#include "workload_metrics.hpp"
+#include "run/round.cuh"
+#include "workloads/hash_body.hpp"
+#include "workloads/workload_metrics.hpp"
 
 namespace heapbench::detail {
 

@@ -12,7 +12,7 @@
 // back (two nodes sharing bytes) is an error.
 #include <cstdint>
 
-#include "workload_body.hpp"
+#include "workloads/workload_body.hpp"
 
 namespace heapbench::workloads {
 

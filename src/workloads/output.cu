@@ -35,9 +35,9 @@ inline constexpr PatternList<1> output_patterns = {&output_traits};
 #else
 #include <cub/device/device_scan.cuh>
 
-#include "round.cuh"
-#include "workload_metrics.hpp"
-#include "output_body.hpp"
+#include "run/round.cuh"
+#include "workloads/workload_metrics.hpp"
+#include "workloads/output_body.hpp"
 
 namespace heapbench::detail {
 

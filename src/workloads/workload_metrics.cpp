@@ -1,4 +1,4 @@
-#include "workload_metrics.hpp"
+#include "workloads/workload_metrics.hpp"
 
 #include <algorithm>
 #include <array>
@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "hash_body.hpp"
-#include "heapbench/iteration_result.hpp"
+#include "workloads/hash_body.hpp"
+#include "run/iteration_result.hpp"
 
 namespace heapbench {
 namespace {

@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "heapbench/iteration_result.hpp"
-#include "heapbench/reducer.hpp"
+#include "run/iteration_result.hpp"
+#include "run/reducer.hpp"
 
 namespace heapbench {
 

@@ -10,7 +10,7 @@ builds is timed or run on a GPU). Then checks that the example adapter's API is
 in --help, in --benchmark_list_tests for every heap pattern (and no other), and
 in the results of a run over the stand-in device (tests/robust/nogpu_main.cpp),
 with heapbench_nogpu_byo: the outer build's program, whose one file that lists
-the APIs (src/host/api_list.cpp) is compiled with a heapbench/user_apis.hpp
+the APIs (src/cases/api_list.cpp) is compiled with a heapbench/user_apis.hpp
 this test finds equal to the one the configure wrote (or, where the outer build
 adds adapters of its own, naming the example's the same way). No GPU is
 needed. ccache is passed on where the outer build uses it.

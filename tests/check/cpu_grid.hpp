@@ -1,5 +1,5 @@
 #pragma once
-// The battery's grid on the CPU (heapbench/check_battery.hpp): a launch runs
+// The battery's grid on the CPU (check/check_battery.hpp): a launch runs
 // the body for thread indices 0 ... n-1 on a few std::threads, which take the
 // indices from a shared counter, and a watchdog waits for them at most the
 // timeout. The threads are detached: a body stuck in an allocator that never
@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "heapbench/check_battery.hpp"
+#include "check/check_battery.hpp"
 
 namespace heapbench::check::cpu {
 

@@ -5,8 +5,8 @@
 // pattern files' traits), so such a test could not fail (issue 37).
 #include <gtest/gtest.h>
 
-#include "heapbench/catalog.hpp"
-#include "heapbench/device.hpp"
+#include "cases/catalog.hpp"
+#include "run/device.hpp"
 #include "same_names.hpp"
 
 namespace heapbench {

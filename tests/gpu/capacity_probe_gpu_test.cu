@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "heapbench/backend.hpp"
-#include "heapbench/device.hpp"
+#include "run/backend.hpp"
+#include "run/device.hpp"
 
 namespace heapbench {
 namespace {

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-#include "heapbench/device.hpp"
+#include "run/device.hpp"
 #include "heapbench/case.hpp"
 
 namespace heapbench {

@@ -32,7 +32,7 @@
 #include <optional>
 #include <vector>
 
-#include "heapbench/energy.hpp"
+#include "run/energy.hpp"
 
 namespace {
 

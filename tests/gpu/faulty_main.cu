@@ -12,8 +12,8 @@
 #include <string>
 
 #include "app.hpp"
-#include "heapbench/backend.hpp"
-#include "heapbench/device.hpp"
+#include "run/backend.hpp"
+#include "run/device.hpp"
 
 namespace heapbench {
 namespace {

@@ -1,7 +1,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include "heapbench/device.hpp"
+#include "run/device.hpp"
 #include "round.hpp"
 
 namespace heapbench {

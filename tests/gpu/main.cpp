@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "heapbench/device.hpp"
+#include "run/device.hpp"
 
 int main(int argc, char** argv) {
   try {

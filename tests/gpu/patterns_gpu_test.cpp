@@ -8,10 +8,10 @@
 #include <string>
 #include <tuple>
 
-#include "heapbench/catalog.hpp"
-#include "heapbench/device.hpp"
-#include "heapbench/mixed_sizes.hpp"
-#include "heapbench/printf_fifo.hpp"
+#include "cases/catalog.hpp"
+#include "run/device.hpp"
+#include "patterns/mixed_sizes.hpp"
+#include "patterns/printf_fifo.hpp"
 #include "round.hpp"
 #include "zoo_apis.hpp"
 

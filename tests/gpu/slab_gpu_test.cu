@@ -11,9 +11,9 @@
 // slab.cuh directly (it includes heapbench/api_traits.hpp itself, for its traits).
 #include "heapbench/api_traits.hpp"
 #include "../../src/allocators/slab.cuh"
-#include "heapbench/catalog.hpp"
-#include "heapbench/device.hpp"
-#include "heapbench/metrics.hpp"
+#include "cases/catalog.hpp"
+#include "run/device.hpp"
+#include "run/metrics.hpp"
 #include "round.hpp"
 
 namespace heapbench {

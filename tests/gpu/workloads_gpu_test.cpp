@@ -8,9 +8,9 @@
 #include <string>
 #include <tuple>
 
-#include "heapbench/catalog.hpp"
-#include "heapbench/device.hpp"
-#include "output_body.hpp"
+#include "cases/catalog.hpp"
+#include "run/device.hpp"
+#include "workloads/output_body.hpp"
 #include "round.hpp"
 #include "zoo_apis.hpp"
 

@@ -1,13 +1,13 @@
 // Heap-size advice without a GPU: the size distribution a user types, the case
 // that runs a workload, the bisection over a synthetic heap, the command line.
-#include "heapbench/advise.hpp"
+#include "advise/advise.hpp"
 
 #include <gtest/gtest.h>
 
 #include <set>
 
-#include "heapbench/mixed_sizes.hpp"
-#include "heapbench/options.hpp"
+#include "patterns/mixed_sizes.hpp"
+#include "run/options.hpp"
 
 namespace heapbench {
 namespace {

@@ -1,8 +1,8 @@
-#include "heapbench/benchmark_flags.hpp"
+#include "run/benchmark_flags.hpp"
 
 #include <gtest/gtest.h>
 
-#include "heapbench/options.hpp"
+#include "run/options.hpp"
 
 namespace heapbench {
 namespace {

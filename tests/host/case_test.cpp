@@ -1,12 +1,13 @@
 #include "heapbench/case.hpp"
-#include "heapbench/catalog.hpp"
-#include "heapbench/sweep.hpp"
+#include "cases/catalog.hpp"
+#include "run/benchmark_flags.hpp"
+#include "run/sweep.hpp"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-#include "heapbench/axis_values.hpp"
+#include "cases/axis_values.hpp"
 
 namespace heapbench {
 namespace {

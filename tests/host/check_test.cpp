@@ -1,11 +1,11 @@
-// heapbench check's judges (src/host/check.cpp) and its battery on the CPU grid
-// (heapbench/check_battery.hpp over tests/check/), in this process.
+// heapbench check's judges (src/check/check.cpp) and its battery on the CPU grid
+// (check/check_battery.hpp over tests/check/), in this process.
 #include <gtest/gtest.h>
 
 #include "cpu_grid.hpp"
-#include "heapbench/check.hpp"
-#include "heapbench/check_battery.hpp"
-#include "heapbench/options.hpp"
+#include "check/check.hpp"
+#include "check/check_battery.hpp"
+#include "run/options.hpp"
 #include "host_allocators.hpp"
 
 namespace heapbench::check {

@@ -1,7 +1,7 @@
 // A child of --isolate/--devices runs the cases its parent hands it: each case
 // written as its axis_values (the axis table) and made again from them, the
 // same case; a damaged plan file is refused in one line naming it.
-#include "heapbench/child_plan.hpp"
+#include "results/child_plan.hpp"
 
 #include <gtest/gtest.h>
 
@@ -10,9 +10,9 @@
 
 #include <unistd.h>
 
-#include "heapbench/axes.hpp"
-#include "heapbench/axis_values.hpp"
-#include "heapbench/catalog.hpp"
+#include "cases/axes.hpp"
+#include "cases/axis_values.hpp"
+#include "cases/catalog.hpp"
 
 namespace heapbench {
 namespace {

@@ -1,4 +1,4 @@
-#include "heapbench/counter_units.hpp"
+#include "results/counter_units.hpp"
 
 #include <set>
 #include <stdexcept>

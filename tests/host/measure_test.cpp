@@ -1,4 +1,4 @@
-#include "heapbench/measure.hpp"
+#include "run/measure.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "heapbench/merge.hpp"
+#include "results/merge.hpp"
 
 #include <gtest/gtest.h>
 

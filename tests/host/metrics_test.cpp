@@ -1,8 +1,8 @@
-#include "heapbench/metrics.hpp"
+#include "run/metrics.hpp"
 
 #include <gtest/gtest.h>
 
-#include "heapbench/iteration_result.hpp"
+#include "run/iteration_result.hpp"
 
 namespace heapbench {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "heapbench/device.hpp"
+#include "run/device.hpp"
 
 namespace heapbench {
 namespace {

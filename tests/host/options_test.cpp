@@ -1,8 +1,8 @@
-#include "heapbench/catalog.hpp"
-#include "heapbench/options.hpp"
-#include "heapbench/benchmark_flags.hpp"
+#include "cases/catalog.hpp"
+#include "run/options.hpp"
+#include "run/benchmark_flags.hpp"
 
-#include "heapbench/catalog.hpp"
+#include "cases/catalog.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-#include "heapbench/parse.hpp"
+#include "run/parse.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "heapbench/mixed_sizes.hpp"
+#include "patterns/mixed_sizes.hpp"
 
 namespace heapbench {
 namespace {

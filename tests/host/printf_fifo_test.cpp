@@ -1,8 +1,8 @@
-#include "heapbench/printf_fifo.hpp"
+#include "patterns/printf_fifo.hpp"
 
 #include <gtest/gtest.h>
 
-#include "heapbench/iteration_result.hpp"
+#include "run/iteration_result.hpp"
 
 namespace heapbench {
 namespace {

@@ -1,5 +1,5 @@
-#include "heapbench/results_file.hpp"
-#include "heapbench/merge.hpp"
+#include "results/results_file.hpp"
+#include "results/merge.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "heapbench/suggest.hpp"
+#include "run/suggest.hpp"
 
 #include <gtest/gtest.h>
 

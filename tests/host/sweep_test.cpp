@@ -1,4 +1,4 @@
-#include "heapbench/sweep.hpp"
+#include "run/sweep.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <set>
 
-#include "heapbench/catalog.hpp"
+#include "cases/catalog.hpp"
 
 namespace heapbench {
 namespace {

@@ -13,8 +13,8 @@
 #include <string>
 
 #include "cpu_rounds.hpp"
-#include "heapbench/catalog.hpp"
-#include "trace_reader.hpp"
+#include "cases/catalog.hpp"
+#include "replay/trace_reader.hpp"
 
 namespace heapbench::trace {
 namespace {

@@ -10,11 +10,11 @@
 #include <string>
 
 #include "cpu_rounds.hpp"
-#include "graph_input.hpp"
-#include "heapbench/catalog.hpp"
-#include "heapbench/iteration_result.hpp"
-#include "output_body.hpp"
-#include "workload_metrics.hpp"
+#include "workloads/graph_input.hpp"
+#include "cases/catalog.hpp"
+#include "run/iteration_result.hpp"
+#include "workloads/output_body.hpp"
+#include "workloads/workload_metrics.hpp"
 
 namespace heapbench {
 namespace {

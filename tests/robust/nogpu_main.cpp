@@ -34,8 +34,8 @@
 
 #include "app.hpp"
 #include "cpu_rounds.hpp"
-#include "heapbench/catalog.hpp"
-#include "heapbench/mixed_sizes.hpp"
+#include "cases/catalog.hpp"
+#include "patterns/mixed_sizes.hpp"
 
 namespace heapbench {
 namespace {

@@ -24,15 +24,15 @@
 #include <thread>
 #include <vector>
 
-#include "graph_body.hpp"
-#include "graph_input.hpp"
-#include "hash_body.hpp"
-#include "heapbench/backend.hpp"
-#include "heapbench/catalog.hpp"
-#include "output_body.hpp"
-#include "replay_body.hpp"
-#include "replay_metrics.hpp"
-#include "workload_metrics.hpp"
+#include "workloads/graph_body.hpp"
+#include "workloads/graph_input.hpp"
+#include "workloads/hash_body.hpp"
+#include "run/backend.hpp"
+#include "cases/catalog.hpp"
+#include "workloads/output_body.hpp"
+#include "replay/replay_body.hpp"
+#include "replay/replay_metrics.hpp"
+#include "workloads/workload_metrics.hpp"
 
 namespace heapbench::workloads::cpu {
 
