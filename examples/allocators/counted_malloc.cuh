@@ -28,7 +28,7 @@ inline constexpr heapbench::ApiTraits counted_malloc_traits{
 #include <string>
 
 #include "heapbench/case.hpp"
-#include "heapbench/cuda_error.hpp"  // heapbench::CudaError: the harness's device error, this case lost, the sweep goes on
+#include "heapbench/cuda_check.cuh"  // heapbench::check_cuda: a failed call throws the harness's CudaError (this case lost, the sweep goes on)
 
 namespace heapbench_user {
 
@@ -62,9 +62,7 @@ struct counted_malloc {
     void reset() { check(cudaMemsetAsync(live_, 0, sizeof *live_), "cudaMemsetAsync"); }
 
    private:
-    static void check(cudaError_t e, const char* call) {
-      if (e != cudaSuccess) throw heapbench::CudaError(std::string("counted_malloc: ") + call + ": " + cudaGetErrorString(e));
-    }
+    static void check(cudaError_t e, const char* call) { heapbench::check_cuda(e, "counted_malloc", call); }
     unsigned long long* live_ = nullptr;
   };
 };

@@ -34,7 +34,7 @@ inline constexpr heapbench::ApiTraits slab_traits{
 #include <string>
 
 #include "heapbench/case.hpp"
-#include "heapbench/cuda_error.hpp"  // heapbench::CudaError
+#include "heapbench/cuda_check.cuh"  // heapbench::check_cuda
 #include "slab_math.hpp"
 
 namespace heapbench_user {
@@ -559,9 +559,7 @@ struct slab {
 
    private:
     std::uint32_t* word_at(std::uint64_t offset) const { return reinterpret_cast<std::uint32_t*>(arena_ + offset); }
-    static void check(cudaError_t e, const char* call) {
-      if (e != cudaSuccess) throw heapbench::CudaError(std::string("slab: ") + call + ": " + cudaGetErrorString(e));
-    }
+    static void check(cudaError_t e, const char* call) { heapbench::check_cuda(e, "slab", call); }
     slab_math::Layout layout_;
     unsigned char* arena_ = nullptr;
     std::uint32_t* live_ = nullptr;  // set by slab_note_live: the metadata must be cleared

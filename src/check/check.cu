@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "run/allocators.cuh"
-#include "run/cuda_check.cuh"
+#include "heapbench/cuda_check.cuh"
 #include "run/device_buffer.cuh"
 #include "cases/catalog.hpp"
 #include "check/check_battery.hpp"

@@ -17,7 +17,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "run/cuda_check.cuh"
+#include "heapbench/cuda_check.cuh"
 #include "run/device_buffer.cuh"
 #include "cases/api_list.hpp"  // the traits, and the adapters (HEAPBENCH_USER_API_HANDLES)
 #include "heapbench/case.hpp"

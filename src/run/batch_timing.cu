@@ -3,7 +3,7 @@
 #include <atomic>
 #include <vector>
 
-#include "run/cuda_check.cuh"
+#include "heapbench/cuda_check.cuh"
 #include "run/device_util.cuh"
 #include "run/measure.hpp"
 

@@ -1,7 +1,7 @@
 // The leak probe: how many 64 KiB blocks the device heap hands out right now
 // (fill with malloc until NULL, then free all). Compared before and after a
 // case, it shows whether the case left the heap smaller.
-#include "run/cuda_check.cuh"
+#include "heapbench/cuda_check.cuh"
 #include "run/device_buffer.cuh"
 #include "run/device.hpp"
 

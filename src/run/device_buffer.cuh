@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "run/cuda_check.cuh"
+#include "heapbench/cuda_check.cuh"
 
 namespace heapbench::detail {
 

@@ -1,6 +1,6 @@
 #include <fmt/format.h>
 
-#include "run/cuda_check.cuh"
+#include "heapbench/cuda_check.cuh"
 #include "run/device.hpp"
 
 namespace heapbench {

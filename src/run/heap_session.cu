@@ -7,7 +7,7 @@
 #include <string>
 #include <thread>
 
-#include "run/cuda_check.cuh"
+#include "heapbench/cuda_check.cuh"
 #include "run/device.hpp"
 
 namespace heapbench {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "run/cuda_check.cuh"
+#include "heapbench/cuda_check.cuh"
 
 namespace heapbench::detail {
 

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "run/allocators.cuh"
-#include "run/cuda_check.cuh"
+#include "heapbench/cuda_check.cuh"
 #include "run/device_buffer.cuh"
 #include "cases/catalog.hpp"
 #include "run/device.hpp"
