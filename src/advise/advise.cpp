@@ -388,17 +388,8 @@ AdviseOptions parse_advise_options(int argc, const char* const* argv) {
   AdviseOptions o;
   AdviseParsed p;
   add_advise_flags(app, o, p);
-  std::vector<std::string> args;
-  for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);
-  refuse_empty_values({args.rbegin(), args.rend()});  // the main program's checks, shared
   app.allow_extras();  // what is left is refused below, with the closest flag
-  try {
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
-  refuse_flags_taken_as_values(app);
-  refuse_repeated_options(app);
+  parse_argv(app, argc, argv);
   if (o.help) return o;
   refuse_remaining(app);
   if (!p.trace.empty()) {

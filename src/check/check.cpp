@@ -637,16 +637,7 @@ CheckOptions parse_check_options(int argc, const char* const* argv, const std::v
   CheckOptions o;
   CheckParsed p;
   add_check_flags(app, o, p);
-  std::vector<std::string> args;
-  for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);  // CLI11 takes them reversed
-  refuse_empty_values({args.rbegin(), args.rend()});  // the main program's checks, shared
-  try {
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
-  refuse_flags_taken_as_values(app);
-  refuse_repeated_options(app);
+  parse_argv(app, argc, argv);
   if (o.help) return o;
   o.apis = apis_of(p.apis, known_apis);
   if (o.apis.empty()) throw UsageError("--apis: no allocator given");

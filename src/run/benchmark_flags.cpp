@@ -162,6 +162,19 @@ void refuse_refused_flag(std::string_view arg) {
   throw UsageError(fmt::format("{}: refused: {}", arg, f->refused));
 }
 
+void parse_argv(CLI::App& app, int argc, const char* const* argv, const std::vector<std::string>& may_repeat) {
+  std::vector<std::string> args;
+  for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);  // CLI11 takes them reversed
+  refuse_empty_values({args.rbegin(), args.rend()});
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  refuse_flags_taken_as_values(app);
+  refuse_repeated_options(app, may_repeat);
+}
+
 void refuse_empty_values(const std::vector<std::string>& args) {
   for (const auto& a : args) {
     if (a == "--") break;  // what follows is not a flag

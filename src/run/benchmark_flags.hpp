@@ -56,6 +56,13 @@ void allow_repeats_to_be_judged(CLI::App& app);
 // appended to its parent's: the last counts).
 void refuse_repeated_options(const CLI::App& app, const std::vector<std::string>& may_repeat = {});
 
+// CLI11 over argv (argv[0] the program or subcommand) with the refusals it
+// cannot make itself, every one a UsageError: an empty "--flag=", CLI11's own
+// parse errors, a flag taken as a value, a repeated option (but `may_repeat`).
+// The one preamble of heapbench's, `heapbench advise`'s and `heapbench check`'s
+// parsers.
+void parse_argv(CLI::App& app, int argc, const char* const* argv, const std::vector<std::string>& may_repeat = {});
+
 // A subcommand's -h/--help (its own flags only, not CLI11's help) and its
 // --device: the flags `heapbench advise` and `heapbench check` share.
 void add_subcommand_flags(CLI::App& app, bool& help, int& device);

@@ -609,28 +609,14 @@ std::vector<std::string> benchmark_args(const CLI::App& app, const Options& o, c
   return args;
 }
 
-// CLI11 over the command line, with the refusals it cannot make itself.
-void parse_command_line(CLI::App& app, int argc, const char* const* argv) {
-  std::vector<std::string> args;
-  for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);  // CLI11 takes them reversed
-  refuse_empty_values({args.rbegin(), args.rend()});
-  try {
-    app.parse(args);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
-  refuse_flags_taken_as_values(app);
-  // A child of isolation gets --device and --benchmark_out appended to its parent's flags.
-  refuse_repeated_options(app, {"--device", "--benchmark_out"});
-}
-
 }  // namespace
 
 Options parse_options(int argc, const char* const* argv) {
   CLI::App app{"heapbench: throughput and limits of CUDA's device heap", "heapbench"};
   Parsed p;
   add_flags(app, p);
-  parse_command_line(app, argc, argv);
+  // A child of isolation gets --device and --benchmark_out appended to its parent's flags.
+  parse_argv(app, argc, argv, {"--device", "--benchmark_out"});
 
   Options o;
   o.help = p.help;
