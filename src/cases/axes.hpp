@@ -7,11 +7,11 @@
 // one row here, the Case field its pattern reads, and its use in the pattern.
 #include <nlohmann/json.hpp>
 
-#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "heapbench/case.hpp"
 
@@ -38,6 +38,9 @@ struct SweptAxis {
   std::uint64_t max = 0;       // the largest value the flag takes (0: no limit)
   std::string_view max_means;  // the limit in words, for the refusal ("100 keys per bucket")
   bool demand = false;         // the axis changes a point's demand on its heap (--max-demand-fraction)
+  // Its place among the swept axes, slowest first: the order a part expands
+  // them in, cases run in, and --help lists their flags (threads first).
+  int run_order = 0;
 };
 
 struct AxisDecl {
@@ -64,8 +67,10 @@ struct AxisDecl {
 };
 
 // Every axis, in name order.
-const std::array<AxisDecl, 12>& axis_table();
+const std::vector<AxisDecl>& axis_table();
 
+// The swept rows (AxisDecl::is_swept), in their run order.
+const std::vector<const AxisDecl*>& swept_axes();
 // The row of `key` (nullptr: no such axis).
 const AxisDecl* find_axis(std::string_view key);
 bool has_axis(const Case& c, const AxisDecl& a);

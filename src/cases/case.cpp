@@ -58,7 +58,7 @@ constexpr std::string_view kPositive = R"({"minimum": 1})";
 
 // The table itself. The workload axes (PatternTraits::axes) appear only in the
 // names of the patterns that take them, so no other pattern's names changed with them.
-const std::array<AxisDecl, 12> kAxes{{
+const std::vector<AxisDecl> kAxes{{
     {"pattern", "", P::always, 0, true, "", "the pattern", nullptr, &pattern_of, &set_pattern, 1,
      R"({"pattern": "^[a-z][a-z0-9_]*$"})"},
     {"api", "", P::always, 0, true, "", "the allocation API", nullptr, &api_of, &set_api, 1,
@@ -68,7 +68,7 @@ const std::array<AxisDecl, 12> kAxes{{
     {"size_min", "size_min", P::pattern_takes, kAxisSizeMin, false, "B",
      "the workloads output and hash: sizes are drawn from [size_min, size]", &Case::size_min, nullptr, nullptr, 1, kPositive,
      {"--size-mins", "Workloads (output, hash): the smallest request; sizes are drawn from [size-min, size] (e.g. 4,16; "
-      "default: the size itself)", 0, false, 0, "", true}},
+      "default: the size itself)", 0, false, 0, "", true, 1}},
     {"align", "align", P::nonzero, 0, false, "B", "bytes, a power of two; only for an API that takes an alignment",
      &Case::align, nullptr, nullptr, 1, kPositive},
     {"graph", "graph", P::pattern_takes, kAxisGraph, true, "",
@@ -78,18 +78,18 @@ const std::array<AxisDecl, 12> kAxes{{
     {"threads", "threads", P::always, 0, false, "", "allocating threads (graph: vertices, one thread each; hash: keys)",
      &Case::threads, nullptr, nullptr, 1, kPositive,
      {"--threads", "Concurrently allocating threads (e.g. 32,100000,1M)", std::nullopt, false, kMaxThreads,
-      "the most heapbench supports", true}},
+      "the most heapbench supports", true, 0}},
     {"load_pct", "load_pct", P::pattern_takes, kAxisLoad, false, "", "hash: keys per bucket x 100", &Case::load_pct,
      nullptr, nullptr, 1, kPositive,
      {"--load-pcts", "hash: keys per bucket x 100, the load factor in percent (e.g. 50,200)", 100, false, 10000,
-      "100 keys per bucket", true}},
+      "100 keys per bucket", true, 2}},
     {"writes", "writes", P::pattern_takes, kAxisWrites, false, "",
      "output: 1, the producing launch writes every output byte; 0, it only obtains them", &Case::writes, nullptr, nullptr, 1,
      R"({"enum": [0, 1]})",
      {"--writes",
       "output: 1, the producing launch writes every output byte (timed), 0 it only obtains them (the verifier writes "
       "them, untimed); e.g. 0,1 (default 0,1 in --sweep=workloads)",
-      1, true, 0, "", false}},
+      1, true, 0, "", false, 3}},
     {"malloc_heap", "heap", P::limit, static_cast<unsigned>(Limit::malloc_heap), false, "B",
      "cudaLimitMallocHeapSize in bytes (heap:<MiB> in the name), also the arena of an API with its own",
      &Case::limit_bytes, nullptr, nullptr, kMiB, kPositive},
@@ -100,7 +100,20 @@ const std::array<AxisDecl, 12> kAxes{{
 
 }  // namespace
 
-const std::array<AxisDecl, 12>& axis_table() { return kAxes; }
+const std::vector<AxisDecl>& axis_table() { return kAxes; }
+
+const std::vector<const AxisDecl*>& swept_axes() {
+  static const std::vector<const AxisDecl*> rows = [] {
+    std::vector<const AxisDecl*> out;
+    for (const AxisDecl& a : kAxes) {
+      if (a.is_swept()) out.push_back(&a);
+    }
+    std::stable_sort(out.begin(), out.end(),
+                     [](const AxisDecl* a, const AxisDecl* b) { return a->swept.run_order < b->swept.run_order; });
+    return out;
+  }();
+  return rows;
+}
 
 const AxisDecl* find_axis(std::string_view key) {
   const auto row = std::find_if(kAxes.begin(), kAxes.end(), [&](const AxisDecl& a) { return a.key == key; });

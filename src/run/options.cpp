@@ -85,8 +85,8 @@ void add_axis_flags(CLI::App& app, Parsed& p) {
                  "16,256,4096); refused when none of the APIs takes one");
   app.add_option("--sizes", p.sizes, "Bytes per allocation, comma-separated, K/M/G suffixes (e.g. 16,1K,4K)");
   // One flag per swept axis of the table (axes.hpp): --threads and the workloads' axes.
-  for (const AxisDecl& a : axis_table()) {
-    if (a.is_swept()) app.add_option(std::string(a.swept.flag), p.swept[std::string(a.key)], std::string(a.swept.help));
+  for (const AxisDecl* a : swept_axes()) {
+    app.add_option(std::string(a->swept.flag), p.swept[std::string(a->key)], std::string(a->swept.help));
   }
   add_workload_flags(app, p);
   app.add_option("--heaps", p.heaps,
@@ -547,11 +547,11 @@ void set_sweeps(const CLI::App& app, const Parsed& p, Options& o) {
     r.apply(p, o.sweeps);
     demand_axis_given |= r.demand;
   }
-  for (const AxisDecl& a : axis_table()) {
-    if (!a.is_swept() || app.count(std::string(a.swept.flag)) == 0) continue;
-    const auto values = swept_values(a, p.swept.at(std::string(a.key)));
-    for (Sweep& s : o.sweeps) s.set(a.key, values);
-    demand_axis_given |= a.swept.demand;
+  for (const AxisDecl* a : swept_axes()) {
+    if (app.count(std::string(a->swept.flag)) == 0) continue;
+    const auto values = swept_values(*a, p.swept.at(std::string(a->key)));
+    for (Sweep& s : o.sweeps) s.set(a->key, values);
+    demand_axis_given |= a->swept.demand;
   }
   if (app.count("--sizes") && app.count("--patterns")) refuse_invalid_sizes(p, o.sweeps);
   if (app.count("--graph")) add_graph_file(app, p, o.sweeps);

@@ -222,19 +222,6 @@ std::vector<Sweep> size_map_sweep() {
 }
 
 namespace {
-// The swept rows of the axis table, in table order: the order a part expands
-// them in and the order cases sort by after their size, alignment, graph and trace.
-const std::vector<const AxisDecl*>& swept_axes() {
-  static const std::vector<const AxisDecl*> rows = [] {
-    std::vector<const AxisDecl*> out;
-    for (const AxisDecl& a : axis_table()) {
-      if (a.is_swept()) out.push_back(&a);
-    }
-    return out;
-  }();
-  return rows;
-}
-
 const AxisDecl& swept_axis(std::string_view key) {
   const AxisDecl* a = find_axis(key);
   if (a == nullptr || !a->is_swept()) throw std::logic_error(fmt::format("'{}' is not an axis a sweep spans", key));
@@ -256,7 +243,7 @@ std::vector<std::uint64_t> Sweep::values(const AxisDecl& axis) const {
 std::vector<std::uint64_t> Sweep::values(std::string_view axis) const { return values(swept_axis(axis)); }
 
 void sort_run_order(std::vector<Case>& cases) {
-  // Heap-major, then pattern, API, size, alignment, graph, trace and the swept axes in table order.
+  // Heap-major, then pattern, API, size, alignment, graph, trace and the swept axes in their run order.
   const auto head = [](const Case& c) {
     return std::make_tuple(c.limit_bytes, c.pattern_name(), c.api_name(), c.size, c.align, std::string_view(c.graph),
                            std::string_view(c.trace));

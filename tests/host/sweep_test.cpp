@@ -154,10 +154,10 @@ std::string pattern_taking(const AxisDecl& axis) {
 }
 
 TEST(Sweep, EverySweptRowOfTheAxisTableSpansItsValuesInRunOrder) {
-  int swept = 0;
+  std::set<std::string_view> swept;
   for (const AxisDecl& axis : axis_table()) {
     if (!axis.is_swept()) continue;
-    ++swept;
+    swept.insert(axis.key);
     Sweep s = one({8192}, {1024}, {64 * kMiB});
     s.patterns = {pattern_taking(axis)};
     ASSERT_FALSE(s.patterns.front().empty()) << "no pattern takes the axis " << axis.key;
@@ -166,7 +166,24 @@ TEST(Sweep, EverySweptRowOfTheAxisTableSpansItsValuesInRunOrder) {
     for (const Case& c : plan_cases({s})) got.push_back(c.*axis.field);
     EXPECT_EQ(got, (std::vector<std::uint64_t>{32, 1024, 4096})) << axis.key;
   }
-  EXPECT_EQ(swept, 4) << "threads, size_min, load_pct and writes";
+  for (std::string_view key : {"threads", "size_min", "load_pct", "writes"}) EXPECT_EQ(swept.count(key), 1u) << key;
+}
+
+// Threads vary slowest of the swept axes, then size_min, load_pct and writes:
+// the order cases ran in before the axes were rows of the table.
+TEST(Sweep, TheSweptAxesRunThreadsFirst) {
+  ASSERT_EQ(swept_axes().size(), 4u);
+  EXPECT_EQ(swept_axes().front()->key, "threads");
+  Sweep s = one({64}, {10000, 1000}, {1024 * kMiB});
+  s.patterns = {"output"};
+  s.apis = {"two_pass"};
+  s.set("size_min", {16, 4}).set("writes", {1});
+  std::vector<std::string> names;
+  for (const auto& c : plan_cases({s})) names.push_back(case_name(c));
+  EXPECT_EQ(names, (std::vector<std::string>{"output/two_pass/size:64/size_min:4/threads:1000/writes:1/heap:1024",
+                                             "output/two_pass/size:64/size_min:16/threads:1000/writes:1/heap:1024",
+                                             "output/two_pass/size:64/size_min:4/threads:10000/writes:1/heap:1024",
+                                             "output/two_pass/size:64/size_min:16/threads:10000/writes:1/heap:1024"}));
 }
 
 TEST(Sweep, APartTakesARowsFallbackAndRefusesAnAxisItCannotSpan) {
