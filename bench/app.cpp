@@ -6,7 +6,6 @@
 // group and device (run_isolated.cpp). Exit statuses: exit_codes.hpp.
 #include "app.hpp"
 
-#include <CLI/CLI.hpp>
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>

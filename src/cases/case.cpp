@@ -165,7 +165,7 @@ nlohmann::ordered_json axis_values(const Case& c) {
 Case case_from_axis_values(const nlohmann::json& v) {
   if (!v.is_object()) throw std::invalid_argument("a case's axis_values must be a JSON object");
   for (const auto& [key, value] : v.items()) {
-    if (std::none_of(kAxes.begin(), kAxes.end(), [&](const AxisDecl& a) { return a.key == key; })) {
+    if (find_axis(key) == nullptr) {
       throw std::invalid_argument(fmt::format("'{}' is not an axis", key));
     }
   }

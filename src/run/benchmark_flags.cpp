@@ -53,17 +53,13 @@ CLI::Validator whole_number() {
 CLI::Validator key_value_pairs() {
   return CLI::Validator(
       [](std::string& value) -> std::string {
-        std::size_t start = 0;
-        while (true) {
-          const std::size_t comma = value.find(',', start);
-          const std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        for (const std::string& item : split_list(value)) {
           const std::size_t eq = item.find('=');
           if (eq == std::string::npos || eq == 0) {
             return fmt::format("'{}' is not key=value (pairs separated by commas)", item);
           }
-          if (comma == std::string::npos) return {};
-          start = comma + 1;
         }
+        return {};
       },
       "");
 }
