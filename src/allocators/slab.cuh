@@ -69,8 +69,6 @@ struct slab {
   // Bounds on every loop: never spin forever (docs/allocators.md).
   static constexpr int kMaxRounds = 40;       // reservations per call; a 64 KiB class page holds one block
   static constexpr int kMaxClaims = 64;       // bitmap atomics per reservation
-  static constexpr int kMaxReserveTries = 8;
-  static constexpr int kMaxLockWaits = 2000;  // x 256 ns: a slot locked longer gets a page of its own
   static constexpr int kMaxRunTries = 8;
   // Once no page is free: headers read for a page of the class with room, and
   // pages tried (a reservation can lose the room found to another warp).
@@ -90,6 +88,7 @@ struct slab {
     const unsigned shift = class_shift(cls);
     void* result = nullptr;
     unsigned need = group;  // the lanes still without a block
+    if (__popc(group) >= blocks_per_page(cls)) need &= ~take_whole_pages(cls, group, slot, result);
     for (int round = 0; round < kMaxRounds && need != 0; ++round) {
       std::uint32_t page = 0, first = 0, reserved = 0;
       if (lane == leader) reserved = reserve(cls, slot, __popc(need), page, first);
@@ -117,6 +116,42 @@ struct slab {
       if (left != 0 && lane == leader) release_count(page, left);
     }
     return result;
+  }
+
+  // Lanes of one class that fill whole pages (a page of 2 KiB blocks or
+  // larger holds at most 32): each full group of a page's worth of lanes gets
+  // a free page of its own, their leaders taking them at the same time (one
+  // count of pages in use for the warp), where reserve would take them one
+  // after another. The page's count and bits are set without waiting on them;
+  // a fence makes them visible before any lane has its block. Returns the
+  // lanes served; the others (a partial group, no free page) go on to reserve.
+  __device__ __noinline__ unsigned take_whole_pages(unsigned cls, unsigned group, const std::uint32_t* slot,
+                                                    void*& result) const {
+    using namespace slab_math;
+    const std::uint32_t cap = blocks_per_page(cls), full = __popc(group) / cap;
+    const unsigned lane = lane_id(), leader = __ffs(group) - 1;
+    const unsigned rank = __popc(group & ((1u << lane) - 1)), sub = rank / cap;
+    bool counted = false;
+    if (lane == leader) counted = count_pages(full);
+    if (!__shfl_sync(group, counted, leader)) return 0;
+    std::uint32_t page = kNone;
+    if (sub < full && rank % cap == 0) {
+      page = find_one((hint(cls, slot) + sub * 97u) % pages);
+      if (page == kNone) {
+        atomicSub(used, 1u);
+      } else {
+        atomicAdd(header + page, make_header(tag_of_class(cls), cap));
+        atomicOr(bitmap + static_cast<std::uint64_t>(page) * kBitmapWords, word_valid_mask(cls, 0));
+        __threadfence();
+      }
+    }
+    page = __shfl_sync(group, page, __fns(group, 0, static_cast<int>(sub * cap + 1)));
+    const bool got = sub < full && page != kNone;
+    if (got) {
+      const std::uint64_t block = static_cast<std::uint64_t>(rank % cap) << class_shift(cls);
+      result = base + (static_cast<std::uint64_t>(page) << kPageShift) + block;
+    }
+    return __ballot_sync(group, got);
   }
 
   __device__ void deallocate(void* p) const {
@@ -225,41 +260,43 @@ struct slab {
     using namespace slab_math;
     const std::uint32_t tag = tag_of_class(cls), cap = blocks_per_page(cls);
     // A request that fills a page (all of a 64 KiB page, or 16 lanes of 4 KiB)
-    // takes one of its own: queueing for the slot would only serialise it.
-    const bool whole_page = want >= cap;
-    if (want > cap) want = cap;
-    for (int i = 0; i < kMaxReserveTries && !whole_page; ++i) {
-      std::uint32_t s = load(slot);
-      if (s == kSlotLocked) s = wait_unlocked(slot);
-      if (s == kSlotLocked) break;  // the slot's refill took too long
-      if (s != kSlotEmpty) {
-        page = s - 1;
-        // Reserve first, look afterwards: one atomicAdd per warp. A page of
-        // another class (or free) or full is given back what was added.
-        const std::uint32_t old = atomicAdd(header + page, want);
-        if (header_tag(old) == tag && header_count(old) < cap) {
-          const std::uint32_t got = cap - header_count(old) < want ? cap - header_count(old) : want;
-          if (got < want) atomicSub(header + page, want - got);
-          first = header_count(old);
-          return got;
-        }
-        release_count(page, want);
-      }
-      if (atomicCAS(slot, s, kSlotLocked) == s) {
-        const std::uint32_t got = take_page(cls, slot, want, kSlotted, page, first);
-        if (got == 0) {
-          atomicExch(slot, s);
-          return 0;
-        }
-        __threadfence();
-        atomicExch(slot, page + 1);
-        if (s != kSlotEmpty && s - 1 != page) unslot(s - 1, tag);
+    // takes one of its own: it would only hold the slot's page up.
+    if (want >= cap) return take_page(cls, slot, cap, 0, page, first);
+    const std::uint32_t s = load(slot);
+    if (s != kSlotEmpty) {
+      page = s - 1;
+      // Reserve first, look afterwards: one atomicAdd per warp. A page of
+      // another class (or free) or full is given back what was added.
+      const std::uint32_t old = atomicAdd(header + page, want);
+      if (header_tag(old) == tag && header_count(old) < cap) {
+        const std::uint32_t got = cap - header_count(old) < want ? cap - header_count(old) : want;
+        if (got < want) atomicSub(header + page, want - got);
+        first = header_count(old);
         return got;
       }
+      release_count(page, want);
     }
-    // A page of this warp's own, in no slot: for a request that fills it, or
-    // after losing every race for the slot (NULL only when no page has room).
-    return take_page(cls, slot, want, 0, page, first);
+    return refill(cls, slot, s, want, page, first);
+  }
+
+  // The slot's page is full or gone: this warp takes a new page and offers it
+  // to the slot, without a lock. Warps that find the page full at the same
+  // time each take one and none waits; the first to swap its page in makes it
+  // the slot's (the page it replaced leaves the slot), the others keep theirs
+  // out of any slot, so it goes back to the pool once emptied.
+  __device__ __noinline__ std::uint32_t refill(unsigned cls, std::uint32_t* slot, std::uint32_t s, std::uint32_t want,
+                                               std::uint32_t& page, std::uint32_t& first) const {
+    using namespace slab_math;
+    const std::uint32_t got = take_page(cls, slot, want, kSlotted, page, first);
+    if (got == 0) return 0;
+    const std::uint32_t tag = tag_of_class(cls);
+    __threadfence();  // the page's header (slotted) before the slot names it
+    if (atomicCAS(slot, s, page + 1) == s) {
+      if (s != kSlotEmpty && s - 1 != page) unslot(s - 1, tag);
+    } else {
+      unslot(page, tag);  // another warp's page is the slot's now
+    }
+    return got;
   }
 
   // A new page for `want` blocks of class cls, marked `mark` (kSlotted for a
@@ -347,15 +384,6 @@ struct slab {
     return pages == 0 ? 0 : static_cast<std::uint32_t>((hint(cls, slot) + static_cast<std::uint64_t>(tick)) % pages);
   }
 
-  __device__ __noinline__ static std::uint32_t wait_unlocked(const std::uint32_t* slot) {
-    std::uint32_t s = slab_math::kSlotLocked;
-    for (int i = 0; i < kMaxLockWaits && s == slab_math::kSlotLocked; ++i) {
-      __nanosleep(256);
-      s = load(slot);
-    }
-    return s;
-  }
-
   __device__ std::uint32_t hint(unsigned cls, const std::uint32_t* slot) const {
     const auto k = static_cast<std::uint32_t>(slot - slots) + cls;
     return pages == 0 ? 0 : static_cast<std::uint32_t>((k * 2654435761ull) % pages);
@@ -414,22 +442,27 @@ struct slab {
   // An empty page (or large run) back to the pool. The CAS loses to a
   // reservation made since the count reached 0, or to a slot that took the
   // page meanwhile: then the page stays.
-  __device__ void retire(std::uint32_t page, std::uint32_t tag) const {
+  __device__ __noinline__ void retire(std::uint32_t page, std::uint32_t tag) const {
     using namespace slab_math;
     if (atomicCAS(header + page, make_header(tag, 0), 0u) != make_header(tag, 0)) return;
     release_pages(page, tag == kLargeTag ? load(run + page) : 1);
   }
 
+  // Counts n pages used if that many are free: past the count, they exist,
+  // so a search for one page ends soon (each lost race is another caller's page).
+  __device__ bool count_pages(std::uint32_t n) const {
+    if (n == 0 || n > pages) return false;
+    if (atomicAdd(used, n) + n > pages) {
+      atomicSub(used, n);
+      return false;
+    }
+    return true;
+  }
+
   // Claims n contiguous free pages and counts them used; kNone if none.
   __device__ std::uint32_t acquire(std::uint32_t n, std::uint32_t start) const {
     using namespace slab_math;
-    if (n == 0 || n > pages) return kNone;
-    // The count first: past it, a free page exists, so a search for one page
-    // ends soon (each lost race is another caller's page).
-    if (atomicAdd(used, n) + n > pages) {
-      atomicSub(used, n);
-      return kNone;
-    }
+    if (!count_pages(n)) return kNone;
     const std::uint32_t p = n == 1 ? find_one(start) : find_and_claim_run(n, start);
     if (p == kNone) atomicSub(used, n);
     return p;
@@ -541,14 +574,13 @@ struct slab {
     // freed every block it made, that is already so, and the pages the slots
     // hold (empty, in their classes) are kept, as CUDA's heap keeps its state
     // from launch to launch: the next round does not begin by taking a page
-    // for every slot. Otherwise (a block still live, a large run, a slot left
-    // locked) the metadata is cleared (0.8 % of the arena, not the pages).
+    // for every slot. Otherwise (a block still live, a large run) the metadata
+    // is cleared (0.8 % of the arena, not the pages).
     // All on the device, in stream order: a memset and two small kernels.
     void reset() {
       check(cudaMemsetAsync(live_, 0, sizeof *live_), "cudaMemsetAsync");
       const slab h = handle();
-      const std::uint32_t n = h.pages + slab_math::kClasses * slab_math::kSlotsPerClass;
-      slab_note_live<<<(n + 255) / 256, 256>>>(h, live_);
+      slab_note_live<<<(h.pages + 255) / 256, 256>>>(h, live_);
       check(cudaGetLastError(), "slab_note_live");
       const std::uint64_t vectors = layout_.meta_bytes / 16;
       slab_clear_if_live<<<static_cast<unsigned>((vectors + 255) / 256 < 1024 ? (vectors + 255) / 256 : 1024), 256>>>(
@@ -568,16 +600,12 @@ struct slab {
 
 // Owner::reset's two kernels (templates: defined in a header that several
 // translation units include). Any page with a count (a block or a large run
-// live) or a slot left locked sets *live.
+// live) sets *live.
 template <int>
 __global__ void slab_note_live(slab h, std::uint32_t* live) {
   using namespace slab_math;
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < h.pages) {
-    if (header_count(h.header[i]) != 0 || header_tag(h.header[i]) == kLargeTag) *live = 1;
-  } else if (i - h.pages < kClasses * kSlotsPerClass) {
-    if (h.slots[i - h.pages] == kSlotLocked) *live = 1;
-  }
+  if (i < h.pages && (header_count(h.header[i]) != 0 || header_tag(h.header[i]) == kLargeTag)) *live = 1;
 }
 template <int>
 __global__ void slab_clear_if_live(uint4* meta, std::uint64_t vectors, const std::uint32_t* live) {

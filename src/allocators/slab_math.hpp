@@ -32,7 +32,6 @@ inline constexpr std::uint32_t kCountMask = kSlotted - 1;
 inline constexpr std::uint32_t kFreeTag = 0;        // a page in no class (free, or inside a large run)
 inline constexpr std::uint32_t kLargeTag = 0xff;    // the first page of a large run
 inline constexpr std::uint32_t kSlotEmpty = 0;      // slots hold page + 1
-inline constexpr std::uint32_t kSlotLocked = 0xffffffffu;  // a warp is fetching the slot a new page
 inline constexpr std::uint32_t kNone = 0xffffffffu;         // no page found
 
 HEAPBENCH_SLAB_HD constexpr unsigned bit_width(std::uint64_t x) {
@@ -77,13 +76,22 @@ HEAPBENCH_SLAB_HD constexpr bool empty_class_page(std::uint32_t h) {
 }
 
 HEAPBENCH_SLAB_HD constexpr unsigned popcount(std::uint32_t m) {
+#ifdef __CUDA_ARCH__
+  return static_cast<unsigned>(__popc(m));
+#else
   unsigned n = 0;
   for (; m != 0; m &= m - 1) ++n;
   return n;
+#endif
 }
-// The n lowest set bits of m (all of them if it has fewer).
+// The n lowest set bits of m (all of them if it has fewer). On the device, one
+// instruction finds the n-th set bit (the loops below would run once a bit).
 HEAPBENCH_SLAB_HD constexpr std::uint32_t lowest_bits(std::uint32_t m, unsigned n) {
   if (n >= 32) return m;
+#ifdef __CUDA_ARCH__
+  const unsigned at = __fns(m, 0, static_cast<int>(n) + 1);  // 0xffffffff: m has n or fewer
+  return at >= 32 ? m : m & ((1u << at) - 1);
+#else
   std::uint32_t out = 0;
   for (; m != 0 && n != 0; --n) {
     const std::uint32_t low = m & (~m + 1);
@@ -91,6 +99,7 @@ HEAPBENCH_SLAB_HD constexpr std::uint32_t lowest_bits(std::uint32_t m, unsigned 
     m &= m - 1;
   }
   return out;
+#endif
 }
 // Up to `need` of the bits set in `free`, those at or above `start` first:
 // concurrent claimers that start at their own reservation's place in the page
@@ -105,11 +114,17 @@ HEAPBENCH_SLAB_HD constexpr std::uint32_t pick_bits(std::uint32_t free, unsigned
 }
 // The index of the n-th (from 0) set bit of m; 32 if m has n or fewer.
 HEAPBENCH_SLAB_HD constexpr unsigned nth_set_bit(std::uint32_t m, unsigned n) {
+#ifdef __CUDA_ARCH__
+  if (n >= 32) return 32;
+  const unsigned at = __fns(m, 0, static_cast<int>(n) + 1);
+  return at >= 32 ? 32 : at;
+#else
   for (; n != 0 && m != 0; --n) m &= m - 1;
   if (m == 0) return 32;
   unsigned i = 0;
   while (((m >> i) & 1u) == 0) ++i;
   return i;
+#endif
 }
 // The bits of page-bitmap word w that the run [first, first + n) covers.
 HEAPBENCH_SLAB_HD constexpr std::uint32_t range_mask(std::uint32_t first, std::uint32_t n, std::uint32_t w) {

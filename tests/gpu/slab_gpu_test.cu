@@ -199,6 +199,42 @@ class SlabArena {
   std::uint64_t last_size_ = 16;
 };
 
+// The bit helpers of slab_math take one instruction on the device (__popc,
+// __fns) and loops on the host: both must give the same answers.
+struct BitAnswers {
+  std::uint32_t popcount, lowest, nth, pick;
+};
+__global__ void bit_answers(const std::uint32_t* masks, std::uint32_t n, BitAnswers* out) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const std::uint32_t m = masks[i], k = i % 34, start = (i / 34) % 33;
+  out[i] = {sm::popcount(m), sm::lowest_bits(m, k), sm::nth_set_bit(m, k), sm::pick_bits(m, k, start)};
+}
+
+TEST(SlabGpu, TheDeviceBitHelpersGiveTheHostsAnswers) {
+  std::vector<std::uint32_t> masks = {0u, 1u, 0x80000000u, 0xffffffffu, 0xaaaaaaaau, 0x0000ffffu, 0xffff0000u};
+  std::uint64_t state = 12345;
+  while (masks.size() < 34 * 33 * 4) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const auto r = static_cast<std::uint32_t>(state >> 32);
+    masks.push_back(masks.size() % 3 == 0 ? r & static_cast<std::uint32_t>(state) : r);  // sparse and dense words
+  }
+  const auto n = static_cast<std::uint32_t>(masks.size());
+  DeviceArray<std::uint32_t> d_masks(n);
+  DeviceArray<BitAnswers> d_out(n);
+  check(cudaMemcpy(d_masks.p, masks.data(), n * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+  bit_answers<<<grid(n), kThreadsPerBlock>>>(d_masks.p, n, d_out.p);
+  check(cudaDeviceSynchronize());
+  const std::vector<BitAnswers> got = d_out.host();
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t m = masks[i], k = i % 34, start = (i / 34) % 33;
+    ASSERT_EQ(got[i].popcount, sm::popcount(m)) << std::hex << m;
+    ASSERT_EQ(got[i].lowest, sm::lowest_bits(m, k)) << std::hex << m << std::dec << " n " << k;
+    ASSERT_EQ(got[i].nth, sm::nth_set_bit(m, k)) << std::hex << m << std::dec << " n " << k;
+    ASSERT_EQ(got[i].pick, sm::pick_bits(m, k, start)) << std::hex << m << std::dec << " n " << k << " start " << start;
+  }
+}
+
 TEST(SlabGpu, FillsEveryPageAndFreeingGivesEveryPageBackToAnyClass) {
   HeapSession session(0);
   SlabArena a(8 * kMiB);
