@@ -131,11 +131,12 @@ struct slab {
     const std::uint32_t cap = blocks_per_page(cls), full = __popc(group) / cap;
     const unsigned lane = lane_id(), leader = __ffs(group) - 1;
     const unsigned rank = __popc(group & ((1u << lane) - 1)), sub = rank / cap;
-    bool counted = false;
-    if (lane == leader) counted = count_pages(full);
-    if (!__shfl_sync(group, counted, leader)) return 0;
+    std::uint32_t granted = 0;
+    if (lane == leader) granted = grant_pages(full);
+    granted = __shfl_sync(group, granted, leader);
+    if (granted == 0) return 0;
     std::uint32_t page = kNone;
-    if (sub < full && rank % cap == 0) {
+    if (sub < granted && rank % cap == 0) {
       page = find_one((hint(cls, slot) + sub * 97u) % pages);
       if (page == kNone) {
         atomicSub(used, 1u);
@@ -146,7 +147,7 @@ struct slab {
       }
     }
     page = __shfl_sync(group, page, __fns(group, 0, static_cast<int>(sub * cap + 1)));
-    const bool got = sub < full && page != kNone;
+    const bool got = sub < granted && page != kNone;
     if (got) {
       const std::uint64_t block = static_cast<std::uint64_t>(rank % cap) << class_shift(cls);
       result = base + (static_cast<std::uint64_t>(page) << kPageShift) + block;
@@ -287,14 +288,16 @@ struct slab {
   __device__ __noinline__ std::uint32_t refill(unsigned cls, std::uint32_t* slot, std::uint32_t s, std::uint32_t want,
                                                std::uint32_t& page, std::uint32_t& first) const {
     using namespace slab_math;
-    const std::uint32_t got = take_page(cls, slot, want, kSlotted, page, first);
+    bool marked = false;
+    const std::uint32_t got = take_page(cls, slot, want, kSlotted, page, first, &marked);
     if (got == 0) return 0;
     const std::uint32_t tag = tag_of_class(cls);
     __threadfence();  // the page's header (slotted) before the slot names it
-    if (atomicCAS(slot, s, page + 1) == s) {
+    const std::uint32_t was = atomicCAS(slot, s, page + 1);
+    if (was == s) {
       if (s != kSlotEmpty && s - 1 != page) unslot(s - 1, tag);
-    } else {
-      unslot(page, tag);  // another warp's page is the slot's now
+    } else if (marked && was != page + 1) {
+      unslot(page, tag);  // another warp's page is the slot's now; this one is no slot's
     }
     return got;
   }
@@ -304,13 +307,15 @@ struct slab {
   // (reserve_room); once none has room, a free page again after taking an empty
   // page of another class (steal_empty). 0 when none of them is found.
   __device__ __noinline__ std::uint32_t take_page(unsigned cls, const std::uint32_t* slot, std::uint32_t want, std::uint32_t mark,
-                                     std::uint32_t& page, std::uint32_t& first) const {
+                                     std::uint32_t& page, std::uint32_t& first, bool* marked = nullptr) const {
     using namespace slab_math;
+    if (marked != nullptr) *marked = mark != 0;
     page = acquire(1, hint(cls, slot));
     if (page == kNone) {
       const std::uint32_t got = reserve_room(cls, want, room_start(cls, slot), page, first);
       if (got != 0) {
-        if (mark != 0) atomicOr(header + page, mark);
+        // A page with room may be a slot's already: its mark is that slot's, not this caller's.
+        if (mark != 0 && (atomicOr(header + page, mark) & mark) != 0 && marked != nullptr) *marked = false;
         return got;
       }
       if (!steal_empty(room_start(cls, slot), false)) return 0;
@@ -458,6 +463,14 @@ struct slab {
     }
     return true;
   }
+  // Counts up to n pages used, as many as are free (0 .. n): a warp asking for
+  // several does not make a lone page look taken while it gives its excess back.
+  __device__ std::uint32_t grant_pages(std::uint32_t n) const {
+    const std::uint32_t old = atomicAdd(used, n);
+    const std::uint32_t k = old >= pages ? 0 : (pages - old < n ? pages - old : n);
+    if (k < n) atomicSub(used, n - k);
+    return k;
+  }
 
   // Claims n contiguous free pages and counts them used; kNone if none.
   __device__ std::uint32_t acquire(std::uint32_t n, std::uint32_t start) const {
@@ -580,6 +593,7 @@ struct slab {
     void reset() {
       check(cudaMemsetAsync(live_, 0, sizeof *live_), "cudaMemsetAsync");
       const slab h = handle();
+      if (h.pages == 0) return;  // an arena too small for a page holds nothing to keep or clear
       slab_note_live<<<(h.pages + 255) / 256, 256>>>(h, live_);
       check(cudaGetLastError(), "slab_note_live");
       const std::uint64_t vectors = layout_.meta_bytes / 16;
