@@ -80,22 +80,35 @@ bool initialize_benchmark(const Options& o, ResultsFile* out) {
   return true;
 }
 
-// The energy meter of a run in this process; under isolation, the counter's
-// resolution measured once for the children.
-void open_energy_meter(const Plan& plan, const DeviceHooks& hooks, const Devices& d, RunConfig& cfg) {
-  if (!plan.isolated) {
-    energy::Opened opened =
-        hooks.energy ? hooks.energy(d.last) : energy::Opened{nullptr, "this program reads no energy counter"};
-    // A child of isolation takes the resolution its parent measured (below), not sampling again.
-    const auto known = opened.reader ? energy::inherited_resolution(opened.reader->device()) : std::nullopt;
-    cfg.energy->open(std::move(opened), energy::steady_clock(), 2.0, known);
-  } else if (d.indices.size() == 1 && hooks.energy) {
-    // The counter's resolution is the device's: measured once here (about 0.6 s
-    // on an H200) and handed to every child, which used to sample it again.
+// The energy meter of a run in this process. A child of isolation takes the
+// resolution its parent measured (resolution_for_children), not sampling again.
+void open_energy_meter(const DeviceHooks& hooks, const Devices& d, RunConfig& cfg) {
+  energy::Opened opened =
+      hooks.energy ? hooks.energy(d.last) : energy::Opened{nullptr, "this program reads no energy counter"};
+  const auto known = opened.reader ? energy::inherited_resolution(opened.reader->device()) : std::nullopt;
+  cfg.energy->open(std::move(opened), energy::steady_clock(), 2.0, known);
+}
+
+// Under isolation on one device: the energy counter's resolution is the
+// device's, measured once (about 0.6 s on an H200) for every child, which
+// gets it at its gate (orchestrate.hpp) while the first children start.
+std::function<std::string()> resolution_for_children(const DeviceHooks& hooks, const Devices& d) {
+  if (d.indices.size() != 1 || !hooks.energy) return {};
+  return [&hooks, device = d.last] {
     energy::Meter once;
-    once.open(hooks.energy(d.last), energy::steady_clock());
-    if (once.reading()) setenv(energy::kResolutionVar, energy::format_resolution(once.device(), once.resolution()).c_str(), 1);
-  }
+    once.open(hooks.energy(device), energy::steady_clock());
+    return once.reading() ? energy::format_resolution(once.device(), once.resolution()) : std::string();
+  };
+}
+
+// In a child of isolation: waits at its gate (the parent may have started it
+// while another child ran) for the resolution its parent measured; false when
+// the parent let it go without running.
+bool pass_gate() {
+  const std::optional<std::string> line = gate_line();
+  if (!line) return false;
+  if (!line->empty()) setenv(energy::kResolutionVar, line->c_str(), 1);
+  return true;
 }
 
 // Everything after the results file is open (`out`: nullptr without one).
@@ -123,8 +136,10 @@ int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* ou
   if (const int* code = std::get_if<int>(&devices)) return *code;
   const Devices& d = std::get<Devices>(devices);
   const PlannedRun run{plan, names, filter, clock};
-  open_energy_meter(plan, hooks, d, cfg);
-  return plan.isolated ? run_isolated(run, d.indices, *out) : run_in_process(run, d.last, cfg, out);
+  if (plan.isolated) return run_isolated(run, d.indices, *out, resolution_for_children(hooks, d));
+  if (o.child() && !pass_gate()) return kExitOk;
+  open_energy_meter(hooks, d, cfg);
+  return run_in_process(run, d.last, cfg, out);
 }
 
 }  // namespace

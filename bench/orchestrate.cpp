@@ -10,6 +10,7 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <future>
 #include <map>
 #include <mutex>
 #include <numeric>
@@ -68,22 +69,29 @@ constexpr const char* kCouldNotWrite = "could not write its results file";
 constexpr const char* kOutputClosed = "standard output was closed (SIGPIPE: its reader is gone)";
 constexpr const char* kTimedOut = "was killed (SIGKILL): a case ran past --case-timeout";
 
-// Runs one child to completion (supervise.hpp), its pid in `slot` of the
-// signal forwarding while it runs, calling `tick` at every poll; returns "" if
-// it exited with status 0, else how it ended. A tick that returns true has the
-// child killed with SIGKILL (a case ran past its time), and then it ended kTimedOut.
-std::string run_child(const std::vector<std::string>& args, int slot, bool quiet, const std::function<bool()>& tick) {
+// A child of this program (supervise.hpp) with `args`, its output dropped when `quiet`.
+ChildSpec child_spec(const std::vector<std::string>& args, bool quiet) {
   ChildSpec spec;
   spec.args = args;
   spec.args[0] = "/proc/self/exe";
   if (quiet) spec.output = "/dev/null";
+  return spec;
+}
+
+// Lets a started child through its gate with `line` and runs it to completion,
+// its pid in `slot` of the signal forwarding while it runs, calling `tick` at
+// every poll; returns "" if it exited with status 0, else how it ended. A tick
+// that returns true has the child killed with SIGKILL (a case ran past its
+// time), and then it ended kTimedOut.
+std::string run_child(GatedChild& child, int slot, const std::function<bool()>& tick, const std::string& line) {
+  ChildSpec spec;
   spec.on_start = [slot](pid_t pid) {
     g_running[slot].store(pid);
     if (const int sig = g_stop.load()) kill(pid, sig);  // a signal that came while it was being started
     if (g_abandon.load()) kill(pid, SIGTERM);
   };
   spec.tick = tick;
-  const ChildEnd end = supervise(spec);
+  const ChildEnd end = child.open(spec, line);
   g_running[slot].store(0);
   if (!end.failed.empty()) return end.failed;
   if (end.killed) return kTimedOut;
@@ -123,6 +131,10 @@ class Children {
   }
 
   ChildrenOutcome run(const std::vector<HeapGroup>& groups) {
+    // The children's gate line (the energy counter's resolution) is made while
+    // the first children start; each waits for it at its gate.
+    gate_line_ = settings_.gate_line ? std::async(std::launch::async, settings_.gate_line).share()
+                                     : std::async(std::launch::deferred, [] { return std::string(); }).share();
     std::map<int, std::vector<const HeapGroup*>> by_device;
     for (const auto& g : groups) by_device[g.device].push_back(&g);
     if (by_device.size() > static_cast<std::size_t>(kMaxChildren)) {
@@ -148,21 +160,44 @@ class Children {
 
   // One device's groups in turn. A child that stops after a device error (its
   // context may be unusable) is followed by a new one for the cases it did not reach.
+  // The next group's first child is started while a group's first child runs:
+  // its process start and the CUDA driver's (about 0.1 s each on an H200) are
+  // then behind it; it waits at its gate before it touches the device.
   void run_device(int device, const std::vector<const HeapGroup*>& groups, int slot) {
-    for (const HeapGroup* g : groups) {
+    GatedChild next;
+    for (std::size_t k = 0; k < groups.size(); ++k) {
       if (stopping()) break;
-      Left remaining(g->cases.size());
+      const HeapGroup& g = *groups[k];
+      Left remaining(g.cases.size());
       std::iota(remaining.begin(), remaining.end(), std::size_t{0});
       for (int attempt = 0; !remaining.empty(); ++attempt) {
-        const std::string stem = fmt::format("device{}_heap{}_{}", device, g->heap / kMiB, attempt);
-        const std::string file = (work_ / (stem + ".json")).string();
-        const std::string plan = (work_ / (stem + ".plan")).string();
-        if (!record_child(device, file) || !write_plan(*g, remaining, plan)) return;
-        const std::string death = run_child(command(device, plan, file), slot, settings_.quiet_children,
-                                            watcher(device, file));
-        remaining = after_child(device, *g, file, death, remaining);
+        GatedChild child = attempt == 0 && next.started() ? std::move(next) : start(device, g, remaining, attempt);
+        if (!child.started() && child.failed().empty()) return;  // its plan or the manifest could not be written
+        if (attempt == 0 && k + 1 < groups.size() && !stopping()) {
+          const HeapGroup& after = *groups[k + 1];
+          Left all(after.cases.size());
+          std::iota(all.begin(), all.end(), std::size_t{0});
+          next = start(device, after, all, 0);
+        }
+        const std::string file = child_file(device, g, attempt);
+        const std::string death = run_child(child, slot, watcher(device, file), gate_line_.get());
+        remaining = after_child(device, g, file, death, remaining);
       }
     }
+  }
+
+  std::string child_file(int device, const HeapGroup& g, int attempt) const {
+    return (work_ / fmt::format("device{}_heap{}_{}.json", device, g.heap / kMiB, attempt)).string();
+  }
+
+  // The child for the cases `left` of `g`, started behind its gate; neither
+  // started nor failed when its plan or the manifest cannot be written (the
+  // run then stops).
+  GatedChild start(int device, const HeapGroup& g, const Left& left, int attempt) {
+    const std::string file = child_file(device, g, attempt);
+    const std::string plan = file.substr(0, file.size() - 5) + ".plan";
+    if (!record_child(device, file) || !write_plan(g, left, plan)) return GatedChild();
+    return GatedChild::start(child_spec(command(device, plan, file), settings_.quiet_children));
   }
 
   std::vector<std::string> command(int device, const std::string& plan, const std::string& file) const {
@@ -360,6 +395,7 @@ class Children {
   RunManifest manifest_;
   ChildrenOutcome outcome_;
   bool cannot_write_ = false;
+  std::shared_future<std::string> gate_line_;
 };
 
 }  // namespace

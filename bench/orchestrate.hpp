@@ -36,6 +36,10 @@ struct ChildrenSettings {
   std::function<void(ResultsMerger&)> on_change;
   nlohmann::json carried = nlohmann::json::array();  // ResultsFile::carried(): kept in the file until rerun
   std::size_t name_width = 0;    // the children's console name column: the run's widest name
+  // The line every child is let through its gate with (gate_line() in the
+  // child; "" for none): the energy counter's resolution. Called once, on a
+  // thread of its own, while the first children start; empty: no line.
+  std::function<std::string()> gate_line;
 };
 
 struct ChildrenOutcome {

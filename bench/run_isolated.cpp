@@ -85,7 +85,8 @@ int finish(const PlannedRun& run, const ChildrenOutcome& done, const Progress& p
 
 }  // namespace
 
-int run_isolated(const PlannedRun& run, const std::vector<int>& devices, ResultsFile& out) {
+int run_isolated(const PlannedRun& run, const std::vector<int>& devices, ResultsFile& out,
+                 std::function<std::string()> gate_line) {
   const Plan& plan = run.plan;
   ChildrenSettings settings;
   const std::vector<HeapGroup> children = heap_groups(run, devices, settings.name_width);
@@ -97,6 +98,7 @@ int run_isolated(const PlannedRun& run, const std::vector<int>& devices, Results
   settings.quiet_children = plan.bflags.format == "json";  // stdout gets the merged document instead
   settings.case_timeout_s = case_timeout_seconds(plan.options);
   settings.carried = out.carried();
+  settings.gate_line = std::move(gate_line);
   std::set<std::string> carried;
   for (const auto& entry : settings.carried) carried.insert(entry.dump());
   Done last;  // the runs merged so far: the closing lines and the context's budget

@@ -4,6 +4,7 @@
 // (run_in_process.cpp), or in children of this program, one per heap group and
 // device, whose results this process merges (run_isolated.cpp). Each returns
 // the run's exit status (exit_codes.hpp).
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ int run_in_process(const PlannedRun& run, const DeviceInfo& device, const RunCon
 // `out` is required; `devices` the checked ones. On SIGINT/SIGTERM/SIGHUP it
 // discards the scratch file and dies of the signal once the children's
 // finished cases are merged.
-int run_isolated(const PlannedRun& run, const std::vector<int>& devices, ResultsFile& out);
+// `gate_line`: ChildrenSettings::gate_line (orchestrate.hpp), or empty.
+int run_isolated(const PlannedRun& run, const std::vector<int>& devices, ResultsFile& out,
+                 std::function<std::string()> gate_line = {});
 
 }  // namespace heapbench

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,39 @@ struct ChildEnd {
 // Starts the child (naming this process in its environment, for
 // die_with_parent) and waits for it, polling every 10 ms.
 ChildEnd supervise(const ChildSpec& spec);
+
+// A child started behind a gate: it may prepare (start, read its plan, load
+// the CUDA driver) while another runs, and waits, before it touches the
+// device, for open_gate's line (gate_line() in the child reads it). Under
+// isolation the next heap group's child is started so while this one runs.
+class GatedChild {
+ public:
+  GatedChild() = default;
+  GatedChild(GatedChild&& other) noexcept;
+  GatedChild& operator=(GatedChild&& other) noexcept;
+  GatedChild(const GatedChild&) = delete;
+  GatedChild& operator=(const GatedChild&) = delete;
+  ~GatedChild();  // a child never let through is told to leave and is reaped
+
+  // Starts spec's child (its on_start is called by open()); `failed` says why not.
+  static GatedChild start(const ChildSpec& spec);
+  bool started() const { return pid_ > 0; }
+  const std::string& failed() const { return failed_; }
+  // Lets the child through with `line` (one line, no newline; "" for none) and
+  // waits for it as supervise() does, with spec's on_start and tick.
+  ChildEnd open(const ChildSpec& spec, const std::string& line);
+
+ private:
+  pid_t pid_ = 0;
+  int gate_ = -1;  // the write end of the child's gate
+  std::string failed_;
+};
+
+// In a child: the line its parent let it through with (GatedChild::open), or
+// nullopt when the parent closed the gate without one (the child is not
+// wanted: it should leave at once). Without a gate (not started by GatedChild),
+// an empty line at once.
+std::optional<std::string> gate_line();
 
 // In a child: die of `sig` when the parent dies, even if the parent is killed
 // with SIGKILL, so no child keeps a GPU busy for nobody; and at once if the

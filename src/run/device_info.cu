@@ -15,7 +15,8 @@ DeviceInfo probe_device(int index) {
   if (index >= count) {
     throw NoDeviceError(fmt::format("--device={}: only {} CUDA device(s) present (0..{})", index, count, count - 1));
   }
-  HB_CUDA_CHECK(cudaSetDevice(index));
+  // No cudaSetDevice: since CUDA 12 it creates the device's context (0.12 s on an
+  // H200), which a parent under isolation never uses; HeapSession sets the device.
   cudaDeviceProp prop{};
   HB_CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
   DeviceInfo d;

@@ -28,11 +28,12 @@ NOISY = {"HEAPBENCH_NOGPU_ROUND_NOISE": "0.3"}
 GETENV = {
     "bench/run_in_process.cpp": ["TERM"],
     "bench/subcommands/check.cpp": ["PATH", "CUDA_HOME", "CUDA_PATH"],
-    "bench/supervise.cpp": ["HEAPBENCH_PARENT_PID"],
+    "bench/supervise.cpp": ["HEAPBENCH_PARENT_PID", "HEAPBENCH_GATE_FD"],
     "src/run/energy.cpp": ["HEAPBENCH_ENERGY_RESOLUTION"],
 }
 UNRECORDED = {"PATH": "check's search for compute-sanitizer, not part of a results run",
               "HEAPBENCH_PARENT_PID": "internal: the parent of a child heapbench supervises",
+              "HEAPBENCH_GATE_FD": "internal: the pipe a child started ahead of its turn waits on",
               "HEAPBENCH_ENERGY_RESOLUTION": "internal: the energy counter's resolution, from parent to child"}
 # What the CUDA runtime reads that changes which devices and launches heapbench gets.
 RUNTIME = ["CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_LAUNCH_BLOCKING", "CUDA_MODULE_LOADING",
