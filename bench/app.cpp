@@ -137,15 +137,7 @@ int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* ou
   const Devices& d = std::get<Devices>(devices);
   const PlannedRun run{plan, names, filter, clock};
   if (plan.isolated) return run_isolated(run, d.indices, *out, resolution_for_children(hooks, d));
-  if (o.child()) {
-    try {
-      backend->open();  // the context before the gate: the driver's start is behind the child running now
-    } catch (const std::exception& e) {
-      fmt::print(stderr, "heapbench: cannot open device {}: {}\n", o.device, e.what());
-      return kExitNoDevice;
-    }
-    if (!pass_gate()) return kExitOk;
-  }
+  if (o.child() && !pass_gate()) return kExitOk;
   open_energy_meter(hooks, d, cfg);
   return run_in_process(run, d.last, cfg, out);
 }

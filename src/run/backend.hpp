@@ -76,9 +76,6 @@ struct BatchTiming {
 class Backend {
  public:
   virtual ~Backend() = default;
-  // Makes the device's context now (a child of isolation does so before it
-  // waits at its gate, so that its turn starts with the context made).
-  virtual void open() {}
   struct Heap {
     std::uint64_t reported = 0;  // the limit the device reports after setting it
     bool reset = false;          // the device was reset to change it

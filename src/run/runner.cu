@@ -79,8 +79,7 @@ namespace {
 
 class CudaBackend final : public Backend {
  public:
-  explicit CudaBackend(int device) : session_(device), device_(device) {}
-  void open() override { HB_CUDA_CHECK(cudaSetDevice(device_)); }  // since CUDA 12 it makes the context
+  explicit CudaBackend(int device) : session_(device) {}
   Heap ensure_limit(std::uint64_t bytes) override {
     if (batch_) batch_->release();
     const int before = session_.resets();
@@ -122,7 +121,6 @@ class CudaBackend final : public Backend {
 
  private:
   HeapSession session_;
-  int device_;
   std::unique_ptr<detail::BatchControl> batch_;
   mutable double rated_mhz_ = 0;
 };
