@@ -80,15 +80,11 @@ bool initialize_benchmark(const Options& o, ResultsFile* out) {
   return true;
 }
 
-// The energy counter of the device a run in this process measures (NVML's
-// start, on the host only: a child of isolation opens it before its gate).
-energy::Opened open_energy_counter(const DeviceHooks& hooks, const Devices& d) {
-  return hooks.energy ? hooks.energy(d.last) : energy::Opened{nullptr, "this program reads no energy counter"};
-}
-
 // The energy meter of a run in this process. A child of isolation takes the
 // resolution its parent measured (resolution_for_children), not sampling again.
-void open_energy_meter(energy::Opened opened, RunConfig& cfg) {
+void open_energy_meter(const DeviceHooks& hooks, const Devices& d, RunConfig& cfg) {
+  energy::Opened opened =
+      hooks.energy ? hooks.energy(d.last) : energy::Opened{nullptr, "this program reads no energy counter"};
   const auto known = opened.reader ? energy::inherited_resolution(opened.reader->device()) : std::nullopt;
   cfg.energy->open(std::move(opened), energy::steady_clock(), 2.0, known);
 }
@@ -141,9 +137,8 @@ int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* ou
   const Devices& d = std::get<Devices>(devices);
   const PlannedRun run{plan, names, filter, clock};
   if (plan.isolated) return run_isolated(run, d.indices, *out, resolution_for_children(hooks, d));
-  energy::Opened counter = open_energy_counter(hooks, d);
   if (o.child() && !pass_gate()) return kExitOk;
-  open_energy_meter(std::move(counter), cfg);
+  open_energy_meter(hooks, d, cfg);
   return run_in_process(run, d.last, cfg, out);
 }
 
