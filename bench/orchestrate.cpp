@@ -144,7 +144,10 @@ class Children {
     std::vector<std::thread> threads;
     int slot = 0;
     for (const auto& [device, groups] : by_device) {
-      threads.emplace_back([this, device = device, groups = groups, slot = slot++] { run_device(device, groups, slot); });
+      // Each thread reads the gate line through its own copy of the shared future.
+      threads.emplace_back([this, device = device, groups = groups, slot = slot++, line = gate_line_] {
+        run_device(device, groups, slot, line);
+      });
     }
     for (auto& t : threads) t.join();
     remove_run_files(work_.string());  // only what this run wrote: anything else there stays
@@ -163,7 +166,8 @@ class Children {
   // The next group's first child is started while a group's first child runs:
   // its process start and the CUDA driver's (about 0.1 s each on an H200) are
   // then behind it; it waits at its gate before it touches the device.
-  void run_device(int device, const std::vector<const HeapGroup*>& groups, int slot) {
+  void run_device(int device, const std::vector<const HeapGroup*>& groups, int slot,
+                  const std::shared_future<std::string>& gate_line) {
     GatedChild next;
     for (std::size_t k = 0; k < groups.size(); ++k) {
       if (stopping()) break;
@@ -180,7 +184,7 @@ class Children {
           next = start(device, after, all, 0);
         }
         const std::string file = child_file(device, g, attempt);
-        const std::string death = run_child(child, slot, watcher(device, file), gate_line_.get());
+        const std::string death = run_child(child, slot, watcher(device, file), gate_line.get());
         remaining = after_child(device, g, file, death, remaining);
       }
     }

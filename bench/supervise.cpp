@@ -163,7 +163,7 @@ GatedChild::GatedChild(GatedChild&& other) noexcept { *this = std::move(other); 
 
 GatedChild& GatedChild::operator=(GatedChild&& other) noexcept {
   if (this != &other) {
-    this->~GatedChild();
+    let_go();
     pid_ = std::exchange(other.pid_, 0);
     gate_ = std::exchange(other.gate_, -1);
     failed_ = std::move(other.failed_);
@@ -171,7 +171,9 @@ GatedChild& GatedChild::operator=(GatedChild&& other) noexcept {
   return *this;
 }
 
-GatedChild::~GatedChild() {
+GatedChild::~GatedChild() { let_go(); }
+
+void GatedChild::let_go() {
   if (gate_ >= 0) close(gate_);  // end of file at the gate: the child leaves without touching the device
   gate_ = -1;
   if (pid_ > 0) {

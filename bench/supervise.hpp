@@ -63,6 +63,7 @@ class GatedChild {
   ChildEnd open(const ChildSpec& spec, const std::string& line);
 
  private:
+  void let_go();  // a child not let through: its gate closed, the child reaped
   pid_t pid_ = 0;
   int gate_ = -1;  // the write end of the child's gate
   std::string failed_;
