@@ -94,6 +94,30 @@ class DeviceErrors(unittest.TestCase):
 
 
 class Isolation(unittest.TestCase):
+    def test_the_next_groups_child_waits_at_its_gate_and_leaves_with_a_stopped_run(self):
+        # The 16 MiB group's child is started while the 8 MiB group's runs, and
+        # waits; SIGTERM to the run lets it go without running a case.
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            p = subprocess.Popen([BINARY, *SMALL[:3], "--heaps=8M,16M", "--sizes=16,32,64,128", "--isolate",
+                                  f"--benchmark_out={out}", "--min-rounds=2"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                 env=dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS="150"))
+            first = os.path.join(d, "r.json.groups", "device0_heap8_0.json")
+            self.assertTrue(wait_until(lambda: cases_in(first) >= 1), "the first group finished no case")
+            kids = children_of(p.pid)
+            self.assertEqual(len(kids), 2, "no child waiting beside the running one")
+            self.assertFalse(os.path.exists(os.path.join(d, "r.json.groups", "device0_heap16_0.json")),
+                             "the waiting child wrote results before its turn")
+            p.send_signal(signal.SIGTERM)
+            _, err = p.communicate(timeout=30)
+            self.assertEqual(p.returncode, -signal.SIGTERM, err)
+            for kid in kids:
+                self.assertTrue(wait_until(lambda: not alive(kid), timeout=10), "a child outlived the stopped run")
+            measured = [b["name"] for b in load(out)["benchmarks"] if "allocs_per_s" in b]
+            self.assertTrue(measured)
+            self.assertFalse([n for n in measured if "heap:16/" in n], "the waiting child ran a case")
+
     def test_a_process_killing_fault_costs_only_its_heap_group(self):
         # run_results checks that no child's file is left beside the results.
         r, doc = run_results(BINARY, *SMALL[:3], "--heaps=8M,16M", "--sizes=16,32,64", "--isolate", "--min-rounds=2",
