@@ -172,34 +172,37 @@ class Children {
     for (std::size_t k = 0; k < groups.size(); ++k) {
       if (stopping()) break;
       const HeapGroup& g = *groups[k];
-      Left remaining(g.cases.size());
-      std::iota(remaining.begin(), remaining.end(), std::size_t{0});
+      Left remaining = every_case(g);
       for (int attempt = 0; !remaining.empty(); ++attempt) {
         GatedChild child = attempt == 0 && next.started() ? std::move(next) : start(device, g, remaining, attempt);
         if (!child.started() && child.failed().empty()) return;  // its plan or the manifest could not be written
         if (attempt == 0 && k + 1 < groups.size() && !stopping()) {
-          const HeapGroup& after = *groups[k + 1];
-          Left all(after.cases.size());
-          std::iota(all.begin(), all.end(), std::size_t{0});
-          next = start(device, after, all, 0);
+          next = start(device, *groups[k + 1], every_case(*groups[k + 1]), 0);
         }
-        const std::string file = child_file(device, g, attempt);
+        const std::string file = child_path(device, g, attempt, ".json");
         const std::string death = run_child(child, slot, watcher(device, file), gate_line.get());
         remaining = after_child(device, g, file, death, remaining);
       }
     }
   }
 
-  std::string child_file(int device, const HeapGroup& g, int attempt) const {
-    return (work_ / fmt::format("device{}_heap{}_{}.json", device, g.heap / kMiB, attempt)).string();
+  static Left every_case(const HeapGroup& g) {
+    Left all(g.cases.size());
+    std::iota(all.begin(), all.end(), std::size_t{0});
+    return all;
+  }
+
+  // A child's results file (".json") or plan (".plan") in the run's work folder.
+  std::string child_path(int device, const HeapGroup& g, int attempt, const char* ext) const {
+    return (work_ / fmt::format("device{}_heap{}_{}{}", device, g.heap / kMiB, attempt, ext)).string();
   }
 
   // The child for the cases `left` of `g`, started behind its gate; neither
   // started nor failed when its plan or the manifest cannot be written (the
   // run then stops).
   GatedChild start(int device, const HeapGroup& g, const Left& left, int attempt) {
-    const std::string file = child_file(device, g, attempt);
-    const std::string plan = file.substr(0, file.size() - 5) + ".plan";
+    const std::string file = child_path(device, g, attempt, ".json");
+    const std::string plan = child_path(device, g, attempt, ".plan");
     if (!record_child(device, file) || !write_plan(g, left, plan)) return GatedChild();
     return GatedChild::start(child_spec(command(device, plan, file), settings_.quiet_children));
   }
