@@ -295,6 +295,33 @@ TEST(PrintfGpu, FifoDeliversWhatFitsAndLosesTheRest) {
   }
 }
 
+// The harness synchronises after a batch's launches (BatchControl::end) and only
+// then collects: the runtime drains printf's FIFO at the first synchronisation,
+// so the round must have drained and timed it before. A drain timed as an empty
+// synchronisation reported ~1e10 lines/s (results/H200/harness/step4/after.json).
+TEST(PrintfGpu, TheDrainIsTimedBeforeTheHarnessSynchronises) {
+  HeapSession s(0);
+  s.invalidate();
+  s.ensure_heap(8 * kMiB);
+  auto r = make_cuda_round(make_case("printf", "printf", 16, 0, 8192, 8 * kMiB), kBudget);
+  r->begin_batch();
+  r->begin();
+  r->allocate();
+  // The harness's next device work: any launch or synchronisation drains the
+  // FIFO (BatchControl::end launches a kernel and synchronises); here a probe's.
+  (void)probe_heap_capacity(8 * kMiB);
+  const IterationResult res = r->collect();
+  ASSERT_EQ(res.problem(kBudget), "");
+  const PrintfRaw& p = *res.observed.find<PrintfRaw>();
+  ASSERT_EQ(p.lines.delivered, p.calls) << "65,536 short lines fit in 8 MiB";
+  const PrintfFigures f = printf_figures(p);
+  EXPECT_GT(p.flush_seconds, 0.0);
+  EXPECT_LT(f.flush_lines_per_s, 1e8) << "the runtime writes each line through stdout: not 10^8 a second";
+  EXPECT_DOUBLE_EQ(res.measuring_seconds, p.flush_seconds) << "the drain counts as measuring";
+  std::printf("PRINTF drain of %llu lines: %.3f ms, %.3g lines/s\n", static_cast<unsigned long long>(p.lines.delivered),
+              p.flush_seconds * 1e3, f.flush_lines_per_s);
+}
+
 TEST(Budget, ASpentBudgetIsReportedAsTruncationNotAsAFigure) {
   for (const char* pattern : {"per_thread", "churn"}) {
     HeapSession s(0);
