@@ -157,6 +157,7 @@ class PrintfRunner final : public TimedLaunchRound {
     const unsigned args = static_cast<unsigned>(args_);
     DeviceStats* stats = a.stats;
     ReturnStats* ret = ret_;
+    launched_ = std::chrono::steady_clock::now();
     timer_.start();
     launch_each(a, [=] __device__(std::uint64_t tid, bool active) {
       if (!active) return;
@@ -173,14 +174,22 @@ class PrintfRunner final : public TimedLaunchRound {
       }
     });
     timer_.stop();
-    drain();
   }
 
-  // Parses what the drain captured.
+  // The drain's time, then what it captured, parsed. The runtime drains the
+  // FIFO into stdout at the first synchronisation or launch after the kernel:
+  // the harness's (BatchControl::end launches a kernel and synchronises before
+  // collect() calls this). So the drain is timed as the host time from the
+  // launch to here, less the kernel's own (flush_lines_per_s); the launch's
+  // and the clock stamps' few microseconds are in it too.
   IterationResult finish() override {
-    const double flush_s = drain_s_;
+    const double launch_to_here_s = seconds_since(launched_);
+    const cudaError_t err = cudaDeviceSynchronize();
+    std::fflush(stdout);
     const std::string text = capture_.finish();
-    HB_CUDA_CHECK(drain_error_);
+    HB_CUDA_CHECK(err);
+    const double kernel_s = timer_.seconds();
+    const double flush_s = launch_to_here_s > kernel_s ? launch_to_here_s - kernel_s : 0.0;
 
     const DeviceStats s = buffers_.read_stats();
     ReturnStats rs{};
@@ -195,7 +204,7 @@ class PrintfRunner final : public TimedLaunchRound {
     raw.ret_documented = raw.calls - rs.negative - rs.other;
     raw.lines = parse_printf_lines(text, c_.threads * kPrintfLinesPerThread, args_);
     raw.fifo_bytes = fifo_bytes_;
-    raw.kernel_seconds = timer_.seconds();
+    raw.kernel_seconds = kernel_s;
     raw.flush_seconds = flush_s;
     out.timed_seconds = raw.kernel_seconds;
     // The drain is timed and reported (flush_lines_per_s): measuring, as capacity's refills are.
@@ -207,20 +216,6 @@ class PrintfRunner final : public TimedLaunchRound {
   std::unique_ptr<Reducer> reducer() const override { return printf_reducer(); }
 
  private:
-  // The FIFO into the capture, timed on the host (flush_lines_per_s). The
-  // runtime drains it at the first synchronisation or launch after the
-  // kernel, so the kernel's end is awaited by polling its event, and the
-  // drain is the synchronisation that follows, before the harness's own
-  // (which would drain it untimed).
-  void drain() {
-    drain_error_ = timer_.wait_by_polling();
-    const auto t0 = std::chrono::steady_clock::now();
-    const cudaError_t synced = cudaDeviceSynchronize();
-    if (drain_error_ == cudaSuccess) drain_error_ = synced;
-    std::fflush(stdout);
-    drain_s_ = seconds_since(t0);
-  }
-
   RoundBuffers buffers_;
   std::uint64_t budget_ns_;
   Case c_;
@@ -230,8 +225,7 @@ class PrintfRunner final : public TimedLaunchRound {
   ReturnStats* ret_ = nullptr;
   StdoutCapture capture_;
   EventTimer timer_;
-  double drain_s_ = 0;
-  cudaError_t drain_error_ = cudaSuccess;
+  std::chrono::steady_clock::time_point launched_;
 };
 
 std::unique_ptr<Round> make_printf_fifo(const PatternTraits&, const Case& c, double budget_s) { return std::make_unique<PrintfRunner>(c, budget_s); }

@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
-#include <thread>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -173,15 +172,6 @@ class EventTimer {
   EventTimer& operator=(const EventTimer&) = delete;
   void start() { HB_CUDA_CHECK(cudaEventRecord(start_)); }
   void stop() { HB_CUDA_CHECK(cudaEventRecord(stop_)); }
-  // Waits for the stop event without a synchronisation call: polls it, so
-  // that nothing the runtime does at a synchronisation (printf's drain) runs
-  // in the wait.
-  // Its error, unchecked: the caller may have to put things back first.
-  cudaError_t wait_by_polling() const {
-    cudaError_t e;
-    while ((e = cudaEventQuery(stop_)) == cudaErrorNotReady) std::this_thread::yield();
-    return e;
-  }
   double seconds() const {
     HB_CUDA_CHECK(cudaEventSynchronize(stop_));
     float ms = 0;

@@ -296,9 +296,10 @@ TEST(PrintfGpu, FifoDeliversWhatFitsAndLosesTheRest) {
 }
 
 // The harness synchronises after a batch's launches (BatchControl::end) and only
-// then collects: the runtime drains printf's FIFO at the first synchronisation,
-// so the round must have drained and timed it before. A drain timed as an empty
-// synchronisation reported ~1e10 lines/s (results/H200/harness/step4/after.json).
+// then collects: the runtime drains printf's FIFO at that first launch or
+// synchronisation, so a drain timed in collect() timed an empty one and
+// reported ~1e10 lines/s (results/H200/harness/step4/after.json). The round
+// times it from its launch to collect(), less the kernel.
 TEST(PrintfGpu, TheDrainIsTimedBeforeTheHarnessSynchronises) {
   HeapSession s(0);
   s.invalidate();
