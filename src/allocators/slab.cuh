@@ -97,7 +97,7 @@ struct slab {
       page = __shfl_sync(group, page, leader);
       // The leader claims `reserved` bits (the reservation guarantees they
       // exist), one atomicOr per word; each claim serves the next lanes in order.
-      std::uint32_t left = reserved, word = (first / 32) % class_words(cls), start = first % 32;
+      std::uint32_t left = reserved, word = (first / 32) & (class_words(cls) - 1), start = first % 32;
       for (int t = 0; t < kMaxClaims && left != 0; ++t) {
         std::uint32_t got = 0, at = 0;
         if (lane == leader) got = claim(cls, page, left, word, start, at, t == 0);
@@ -107,7 +107,7 @@ struct slab {
         const bool mine = (need >> lane) & 1u;
         const unsigned rank = __popc(need & below);
         if (mine && rank < n) {
-          const std::uint64_t block = at * 32ull + nth_set_bit(got, rank);
+          const std::uint64_t block = at * 32ull + nth_of_run(got, rank);
           result = base + (static_cast<std::uint64_t>(page) << kPageShift) + (block << shift);
         }
         need &= ~__ballot_sync(group, mine && rank < n);
@@ -415,12 +415,12 @@ struct slab {
         const std::uint32_t old = atomicOr(row + word, want);
         at = word;
         if ((~(old | want) & valid) == 0) {
-          word = (word + 1) % words;
+          word = (word + 1) & (words - 1);
           start = 0;
         }
         return want & ~old;
       }
-      word = (word + 1) % words;
+      word = (word + 1) & (words - 1);
       start = 0;
     }
     at = 0;

@@ -125,6 +125,27 @@ TEST(SlabBits, NthSetBitIndexesTheLanesShare) {
   EXPECT_EQ(popcount(0xffffffffu), 32u);
 }
 
+TEST(SlabBits, NthOfRunAgreesWithNthSetBitOnRunsAndOtherMasks) {
+  // Every run of set bits, and a few masks that are not one run.
+  for (unsigned lo = 0; lo < 32; ++lo) {
+    for (unsigned len = 1; lo + len <= 32; ++len) {
+      const std::uint32_t m = (len == 32 ? 0xffffffffu : ((1u << len) - 1)) << lo;
+      for (unsigned n = 0; n <= 32; ++n) ASSERT_EQ(nth_of_run(m, n), nth_set_bit(m, n)) << std::hex << m << " " << n;
+    }
+  }
+  for (const std::uint32_t m : {0u, 0x5u, 0x80000001u, 0xf0f0u, 0xfffffffeu & ~0x100u}) {
+    for (unsigned n = 0; n <= 32; ++n) ASSERT_EQ(nth_of_run(m, n), nth_set_bit(m, n)) << std::hex << m << " " << n;
+  }
+}
+
+// The claim loop steps through a page's bitmap words with a mask, not a modulo.
+TEST(SlabClasses, EveryClassHasAPowerOfTwoOfBitmapWords) {
+  for (unsigned c = 0; c < kClasses; ++c) {
+    const std::uint32_t w = class_words(c);
+    EXPECT_TRUE(w != 0 && (w & (w - 1)) == 0) << "class " << c << ": " << w << " words";
+  }
+}
+
 TEST(SlabBits, RangeMaskCoversExactlyTheRunInEachWord) {
   EXPECT_EQ(range_mask(0, 1, 0), 1u);
   EXPECT_EQ(range_mask(0, 32, 0), 0xffffffffu);
