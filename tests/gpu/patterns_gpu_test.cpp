@@ -304,7 +304,7 @@ TEST(PrintfGpu, TheDrainIsTimedBeforeTheHarnessSynchronises) {
   HeapSession s(0);
   s.invalidate();
   s.ensure_heap(8 * kMiB);
-  auto r = make_cuda_round(make_case("printf", "printf", 16, 0, 8192, 8 * kMiB), kBudget);
+  auto r = make_cuda_round(make_case("printf", "printf", 16, 0, 2048, 8 * kMiB), kBudget);
   r->begin_batch();
   r->begin();
   r->allocate();
@@ -314,7 +314,7 @@ TEST(PrintfGpu, TheDrainIsTimedBeforeTheHarnessSynchronises) {
   const IterationResult res = r->collect();
   ASSERT_EQ(res.problem(kBudget), "");
   const PrintfRaw& p = *res.observed.find<PrintfRaw>();
-  ASSERT_EQ(p.lines.delivered, p.calls) << "65,536 short lines fit in 8 MiB";
+  ASSERT_EQ(p.lines.delivered, p.calls) << "16,384 lines of 256 FIFO bytes each fit in 8 MiB";
   const PrintfFigures f = printf_figures(p);
   EXPECT_GT(p.flush_seconds, 0.0);
   EXPECT_LT(f.flush_lines_per_s, 1e8) << "the runtime writes each line through stdout: not 10^8 a second";
