@@ -552,7 +552,8 @@ def _gb_fields(b: dict, name: str) -> dict:
 # a field of another type is refused by name (`apis.order` of the wrong type broke figures,
 # the page and the report: issue 35, E10). Fields not listed are kept, unread.
 _BLOCK_FIELDS = {
-    "counters": {"unit": str, "scale": str, "description": str, "label": str, "higher_is_better": (bool, None)},
+    "counters": {"unit": str, "scale": str, "description": str, "label": str, "higher_is_better": (bool, None),
+                 "headline": bool},
     "apis": {"order": int, "source": str, "baseline": bool, "display_name": str, "takes_align": bool,
              "frees": bool, "call_path": str, "inner": str},
 }
@@ -641,15 +642,18 @@ def measured(cases: pd.DataFrame, counters: list[str]) -> list[str]:
 
 
 def rates(res: Results, cases: pd.DataFrame) -> list[str]:
-    """The rate counters `cases` carry, in the file's order: declared with a unit per second
-    and higher is better (allocs_per_s, printf_per_s, a workload's outputs_per_s, ...), or,
-    in a file without declarations, named *_per_s (allocs_per_s first). Patterns differ in
-    what they count: plot/ keeps no table of which pattern has which."""
+    """The rate counters `cases` carry: declared with a unit per second and higher is better
+    (allocs_per_s, printf_per_s, a workload's outputs_per_s, ...), the one declared `headline`
+    first, then in the file's order (its counters come in name order, which put printf's
+    flush_lines_per_s before printf_per_s in files without the field); or, in a file without
+    declarations, named *_per_s (allocs_per_s first). Patterns differ in what they count:
+    plot/ keeps no table of which pattern has which."""
     declared = res.context.get(COUNTERS_KEY, {})
     present = measured(cases, res.counters)
     if declared:
-        return [c for c in present if c in declared and str(declared[c].get("unit", "")).endswith("/s")
-                and declared[c].get("higher_is_better") is True]
+        found = [c for c in present if c in declared and str(declared[c].get("unit", "")).endswith("/s")
+                 and declared[c].get("higher_is_better") is True]
+        return sorted(found, key=lambda c: declared[c].get("headline") is not True)
     named = [c for c in present if c.endswith("_per_s")]
     return sorted(named, key=lambda c: c != "allocs_per_s")
 

@@ -2,9 +2,9 @@ import copy
 import json
 
 import pytest
-from conftest import H200, bench
+from conftest import CONTEXT, H200, bench
 
-from heapbench_plot.heapbench_results import SchemaError, load, parse_name
+from heapbench_plot.heapbench_results import SchemaError, load, parse_name, rate_of
 
 
 def test_committed_h200_results_load_with_every_case_parsed():
@@ -246,3 +246,20 @@ def test_a_file_read_in_parts_reads_as_json_does(write_results, tmp_path):
     for bad in ('{"benchmarks": [1, 2,]}', '{"a": 1} x', '{"benchmarks": [1 2]}', '{"a" 1}'):
         with pytest.raises(json.JSONDecodeError):
             walk(bad, lambda e: None)
+
+
+def test_the_declared_headline_is_a_patterns_rate_whatever_the_names_order(tmp_path):
+    # printf's cases carry flush_lines_per_s (host lines/s) and printf_per_s (GPU calls/s); the
+    # file's counters come in name order, so without the field the first is the host rate.
+    p = bench("printf/printf/size:8/threads:1024/fifo:8", 1e6)
+    del p["allocs_per_s"], p["frees_per_s"], p["bytes_per_s"]
+    p.update({"printf_per_s": 4e6, "flush_lines_per_s": 5e6, "loss_rate": 0.0})
+    rate = {"unit": "calls/s", "scale": "per_s", "higher_is_better": True, "description": "d"}
+    for headline, expected in ((True, "printf_per_s"), (False, "flush_lines_per_s")):
+        declared = {"flush_lines_per_s": dict(rate, unit="lines/s"), "printf_per_s": dict(rate)}
+        if headline:
+            declared["printf_per_s"]["headline"] = True
+        f = tmp_path / f"h{int(headline)}.json"
+        f.write_text(json.dumps({"context": CONTEXT, "counters": declared, "benchmarks": [p]}))
+        res = load(f)
+        assert rate_of(res, res.cases()) == expected

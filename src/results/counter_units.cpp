@@ -52,7 +52,7 @@ using R = CounterRange;
 // (tests/host/counter_units_test.cpp and tests/docs check both ways).
 const std::vector<CounterDecl> kCounters = {
     // Throughput (every heap pattern)
-    {"allocs_per_s", U::per_s, "calls/s", B::higher, "successful allocations per GPU second"},
+    {"allocs_per_s", U::per_s, "calls/s", B::higher, "successful allocations per GPU second", R::nonnegative, false, true},
     {"frees_per_s", U::per_s, "calls/s", B::higher, "frees per GPU second"},
     {"bytes_per_s", U::bytes_per_s, "B/s", B::higher, "bytes allocated per GPU second"},
     {"fail_rate", U::fraction, "", B::lower, "share of allocation calls that returned NULL", R::fraction},
@@ -90,7 +90,7 @@ const std::vector<CounterDecl> kCounters = {
     {"recovery_allocs_per_s", U::per_s, "calls/s", B::higher, "refill allocations per GPU second"},
     {"ext_frag_random", U::fraction, "", B::lower, "external fragmentation after a random free", R::at_most_one},
     // printf
-    {"printf_per_s", U::per_s, "calls/s", B::higher, "printf calls per GPU second"},
+    {"printf_per_s", U::per_s, "calls/s", B::higher, "printf calls per GPU second", R::nonnegative, false, true},
     {"lines_delivered", U::count, "lines", B::higher, "lines delivered per round"},
     {"lines_lost", U::count, "lines", B::lower, "lines lost per round"},
     {"lines_garbled", U::count, "lines", B::lower, "lines garbled per round"},
@@ -117,7 +117,7 @@ const std::vector<CounterDecl> kCounters = {
     {"meter_s", U::seconds, "s", B::lower, "wall seconds reading the energy meter", R::nonnegative, true},
     {"case_wall_s", U::seconds, "s", B::lower, "wall seconds of the whole case", R::nonnegative, true},
     // Workloads (docs/workloads.md)
-    {"outputs_per_s", U::per_s, "outputs/s", B::higher, "outputs obtained per second of round time"},
+    {"outputs_per_s", U::per_s, "outputs/s", B::higher, "outputs obtained per second of round time", R::nonnegative, false, true},
     {"output_bytes_per_s", U::bytes_per_s, "B/s", B::higher, "output bytes obtained per second of round time"},
     {"produce_s", U::seconds, "s", B::lower, "seconds per round of the producing phase"},
     {"release_s", U::seconds, "s", B::lower, "seconds per round of the releasing phase"},
@@ -127,7 +127,7 @@ const std::vector<CounterDecl> kCounters = {
     {"edge_updates_per_s", U::per_s, "updates/s", B::higher, "edge insertions and deletions per second"},
     {"insert_s", U::seconds, "s", B::lower, "seconds per round of the hash table's inserts"},
     {"delete_s", U::seconds, "s", B::lower, "seconds per round of the hash table's deletes"},
-    {"inserts_per_s", U::per_s, "inserts/s", B::higher, "hash inserts per second of their launch"},
+    {"inserts_per_s", U::per_s, "inserts/s", B::higher, "hash inserts per second of their launch", R::nonnegative, false, true},
     {"deletes_per_s", U::per_s, "deletes/s", B::higher, "hash deletes per second of their launch"},
     // Replay of a recorded trace (docs/trace.md)
     {"launch_s", U::seconds, "s", B::lower, "seconds per replayed launch"},
@@ -158,10 +158,11 @@ nlohmann::ordered_json counters_json() {
   for (const CounterDecl& d : kCounters) {
     nlohmann::ordered_json better = nullptr;
     if (d.better != B::neither) better = d.better == B::higher;
-    out[std::string(d.name)] = {{"unit", d.symbol},
-                                {"scale", unit_key(d.unit)},
-                                {"higher_is_better", better},
-                                {"description", d.description}};
+    auto& decl = out[std::string(d.name)] = {{"unit", d.symbol},
+                                             {"scale", unit_key(d.unit)},
+                                             {"higher_is_better", better},
+                                             {"description", d.description}};
+    if (d.headline) decl["headline"] = true;
   }
   return out;
 }

@@ -48,6 +48,10 @@ struct CounterDecl {
   // An error result carries no figure; it may carry what the case cost before
   // it failed (its kernel's resources, its set-up, where its wall time went).
   bool kept_on_error = false;
+  // The rate a pattern's figures and comparisons are drawn in (allocs_per_s;
+  // printf_per_s; a workload's): at most one per pattern. The results file's
+  // counters come in name order, so plot/ cannot take the first.
+  bool headline = false;
 };
 
 // Every counter heapbench writes, in the order docs/metrics.md lists them.

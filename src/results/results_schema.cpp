@@ -434,6 +434,10 @@ constexpr std::string_view kBase = R"json(
           "description": {
             "type": "string",
             "minLength": 1
+          },
+          "headline": {
+            "description": "present (true) on the rate a pattern's figures and comparisons are drawn in",
+            "const": true
           }
         },
         "additionalProperties": false
