@@ -88,6 +88,9 @@ HEAPBENCH_SLAB_HD constexpr unsigned popcount(std::uint32_t m) {
 // instruction finds the n-th set bit (the loops below would run once a bit).
 HEAPBENCH_SLAB_HD constexpr std::uint32_t lowest_bits(std::uint32_t m, unsigned n) {
   if (n >= 32) return m;
+  // One run of set bits (a blind claim's free bits): its lowest n, without __fns.
+  const std::uint32_t low = m & (~m + 1);
+  if (((m + low) & m) == 0) return m & (low * ((1u << n) - 1));
 #ifdef __CUDA_ARCH__
   const unsigned at = __fns(m, 0, static_cast<int>(n) + 1);  // 0xffffffff: m has n or fewer
   return at >= 32 ? m : m & ((1u << at) - 1);

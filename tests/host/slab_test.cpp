@@ -138,6 +138,27 @@ TEST(SlabBits, NthOfRunAgreesWithNthSetBitOnRunsAndOtherMasks) {
   }
 }
 
+// lowest_bits takes a run's lowest bits by arithmetic: the same bits as one at a time.
+TEST(SlabBits, LowestBitsOfARunAreTheBitsOneAtATime) {
+  const auto one_at_a_time = [](std::uint32_t m, unsigned n) {
+    std::uint32_t out = 0;
+    for (; m != 0 && n != 0; --n) {
+      out |= m & (~m + 1);
+      m &= m - 1;
+    }
+    return out;
+  };
+  for (unsigned lo = 0; lo < 32; ++lo) {
+    for (unsigned len = 1; lo + len <= 32; ++len) {
+      const std::uint32_t m = (len == 32 ? 0xffffffffu : ((1u << len) - 1)) << lo;
+      for (unsigned n = 0; n <= 33; ++n) ASSERT_EQ(lowest_bits(m, n), one_at_a_time(m, n)) << std::hex << m << " " << n;
+    }
+  }
+  for (const std::uint32_t m : {0u, 0x5u, 0x80000001u, 0xf0f0u}) {
+    for (unsigned n = 0; n <= 33; ++n) ASSERT_EQ(lowest_bits(m, n), one_at_a_time(m, n)) << std::hex << m << " " << n;
+  }
+}
+
 // The claim loop steps through a page's bitmap words with a mask, not a modulo.
 TEST(SlabClasses, EveryClassHasAPowerOfTwoOfBitmapWords) {
   for (unsigned c = 0; c < kClasses; ++c) {
