@@ -644,16 +644,17 @@ def measured(cases: pd.DataFrame, counters: list[str]) -> list[str]:
 def rates(res: Results, cases: pd.DataFrame) -> list[str]:
     """The rate counters `cases` carry: declared with a unit per second and higher is better
     (allocs_per_s, printf_per_s, a workload's outputs_per_s, ...), the one declared `headline`
-    first, then in the file's order (its counters come in name order, which put printf's
-    flush_lines_per_s before printf_per_s in files without the field); or, in a file without
-    declarations, named *_per_s (allocs_per_s first). Patterns differ in what they count:
-    plot/ keeps no table of which pattern has which."""
+    first; in a file written before that field, calls/s first (its counters come in name order,
+    which put printf's flush_lines_per_s, lines/s, before printf_per_s); then in the file's
+    order. In a file without declarations, named *_per_s (allocs_per_s first). Patterns differ
+    in what they count: plot/ keeps no table of which pattern has which."""
     declared = res.context.get(COUNTERS_KEY, {})
     present = measured(cases, res.counters)
     if declared:
         found = [c for c in present if c in declared and str(declared[c].get("unit", "")).endswith("/s")
                  and declared[c].get("higher_is_better") is True]
-        return sorted(found, key=lambda c: declared[c].get("headline") is not True)
+        return sorted(found, key=lambda c: (declared[c].get("headline") is not True,
+                                            declared[c].get("unit") != "calls/s"))
     named = [c for c in present if c.endswith("_per_s")]
     return sorted(named, key=lambda c: c != "allocs_per_s")
 

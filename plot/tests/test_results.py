@@ -250,12 +250,13 @@ def test_a_file_read_in_parts_reads_as_json_does(write_results, tmp_path):
 
 def test_the_declared_headline_is_a_patterns_rate_whatever_the_names_order(tmp_path):
     # printf's cases carry flush_lines_per_s (host lines/s) and printf_per_s (GPU calls/s); the
-    # file's counters come in name order, so without the field the first is the host rate.
+    # file's counters come in name order. With the field, the headline; without it (files before
+    # it), calls/s before lines/s; and a file whose only rate is the host's draws in that.
     p = bench("printf/printf/size:8/threads:1024/fifo:8", 1e6)
     del p["allocs_per_s"], p["frees_per_s"], p["bytes_per_s"]
     p.update({"printf_per_s": 4e6, "flush_lines_per_s": 5e6, "loss_rate": 0.0})
     rate = {"unit": "calls/s", "scale": "per_s", "higher_is_better": True, "description": "d"}
-    for headline, expected in ((True, "printf_per_s"), (False, "flush_lines_per_s")):
+    for headline, expected in ((True, "printf_per_s"), (False, "printf_per_s")):
         declared = {"flush_lines_per_s": dict(rate, unit="lines/s"), "printf_per_s": dict(rate)}
         if headline:
             declared["printf_per_s"]["headline"] = True
@@ -263,3 +264,8 @@ def test_the_declared_headline_is_a_patterns_rate_whatever_the_names_order(tmp_p
         f.write_text(json.dumps({"context": CONTEXT, "counters": declared, "benchmarks": [p]}))
         res = load(f)
         assert rate_of(res, res.cases()) == expected
+    only_host = {"flush_lines_per_s": dict(rate, unit="lines/s")}
+    f = tmp_path / "host.json"
+    f.write_text(json.dumps({"context": CONTEXT, "counters": only_host, "benchmarks": [p]}))
+    res = load(f)
+    assert rate_of(res, res.cases()) == "flush_lines_per_s"
