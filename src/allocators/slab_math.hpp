@@ -86,11 +86,13 @@ HEAPBENCH_SLAB_HD constexpr unsigned popcount(std::uint32_t m) {
 }
 // The n lowest set bits of m (all of them if it has fewer). On the device, one
 // instruction finds the n-th set bit (the loops below would run once a bit).
+// Whether m's set bits are one run (or none): what a blind claim's free bits,
+// and the bits it gets, usually are.
+HEAPBENCH_SLAB_HD constexpr bool one_run(std::uint32_t m) { return ((m + (m & (~m + 1))) & m) == 0; }
 HEAPBENCH_SLAB_HD constexpr std::uint32_t lowest_bits(std::uint32_t m, unsigned n) {
   if (n >= 32) return m;
-  // One run of set bits (a blind claim's free bits): its lowest n, without __fns.
-  const std::uint32_t low = m & (~m + 1);
-  if (((m + low) & m) == 0) return m & (low * ((1u << n) - 1));
+  // One run: its lowest n bits, without __fns.
+  if (one_run(m)) return m & ((m & (~m + 1)) * ((1u << n) - 1));
 #ifdef __CUDA_ARCH__
   const unsigned at = __fns(m, 0, static_cast<int>(n) + 1);  // 0xffffffff: m has n or fewer
   return at >= 32 ? m : m & ((1u << at) - 1);
@@ -133,8 +135,7 @@ HEAPBENCH_SLAB_HD constexpr unsigned nth_set_bit(std::uint32_t m, unsigned n) {
 // answer): its lowest bit plus n.
 HEAPBENCH_SLAB_HD constexpr unsigned nth_of_run(std::uint32_t m, unsigned n) {
   if (m == 0) return 32;
-  const std::uint32_t low = m & (~m + 1);
-  if ((((m + low) & m) == 0) && n < popcount(m)) {
+  if (one_run(m) && n < popcount(m)) {
     unsigned i = 0;
 #ifdef __CUDA_ARCH__
     i = static_cast<unsigned>(__ffs(static_cast<int>(m)) - 1);

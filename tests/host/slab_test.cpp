@@ -125,13 +125,25 @@ TEST(SlabBits, NthSetBitIndexesTheLanesShare) {
   EXPECT_EQ(popcount(0xffffffffu), 32u);
 }
 
+// Every mask whose set bits are one run: 528 of them.
+std::vector<std::uint32_t> every_run() {
+  std::vector<std::uint32_t> out;
+  for (unsigned lo = 0; lo < 32; ++lo) {
+    for (unsigned len = 1; lo + len <= 32; ++len) out.push_back((len == 32 ? 0xffffffffu : ((1u << len) - 1)) << lo);
+  }
+  return out;
+}
+
+TEST(SlabBits, OneRunTellsARunFromOtherMasks) {
+  for (const std::uint32_t m : every_run()) EXPECT_TRUE(one_run(m)) << std::hex << m;
+  EXPECT_TRUE(one_run(0));
+  for (const std::uint32_t m : {0x5u, 0x80000001u, 0xf0f0u, 0xfffffffeu & ~0x100u}) EXPECT_FALSE(one_run(m)) << std::hex << m;
+}
+
 TEST(SlabBits, NthOfRunAgreesWithNthSetBitOnRunsAndOtherMasks) {
   // Every run of set bits, and a few masks that are not one run.
-  for (unsigned lo = 0; lo < 32; ++lo) {
-    for (unsigned len = 1; lo + len <= 32; ++len) {
-      const std::uint32_t m = (len == 32 ? 0xffffffffu : ((1u << len) - 1)) << lo;
-      for (unsigned n = 0; n <= 32; ++n) ASSERT_EQ(nth_of_run(m, n), nth_set_bit(m, n)) << std::hex << m << " " << n;
-    }
+  for (const std::uint32_t m : every_run()) {
+    for (unsigned n = 0; n <= 32; ++n) ASSERT_EQ(nth_of_run(m, n), nth_set_bit(m, n)) << std::hex << m << " " << n;
   }
   for (const std::uint32_t m : {0u, 0x5u, 0x80000001u, 0xf0f0u, 0xfffffffeu & ~0x100u}) {
     for (unsigned n = 0; n <= 32; ++n) ASSERT_EQ(nth_of_run(m, n), nth_set_bit(m, n)) << std::hex << m << " " << n;
@@ -148,11 +160,8 @@ TEST(SlabBits, LowestBitsOfARunAreTheBitsOneAtATime) {
     }
     return out;
   };
-  for (unsigned lo = 0; lo < 32; ++lo) {
-    for (unsigned len = 1; lo + len <= 32; ++len) {
-      const std::uint32_t m = (len == 32 ? 0xffffffffu : ((1u << len) - 1)) << lo;
-      for (unsigned n = 0; n <= 33; ++n) ASSERT_EQ(lowest_bits(m, n), one_at_a_time(m, n)) << std::hex << m << " " << n;
-    }
+  for (const std::uint32_t m : every_run()) {
+    for (unsigned n = 0; n <= 33; ++n) ASSERT_EQ(lowest_bits(m, n), one_at_a_time(m, n)) << std::hex << m << " " << n;
   }
   for (const std::uint32_t m : {0u, 0x5u, 0x80000001u, 0xf0f0u}) {
     for (unsigned n = 0; n <= 33; ++n) ASSERT_EQ(lowest_bits(m, n), one_at_a_time(m, n)) << std::hex << m << " " << n;
