@@ -641,12 +641,18 @@ def measured(cases: pd.DataFrame, counters: list[str]) -> list[str]:
     return [c for c in columns if any_value[c]]
 
 
+# The calls/s rates of the files heapbench wrote before it declared its counters; every file
+# since says which rate heads a pattern (`headline`), and plot/ reads that instead.
+UNDECLARED_CALL_RATES = ("allocs_per_s", "printf_per_s")
+
+
 def rates(res: Results, cases: pd.DataFrame) -> list[str]:
     """The rate counters `cases` carry: declared with a unit per second and higher is better
     (allocs_per_s, printf_per_s, a workload's outputs_per_s, ...), the one declared `headline`
     first; in a file written before that field, calls/s first (its counters come in name order,
     which put printf's flush_lines_per_s, lines/s, before printf_per_s); then in the file's
-    order. In a file without declarations, named *_per_s (allocs_per_s first). Patterns differ
+    order. In a file without declarations (written before them), named *_per_s, the calls/s rates
+    those versions wrote (allocs_per_s, printf_per_s) first, for the same reason. Patterns differ
     in what they count: plot/ keeps no table of which pattern has which."""
     declared = res.context.get(COUNTERS_KEY, {})
     present = measured(cases, res.counters)
@@ -656,7 +662,7 @@ def rates(res: Results, cases: pd.DataFrame) -> list[str]:
         return sorted(found, key=lambda c: (declared[c].get("headline") is not True,
                                             declared[c].get("unit") != "calls/s"))
     named = [c for c in present if c.endswith("_per_s")]
-    return sorted(named, key=lambda c: c != "allocs_per_s")
+    return sorted(named, key=lambda c: c not in UNDECLARED_CALL_RATES)
 
 
 def rate_of(res: Results, cases: pd.DataFrame) -> str | None:

@@ -4,7 +4,7 @@ import json
 import pytest
 from conftest import CONTEXT, H200, bench
 
-from heapbench_plot.heapbench_results import SchemaError, load, parse_name, rate_of
+from heapbench_plot.heapbench_results import SchemaError, load, parse_name, rate_of, rates
 
 
 def test_committed_h200_results_load_with_every_case_parsed():
@@ -264,6 +264,11 @@ def test_the_declared_headline_is_a_patterns_rate_whatever_the_names_order(tmp_p
         f.write_text(json.dumps({"context": CONTEXT, "counters": declared, "benchmarks": [p]}))
         res = load(f)
         assert rate_of(res, res.cases()) == expected
+    # A file from before the declarations (results/H200/printf.json, seams/before.json): by name.
+    f = tmp_path / "undeclared.json"
+    f.write_text(json.dumps({"context": CONTEXT, "benchmarks": [dict(sorted(p.items()))]}))
+    res = load(f)
+    assert rates(res, res.cases()) == ["printf_per_s", "flush_lines_per_s"]
     only_host = {"flush_lines_per_s": dict(rate, unit="lines/s")}
     f = tmp_path / "host.json"
     f.write_text(json.dumps({"context": CONTEXT, "counters": only_host, "benchmarks": [p]}))
