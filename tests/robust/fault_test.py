@@ -206,7 +206,8 @@ class Faults(unittest.TestCase):
         final = names_in(out)
         if final is not None:
             self.assertFalse(any("BM_Foo" in n for n in final), f"{what}: a foreign case was merged")
-        if not watcher.finished:
+        # A case can finish and be merged between two of the watcher's looks: FILE then names it.
+        if not watcher.finished and not (final and set(final) - {"earlier/run"}):
             if earlier:
                 with open(out, "rb") as f:
                     self.assertEqual(f.read(), EARLIER, f"{what}: no case finished, yet the earlier file changed")

@@ -42,7 +42,9 @@ class StoppingRule(unittest.TestCase):
                              env={"HEAPBENCH_NOGPU_ROUND_NOISE": "0.3"})
         b = doc["benchmarks"][0]
         self.assertEqual(b["converged"], 0)
-        self.assertGreaterEqual(b["rounds"], 2)
+        # The cap, not a round count, ended it: a stalled machine may leave one round.
+        self.assertGreaterEqual(b["rounds"], 1)
+        self.assertGreaterEqual(b["loop_s"], 0.2)
         self.assertNotIn("error_occurred", b)
 
     def test_repetitions_under_isolation_merge_into_valid_json(self):
@@ -71,7 +73,10 @@ class Energy(unittest.TestCase):
         self.assertNotIn("heapbench_energy_absent", doc["context"])
         self.assertEqual(b["energy_resolved"], 1)
         self.assertGreaterEqual(b["energy_s"], 1)
-        self.assertAlmostEqual(b["avg_power_w"], 400, delta=400 * 0.01 + 1)
+        # The section's first read runs on a thread started with its clock: on a loaded machine it
+        # can come milliseconds late and miss that much energy, never count more than there was.
+        self.assertLessEqual(b["avg_power_w"], 400 * 1.01 + 1)
+        self.assertGreaterEqual(b["avg_power_w"], 400 * 0.95)
         self.assertAlmostEqual(b["energy_j"], b["avg_power_w"] * b["energy_s"], places=9)
         # Every round of the section made 32 calls; the first full one may have been dropped.
         per_round = b["energy_j"] / (32 * b["rounds"]) * 1e6
@@ -80,10 +85,13 @@ class Energy(unittest.TestCase):
         self.assertEqual(b["clock_event_reasons"], 4)  # sw_power_cap
         self.assertEqual(b["power_w"], 400)
 
+    # A counter that moves every 20 ms: a short section stays under 100 updates (2 s) on a loaded machine.
+    SLOW = dict(ENERGY, HEAPBENCH_NOGPU_ENERGY_UPDATE_MS="20")
+
     def test_a_short_case_has_no_energy_figure_and_says_why(self):
-        _, doc = run_results(BINARY, *ONE, "--heaps=8M", env=self.ENERGY)
+        _, doc = run_results(BINARY, *ONE, "--heaps=8M", env=self.SLOW)
         [b] = doc["benchmarks"]
-        self.assertLess(b["energy_s"], 0.1)  # 5 rounds of 1 ms: under 100 updates
+        self.assertLess(b["energy_s"], 100 * float(doc["context"]["heapbench_energy_update_s"]))
         self.assertEqual(b["energy_resolved"], 0)
         for name in ("energy_j", "avg_power_w", "energy_per_m_allocs_j"):
             self.assertNotIn(name, b)
@@ -97,7 +105,7 @@ class Energy(unittest.TestCase):
         self.assertGreater(b["allocs_per_s"], 0)
 
     def test_isolated_children_read_the_counter(self):
-        _, doc = run_results(BINARY, *ONE, "--heaps=8M,16M", "--isolate", env=self.ENERGY)
+        _, doc = run_results(BINARY, *ONE, "--heaps=8M,16M", "--isolate", env=self.SLOW)
         self.assertEqual(doc["context"]["heapbench_energy_device"], "stand-in")
         self.assertEqual([b["energy_resolved"] for b in doc["benchmarks"]], [0, 0])
 

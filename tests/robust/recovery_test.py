@@ -47,7 +47,7 @@ class KilledRun:
     merged, FILE.groups/ the children's files (the issue's reproduction, with the
     groups run on two stand-in devices at once so that two child files exist)."""
 
-    def __init__(self, d, round_ms="50"):
+    def __init__(self, d, round_ms="100"):
         self.d = d
         self.out = os.path.join(d, "r.json")
         self.groups = self.out + ".groups"
@@ -59,6 +59,7 @@ class KilledRun:
         self.files = [os.path.join(self.groups, f"device{g}_heap8_0.json") for g in (0, 1)]
         ok = wait_until(lambda: all(cases_in(f) >= 1 for f in self.files) and cases_in(self.out) >= 1, timeout=60)
         kids = children_of(p.pid)
+        assert p.poll() is None, "the run ended before it could be stopped (a stalled test process)"
         # The parent stops merging; its children go on finishing cases that only their files hold.
         p.send_signal(signal.SIGSTOP)
         shown = [cases_in(f) for f in self.files]
