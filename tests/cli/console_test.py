@@ -31,8 +31,8 @@ class Console(unittest.TestCase):
     def test_counters_are_in_units_and_the_json_keeps_raw_values(self):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "r.json")
-            # Four rounds exactly: a noise target every round count meets, and time enough for
-            # a loaded machine (a case cut off by --max-time keeps whatever rounds it had, one say).
+            # Four rounds exactly: a noise target four rounds meet, and time enough for a loaded
+            # machine (a case cut off by --max-time keeps whatever rounds it had, even one).
             r = run(BINARY, *ONE_CASE[:-1], "--heaps=8M", "--no-isolate", "--min-rounds=4", "--max-noise=10",
                     "--max-time=60", f"--benchmark_out={out}", env=NOISY)
             self.assertEqual(r.returncode, EXIT_OK, r.stderr)

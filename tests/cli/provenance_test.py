@@ -127,7 +127,7 @@ class Rounds(unittest.TestCase):
         for mode in ("--isolate", "--no-isolate"):
             with self.subTest(mode=mode):
                 # Seven rounds exactly: a noise target seven rounds meet, and time enough for a
-                # loaded machine (a case cut off by --max-time keeps whatever rounds it had, one say).
+                # loaded machine (a case cut off by --max-time keeps whatever rounds it had, even one).
                 _, doc, _ = results(*CASES, mode, "--min-rounds=7", "--max-noise=50", "--max-time=30", env=NOISY)
                 for b in doc["benchmarks"]:
                     self.assertEqual(b["rounds"], 7, b["name"])
