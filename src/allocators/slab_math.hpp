@@ -84,23 +84,34 @@ HEAPBENCH_SLAB_HD constexpr unsigned popcount(std::uint32_t m) {
   return n;
 #endif
 }
-// The n lowest set bits of m (all of them if it has fewer). On the device, one
-// instruction finds the n-th set bit (the loops below would run once a bit).
+// m's lowest set bit, as a mask (0 for 0).
+HEAPBENCH_SLAB_HD constexpr std::uint32_t lowest_bit(std::uint32_t m) { return m & (~m + 1); }
+// The index of m's lowest set bit; m is not 0.
+HEAPBENCH_SLAB_HD constexpr unsigned lowest_index(std::uint32_t m) {
+#ifdef __CUDA_ARCH__
+  return static_cast<unsigned>(__ffs(static_cast<int>(m)) - 1);
+#else
+  unsigned i = 0;
+  while (((m >> i) & 1u) == 0) ++i;
+  return i;
+#endif
+}
 // Whether m's set bits are one run (or none): what a blind claim's free bits,
 // and the bits it gets, usually are.
-HEAPBENCH_SLAB_HD constexpr bool one_run(std::uint32_t m) { return ((m + (m & (~m + 1))) & m) == 0; }
+HEAPBENCH_SLAB_HD constexpr bool one_run(std::uint32_t m) { return ((m + lowest_bit(m)) & m) == 0; }
+// The n lowest set bits of m (all of them if it has fewer). On the device, one
+// instruction finds the n-th set bit (the loops below would run once a bit).
 HEAPBENCH_SLAB_HD constexpr std::uint32_t lowest_bits(std::uint32_t m, unsigned n) {
   if (n >= 32) return m;
   // One run: its lowest n bits, without __fns.
-  if (one_run(m)) return m & ((m & (~m + 1)) * ((1u << n) - 1));
+  if (one_run(m)) return m & (lowest_bit(m) * ((1u << n) - 1));
 #ifdef __CUDA_ARCH__
   const unsigned at = __fns(m, 0, static_cast<int>(n) + 1);  // 0xffffffff: m has n or fewer
   return at >= 32 ? m : m & ((1u << at) - 1);
 #else
   std::uint32_t out = 0;
   for (; m != 0 && n != 0; --n) {
-    const std::uint32_t low = m & (~m + 1);
-    out |= low;
+    out |= lowest_bit(m);
     m &= m - 1;
   }
   return out;
@@ -125,25 +136,14 @@ HEAPBENCH_SLAB_HD constexpr unsigned nth_set_bit(std::uint32_t m, unsigned n) {
   return at >= 32 ? 32 : at;
 #else
   for (; n != 0 && m != 0; --n) m &= m - 1;
-  if (m == 0) return 32;
-  unsigned i = 0;
-  while (((m >> i) & 1u) == 0) ++i;
-  return i;
+  return m == 0 ? 32 : lowest_index(m);
 #endif
 }
 // nth_set_bit, cheaper where m is one run of set bits (a blind claim's usual
 // answer): its lowest bit plus n.
 HEAPBENCH_SLAB_HD constexpr unsigned nth_of_run(std::uint32_t m, unsigned n) {
   if (m == 0) return 32;
-  if (one_run(m) && n < popcount(m)) {
-    unsigned i = 0;
-#ifdef __CUDA_ARCH__
-    i = static_cast<unsigned>(__ffs(static_cast<int>(m)) - 1);
-#else
-    while (((m >> i) & 1u) == 0) ++i;
-#endif
-    return i + n;
-  }
+  if (one_run(m) && n < popcount(m)) return lowest_index(m) + n;
   return nth_set_bit(m, n);
 }
 // The bits of page-bitmap word w that the run [first, first + n) covers.
