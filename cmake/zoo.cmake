@@ -47,9 +47,19 @@ find_program(HB_PATCH_PROGRAM patch)
 # there. Idempotent: a stamp beside the copy records the source folder and each
 # patch's hash, and the copy is made again only when one of them changes (or
 # the copy is gone). Sets <out_var> to the copy's path.
+# The programs of HEAPBENCH_APPS (cmake/apps.cmake) use it too, with their own
+# folders: PATCH_DIR (default src/zoo/<family>/patches) and COPY_DIR (default
+# ${CMAKE_BINARY_DIR}/_zoo).
 function(hb_zoo_copy_and_patch family src out_var)
-  set(dst "${CMAKE_BINARY_DIR}/_zoo/${family}")
-  file(GLOB patches CONFIGURE_DEPENDS "${HB_ZOO_DIR}/${family}/patches/*.patch")
+  cmake_parse_arguments(arg "" "PATCH_DIR;COPY_DIR" "" ${ARGN})
+  if(NOT arg_PATCH_DIR)
+    set(arg_PATCH_DIR "${HB_ZOO_DIR}/${family}/patches")
+  endif()
+  if(NOT arg_COPY_DIR)
+    set(arg_COPY_DIR "${CMAKE_BINARY_DIR}/_zoo")
+  endif()
+  set(dst "${arg_COPY_DIR}/${family}")
+  file(GLOB patches CONFIGURE_DEPENDS "${arg_PATCH_DIR}/*.patch")
   list(SORT patches)
   set(stamp "source ${src}\n")
   foreach(p IN LISTS patches)

@@ -1,0 +1,147 @@
+#pragma once
+// What a program run through heapbench (docs/apps.md) tells the runner: the
+// GPU time of its timed section end to end, each kernel's GPU time (those that
+// allocate apart from those that do not), the calls that returned NULL, and a
+// hash of its output, which the runner holds against the program's run on
+// CUDA's heap. Host code; events are recorded on the default stream.
+//
+//   heapbench::app::Report report("grid_points");
+//   report.begin();                                            // the timed section starts
+//   report.launch("sort_points", true, [&] { sort_points_k<<<g, b>>>(...); });
+//   report.launch("free_grid", true, [&] { free_grid_k<<<g, b>>>(...); });
+//   report.end();                                              // ... and ends
+//   report.output(heapbench::app::fnv1a(host_result.data(), bytes));
+//   report.write(heap.nulls());
+//
+// write() writes JSON to the path in HEAPBENCH_APP_REPORT (to a temporary name,
+// renamed: heapbench/atomic_file.hpp), or one line to stdout without it.
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "heapbench/atomic_file.hpp"
+
+namespace heapbench::app {
+
+inline constexpr int kReportVersion = 1;
+
+// FNV-1a, 64 bits: the output hash (order-dependent: hash what the program's
+// output is, in an order that does not depend on timing).
+inline std::uint64_t fnv1a(const void* data, std::size_t bytes, std::uint64_t h = 0xcbf29ce484222325ull) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+class Report {
+ public:
+  explicit Report(std::string program) : program_(std::move(program)) {}
+  ~Report() {
+    for (auto& l : launches_) destroy(l.events);
+    destroy(section_);
+  }
+  Report(const Report&) = delete;
+  Report& operator=(const Report&) = delete;
+
+  void begin() {
+    section_ = make();
+    check(cudaEventRecord(section_.first), "cudaEventRecord");
+  }
+  void end() {
+    if (section_.first == nullptr) throw std::logic_error("heapbench::app::Report: end() before begin()");
+    check(cudaEventRecord(section_.second), "cudaEventRecord");
+  }
+  // Runs `launch` (one kernel launch, or several that count as one kernel)
+  // between two events; `allocates`: its kernels call the allocator.
+  template <class F>
+  void launch(const std::string& kernel, bool allocates, F&& f) {
+    Timed t{kernel, allocates, make()};
+    check(cudaEventRecord(t.events.first), "cudaEventRecord");
+    f();
+    check(cudaGetLastError(), ("launching " + kernel).c_str());
+    check(cudaEventRecord(t.events.second), "cudaEventRecord");
+    launches_.push_back(std::move(t));
+  }
+  void output(std::uint64_t hash) { hash_ = hash; has_hash_ = true; }
+  // Extra figures the program reports (steps run, objects alive at the end, ...).
+  void figure(const std::string& name, double value) { figures_[name] = value; }
+
+  void write(unsigned long long nulls) {
+    check(cudaDeviceSynchronize(), "the program's last kernel");
+    if (!has_hash_) throw std::logic_error("heapbench::app::Report: no output() given: the runner needs the hash");
+    nlohmann::json k = nlohmann::json::object();
+    double alloc_ms = 0, other_ms = 0;
+    for (const auto& l : launches_) {
+      const double ms = elapsed(l.events);
+      auto& e = k[l.kernel];
+      e["allocates"] = l.allocates;
+      e["launches"] = e.value("launches", 0) + 1;
+      e["ms"] = e.value("ms", 0.0) + ms;
+      (l.allocates ? alloc_ms : other_ms) += ms;
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash_));
+    const nlohmann::json j = {
+        {"version", kReportVersion},        {"program", program_},
+        {"section_ms", elapsed(section_)},  {"alloc_kernels_ms", alloc_ms},
+        {"other_kernels_ms", other_ms},     {"kernels", k},
+        {"nulls", nulls},                   {"output_hash", hex},
+        {"figures", figures_},
+    };
+    const char* path = std::getenv("HEAPBENCH_APP_REPORT");
+    if (path == nullptr || *path == '\0') {
+      std::printf("%s\n", j.dump().c_str());
+      return;
+    }
+    AtomicFile f(path);
+    f.write(j.dump(1) + "\n");
+    f.commit();
+  }
+
+ private:
+  using Events = std::pair<cudaEvent_t, cudaEvent_t>;
+  struct Timed {
+    std::string kernel;
+    bool allocates;
+    Events events;
+  };
+  static void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) throw std::runtime_error(std::string("heapbench::app: ") + what + ": " + cudaGetErrorString(e));
+  }
+  static Events make() {
+    Events e{};
+    check(cudaEventCreate(&e.first), "cudaEventCreate");
+    check(cudaEventCreate(&e.second), "cudaEventCreate");
+    return e;
+  }
+  static void destroy(Events& e) {
+    if (e.first != nullptr) cudaEventDestroy(e.first);
+    if (e.second != nullptr) cudaEventDestroy(e.second);
+    e = {};
+  }
+  static double elapsed(const Events& e) {
+    if (e.first == nullptr) throw std::logic_error("heapbench::app::Report: the timed section was never begun");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, e.first, e.second), "cudaEventElapsedTime");
+    return ms;
+  }
+
+  std::string program_;
+  Events section_{};
+  std::vector<Timed> launches_;
+  std::map<std::string, double> figures_;
+  std::uint64_t hash_ = 0;
+  bool has_hash_ = false;
+};
+
+}  // namespace heapbench::app
