@@ -7,3 +7,7 @@ hb_app_fetch(halloc GIT_REPOSITORY https://github.com/canonizer/halloc.git
 # the lists walked by a kernel that does not allocate, freed by chain.
 heapbench_add_app(grid_points SOURCES ${HB_APP_halloc_SOURCE_DIR}/samples/grid-points/grid-points.cu)
 list(APPEND HB_APP_PROGRAMS grid_points)
+# add-strings: two arrays of 31-character strings allocated, concatenated
+# pairwise into new blocks, hashed by a kernel that does not allocate, freed.
+heapbench_add_app(add_strings SOURCES ${HB_APP_halloc_SOURCE_DIR}/samples/add-strings/add-strings.cu)
+list(APPEND HB_APP_PROGRAMS add_strings)

@@ -88,7 +88,7 @@ int main() {
   constexpr unsigned n = 1u << 16;
   const unsigned long long per_round = n * 3ull + (n / 4) * (1 + 2 + 3 + 4);  // Square: 3 destructors; arrays: 1..4
   try {
-    heapbench::app::Heap heap(256ull << 20);
+    heapbench::app::Heap heap(1024ull << 20);  // Ouroboros needs 336 MB of it for its queues
     Named** named = nullptr;
     Counted** arrays = nullptr;
     if (auto e = cudaMalloc(&named, n * sizeof *named); e != cudaSuccess) return fail("cudaMalloc", e);

@@ -6,7 +6,10 @@
 // back; a third has lane 0 free the block. Repeated for R rounds on one heap.
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o repro warp_aggregated_malloc.cu
-//   ./repro [threads=1000000] [rounds=200] [heap MiB=1024] [writes=1]
+//   ./repro [threads=1000000] [rounds=200] [heap MiB=1024] [writes=1] [lane bytes=0]
+//
+// lane bytes: 0 draws each thread's 4..64 bytes as the output workload does;
+// a number gives every thread that many (so each warp asks for 32 x it, padded).
 //
 // Prints one line per failure (the round and CUDA's error) and a summary;
 // exits 1 on a CUDA error or a byte that read back wrong, 0 otherwise.
@@ -23,7 +26,8 @@ __host__ __device__ std::uint64_t mix64(std::uint64_t x) {
   x *= 0x94d049bb133111ebull;
   return x ^ (x >> 31);
 }
-__device__ std::uint64_t bytes_of(std::uint64_t t) { return 4 + mix64(t * 0x9E3779B97F4A7C15ull + 7) % 61; }
+__constant__ std::uint64_t g_fixed;  // every thread's bytes, or 0: drawn from 4..64
+__device__ std::uint64_t bytes_of(std::uint64_t t) { return g_fixed != 0 ? g_fixed : 4 + mix64(t * 0x9E3779B97F4A7C15ull + 7) % 61; }
 __device__ std::uint64_t padded(std::uint64_t b) { return (b + 15) / 16 * 16; }
 __device__ unsigned char byte_of(std::uint64_t t, std::uint64_t i) { return static_cast<unsigned char>(mix64(t * 131 + i)); }
 
@@ -81,10 +85,12 @@ int main(int argc, char** argv) {
   const int rounds = argc > 2 ? std::atoi(argv[2]) : 200;
   const std::uint64_t heap_mib = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1024;
   const bool writes = argc > 4 ? std::atoi(argv[4]) != 0 : true;
+  const std::uint64_t fixed = argc > 5 ? std::strtoull(argv[5], nullptr, 10) : 0;
   if (n == 0 || rounds < 1 || heap_mib == 0) {
-    std::fprintf(stderr, "usage: %s [threads>0] [rounds>0] [heap MiB>0] [writes 0|1]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [threads>0] [rounds>0] [heap MiB>0] [writes 0|1] [lane bytes, 0: 4..64]\n", argv[0]);
     return 2;
   }
+  cudaMemcpyToSymbol(g_fixed, &fixed, sizeof fixed);
   cudaError_t e = cudaDeviceSetLimit(cudaLimitMallocHeapSize, heap_mib << 20);
   if (e != cudaSuccess) {
     std::printf("cudaDeviceSetLimit: %s\n", cudaGetErrorString(e));
@@ -111,7 +117,8 @@ int main(int argc, char** argv) {
   }
   unsigned long long c[2] = {0, 0};
   cudaMemcpy(c, counts, sizeof c, cudaMemcpyDeviceToHost);
-  std::printf("%llu threads x %d rounds, heap %llu MiB, writes %d: %llu NULLs, %llu outputs read back wrong, no CUDA error\n",
-              static_cast<unsigned long long>(n), rounds, static_cast<unsigned long long>(heap_mib), writes ? 1 : 0, c[0], c[1]);
+  std::printf("%llu threads x %d rounds, heap %llu MiB, writes %d, lane bytes %llu: %llu NULLs, %llu outputs read back wrong, no CUDA error\n",
+              static_cast<unsigned long long>(n), rounds, static_cast<unsigned long long>(heap_mib), writes ? 1 : 0,
+              static_cast<unsigned long long>(fixed), c[0], c[1]);
   return c[1] != 0 ? 1 : 0;
 }
