@@ -45,32 +45,14 @@
 #include "heapbench/trace.cuh"
 
 #ifdef HEAPBENCH_APP_API
-#include "run/allocators.cuh"  // every API with a device handle: the built-in ones and the adapters of this build
+// heapbench::app::Handle: the handle of the allocator named HEAPBENCH_APP_API,
+// from a header heapbench_add_app() generates for its programs (cmake/apps.cmake).
+#include "heapbench_app_handle.cuh"
 #endif
 
 namespace heapbench::app {
 
-#ifdef HEAPBENCH_APP_API
-namespace detail {
-template <class... Apis>
-constexpr int index_named(alloc::ApiList<Apis...>, std::string_view name) {
-  int i = 0, found = -1;
-  ((found = (found < 0 && Apis::traits.name == name) ? i : found, ++i), ...);
-  return found;
-}
-template <class List, int I>
-struct Nth;
-template <class... Apis, int I>
-struct Nth<alloc::ApiList<Apis...>, I> {
-  using type = std::tuple_element_t<I, std::tuple<Apis...>>;
-};
-inline constexpr int kApiIndex = index_named(alloc::HeapApis{}, HEAPBENCH_APP_API);
-static_assert(kApiIndex >= 0,
-              "HEAPBENCH_APP_API names no allocator of this build: give heapbench_add_app() names that "
-              "`heapbench --help` lists under APIs (malloc, bump, slab, your adapters, the zoo's)");
-}  // namespace detail
-using Handle = typename detail::Nth<alloc::HeapApis, detail::kApiIndex>::type;
-#else
+#ifndef HEAPBENCH_APP_API
 // Built outside heapbench: CUDA's device heap.
 struct Handle {
   static constexpr std::size_t min_alignment = 16;
