@@ -6,10 +6,12 @@
 // back; a third has lane 0 free the block. Repeated for R rounds on one heap.
 //
 //   nvcc -O3 -std=c++17 -arch=sm_90 -o repro warp_aggregated_malloc.cu
-//   ./repro [threads=1000000] [rounds=200] [heap MiB=1024] [writes=1] [lane bytes=0]
+//   ./repro [threads=1000000] [rounds=200] [heap MiB=1024] [writes=1] [lane bytes=0] [per warp=1]
 //
 // lane bytes: 0 draws each thread's 4..64 bytes as the output workload does;
 // a number gives every thread that many (so each warp asks for 32 x it, padded).
+// per warp 0: every thread calls malloc for its own padded bytes and frees its
+// own block (the same sizes, not aggregated), the control.
 //
 // Prints one line per failure (the round and CUDA's error) and a summary;
 // exits 1 on a CUDA error or a byte that read back wrong, 0 otherwise.
@@ -26,6 +28,7 @@ __host__ __device__ std::uint64_t mix64(std::uint64_t x) {
   x *= 0x94d049bb133111ebull;
   return x ^ (x >> 31);
 }
+__constant__ bool g_per_warp = true;
 __constant__ std::uint64_t g_fixed;  // every thread's bytes, or 0: drawn from 4..64
 __device__ std::uint64_t bytes_of(std::uint64_t t) { return g_fixed != 0 ? g_fixed : 4 + mix64(t * 0x9E3779B97F4A7C15ull + 7) % 61; }
 __device__ std::uint64_t padded(std::uint64_t b) { return (b + 15) / 16 * 16; }
@@ -44,6 +47,16 @@ __global__ void produce(void** table, std::uint64_t n, bool writes, unsigned lon
   }
   const std::uint64_t total = __shfl_sync(0xffffffffu, inclusive, 31);
   unsigned char* base = nullptr;
+  if (!g_per_warp) {
+    if (!active) return;
+    auto* own = static_cast<unsigned char*>(malloc(mine));
+    if (own != nullptr && writes) {
+      for (std::uint64_t i = 0; i < bytes; ++i) own[i] = byte_of(t, i);
+    }
+    table[t] = own;
+    if (own == nullptr) atomicAdd(nulls, 1ull);
+    return;
+  }
   if (lane == 0 && active) base = static_cast<unsigned char*>(malloc(total));
   base = reinterpret_cast<unsigned char*>(__shfl_sync(0xffffffffu, reinterpret_cast<unsigned long long>(base), 0));
   if (!active) return;
@@ -75,7 +88,7 @@ __global__ void verify(void* const* table, std::uint64_t n, bool writes, unsigne
 
 __global__ void release(void* const* table, std::uint64_t n) {
   const std::uint64_t t = blockIdx.x * std::uint64_t{blockDim.x} + threadIdx.x;
-  if (t < n && (threadIdx.x & 31u) == 0 && table[t] != nullptr) free(table[t]);
+  if (t < n && (!g_per_warp || (threadIdx.x & 31u) == 0) && table[t] != nullptr) free(table[t]);
 }
 
 }  // namespace
@@ -86,8 +99,10 @@ int main(int argc, char** argv) {
   const std::uint64_t heap_mib = argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1024;
   const bool writes = argc > 4 ? std::atoi(argv[4]) != 0 : true;
   const std::uint64_t fixed = argc > 5 ? std::strtoull(argv[5], nullptr, 10) : 0;
+  const bool per_warp = argc > 6 ? std::atoi(argv[6]) != 0 : true;
+  cudaMemcpyToSymbol(g_per_warp, &per_warp, sizeof per_warp);
   if (n == 0 || rounds < 1 || heap_mib == 0) {
-    std::fprintf(stderr, "usage: %s [threads>0] [rounds>0] [heap MiB>0] [writes 0|1] [lane bytes, 0: 4..64]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [threads>0] [rounds>0] [heap MiB>0] [writes 0|1] [lane bytes, 0: 4..64] [per warp 0|1]\n", argv[0]);
     return 2;
   }
   cudaMemcpyToSymbol(g_fixed, &fixed, sizeof fixed);
@@ -117,8 +132,8 @@ int main(int argc, char** argv) {
   }
   unsigned long long c[2] = {0, 0};
   cudaMemcpy(c, counts, sizeof c, cudaMemcpyDeviceToHost);
-  std::printf("%llu threads x %d rounds, heap %llu MiB, writes %d, lane bytes %llu: %llu NULLs, %llu outputs read back wrong, no CUDA error\n",
+  std::printf("%llu threads x %d rounds, heap %llu MiB, writes %d, lane bytes %llu, per warp %d: %llu NULLs, %llu outputs read back wrong, no CUDA error\n",
               static_cast<unsigned long long>(n), rounds, static_cast<unsigned long long>(heap_mib), writes ? 1 : 0,
-              static_cast<unsigned long long>(fixed), c[0], c[1]);
+              static_cast<unsigned long long>(fixed), per_warp ? 1 : 0, c[0], c[1]);
   return c[1] != 0 ? 1 : 0;
 }
