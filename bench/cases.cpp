@@ -394,7 +394,8 @@ void run_case(benchmark::State& st, const Case& c, const std::string& name, cons
     // or, in a child of isolation, from a new process.
     g_capacity = CapacityMemo{};
     backend.invalidate();
-    st.SkipWithError(e.what());
+    const std::string fault = known_fault(c);
+    st.SkipWithError(fault.empty() ? e.what() : (std::string(e.what()) + " (" + fault + ")").c_str());
     if (cfg.stop) cfg.stop->failed(name);
   } catch (const std::exception& e) {
     g_capacity = CapacityMemo{};

@@ -120,8 +120,10 @@ function(hb_app_fetch project)
   if(NOT arg_GIT_REPOSITORY OR NOT arg_GIT_TAG MATCHES "^[0-9a-f]+$" OR NOT n EQUAL 40)
     message(FATAL_ERROR "hb_app_fetch(${project}): give GIT_REPOSITORY and GIT_TAG, a full commit (40 hex digits)")
   endif()
+  # No submodules: a program's own sources are what it builds (the survey's
+  # repository pins a dozen allocators as submodules that no program here needs).
   FetchContent_Declare(${project} GIT_REPOSITORY "${arg_GIT_REPOSITORY}" GIT_TAG "${arg_GIT_TAG}"
-                       SOURCE_SUBDIR heapbench-populate-only)
+                       GIT_SUBMODULES "" SOURCE_SUBDIR heapbench-populate-only)
   FetchContent_MakeAvailable(${project})
   string(TOLOWER "${project}" lc)
   hb_zoo_copy_and_patch(${project} "${${lc}_SOURCE_DIR}" dir PATCH_DIR "${HB_APPS_DIR}/${project}/patches"

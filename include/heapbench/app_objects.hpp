@@ -2,8 +2,10 @@
 // The object bookkeeping of heapbench/app.cuh that needs no GPU, so that the
 // host compiler tests it against its own answers (tests/host/app_objects_test.cpp):
 // where an object built by make<T> starts when destroy() is handed a pointer
-// to one of its bases, and the count ahead of a make_array<T> block.
+// to one of its bases, and the count ahead of a make_array<T> block; and the
+// hash a program gives its output (also for a file that includes only app.cuh).
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 
 #ifdef __CUDACC__
@@ -36,6 +38,14 @@ HEAPBENCH_APP_HD inline void* most_derived(T* p) {
 template <class T>
 HEAPBENCH_APP_HD constexpr std::size_t array_cookie_bytes() {
   return std::is_trivially_destructible_v<T> ? 0 : (sizeof(std::size_t) + 15) / 16 * 16;
+}
+
+// FNV-1a, 64 bits: the output hash (order-dependent: hash what the program's
+// output is, in an order that does not depend on timing).
+inline std::uint64_t fnv1a(const void* data, std::size_t bytes, std::uint64_t h = 0xcbf29ce484222325ull) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
 }
 
 }  // namespace heapbench::app

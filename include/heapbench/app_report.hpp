@@ -29,19 +29,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include "heapbench/app_objects.hpp"  // fnv1a
 #include "heapbench/atomic_file.hpp"
 
 namespace heapbench::app {
 
 inline constexpr int kReportVersion = 1;
-
-// FNV-1a, 64 bits: the output hash (order-dependent: hash what the program's
-// output is, in an order that does not depend on timing).
-inline std::uint64_t fnv1a(const void* data, std::size_t bytes, std::uint64_t h = 0xcbf29ce484222325ull) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < bytes; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-  return h;
-}
 
 class Report {
  public:

@@ -94,6 +94,10 @@ std::string not_built_reason(std::string_view api);
 // number.
 std::string contract_skip_reason(const Case& c);
 std::string contract_skip_reason(const Case& c, const ApiTraits& api);  // with these traits
+// A fault heapbench knows of in what a case calls, not in heapbench (a case
+// of it that ends in a CUDA error says so, naming the note and its
+// reproducer): "" for every other case. docs/notes/ holds the notes.
+std::string known_fault(const Case& c);
 
 // Whether `size` means something for the pattern (PatternTraits::valid_size):
 // printf's size is the bytes of arguments per call, whole 8-byte arguments from
