@@ -325,7 +325,7 @@ void set_described_workload(const CLI::App& app, const AdviseParsed& p, Workload
 // the case's threads and size, the most it held live its demand.
 void set_trace_workload(const CLI::App& app, const AdviseParsed& p, Workload& w) {
   for (const char* flag : {"--threads", "--size", "--pattern", "--align"}) {
-    if (app.count(flag)) throw UsageError(fmt::format("--trace={} and {}: the trace says what it asks for (give one)", p.trace, flag));
+    if (app.count(flag)) throw UsageError(fmt::format("--trace={} and {}: the trace says what it asks for (give one)", shown_path(p.trace), flag));
   }
   try {
     const trace::Trace t = trace::read_trace(p.trace);

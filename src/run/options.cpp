@@ -422,7 +422,7 @@ void refuse_invalid_sizes(const Parsed& p, const std::vector<Sweep>& sweeps) {
 // recorded with (whole MiB, at least 8) unless --heaps says otherwise.
 Sweep replay_sweep(const CLI::App& app, const Parsed& p) {
   for (const char* flag : {"--sweep", "--patterns", "--sizes", "--threads", "--graph"}) {
-    if (app.count(flag)) throw UsageError(fmt::format("--trace={} and {}: the trace sets the cases (give one)", p.trace_file, flag));
+    if (app.count(flag)) throw UsageError(fmt::format("--trace={} and {}: the trace sets the cases (give one)", shown_path(p.trace_file), flag));
   }
   trace::ReplayPlan plan;
   std::uint64_t recorded_heap = 0;
@@ -500,7 +500,7 @@ void add_graph_file(const CLI::App& app, const Parsed& p, std::vector<Sweep>& sw
   }
   if (files.empty()) {
     throw UsageError(fmt::format("--graph={}: the sweep has no graph case (give --sweep=workloads or --patterns=graph)",
-                                 p.graph_file));
+                                 shown_path(p.graph_file)));
   }
   if (app.count("--graphs") == 0) {
     for (Sweep& s : sweeps) {
