@@ -270,6 +270,14 @@ int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
 
 namespace {
 
+// The sweep's lines for stderr (a trace's unmatched releases): the parent's, said once.
+void say_notes(const Options& o) {
+  if (o.child()) return;
+  for (const Sweep& s : o.sweeps) {
+    if (!s.note.empty()) fmt::print(stderr, "heapbench: {}\n", s.note);
+  }
+}
+
 int run_program(int argc, char** argv, const DeviceHooks& hooks) {
   if (argc > 1 && argv[1][0] != '-') {
     std::vector<std::string> names;
@@ -287,9 +295,7 @@ int run_program(int argc, char** argv, const DeviceHooks& hooks) {
   const Plan& plan = std::get<Plan>(planned);
   const Options& o = plan.options;
   if (o.child()) die_with_parent(SIGTERM);
-  for (const Sweep& s : o.sweeps) {
-    if (!o.child() && !s.note.empty()) fmt::print(stderr, "heapbench: {}\n", s.note);
-  }
+  say_notes(o);
 
   // Google Benchmark writes its own --benchmark_out into a scratch file
   // (results_file.hpp); the results are SnapshotReporter's or the merger's.

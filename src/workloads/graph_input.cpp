@@ -138,14 +138,27 @@ Size read_size(const std::string& where, const std::vector<std::string_view>& w,
 
 }  // namespace
 
-Csr read_matrix_market(const std::string& path_given, const std::string& pinned) {
-  const std::string path = shown_path(path_given);  // as messages show it: a newline in it is quoted
-  std::uint64_t file_bytes = 0;
+namespace {
+
+// The size of the regular file `path`; a FIFO or a device is refused before it is opened.
+std::uint64_t input_size(const std::string& path) {
   try {
-    file_bytes = regular_input_size(path_given);  // a FIFO or a device is refused before it is opened
+    return regular_input_size(path);
   } catch (const InputFileError& e) {
     throw GraphFileError(e.what());
   }
+}
+
+// Refuses a file whose content hash is not the one it was pinned to ("": not pinned).
+void check_pinned(const std::string& path, const std::string& pinned, const ContentHash& hash) {
+  if (!pinned.empty() && hash.hex() != pinned) throw GraphFileError(changed_input_message(path, pinned, hash.hex()));
+}
+
+}  // namespace
+
+Csr read_matrix_market(const std::string& path_given, const std::string& pinned) {
+  const std::string path = shown_path(path_given);  // as messages show it: a newline in it is quoted
+  const std::uint64_t file_bytes = input_size(path_given);
   std::ifstream in(path_given, std::ios::binary);
   if (!in) throw GraphFileError(fmt::format("{}: cannot be opened for reading", path));
   std::string line;
@@ -187,7 +200,7 @@ Csr read_matrix_market(const std::string& path_given, const std::string& pinned)
     throw GraphFileError(fmt::format("{}:{}: ends after {} of the {} entries its size line declares", path, lineno,
                                      read, size.entries));
   }
-  if (!pinned.empty() && hash.hex() != pinned) throw GraphFileError(changed_input_message(path_given, pinned, hash.hex()));
+  check_pinned(path_given, pinned, hash);
   Csr g = to_csr(std::max(size.rows, size.cols), edges);
   g.content_hash = hash.hex();
   return g;
