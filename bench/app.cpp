@@ -15,6 +15,8 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
 #include <iostream>
 #include <streambuf>
 #include <optional>
@@ -205,6 +207,19 @@ class KeepOutputReason {
   ReasonKeepingBuf buf_;
 };
 
+// After an output error has been said: standard output pointed at /dev/null
+// and its error cleared, so no later flush (an enclosing run_heapbench's, as
+// `heapbench replay` runs heapbench within itself; the exit's) says it again.
+void silence_stdout() {
+  std::fflush(stdout);
+  if (const int fd = ::open("/dev/null", O_WRONLY); fd >= 0) {
+    ::dup2(fd, STDOUT_FILENO);
+    ::close(fd);
+  }
+  std::clearerr(stdout);
+  std::cout.clear();
+}
+
 // What standard output was given, flushed: on an error (a full disk, a closed
 // pipe, a file size limit) one line naming it, and kExitCannotWrite in the
 // place of success. Without this, a short output lost at exit (--version,
@@ -219,6 +234,7 @@ int finish_output(int code, const std::string& who, const KeepOutputReason& reas
   if (err == 0) err = errno;
   if (err == 0) err = reason.first_errno() != 0 ? reason.first_errno() : output_closed() ? EPIPE : 0;
   fmt::print(stderr, "{}: cannot write standard output: {}\n", who, err != 0 ? std::strerror(err) : "a write failed");
+  silence_stdout();
   return code == kExitOk ? kExitCannotWrite : code;
 }
 
@@ -242,6 +258,7 @@ int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
     // fmt::print into a standard output that cannot be written.
     if (std::ferror(stdout)) {
       fmt::print(stderr, "{}: cannot write standard output: {}\n", who, e.code().message());
+      silence_stdout();
       return kExitCannotWrite;
     }
     fmt::print(stderr, "{}: {}\n", who, e.what());
@@ -252,6 +269,14 @@ int run_heapbench(int argc, char** argv, const DeviceHooks& hooks) {
 }
 
 namespace {
+
+// The sweep's lines for stderr (a trace's unmatched releases): the parent's, said once.
+void say_notes(const Options& o) {
+  if (o.child()) return;
+  for (const Sweep& s : o.sweeps) {
+    if (!s.note.empty()) fmt::print(stderr, "heapbench: {}\n", s.note);
+  }
+}
 
 int run_program(int argc, char** argv, const DeviceHooks& hooks) {
   if (argc > 1 && argv[1][0] != '-') {
@@ -270,6 +295,7 @@ int run_program(int argc, char** argv, const DeviceHooks& hooks) {
   const Plan& plan = std::get<Plan>(planned);
   const Options& o = plan.options;
   if (o.child()) die_with_parent(SIGTERM);
+  say_notes(o);
 
   // Google Benchmark writes its own --benchmark_out into a scratch file
   // (results_file.hpp); the results are SnapshotReporter's or the merger's.

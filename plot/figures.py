@@ -314,10 +314,16 @@ def _per_call(sel: pd.DataFrame, pattern: str, size: int) -> str:
     allocs_per_s of its first API (per_warp and per_block share a call: 2 KiB and 16 KiB at 64 B;
     per_thread_mixed asks for sizes up to `size`: "mean 40 B")."""
     g = sel[sel["pattern"] == pattern]
-    if "bytes_per_s" not in g or not (g["bytes_per_s"] > 0).any():
+    if "bytes_per_s" not in g or "allocs_per_s" not in g:
         return _fmt_bytes(size)
-    r = g[g["bytes_per_s"] > 0].iloc[0]
+    # Both rates above 0 (a file whose allocs_per_s is 0 beside bytes_per_s made this infinite: issue 53, G14).
+    usable = g[(g["bytes_per_s"] > 0) & (g["allocs_per_s"] > 0)]
+    if usable.empty:
+        return _fmt_bytes(size)
+    r = usable.iloc[0]
     per = float(r["bytes_per_s"] / r["allocs_per_s"])
+    if not math.isfinite(per) or per <= 0:
+        return _fmt_bytes(size)
     k = per / size
     if abs(k - round(k)) < 0.01 and round(k) >= 1:
         return _fmt_bytes(size) if round(k) == 1 else f"{_fmt_bytes(round(per))} a call"

@@ -28,6 +28,7 @@ from pathlib import Path
 import pandas as pd
 
 from heapbench_plot.decode import Columns, Entries, walk
+from heapbench_plot.outputs import read_input
 
 # Schema versions this reader understands (heapbench's kSchemaVersion).
 KNOWN_SCHEMA_VERSIONS = {1}
@@ -585,7 +586,7 @@ def _read(path: Path) -> tuple[dict, _Reader]:
     import gc
     reader = _Reader()
     try:
-        text = path.read_bytes().decode("utf-8")
+        text = read_input(path).decode("utf-8")  # a regular file only: never /dev/zero or a FIFO
         gc.disable()  # the columns hold millions of tuples until a chunk is made arrays: no cycles to find
         try:
             doc = walk(text, reader)

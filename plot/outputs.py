@@ -17,6 +17,10 @@ every file name that comes from a results file's content made a safe slug.
   file (a device node such as /dev/null, a folder, a pipe), which a rename would
   replace, as heapbench itself refuses such a `--benchmark_out`.
 - `markdown_table(headers, rows)`: a markdown table's lines, made by tabulate.
+- `read_input(path)`: an input file's bytes, a regular file only: a FIFO, a pipe, a
+  device (/dev/zero) or a folder is refused before it is opened, in one line, as
+  heapbench's own readers refuse it (issue 53, G7: /dev/zero grew a reader to 7.7 GB,
+  a FIFO hung it). `shown(path)`: a path as a one-line message shows it.
 """
 from __future__ import annotations
 
@@ -40,6 +44,45 @@ def slug(text) -> str:
         return safe
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     return f"{safe[:SLUG_MAX - 9]}-{digest}"
+
+
+def shown(path) -> str:
+    """`path` as a message shows it: as it is, or quoted with escapes where it holds a control
+    character (a newline in a path must not split a one-line message)."""
+    text = os.fspath(path)
+    return repr(text) if any(ord(c) < 0x20 or ord(c) == 0x7F for c in text) else text
+
+
+def _kind(mode: int) -> str:
+    return ("a FIFO or pipe" if stat.S_ISFIFO(mode) else "a character device" if stat.S_ISCHR(mode)
+            else "a block device" if stat.S_ISBLK(mode) else "a folder" if stat.S_ISDIR(mode) else "a socket")
+
+
+def check_input(path: str | Path) -> None:
+    """OSError, one line "PATH: why", unless `path` is a regular file (a link to one: the file it
+    names); nothing is opened."""
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise OSError(f"{shown(path)}: cannot be opened for reading ({e.strerror})") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(f"{shown(path)}: is {_kind(st.st_mode)}, not a regular file: give the file itself")
+
+
+def read_input(path: str | Path) -> bytes:
+    """The bytes of the regular file `path` (check_input), read whole."""
+    check_input(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # replaced by a FIFO since the stat: no wait
+        with os.fdopen(fd, "rb") as f:
+            if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                raise OSError(f"{shown(path)}: is {_kind(os.fstat(f.fileno()).st_mode)}, not a regular file: "
+                              "give the file itself")
+            return f.read()
+    except OSError as e:
+        if e.strerror is None:
+            raise
+        raise OSError(f"{shown(path)}: cannot be read ({e.strerror})") from None
 
 
 def check_destination(path: str | Path) -> Path:

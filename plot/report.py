@@ -257,7 +257,7 @@ def _per_pattern(gpus, base, others, tables, out: Path, written: list[Path]) -> 
 def report(specs: list[str], out: str | Path, baseline: str | None = None) -> tuple[list[Path], list[str]]:
     files, warnings = read([str(s) for s in specs])
     if not files:
-        raise ReportError("no heapbench results among the files given")
+        raise ReportError("no heapbench results among the files given" + (f" ({'; '.join(warnings)})" if warnings else ""))
     gpus = group(files)
     base = pick_baseline(gpus, baseline)
     versions = {r.schema_version for r in files}

@@ -1,7 +1,7 @@
 """The heap's size-class map and heap-size advice, from the files of
 scripts/answers.
 
-usage: python3 plot/size_map.py RUN -o OUTDIR [--time-threshold 1.5] [--stride-threshold 0.25]
+usage: heapbench-size-map RUN -o OUTDIR [--time-threshold 1.5] [--stride-threshold 0.25]
 
 RUN is the results file that `heapbench --sweep=size_map` wrote (advice files
 beside it are read too), or the directory (or the .tar.gz of it) that the script wrote: size_map.json
@@ -46,7 +46,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from heapbench_plot.heapbench_results import SchemaError, cuda_version, load, one_line  # noqa: E402
-from heapbench_plot.outputs import markdown_table, say, write_csv, write_text  # noqa: E402
+from heapbench_plot.outputs import check_input, markdown_table, read_input, say, write_csv, write_text  # noqa: E402
 
 ADVICE_VERSIONS = {1}
 
@@ -203,7 +203,7 @@ def _markdown(df: pd.DataFrame) -> str:
 
 def load_advice(path: Path) -> dict:
     try:
-        doc = json.loads(path.read_bytes().decode("utf-8"))
+        doc = json.loads(read_input(path).decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as e:  # a truncated file (an advise that failed)
         raise SchemaError(f"{path}: not an advice file: {e}") from e
     if not isinstance(doc, dict) or doc.get("heapbench_advice_version") not in ADVICE_VERSIONS:
@@ -296,6 +296,7 @@ def unpack(run: Path, out: Path) -> Path:
     place, so a damaged archive leaves an earlier raw/ as it was."""
     if run.is_dir() or run.suffix == ".json":
         return run
+    check_input(run)  # a link to /dev/zero or a FIFO is refused, not read without end
     out.mkdir(parents=True, exist_ok=True)
     fresh = Path(tempfile.mkdtemp(prefix=".raw.", dir=out))
     try:
@@ -355,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
             df, ctx = size_map_frame(size_map_path(run))
         except NoSizeMap as e:  # a results file of other patterns: nothing to classify, and the file says so
             write_text(a.out / "size_map_classes.md", f"# Size classes\n\n{one_line(e)}: nothing to classify.\n")
-            print(f"size_map.py: warning: {one_line(e)}", file=sys.stderr)
+            print(f"heapbench-size-map: warning: {one_line(e)}", file=sys.stderr)
             return 0
         run = run if run.is_dir() else run.parent
         adv = advice_markdown(run)  # before anything is written: a damaged advice file writes nothing
@@ -373,9 +374,9 @@ def main(argv: list[str] | None = None) -> int:
         if adv:
             write_text((a.out / "advice.md"), f"# Heap-size advice: {_title(ctx)}\n\n{adv}")
     except (SchemaError, OSError) as e:
-        print(f"size_map.py: {one_line(e)}", file=sys.stderr)
+        print(f"heapbench-size-map: {one_line(e)}", file=sys.stderr)
         return 2
-    return 0 if say(text + "\n" + (adv + "\n" if adv else ""), "size_map.py") else 2
+    return 0 if say(text + "\n" + (adv + "\n" if adv else ""), "heapbench-size-map") else 2
 
 
 if __name__ == "__main__":

@@ -4,9 +4,10 @@ allocations and `heapbench replay` runs again. The reader beside the C++ one
 
 usage: heapbench-trace TRACE [--csv OUT.csv]
 
-prints the trace's launches (shape, events, operations, bytes) and, with --csv,
-writes every event as a row. A file that is not a trace heapbench reads is one
-line and exit 2.
+prints the trace's launches (shape, events, operations, bytes), the releases it
+could not pair with a block (unmatched, as `heapbench replay` counts them) and,
+with --csv, writes every event as a row. A file that is not a trace heapbench
+reads (or not a regular file: a FIFO, a pipe, a device) is one line and exit 2.
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from heapbench_plot.outputs import write_bytes, write_csv
+from heapbench_plot.outputs import read_input, shown, write_bytes, write_csv
 
 MAGIC = b"HBTRACE\0"
 VERSION = 1
@@ -25,6 +26,12 @@ LAUNCH_TAG = 0x48434E4C  # the bytes "LNCH"
 OPS = {1: "malloc", 2: "free", 3: "aligned", 4: "new", 5: "delete"}
 MAX_THREADS = 1 << 31
 MAX_SIZE = 1 << 40
+PLAN_BYTES_PER_THREAD = 8  # a replay plan's memory per thread of every launch, and one more a launch
+
+
+def plan_ceiling(file_bytes: int) -> int:
+    """The most plan memory a trace of `file_bytes` may ask for (trace_reader.hpp's plan_ceiling)."""
+    return (1 << 30) + file_bytes
 
 HEADER = np.dtype([("magic", "S8"), ("version", "<u4"), ("header_bytes", "<u4"), ("launch_header_bytes", "<u4"),
                    ("event_bytes", "<u4"), ("heap_bytes", "<u8"), ("device", "S32")])
@@ -44,6 +51,7 @@ class Trace:
         self.header = header          # heap_bytes, device, version
         self.launches = launches      # launch, grid, block, events, dropped
         self.events = events          # one row per event: launch, op (name), address, size, clock, block, thread, align
+        self.unmatched_releases = unmatched_releases(events)
 
 
 def _header(raw: bytes, path) -> dict:
@@ -61,7 +69,7 @@ def _header(raw: bytes, path) -> dict:
             "device": bytes(h["device"]).split(b"\0")[0].decode("utf-8", "replace")}
 
 
-def _launch(raw: bytes, at: int, index: int, path) -> dict:
+def _launch(raw: bytes, at: int, index: int, path, planned: list[int]) -> dict:
     where = f"{path}: launch {index} at byte {at}"
     if len(raw) - at < LAUNCH.itemsize:
         raise TraceError(f"{path}: {len(raw) - at} stray bytes at byte {at}: not a whole launch record")
@@ -78,6 +86,12 @@ def _launch(raw: bytes, at: int, index: int, path) -> dict:
         raise TraceError(f"{where}: {per_block} threads per block, more than CUDA's 1024")
     if blocks * per_block > MAX_THREADS:
         raise TraceError(f"{where}: {blocks} blocks x {per_block} threads, more than the {MAX_THREADS} heapbench replays")
+    planned[0] += blocks * per_block + 1
+    need, ceiling = planned[0] * PLAN_BYTES_PER_THREAD, plan_ceiling(len(raw))
+    if need > ceiling:
+        raise TraceError(f"{where}: {blocks} blocks x {per_block} threads: with the launches before it, a replay plan "
+                         f"of {need >> 20} MiB ({PLAN_BYTES_PER_THREAD} B a thread), more than the {ceiling >> 20} MiB "
+                         f"a {len(raw)}-byte trace may ask for (1 GiB and the file's size; docs/trace.md)")
     left = len(raw) - at - LAUNCH.itemsize
     events = int(h["events"])
     if events > left // EVENT.itemsize:
@@ -110,24 +124,50 @@ def _check_events(e: np.ndarray, launch: dict, path) -> None:
 def read(path) -> Trace:
     """The whole trace, checked as the C++ reader checks it. Raises TraceError (one line)."""
     try:
-        raw = Path(path).read_bytes()
+        raw = read_input(path)
     except OSError as err:
-        raise TraceError(f"{path}: cannot be opened for reading ({err.strerror})") from None
+        raise TraceError(str(err)) from None
+    path = shown(path)
     header = _header(raw, path)
-    launches, frames, at = [], [], HEADER.itemsize
+    launches, arrays, at, planned = [], [], HEADER.itemsize, [0]
     while at < len(raw):
-        launch = _launch(raw, at, len(launches), path)
+        launch = _launch(raw, at, len(launches), path, planned)
         at += LAUNCH.itemsize
         e = np.frombuffer(raw, EVENT, count=launch["events"], offset=at)
-        _check_events(e, launch, path)
+        if e.size:
+            _check_events(e, launch, path)
         at += launch["events"] * EVENT.itemsize
-        frame = pd.DataFrame({name: e[name] for name in EVENT.names})
-        frame.insert(0, "launch", launch["launch"])
-        frames.append(frame)
+        arrays.append(e)
         launches.append(launch)
-    events = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["launch", *EVENT.names])
+    # One frame of every event, made once: a frame a launch, concatenated, took minutes for 20,000 launches.
+    e = np.concatenate(arrays) if arrays else np.zeros(0, EVENT)
+    counts = np.array([launch["events"] for launch in launches], dtype=np.int64)
+    columns = {"launch": np.repeat(np.arange(len(launches), dtype=np.int64), counts)}
+    columns.update({name: e[name] for name in EVENT.names})
+    events = pd.DataFrame(columns)
     events["op"] = events["op"].map(OPS)
     return Trace(header, launches, events)
+
+
+def unmatched_releases(events: pd.DataFrame) -> int:
+    """Releases of an address no live recorded block held then (a double free, a free of what the
+    allocator did not return): what the C++ plan (plan_replay) counts and does not replay. Events
+    in time order, launch by launch, by clock, ties in file order; free(NULL) is none."""
+    if events.empty:
+        return 0
+    order = np.lexsort((np.arange(len(events)), events["clock"].to_numpy(), events["launch"].to_numpy()))
+    ops, addresses = events["op"].to_numpy()[order], events["address"].to_numpy()[order]
+    live, unmatched = set(), 0
+    for op, address in zip(ops.tolist(), addresses.tolist()):
+        if op in ("malloc", "aligned", "new"):
+            if address:
+                live.add(address)
+        elif address:
+            if address in live:
+                live.discard(address)
+            else:
+                unmatched += 1
+    return unmatched
 
 
 def encode(header: dict, launches: list[dict]) -> bytes:
@@ -153,17 +193,23 @@ def write(path, header: dict, launches: list[dict]) -> None:
 
 
 def summary(t: Trace) -> pd.DataFrame:
-    """Per launch: its shape, events, each operation's count, bytes asked for."""
-    rows = []
-    for launch in t.launches:
-        e = t.events[t.events["launch"] == launch["launch"]]
-        row = {"launch": launch["launch"], "grid": "x".join(map(str, launch["grid"])),
-               "block": "x".join(map(str, launch["block"])), "events": launch["events"], "dropped": launch["dropped"]}
-        for op in OPS.values():
-            row[op] = int((e["op"] == op).sum())
-        row["bytes"] = int(e.loc[e["op"].isin(["malloc", "aligned", "new"]), "size"].sum())
-        rows.append(row)
-    return pd.DataFrame(rows)
+    """Per launch: its shape, events, each operation's count, bytes asked for (one pass over the events)."""
+    if not t.launches:
+        return pd.DataFrame()
+    out = pd.DataFrame({"launch": [launch["launch"] for launch in t.launches],
+                        "grid": ["x".join(map(str, launch["grid"])) for launch in t.launches],
+                        "block": ["x".join(map(str, launch["block"])) for launch in t.launches],
+                        "events": [launch["events"] for launch in t.launches],
+                        "dropped": [launch["dropped"] for launch in t.launches]})
+    e = t.events
+    launch = e["launch"].to_numpy(dtype=np.int64)
+    for op in OPS.values():
+        out[op] = np.bincount(launch[(e["op"] == op).to_numpy()], minlength=len(out)).astype(np.int64)
+    asked = e["op"].isin(["malloc", "aligned", "new"]).to_numpy()
+    sizes = np.zeros(len(out), dtype=object)  # exact: a sum of requests of up to 2^40 B can pass 2^64
+    np.add.at(sizes, launch[asked], e["size"].to_numpy()[asked].astype(object))
+    out["bytes"] = [int(v) for v in sizes]
+    return out
 
 
 def main(argv=None) -> int:
@@ -174,7 +220,8 @@ def main(argv=None) -> int:
     try:
         t = read(args.trace)
         table = summary(t)
-        print(f"{args.trace}: {len(t.launches)} launches, {len(t.events)} events, recorded on "
+        print(f"{shown(args.trace)}: {len(t.launches)} launches, {len(t.events)} events, {t.unmatched_releases} "
+              f"unmatched releases (not replayed: docs/trace.md), recorded on "
               f"{t.header['device'] or 'an unnamed device'} with a {t.header['heap_bytes']} B heap")
         if len(table):
             print(table.to_string(index=False))

@@ -73,7 +73,11 @@ void time_direct(void** table, unsigned n, unsigned lo, unsigned hi, float& prod
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || argc > 5) {
+  if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    std::printf("usage: heapbench_trace_output TRACE [threads] [min bytes] [max bytes]\n");
+    return 0;
+  }
+  if (argc < 2 || argc > 5 || argv[1][0] == '-') {  // a flag is no trace's name: "--help" wrote a file so named
     std::fprintf(stderr, "usage: heapbench_trace_output TRACE [threads] [min bytes] [max bytes]\n");
     return 2;
   }

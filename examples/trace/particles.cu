@@ -12,6 +12,7 @@
 //   build/heapbench replay particles.hbt --apis=malloc,slab --benchmark_out=replay.json
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include "heapbench/trace.cuh"
@@ -65,7 +66,11 @@ void check(cudaError_t err, const char* what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || argc > 3) {
+  if (argc == 2 && (std::strcmp(argv[1], "--help") == 0 || std::strcmp(argv[1], "-h") == 0)) {
+    std::printf("usage: heapbench_trace_example TRACE [particles]\n");
+    return 0;
+  }
+  if (argc < 2 || argc > 3 || argv[1][0] == '-') {  // a flag is no trace's name: "--help" wrote a file so named
     std::fprintf(stderr, "usage: heapbench_trace_example TRACE [particles]\n");
     return 2;
   }

@@ -119,6 +119,19 @@ def test_a_file_where_every_call_returned_null_makes_a_page(tmp_path, write_resu
     assert "no ratio: one side made no successful call" in text
 
 
+def test_quick_with_every_call_rate_zero_makes_a_page(tmp_path):
+    # Issue 53, G14: quick.json with allocs_per_s (and every other call rate) 0 beside its bytes_per_s:
+    # OverflowError (cannot convert float infinity to integer) in figures._per_call, no page.
+    doc = json.loads(QUICK.read_text())
+    for b in doc["benchmarks"]:
+        for k, v in list(b.items()):
+            if k.endswith("_per_s") and k != "bytes_per_s" and isinstance(v, (int, float)):
+                b[k] = 0
+    (tmp_path / "q0.json").write_text(json.dumps(doc))
+    assert page.main([str(tmp_path / "q0.json"), "-o", str(tmp_path / "p.html")]) == 0
+    assert (tmp_path / "p.html").stat().st_size > 1000
+
+
 def test_a_pattern_that_is_a_path_never_becomes_one(tmp_path, write_results):
     # E4: axis_values.pattern "/abs/path" made page.py write "/abs/path.svg".
     target = tmp_path / "escaped" / "x"

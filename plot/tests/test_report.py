@@ -65,6 +65,15 @@ def test_different_schema_versions_are_read_and_warned_about(write_results, tmp_
     assert "schema versions differ" in (tmp_path / "out" / "report.md").read_text()
 
 
+def test_a_file_of_an_unknown_schema_version_is_named_with_its_version(write_results, tmp_path, capsys):
+    # Issue 53, G15: on schema 0 or 99 the one line said "no heapbench results among the files given" only.
+    for version in ("0", "99"):
+        f = write_results([bench(NAME.format(t=32), 1e6)], f"s{version}.json", heapbench_schema_version=version)
+        assert main([str(f), "-o", str(tmp_path / f"out{version}")]) == 2
+        err = capsys.readouterr().err
+        assert f"schema version {version}" in err and len(err.strip().splitlines()) == 1, err
+
+
 def test_newer_counters_and_context_keys_are_tolerated(write_results, tmp_path):
     # Results files are gaining per-case counters and context keys; readers must not refuse them.
     extra = {"rounds": 12.0, "noise": 0.01, "timed_s": 0.5, "sm_clock_mhz": 1980.0, "converged": 1.0}

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "run/benchmark_flags.hpp"
+#include "run/input_file.hpp"
 #include "cases/catalog.hpp"
 #include "patterns/mixed_sizes.hpp"
 #include "run/options.hpp"
@@ -140,6 +141,7 @@ Case workload_case(const Workload& w, std::uint64_t heap) {
     Case c = make_case("replay", w.api, w.size.lo, 0, w.threads, heap);
     c.trace = w.trace;
     c.trace_file = w.trace_file;
+    c.input_hash = w.trace_hash;
     return c;
   }
   if (w.threads == 0) throw std::invalid_argument("--threads: at least one allocating thread");
@@ -323,10 +325,15 @@ void set_described_workload(const CLI::App& app, const AdviseParsed& p, Workload
 // the case's threads and size, the most it held live its demand.
 void set_trace_workload(const CLI::App& app, const AdviseParsed& p, Workload& w) {
   for (const char* flag : {"--threads", "--size", "--pattern", "--align"}) {
-    if (app.count(flag)) throw UsageError(fmt::format("--trace={} and {}: the trace says what it asks for (give one)", p.trace, flag));
+    if (app.count(flag)) throw UsageError(fmt::format("--trace={} and {}: the trace says what it asks for (give one)", shown_path(p.trace), flag));
   }
   try {
-    const trace::ReplayPlan plan = trace::plan_replay(trace::read_trace(p.trace), p.trace);
+    const trace::Trace t = trace::read_trace(p.trace);
+    const trace::ReplayPlan plan = trace::plan_replay(t, p.trace, trace::PlanDetail::kShape);
+    w.trace_hash = t.content_hash;
+    if (const std::string note = trace::unmatched_note(plan, p.trace); !note.empty()) {
+      fmt::print(stderr, "heapbench advise: {}\n", note);
+    }
     w.trace = trace::trace_name_of_file(p.trace);
     w.trace_file = p.trace;
     w.pattern = "replay";
@@ -335,7 +342,7 @@ void set_trace_workload(const CLI::App& app, const AdviseParsed& p, Workload& w)
     w.trace_peak_bytes = plan.peak_bytes;
     (void)workload_case(w, 0);
   } catch (const trace::TraceError& e) {
-    throw UsageError(fmt::format("--trace={}: {}", p.trace, e.what()));
+    throw UsageError(fmt::format("--trace={}: {}", shown_path(p.trace), e.what()));
   } catch (const std::invalid_argument& e) {
     throw UsageError(e.what());
   }

@@ -41,6 +41,7 @@ struct Workload {
   // pattern "replay", threads and size its largest launch and request, its
   // demand the most bytes it held live.
   std::string trace_file, trace;
+  std::string trace_hash;  // trace_file's content hash as read here: every round is pinned to it
   std::uint64_t trace_peak_bytes = 0;
 };
 

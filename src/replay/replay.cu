@@ -16,7 +16,8 @@
 // program did.
 //
 // Counters: launch_s, allocs_per_s, frees_per_s, fail_rate, new_nulls,
-// peak_bytes (the recording's most live bytes), heap_bytes.
+// unmatched_releases (the trace's releases not replayed), peak_bytes (the
+// recording's most live bytes), heap_bytes.
 #ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
 inline constexpr PatternTraits replay_traits =
     PatternTraits{"replay", "a recorded program's allocations, launch by launch and thread by thread (--trace)"}
@@ -75,10 +76,11 @@ template <class Api>
 class ReplayRound final : public Round {
  public:
   ReplayRound(const Case& c, double budget_s) : owner_(c), budget_ns_(budget_ns(budget_s)) {
-    const trace::ReplayPlan plan = trace::plan_replay(trace::read_trace(c.trace_file), c.trace_file);
+    const trace::ReplayPlan plan = trace::plan_replay(trace::read_trace(c.trace_file, c.input_hash), c.trace_file);
     std::vector<std::uint64_t> sizes(plan.allocations, 0);
     shape_.allocations = plan.allocations;
     shape_.peak_bytes = plan.peak_bytes;
+    shape_.unmatched_releases = plan.unmatched_releases;
     shape_.launches = plan.launches.size();
     for (const trace::ReplayLaunch& l : plan.launches) {
       for (const trace::ReplayOp& op : l.ops) {

@@ -9,6 +9,7 @@ namespace {
 struct ReplayRaw {
   double seconds = 0;
   std::uint64_t launches = 0, allocations = 0, releases = 0, nulls = 0, new_nulls = 0, peak_bytes = 0, rounds = 0;
+  std::uint64_t unmatched_releases = 0;  // the trace's, the same every round
 };
 
 class Replay final : public Reducer {
@@ -23,6 +24,7 @@ class Replay final : public Reducer {
     sum_.nulls += r->nulls;
     sum_.new_nulls += r->new_nulls;
     sum_.peak_bytes = r->peak_bytes;
+    sum_.unmatched_releases = r->unmatched_releases;
     sum_.rounds += r->rounds;
   }
   void write_counters(Counters& out) const override {
@@ -33,6 +35,7 @@ class Replay final : public Reducer {
     out["frees_per_s"] = per(sum_.releases);
     out["fail_rate"] = sum_.allocations > 0 ? static_cast<double>(sum_.nulls) / static_cast<double>(sum_.allocations) : 0.0;
     out["new_nulls"] = static_cast<double>(sum_.new_nulls) / static_cast<double>(sum_.rounds);
+    out["unmatched_releases"] = static_cast<double>(sum_.unmatched_releases);
     out["peak_bytes"] = static_cast<double>(sum_.peak_bytes);
   }
   bool reports_heap_bytes() const override { return true; }
@@ -56,6 +59,7 @@ IterationResult replay_result(const ReplayCounts& c, const ReplayShape& shape, c
   raw.nulls = c.nulls;
   raw.new_nulls = c.new_nulls;
   raw.peak_bytes = shape.peak_bytes;
+  raw.unmatched_releases = shape.unmatched_releases;
   raw.rounds = 1;
   out.tally.attempts = shape.allocations;
   out.tally.successes = shape.allocations - std::min<std::uint64_t>(shape.allocations, c.nulls);

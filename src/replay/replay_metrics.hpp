@@ -22,6 +22,7 @@ struct ReplayCounts {
 // The trace's work, known from its plan (trace_reader.hpp).
 struct ReplayShape {
   std::uint64_t allocations = 0, releases = 0, launches = 0, peak_bytes = 0;
+  std::uint64_t unmatched_releases = 0;  // releases the plan could not pair (not replayed)
 };
 
 // One round's result: the verdict and what the reducer reads.
@@ -30,8 +31,10 @@ IterationResult replay_result(const ReplayCounts& c, const ReplayShape& shape, c
 // launch_s (seconds per launch, the mean over the trace's launches and the
 // rounds), allocs_per_s and frees_per_s (per second of the launches),
 // fail_rate (NULL returns / allocations), new_nulls (per round: NULLs where the
-// recording had a block), peak_bytes (the most the recording held live:
-// against heap_bytes, how full the replay ran the heap), heap_bytes.
+// recording had a block), unmatched_releases (the trace's releases of an
+// address no recorded block held: not replayed), peak_bytes (the most the
+// recording held live: against heap_bytes, how full the replay ran the
+// heap), heap_bytes.
 std::unique_ptr<Reducer> replay_reducer();
 
 }  // namespace heapbench

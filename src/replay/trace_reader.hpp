@@ -28,17 +28,28 @@ struct Launch {
 struct Trace {
   FileHeader header;
   std::vector<Launch> launches;
+  std::string content_hash;    // of the file's bytes (ContentHash, run/input_file.hpp)
   std::string device() const;  // header.device up to its NUL
 };
 
 // Limits a reader holds a file to (absurd counts are refused, not allocated).
 inline constexpr std::uint64_t kMaxTraceThreads = 1ull << 31;  // threads of one launch
 inline constexpr std::uint64_t kMaxTraceSize = 1ull << 40;     // bytes of one request
+// A replay plan holds kPlanBytesPerThread for every thread of every launch
+// (and one more a launch), whether the thread records an event or not: a
+// small file can ask for more than a machine has. read_trace refuses a trace
+// whose plan would exceed plan_ceiling of its size in bytes, before anything
+// is allocated: 1 GiB (2^27 threads) and as much again as the file holds.
+inline constexpr std::uint64_t kPlanBytesPerThread = sizeof(std::uint64_t);
+inline constexpr std::uint64_t plan_ceiling(std::uint64_t file_bytes) { return (1ull << 30) + file_bytes; }
 
-// Reads and checks the whole file: the header, every launch record, every
-// event (its op, its thread inside the launch's shape, a power-of-two
-// alignment, a size within kMaxTraceSize). Throws TraceError.
-Trace read_trace(const std::string& path);
+// Reads and checks the whole file: a regular file (never a FIFO, pipe or
+// device), the header, every launch record (its shape within kMaxTraceThreads,
+// the plan within plan_ceiling), every event (its op, its thread inside the
+// launch's shape, a power-of-two alignment, a size within kMaxTraceSize).
+// With `pinned` (a content_hash an earlier read gave), a file that hashes
+// differently is refused: it was replaced during the run. Throws TraceError.
+Trace read_trace(const std::string& path, const std::string& pinned = "");
 
 // Writes `t` to `path` (through a temporary name and a rename): what the
 // recorder writes, for tests and tools.
@@ -73,12 +84,24 @@ struct ReplayPlan {
   std::vector<std::uint32_t> live_at_end;  // blocks the recording never gave back (the replay frees them, untimed)
 };
 
+// What plan_replay makes: every launch's operations grouped by thread (what a
+// replay runs), or only the counts, sizes and shapes (what listing the cases
+// and advise need: no memory per thread).
+enum class PlanDetail { kOps, kShape };
+
 // Numbers the allocations in the order they happened (launch by launch, by
 // each event's clock, ties in file order) and pairs each release with the
-// live block at its address; groups every launch's operations by thread, in
-// each thread's order. Throws TraceError for a trace that dropped events (its
-// buffer filled: what it records is not the program) or records no allocation.
-ReplayPlan plan_replay(const Trace& t, const std::string& path);
+// live block at its address; with kOps, groups every launch's operations by
+// thread, in each thread's order. Throws TraceError for a trace that dropped
+// events (its buffer filled: what it records is not the program) or records
+// no allocation.
+ReplayPlan plan_replay(const Trace& t, const std::string& path, PlanDetail detail = PlanDetail::kOps);
+
+// One line saying how many releases the plan could not pair ("" for none):
+// each a release of an address no live recorded block held (a double free, or
+// a free of what the recorded allocator did not return), counted and not
+// replayed.
+std::string unmatched_note(const ReplayPlan& p, const std::string& path);
 
 // The replay axis' name for a trace file: its stem, letters, digits, '_' and '-'.
 std::string trace_name_of_file(const std::string& path);

@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kChildPlanVersion = 1;
+constexpr int kChildPlanVersion = 2;  // 2: "inputs", the content hash of each file its cases read
 
 // The --graph and --trace files of the child's own command line, by the names
 // the planner gave their cases (sweep.cpp).
@@ -30,14 +30,22 @@ void attach_files(Case& c, const std::vector<Sweep>& sweeps) {
   }
 }
 
+// The file a case reads ("": none).
+const std::string& input_of(const Case& c) { return !c.trace_file.empty() ? c.trace_file : c.graph_file; }
+
 }  // namespace
 
 void write_child_plan(const std::string& path, const ChildPlan& plan) {
   json cases = json::array();
-  for (const Case& c : plan.cases) cases.push_back(json(axis_values(c)));
+  json inputs = json::object();  // path -> content hash, as the parent read it: the child's rounds are pinned to it
+  for (const Case& c : plan.cases) {
+    cases.push_back(json(axis_values(c)));
+    if (!input_of(c).empty()) inputs[input_of(c)] = c.input_hash;
+  }
   const json doc = {{"heapbench_child_plan", kChildPlanVersion},
                     {"context_and_header", plan.context_and_header},
                     {"name_width", plan.name_width},
+                    {"inputs", std::move(inputs)},
                     {"cases", std::move(cases)}};
   write_atomically(path, doc.dump(1) + '\n');
 }
@@ -56,7 +64,7 @@ ChildPlan read_child_plan(const std::string& path, const std::vector<Sweep>& swe
   }
   if (!doc.is_object() || doc.value("heapbench_child_plan", 0) != kChildPlanVersion || !doc.contains("cases") ||
       !doc["cases"].is_array() || !doc.value("context_and_header", json()).is_boolean() ||
-      !doc.value("name_width", json()).is_number_unsigned()) {
+      !doc.value("name_width", json()).is_number_unsigned() || !doc.value("inputs", json()).is_object()) {
     throw refuse(fmt::format("not a plan this heapbench writes (heapbench_child_plan {})", kChildPlanVersion));
   }
   ChildPlan plan;
@@ -68,7 +76,13 @@ ChildPlan read_child_plan(const std::string& path, const std::vector<Sweep>& swe
     } catch (const std::invalid_argument& e) {
       throw refuse(fmt::format("case {}: {}", plan.cases.size() + 1, e.what()));
     }
-    attach_files(plan.cases.back(), sweeps);
+    Case& c = plan.cases.back();
+    attach_files(c, sweeps);
+    if (!input_of(c).empty()) {
+      const json& hash = doc["inputs"].value(input_of(c), json());
+      if (!hash.is_string()) throw refuse(fmt::format("case {}: no content hash for {}", plan.cases.size(), input_of(c)));
+      c.input_hash = hash.get<std::string>();  // the parent's, never this child's own read of the file
+    }
   }
   if (plan.cases.empty()) throw refuse("no case");
   return plan;

@@ -23,8 +23,9 @@ void write_child_plan(const std::string& path, const ChildPlan& plan);
 
 // Reads a plan write_child_plan wrote. The files its graph and trace cases
 // read are the child's own --graph and --trace (in `sweeps`, by the names the
-// cases carry), never a path from the file. Throws std::runtime_error naming
-// the file and what is wrong with it.
+// cases carry), never a path from the file; their content hashes are the
+// plan's (the parent's read), so a file replaced since is an error for those
+// cases. Throws std::runtime_error naming the file and what is wrong with it.
 ChildPlan read_child_plan(const std::string& path, const std::vector<Sweep>& sweeps);
 
 }  // namespace heapbench

@@ -132,6 +132,7 @@ const std::vector<CounterDecl> kCounters = {
     // Replay of a recorded trace (docs/trace.md)
     {"launch_s", U::seconds, "s", B::lower, "seconds per replayed launch"},
     {"new_nulls", U::count, "calls", B::lower, "NULLs per round where the recording had a block"},
+    {"unmatched_releases", U::count, "calls", B::neither, "the trace's releases of an address no recorded block held (not replayed)"},
     // Energy over each case's measured section, where NVML reads it
     {"energy_s", U::seconds, "s", B::neither, "seconds from the energy counter's first read to the section's end"},
     {"energy_resolved", U::count, "", B::neither, "section spans 100 energy-counter updates (1) or not (0)", R::flag},

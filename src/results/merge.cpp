@@ -18,6 +18,7 @@
 
 #include "cases/axis_values.hpp"
 #include "results/results_file.hpp"
+#include "run/version.hpp"  // kSchemaVersion
 
 namespace heapbench {
 namespace {
@@ -231,6 +232,19 @@ bool is_heapbench_entry(const json& b) {
 // A child's results file as SnapshotReporter writes it: a document whose
 // every entry has a name and the axis values of a registered case. Anything
 // else (damaged, or not a child's file) is refused whole, with the reason.
+// "" where the document's context names this heapbench's schema version (or
+// none: a child killed before its context was written), else why not: a file
+// of another version is never merged into this one's (issue 53, G13).
+std::string other_schema(const json& doc) {
+  if (!doc.contains("context") || !doc["context"].is_object() || !doc["context"].contains("heapbench_schema_version")) {
+    return "";
+  }
+  const json& v = doc["context"]["heapbench_schema_version"];
+  const std::string version = v.is_string() ? v.get<std::string>() : v.dump();
+  if (version == std::to_string(kSchemaVersion)) return "";
+  return fmt::format("heapbench_schema_version {:.20}, not this heapbench's {}", version, kSchemaVersion);
+}
+
 std::optional<json> read_child(const fs::path& file, std::string& why) {
   try {
     json doc = read_json(file.string());
@@ -243,6 +257,7 @@ std::optional<json> read_child(const fs::path& file, std::string& why) {
       return std::nullopt;
     }
     if (doc.contains("context") && !doc["context"].is_object()) doc.erase("context");
+    if (why = other_schema(doc); !why.empty()) return std::nullopt;
     for (const json& b : doc["benchmarks"]) {
       if (!is_heapbench_entry(b)) {
         why = fmt::format("an entry that is not one of heapbench's cases ({:.60})", b.dump());
@@ -313,6 +328,7 @@ std::string why_not_heapbench_results(const json& doc) {
   if (!doc.contains("context") || !doc["context"].is_object() || !doc["context"].contains("heapbench_schema_version")) {
     return "its context does not name heapbench_schema_version: not a file heapbench wrote";
   }
+  if (std::string why = other_schema(doc); !why.empty()) return why;
   for (const json& b : doc["benchmarks"]) {
     if (!is_heapbench_entry(b)) return fmt::format("an entry that is not one of heapbench's cases ({:.60})", b.dump());
   }

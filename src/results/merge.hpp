@@ -140,7 +140,9 @@ struct Recovery {
 };
 
 // "" when `doc` is a results document heapbench writes: an object whose
-// context (if any) is an object naming heapbench_schema_version and whose
+// context (if any) is an object naming heapbench_schema_version, this
+// heapbench's kSchemaVersion (a file of another version is not merged into
+// one of this; recovery skips such a child file, saying why), and whose
 // every entry is an object with a string name, an axis_values object and, if
 // it has one, a boolean error_occurred; else why not. Another program's Google
 // Benchmark JSON, a damaged file or one edited by hand is not.

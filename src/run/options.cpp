@@ -14,6 +14,7 @@
 
 #include "run/benchmark_flags.hpp"
 #include "cases/catalog.hpp"
+#include "run/input_file.hpp"
 #include "run/parse.hpp"
 #include "run/suggest.hpp"
 #include "run/version.hpp"
@@ -421,25 +422,31 @@ void refuse_invalid_sizes(const Parsed& p, const std::vector<Sweep>& sweeps) {
 // recorded with (whole MiB, at least 8) unless --heaps says otherwise.
 Sweep replay_sweep(const CLI::App& app, const Parsed& p) {
   for (const char* flag : {"--sweep", "--patterns", "--sizes", "--threads", "--graph"}) {
-    if (app.count(flag)) throw UsageError(fmt::format("--trace={} and {}: the trace sets the cases (give one)", p.trace_file, flag));
+    if (app.count(flag)) throw UsageError(fmt::format("--trace={} and {}: the trace sets the cases (give one)", shown_path(p.trace_file), flag));
   }
   trace::ReplayPlan plan;
   std::uint64_t recorded_heap = 0;
   Sweep s;
   try {
     const trace::Trace t = trace::read_trace(p.trace_file);
-    plan = trace::plan_replay(t, p.trace_file);
+    plan = trace::plan_replay(t, p.trace_file, trace::PlanDetail::kShape);  // no memory per thread to list the cases
     recorded_heap = t.header.heap_bytes;
     s.trace = trace::trace_name_of_file(p.trace_file);
+    s.note = trace::unmatched_note(plan, p.trace_file);
+    s.input_hash = t.content_hash;
   } catch (const trace::TraceError& e) {
-    throw UsageError(fmt::format("--trace={}: {}", p.trace_file, e.what()));
+    throw UsageError(fmt::format("--trace={}: {}", shown_path(p.trace_file), e.what()));
   }
   s.patterns = {"replay"};
   s.apis = zoo_apis();
   s.sizes = {std::max<std::uint64_t>(plan.max_size, 1)};
   s.aligns = {16};
   s.set("threads", {plan.max_threads});
-  const std::uint64_t mib = (recorded_heap + kMiB - 1) / kMiB;
+  const std::uint64_t mib = recorded_heap / kMiB + (recorded_heap % kMiB != 0 ? 1 : 0);  // rounded up, never wrapped
+  if (mib > ~std::uint64_t{0} / kMiB && app.count("--heaps") == 0) {
+    throw UsageError(fmt::format("--trace={}: recorded with a heap of {} bytes, more than 2^64 in whole MiB: give --heaps",
+                                 shown_path(p.trace_file), recorded_heap));
+  }
   s.heaps = {recorded_heap > 0 ? std::max<std::uint64_t>(mib, 8) * kMiB : 1024 * kMiB};
   s.trace_file = p.trace_file;
   return s;
@@ -477,9 +484,9 @@ void add_graph_file(const CLI::App& app, const Parsed& p, std::vector<Sweep>& sw
     g = workloads::read_matrix_market(p.graph_file);
     name = workloads::graph_name_of_file(p.graph_file);
   } catch (const workloads::GraphFileError& e) {
-    throw UsageError(fmt::format("--graph={}: {}", p.graph_file, e.what()));
+    throw UsageError(fmt::format("--graph={}: {}", shown_path(p.graph_file), e.what()));
   }
-  if (g.vertices == 0) throw UsageError(fmt::format("--graph={}: the graph has no vertex", p.graph_file));
+  if (g.vertices == 0) throw UsageError(fmt::format("--graph={}: the graph has no vertex", shown_path(p.graph_file)));
   std::vector<Sweep> files;
   for (const Sweep& s : sweeps) {
     if (std::find(s.patterns.begin(), s.patterns.end(), "graph") == s.patterns.end()) continue;
@@ -487,12 +494,13 @@ void add_graph_file(const CLI::App& app, const Parsed& p, std::vector<Sweep>& sw
     f.patterns = {"graph"};
     f.graphs = {name};
     f.graph_file = p.graph_file;
+    f.input_hash = g.content_hash;
     f.set("threads", {g.vertices});
     files.push_back(std::move(f));
   }
   if (files.empty()) {
     throw UsageError(fmt::format("--graph={}: the sweep has no graph case (give --sweep=workloads or --patterns=graph)",
-                                 p.graph_file));
+                                 shown_path(p.graph_file)));
   }
   if (app.count("--graphs") == 0) {
     for (Sweep& s : sweeps) {

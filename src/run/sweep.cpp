@@ -313,6 +313,7 @@ void add_points(const Sweep& s, const PatternTraits& pattern, const ApiTraits& a
         c.limit_bytes = heap;
         c.trace = s.trace;  // one trace a part (replay's only; the others leave it empty and unnamed)
         c.trace_file = s.trace_file;
+        c.input_hash = s.input_hash;
         if (!pattern.takes_axis(kAxisGraph)) {
           add_axis_points(s, c, 0, cases);
           continue;

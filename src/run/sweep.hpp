@@ -26,6 +26,8 @@ struct Sweep {
   std::vector<std::string> graphs = {"rmat"};  // rmat, grid, or a --graph file's name
   std::string graph_file;                      // the --graph file (its name is among graphs)
   std::string trace, trace_file;               // replay: the --trace file's name and path
+  std::string input_hash;                      // graph_file's or trace_file's content hash as read while parsing
+  std::string note;                            // one line the parent prints on stderr ("": none): a trace's unmatched releases
 
   // The integer axes the part spans beyond its sizes, alignments and heaps
   // (which have rules of their own in plan_cases: heap-major order, only the

@@ -55,7 +55,7 @@ template <class Api>
 class GraphRound final : public Round {
  public:
   GraphRound(const Case& c, double budget_s) : owner_(c), budget_ns_(budget_ns(budget_s)), c_(c) {
-    const workloads::Csr g = workloads::make_graph(c.graph, c.graph_file, c.threads);
+    const workloads::Csr g = workloads::make_graph(c.graph, c.graph_file, c.threads, c.input_hash);
     if (g.vertices != c.threads) {
       throw std::invalid_argument(fmt::format("graph '{}' has {} vertices, the case {}", c.graph, g.vertices, c.threads));
     }

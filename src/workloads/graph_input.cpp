@@ -11,6 +11,7 @@
 
 #include "workloads/graph_body.hpp"  // capacity_for
 #include "patterns/mixed_sizes.hpp"  // mix64
+#include "run/input_file.hpp"   // regular_input_size, shown_path
 #include "run/parse.hpp"        // name_of_file
 
 namespace heapbench::workloads {
@@ -137,11 +138,34 @@ Size read_size(const std::string& where, const std::vector<std::string_view>& w,
 
 }  // namespace
 
-Csr read_matrix_market(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
+namespace {
+
+// The size of the regular file `path`; a FIFO or a device is refused before it is opened.
+std::uint64_t input_size(const std::string& path) {
+  try {
+    return regular_input_size(path);
+  } catch (const InputFileError& e) {
+    throw GraphFileError(e.what());
+  }
+}
+
+// Refuses a file whose content hash is not the one it was pinned to ("": not pinned).
+void check_pinned(const std::string& path, const std::string& pinned, const ContentHash& hash) {
+  if (!pinned.empty() && hash.hex() != pinned) throw GraphFileError(changed_input_message(path, pinned, hash.hex()));
+}
+
+}  // namespace
+
+Csr read_matrix_market(const std::string& path_given, const std::string& pinned) {
+  const std::string path = shown_path(path_given);  // as messages show it: a newline in it is quoted
+  const std::uint64_t file_bytes = input_size(path_given);
+  std::ifstream in(path_given, std::ios::binary);
   if (!in) throw GraphFileError(fmt::format("{}: cannot be opened for reading", path));
   std::string line;
+  ContentHash hash;  // of every line read, each with its end
   if (!std::getline(in, line)) throw GraphFileError(fmt::format("{}: empty file", path));
+  hash.add(line.data(), line.size());
+  hash.add("\n", 1);
   const Header h = read_banner(path, line);
   std::uint64_t lineno = 1;
   Size size;
@@ -150,12 +174,15 @@ Csr read_matrix_market(const std::string& path) {
   std::uint64_t read = 0;
   while (std::getline(in, line)) {
     ++lineno;
+    hash.add(line.data(), line.size());
+    hash.add("\n", 1);
     const auto w = words(line);
     if (w.empty() || w[0].front() == '%') continue;  // blank lines and comments
     const std::string where = fmt::format("{}:{}", path, lineno);
     if (!sized) {
       size = read_size(where, w, h);
-      edges.reserve(size.entries * (h.mirrored ? 2 : 1));
+      // What the file can hold, not what it declares: an entry line is at least 4 bytes ("1 1\n").
+      edges.reserve(std::min<std::uint64_t>(size.entries, file_bytes / 4 + 1) * (h.mirrored ? 2 : 1));
       sized = true;
       continue;
     }
@@ -173,7 +200,10 @@ Csr read_matrix_market(const std::string& path) {
     throw GraphFileError(fmt::format("{}:{}: ends after {} of the {} entries its size line declares", path, lineno,
                                      read, size.entries));
   }
-  return to_csr(std::max(size.rows, size.cols), edges);
+  check_pinned(path_given, pinned, hash);
+  Csr g = to_csr(std::max(size.rows, size.cols), edges);
+  g.content_hash = hash.hex();
+  return g;
 }
 
 bool is_generated_graph(std::string_view name) {
@@ -182,9 +212,11 @@ bool is_generated_graph(std::string_view name) {
 
 std::string graph_name_of_file(const std::string& path) {
   const std::string base = name_of_file(path);
-  if (base.empty()) throw GraphFileError(fmt::format("{}: the file's name has no stem to name its graph by", path));
+  if (base.empty()) {
+    throw GraphFileError(fmt::format("{}: the file's name has no stem to name its graph by", shown_path(path)));
+  }
   if (is_generated_graph(base)) {
-    throw GraphFileError(fmt::format("{}: '{}' names a generated graph; rename the file", path, base));
+    throw GraphFileError(fmt::format("{}: '{}' names a generated graph; rename the file", shown_path(path), base));
   }
   return base;
 }
@@ -222,11 +254,11 @@ Csr grid_graph(std::uint64_t vertices) {
   return to_csr(vertices, edges);
 }
 
-Csr make_graph(std::string_view name, const std::string& file, std::uint64_t vertices) {
+Csr make_graph(std::string_view name, const std::string& file, std::uint64_t vertices, const std::string& pinned) {
   if (name == "rmat") return rmat_graph(vertices, 0x726d6174ull);  // "rmat"
   if (name == "grid") return grid_graph(vertices);
   if (file.empty()) throw GraphFileError(fmt::format("graph '{}' is neither generated nor given by --graph", name));
-  return read_matrix_market(file);
+  return read_matrix_market(file, pinned);
 }
 
 namespace {

@@ -19,6 +19,7 @@ struct Csr {
   std::uint64_t vertices = 0;
   std::vector<std::uint64_t> offsets;  // vertices + 1 entries
   std::vector<std::uint32_t> targets;
+  std::string content_hash;  // read from a file: its lines' hash (ContentHash, run/input_file.hpp); else ""
   std::uint64_t edges() const { return targets.size(); }
 };
 
@@ -37,8 +38,11 @@ inline constexpr std::uint64_t kMaxGraphEdges = 1ull << 31;
 // pattern; general, symmetric, skew-symmetric or hermitian) as a graph: entry
 // (i, j) is the edge i-1 -> j-1, a symmetric file's entries go both ways,
 // values are ignored, self-loops and repeated edges dropped. Vertices: the
-// larger of rows and columns. Throws GraphFileError.
-Csr read_matrix_market(const std::string& path);
+// larger of rows and columns. A regular file only (a FIFO or a device is
+// refused before it is opened). With `pinned` (a content_hash an earlier read
+// gave), a file that hashes differently is refused: it was replaced during
+// the run. Throws GraphFileError.
+Csr read_matrix_market(const std::string& path, const std::string& pinned = "");
 
 // The graph axis' name for a file: its stem with every character other than
 // letters, digits, '_' and '-' replaced by '_' ("road-usa.mtx" -> "road-usa").
@@ -58,8 +62,9 @@ Csr rmat_graph(std::uint64_t vertices, std::uint64_t seed);
 // and lower neighbours (row-major, the last row partial).
 Csr grid_graph(std::uint64_t vertices);
 
-// The graph a case names: generated at `vertices`, or read from `file`.
-Csr make_graph(std::string_view name, const std::string& file, std::uint64_t vertices);
+// The graph a case names: generated at `vertices`, or read from `file`
+// (pinned to that hash where one is given).
+Csr make_graph(std::string_view name, const std::string& file, std::uint64_t vertices, const std::string& pinned = "");
 
 // One batch of updates, grouped by source vertex in CSR form: vertex u inserts
 // insert_targets[insert_offsets[u] .. insert_offsets[u+1]) in that order (each

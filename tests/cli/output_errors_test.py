@@ -67,6 +67,22 @@ class OutputErrors(unittest.TestCase):
             with self.subTest(name=name), open("/dev/full", "w") as full:
                 self.check(name, args, full, which, reason="No space left on device")
 
+    def test_replay_says_it_once(self):
+        # Issue 53, G15: `replay --benchmark_list_tests > /dev/full` said it twice ("heapbench: ..." and
+        # "heapbench replay: ..."): replay runs heapbench within itself, and both flushed.
+        import struct
+        with tempfile.TemporaryDirectory() as d, open("/dev/full", "w") as full:
+            trace = os.path.join(d, "t.hbt")
+            with open(trace, "wb") as f:
+                f.write(b"HBTRACE\0" + struct.pack("<IIIIQ32s", 1, 64, 48, 40, 8 << 20, b"t")
+                        + struct.pack("<II3I3IQQ", 0x48434E4C, 0, 1, 1, 1, 1, 1, 1, 1, 0)
+                        + struct.pack("<QQQIIII", 16, 8, 1, 0, 0, 0, 1))
+            r = subprocess.run([NOGPU, "replay", trace, "--benchmark_list_tests"], stdout=full,
+                               stderr=subprocess.PIPE, text=True, timeout=60)
+            self.assertEqual(r.returncode, EXIT_CANNOT_WRITE, r.stderr)
+            self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+            self.assertIn("cannot write standard output", r.stderr)
+
     def test_a_closed_pipe(self):
         for name, (which, args) in COMMANDS.items():
             with self.subTest(name=name):

@@ -58,6 +58,7 @@ TEST(ChildPlan, AWrittenPlanReadsBackWithTheChildsOwnFiles) {
   ASSERT_EQ(file_part.patterns, std::vector<std::string>{"graph"});
   file_part.graphs = {"road"};
   file_part.graph_file = "/data/road.mtx";
+  file_part.input_hash = "0123456789abcdef";  // as the parent read the file
   file_part.set("threads", {100});
   sweeps.push_back(file_part);
   ChildPlan plan;
@@ -76,6 +77,12 @@ TEST(ChildPlan, AWrittenPlanReadsBackWithTheChildsOwnFiles) {
     saw_file = saw_file || back.cases[i].graph_file == "/data/road.mtx";
   }
   EXPECT_TRUE(saw_file);
+  // The child's cases keep the parent's content hash, whatever its own read of the file gave (issue 53, G6).
+  std::vector<Sweep> childs = sweeps;
+  childs.back().input_hash = "fedcba9876543210";
+  for (const Case& c : read_child_plan(path, childs).cases) {
+    if (c.graph_file == "/data/road.mtx") EXPECT_EQ(c.input_hash, "0123456789abcdef");
+  }
   // Without --graph on the child's own command line, no file: a path is never taken from the plan.
   for (const Case& c : read_child_plan(path, workloads_sweep()).cases) EXPECT_TRUE(c.graph_file.empty());
   fs::remove_all(dir);
@@ -97,7 +104,7 @@ std::string refusal_of(const std::string& text) {
 }
 
 TEST(ChildPlan, ADamagedPlanIsRefusedInOneLine) {
-  const std::string head = R"({"heapbench_child_plan": 1, "context_and_header": true, "name_width": 0, "cases": )";
+  const std::string head = R"({"heapbench_child_plan": 2, "context_and_header": true, "name_width": 0, "inputs": {}, "cases": )";
   const std::string good = R"({"pattern": "per_thread", "api": "malloc", "size": 64, "threads": 32, "malloc_heap": 8388608})";
   EXPECT_NE(refusal_of("{ half").find("not JSON"), std::string::npos);
   EXPECT_NE(refusal_of(R"({"cases": []})").find("not a plan this heapbench writes"), std::string::npos);

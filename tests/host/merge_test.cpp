@@ -251,6 +251,35 @@ TEST_F(MergeTest, AResultsFileThatIsNotHeapbenchsIsMovedAsideNeverMergedAndNever
   }
 }
 
+TEST_F(MergeTest, RecoveryNeverMergesAFileOfAnotherSchemaVersion) {
+  // Issue 53 (G13): a leftover child file of heapbench_schema_version 99, with
+  // edited figures, was merged into a schema-1 results file.
+  const auto out = (dir_ / "r.json").string();
+  const fs::path groups = dir_ / "r.json.groups";
+  fs::create_directories(groups);
+  child("r.json.groups/device0_heap8_0.json", "GPU", {"a"});
+  json future{{"context", {{"gpu_name", "GPU"}, {"heapbench_schema_version", "99"}}},
+              {"benchmarks", {{{"name", "b"}, {"run_name", "b"}, {"allocs_per_s", 9e99}, {"axis_values", {{"size", 64}}}}}}};
+  std::ofstream((groups / "device0_heap16_0.json").string()) << future.dump();
+  const Recovery r = recover_interrupted_run(out, groups.string());
+  EXPECT_EQ(r.added, 1u);
+  ASSERT_EQ(r.skipped.size(), 2u);  // no manifest, and the other version's file
+  EXPECT_NE(r.skipped[1].find("heapbench_schema_version 99, not this heapbench's 1"), std::string::npos) << r.skipped[1];
+  const json doc = json::parse(slurp(out));
+  ASSERT_EQ(doc["benchmarks"].size(), 1u) << doc.dump();
+  EXPECT_EQ(doc["benchmarks"][0]["name"], "a");
+
+  // An earlier results file of another version is moved aside, not adopted.
+  future["benchmarks"][0]["name"] = "z";
+  std::ofstream(out, std::ios::trunc) << future.dump();
+  fs::remove(groups / "device0_heap16_0.json");
+  child("r.json.groups/device0_heap8_1.json", "GPU", {"c"});
+  const Recovery again = recover_interrupted_run(out, groups.string());
+  EXPECT_EQ(again.moved_aside, out + ".foreign");
+  EXPECT_NE(again.moved_why.find("heapbench_schema_version 99"), std::string::npos) << again.moved_why;
+  for (const json& b : json::parse(slurp(out))["benchmarks"]) EXPECT_NE(b["name"], "z");
+}
+
 TEST_F(MergeTest, MovingAsideNeverReplacesAFile) {
   const auto out = (dir_ / "r.json").string();
   std::ofstream(out) << "third";

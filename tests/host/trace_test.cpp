@@ -4,6 +4,7 @@
 // runs a plan, a block handed out twice coming out as an error.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -154,6 +155,102 @@ TEST(ReplayPlan, AnAddressUsedAgainIsANewBlockAndStrayFreesAreCounted) {
   EXPECT_EQ(p.unmatched_releases, 1u);
   EXPECT_EQ(p.live_at_end, (std::vector<std::uint32_t>{1}));
   EXPECT_EQ(p.peak_bytes, 32u);
+}
+
+TEST(ReplayPlan, TheShapeAloneHasTheCountsAndNoMemoryPerThread) {
+  // Issue 53, G5: listing the cases of 2^27 threads planned 16 B a thread (2.1 GB).
+  const ReplayPlan full = plan_replay(make_trace(64), "t.hbt");
+  const ReplayPlan shape = plan_replay(make_trace(64), "t.hbt", PlanDetail::kShape);
+  EXPECT_EQ(shape.allocations, full.allocations);
+  EXPECT_EQ(shape.max_threads, full.max_threads);
+  EXPECT_EQ(shape.max_size, full.max_size);
+  EXPECT_EQ(shape.peak_bytes, full.peak_bytes);
+  ASSERT_EQ(shape.launches.size(), 2u);
+  EXPECT_EQ(shape.launches[1].releases, 64u);
+  EXPECT_TRUE(shape.launches[0].offsets.empty() && shape.launches[0].ops.empty());
+  // The full plan: each thread's operations in its own order, offsets[t] .. offsets[t + 1].
+  const ReplayLaunch& allocs = full.launches[0];
+  ASSERT_EQ(allocs.offsets.size(), 65u);
+  for (std::uint32_t t = 0; t < 64; ++t) {
+    ASSERT_EQ(allocs.offsets[t + 1] - allocs.offsets[t], 1u);
+    EXPECT_EQ(allocs.ops[allocs.offsets[t]].size, 48u + t);
+  }
+}
+
+TEST(ReplayPlan, AThreadsOperationsKeepTheirOrderAndIdleThreadsHaveNone) {
+  Trace t = make_trace(2);
+  t.launches[0].events = {{0x100, 16, 9, 0, 5, 0, kMalloc}, {0x200, 24, 1, 0, 2, 0, kMalloc},
+                          {0x100, 0, 10, 0, 5, 0, kFree}, {0x300, 8, 3, 0, 5, 0, kMalloc}};
+  t.launches[1].events.clear();
+  const ReplayPlan p = plan_replay(t, "t.hbt");
+  const ReplayLaunch& l = p.launches[0];
+  ASSERT_EQ(l.offsets.size(), 33u);
+  EXPECT_EQ(l.offsets[2], 0u);
+  EXPECT_EQ(l.offsets[3] - l.offsets[2], 1u);  // thread 2: one
+  EXPECT_EQ(l.offsets[6] - l.offsets[5], 3u);  // thread 5: three, in file order
+  EXPECT_EQ(l.offsets[32], 4u);
+  EXPECT_EQ(l.ops[l.offsets[5]].size, 16u);
+  EXPECT_EQ(l.ops[l.offsets[5] + 1].kind, kRelease);
+  EXPECT_EQ(l.ops[l.offsets[5] + 2].size, 8u);
+}
+
+TEST(TraceFile, ATraceReplacedSinceItWasPinnedIsRefused) {
+  // Issue 53, G6: a round reads the file again; one that hashes otherwise is not the one the run planned.
+  const std::string p = written(make_trace(8), "pinned.hbt");
+  const std::string hash = read_trace(p).content_hash;
+  EXPECT_EQ(hash.size(), 16u);
+  EXPECT_EQ(read_trace(p, hash).launches.size(), 2u);
+  Trace other = make_trace(8);
+  other.launches[0].events[3].size = 4096;
+  write_trace(p, other);
+  try {
+    read_trace(p, hash);
+    FAIL();
+  } catch (const TraceError& e) {
+    EXPECT_NE(std::string(e.what()).find("changed since this run first read it"), std::string::npos) << e.what();
+  }
+}
+
+TEST(TraceFile, ProductsThatWrapAndPlansOverTheCeilingAreRefusedInOneLine) {
+  // Issue 53, G4 and G5: a block of 2^31 x 2^31 x 4 threads wrapped to 0 (SIGFPE); 2^31 threads in a
+  // 152-byte file planned 32 GiB.
+  const std::pair<LaunchHeader, std::string> cases[] = {
+      {{kLaunchTag, 0, {1, 1, 1}, {1u << 31, 1u << 31, 4}, 0, 0}, "threads per block, more than CUDA's 1024"},
+      {{kLaunchTag, 0, {1u << 31, 1u << 31, 4}, {1, 1, 1}, 0, 0}, "more than the 2147483648 threads"},
+      {{kLaunchTag, 0, {0xffffffffu, 0xffffffffu, 0xffffffffu}, {1, 1, 1}, 0, 0}, "more than the 2147483648 threads"},
+      {{kLaunchTag, 0, {1u << 21, 1, 1}, {1024, 1, 1}, 0, 0}, "more than the 1024 MiB a 112-byte trace may ask for"},
+  };
+  for (const auto& [header, expected] : cases) {
+    Trace t = make_trace(1);
+    t.launches.resize(1);
+    t.launches[0].header = header;
+    t.launches[0].events.clear();
+    const std::string p = written(t, "wrap.hbt");
+    try {
+      read_trace(p);
+      ADD_FAILURE() << "accepted: " << expected;
+    } catch (const TraceError& e) {
+      EXPECT_NE(std::string(e.what()).find(expected), std::string::npos) << e.what();
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    }
+  }
+}
+
+TEST(TraceFile, SpecialFilesAreRefusedBeforeTheyAreOpened) {
+  // Issue 53, G7: a FIFO hung the reader (its open waits for a writer); /dev/zero never ends.
+  const std::string fifo = path_of("fifo.hbt");
+  std::remove(fifo.c_str());
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const auto& [path, kind] : {std::pair<std::string, std::string>{fifo, "a FIFO or pipe"},
+                                   {"/dev/zero", "a character device"}, {"/tmp", "a folder"}}) {
+    try {
+      read_trace(path);
+      ADD_FAILURE() << path;
+    } catch (const TraceError& e) {
+      EXPECT_NE(std::string(e.what()).find("is " + kind + ", not a regular file"), std::string::npos) << e.what();
+    }
+  }
+  std::remove(fifo.c_str());
 }
 
 TEST(ReplayPlan, ATraceThatDroppedEventsOrHasNoAllocationIsRefused) {

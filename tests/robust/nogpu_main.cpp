@@ -7,7 +7,8 @@
 //   HEAPBENCH_NOGPU_FAIL       cases whose name contains this fail with a DeviceError
 //   HEAPBENCH_NOGPU_ABORT      cases whose name contains this abort() the process
 //   HEAPBENCH_NOGPU_HANG       cases whose name contains this never return (as a
-//                              thread spinning inside an allocator), for --case-timeout
+//                              thread spinning inside an allocator), for --case-timeout;
+//                              the workloads' and replay's too
 //   HEAPBENCH_NOGPU_DEVICES    device count (default 1)
 //   HEAPBENCH_NOGPU_ROUND_NOISE  rounds report 2 ms x (1 +- this), alternately (default 0)
 //   HEAPBENCH_NOGPU_TRACE      a file this appends one line to for each use of the
@@ -126,6 +127,8 @@ class StandInBackend final : public Backend {
   void invalidate() override { dirty_ = true; }
   std::uint64_t probe_capacity(std::uint64_t heap_bytes) override { return heap_bytes / 2; }
   std::unique_ptr<Round> make_round(const Case& c, double) override {
+    const std::string hang = env("HEAPBENCH_NOGPU_HANG", "");
+    if (!hang.empty() && case_name(c).find(hang) != std::string::npos) return std::make_unique<SleepingRound>(c, current_);
     if (auto r = workloads::cpu::make_round(c, workloads::cpu::break_named(env("HEAPBENCH_NOGPU_BREAK", "")))) {
       trace("round " + case_name(c));
       return r;

@@ -283,7 +283,7 @@ class HashRound final : public Round {
 class GraphRound final : public Round {
  public:
   GraphRound(const Case& c, Break b) : c_(c), break_(b), heap_(c.malloc_heap(), b == Break::overlap) {
-    graph_ = make_graph(c.graph, c.graph_file, c.threads);
+    graph_ = make_graph(c.graph, c.graph_file, c.threads, c.input_hash);
     batches_ = make_updates(graph_, 0x75706461746573ull, final_);  // the GPU's seed: the same updates
     for (const auto& batch : batches_) updates_ += batch.insert_targets.size() + batch.delete_targets.size();
     lists_.resize(graph_.vertices);
@@ -364,7 +364,7 @@ class ReplayRound final : public Round {
  public:
   ReplayRound(const Case& c, Break b)
       : heap_(c.malloc_heap(), b == Break::overlap),
-        plan_(trace::plan_replay(trace::read_trace(c.trace_file), c.trace_file)),
+        plan_(trace::plan_replay(trace::read_trace(c.trace_file, c.input_hash), c.trace_file)),
         table_(plan_.allocations),
         sizes_(plan_.allocations) {
     for (const auto& l : plan_.launches) {
@@ -376,6 +376,7 @@ class ReplayRound final : public Round {
     shape_.allocations = plan_.allocations;
     shape_.launches = plan_.launches.size();
     shape_.peak_bytes = plan_.peak_bytes;
+    shape_.unmatched_releases = plan_.unmatched_releases;
   }
   void begin() override {
     heap_.forget_freed();

@@ -1,0 +1,44 @@
+#pragma once
+// Files heapbench reads as its input (a trace, a Matrix Market graph): a
+// regular file only, checked before it is opened (a FIFO would hang the
+// open, /dev/zero never ends, a pipe cannot be measured), and a path as a
+// one-line message shows it.
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace heapbench {
+
+struct InputFileError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// `path` as a message shows it: as it is, or quoted with C escapes where it
+// holds a control character (a newline in a path must not split the line).
+std::string shown_path(const std::string& path);
+
+// The size in bytes of the regular file `path` (a link to one: the file it
+// names). InputFileError, one line "PATH: why", for a path that does not
+// exist or is not a regular file (a FIFO, a device, a folder, a socket).
+std::uint64_t regular_input_size(const std::string& path);
+
+// A hash of a file's content as a reader reads it (64-bit FNV-1a, 16 hex
+// digits): the parent of a run reads its --trace or --graph once and hands
+// the hash to every child and round, which read the file again and refuse it
+// if it hashes differently (the file was replaced during the run). It tells a
+// changed file from the same one; it is no defence against a file made to
+// collide.
+class ContentHash {
+ public:
+  void add(const void* bytes, std::size_t n);
+  std::string hex() const;
+
+ private:
+  std::uint64_t h_ = 0xcbf29ce484222325ull;
+};
+
+// The one line for a file whose content hash is not the pinned one.
+std::string changed_input_message(const std::string& path, const std::string& pinned, const std::string& now);
+
+}  // namespace heapbench
