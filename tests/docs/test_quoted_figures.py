@@ -102,3 +102,14 @@ def test_a_quote_whose_words_changed_is_found(copy):
     page = copy / "docs" / "cli.md"
     page.write_text(page.read_text().replace("both about", "each about"))
     assert any("0 places read" in p and "docs/cli.md" in p for p in quoted.check(root=copy))
+
+
+def test_the_workloads_page_counts_its_cases_from_its_files(copy):
+    # Issue 56: it said 184 cases, then 187, with nothing saying that the second counts two files.
+    page = copy / "docs" / "findings" / "workloads.md"
+    page.write_text(page.read_text().replace("of the 187 measured cases (the sweep's 184", "of the 184 measured cases "
+                                             "(the sweep's 184"))
+    assert quoted.check(root=copy) == ["docs/findings/workloads.md: 0 places read '- <number> of the 187 measured "
+                                       "cases' (one expected)",
+                                       "docs/findings/workloads.md: ' of the 184 measured cases (the sweep's' but "
+                                       "results/H200/workloads/workloads.json says 187"]
