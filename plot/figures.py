@@ -29,7 +29,8 @@ import pandas as pd  # noqa: E402
 
 from heapbench_plot import style  # noqa: E402
 from heapbench_plot.heapbench_results import (Results, SchemaError, convergence_sentence, cuda_version,  # noqa: E402
-                                              load, load_selection, measured, one_line, rate_of)
+                                              files_text, load, load_selection, measured, one_line,
+                                              rate_of)
 from heapbench_plot.outputs import markdown_table, slug, write_text  # noqa: E402
 from heapbench_plot.readability import REFERENCE, FigureError, save  # noqa: E402
 
@@ -742,7 +743,7 @@ def main(argv: list[str] | None = None) -> int:
     except (SchemaError, FigureError, OSError) as e:
         print(f"figures: {one_line(e)}", file=sys.stderr)
         return 2
-    print(f"wrote {len(written)} files to {args.out}")
+    print(f"wrote {files_text(len(written))} to {args.out}")
     return 0
 
 

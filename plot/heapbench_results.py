@@ -220,6 +220,11 @@ def one_line(e: BaseException) -> str:
     return " ".join(str(e).split()) or type(e).__name__
 
 
+def files_text(n: int) -> str:
+    """1 file, 3 files: what a tool says it wrote."""
+    return f"{n} file" if n == 1 else f"{n} files"
+
+
 def finish(tool: str, make, out, errors: tuple) -> int:
     """A plot tool's exit: runs make() -> (files written, warnings); one of
     `errors` is one line on stderr and exit code 2, warnings go to stderr, and the
@@ -232,7 +237,7 @@ def finish(tool: str, make, out, errors: tuple) -> int:
     for w in warnings:
         print(f"{tool}: warning: {w}", file=sys.stderr)
     from heapbench_plot.outputs import say
-    return 0 if say(f"wrote {len(written)} files to {out}\n", tool) else 2
+    return 0 if say(f"wrote {files_text(len(written))} to {out}\n", tool) else 2
 
 
 def distinct_labels(files: list[Results]) -> list[str]:

@@ -1,4 +1,4 @@
-"""The allocator zoo (issue 28): figures and findings from `heapbench --sweep=zoo` results.
+"""The allocator zoo: figures and findings from `heapbench --sweep=zoo` results.
 
 usage: python3 plot/zoo.py RESULTS.json [MORE.json ...] -o OUTDIR [--slab API]
 

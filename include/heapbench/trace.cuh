@@ -17,7 +17,9 @@
 //
 // The buffer is a __device__ variable of the translation unit that includes
 // this header: begin/end a launch in the .cu file whose kernels record (with
-// relocatable device code, one file per recorded kernel set). A launch whose
+// relocatable device code, one file per recorded kernel set). A kernel of
+// another .cu file records into that file's buffer, which no Recorder set up:
+// nothing, so end() prints one line for a launch that recorded no event. A launch whose
 // events overflow the buffer keeps the first ones and says how many it
 // dropped (end() returns it and prints one line); `heapbench replay` refuses a
 // trace that dropped events. Recording costs each call an atomic, a clock read
@@ -153,7 +155,9 @@ class Recorder {
     check(cudaMemset(count_, 0, sizeof(unsigned long long)), "cudaMemset of the trace counter");
   }
   // After it: waits for the device, appends the launch's record, and returns
-  // the events the buffer had no room for (printing one line when there were any).
+  // the events the buffer had no room for (printing one line when there were any,
+  // and one when the launch recorded none: its kernels are in another translation unit,
+  // or called none of the recording functions).
   unsigned long long end() {
     if (!HEAPBENCH_TRACE) return 0;
     check(cudaDeviceSynchronize(), "the recorded launch");
@@ -167,6 +171,11 @@ class Recorder {
     LaunchHeader h{kLaunchTag, launches_++, {grid_.x, grid_.y, grid_.z}, {block_.x, block_.y, block_.z}, kept, made - kept};
     write(&h, sizeof h);
     write(events.data(), kept * sizeof(Event));
+    if (made == 0) {
+      std::fprintf(stderr, "heapbench::trace: launch %u recorded no event: a kernel records only into the buffer "
+                           "of the .cu file whose Recorder brackets it (heapbench/trace.cuh, docs/trace.md)\n",
+                   h.launch);
+    }
     if (made > kept) {
       std::fprintf(stderr, "heapbench::trace: launch %u made %llu events, the buffer holds %llu: %llu dropped "
                            "(give Recorder a larger capacity)\n", h.launch, made, capacity_, made - kept);

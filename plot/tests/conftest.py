@@ -1,6 +1,10 @@
-"""Shared fixtures: the committed H200 results and small hand-made files."""
+"""Shared fixtures: the committed H200 results and small hand-made files; the sample of the
+committed results files that the tests over every file run on."""
 import copy
+import datetime
 import json
+import math
+import os
 from pathlib import Path
 
 import pytest
@@ -9,6 +13,54 @@ PLOT = Path(__file__).resolve().parents[1]
 ROOT = PLOT.parent
 
 H200 = ROOT / "results" / "H200" / "default-sweep.json"
+
+# The tests that run a tool over every committed results file (test_every_file, test_workloads)
+# run it over SAMPLE_SIZE of them, so that they cost what a file costs, not what results/ costs.
+# The sample rotates with the seed: by default the day (UTC), so that every file is drawn within
+# ceil(files / SAMPLE_SIZE) days; HEAPBENCH_FILES_SEED=<n> draws sample n again (the seed is
+# printed at the end of the run and in a failure), HEAPBENCH_FILES_SEED=all takes every file
+# (CI: .ci/run).
+SAMPLE_SIZE = 3
+SEED_VARIABLE = "HEAPBENCH_FILES_SEED"
+
+
+def files_seed() -> int | None:
+    """The sample's seed: HEAPBENCH_FILES_SEED, or the days since 1970 (UTC); None for every file."""
+    text = os.environ.get(SEED_VARIABLE, "").strip()
+    if text == "all":
+        return None
+    if text:
+        try:
+            return int(text)
+        except ValueError:
+            raise SystemExit(f"{SEED_VARIABLE}={text}: a whole number, or all for every file") from None
+    return datetime.datetime.now(datetime.timezone.utc).date().toordinal()
+
+
+def sample(files: list, seed: int | None, size: int = SAMPLE_SIZE) -> list:
+    """`size` of `files` spread over the list (every stride-th, from seed mod stride), or all of
+    them for seed None: seeds 0 to stride - 1 draw every file once."""
+    if seed is None or len(files) <= size:
+        return list(files)
+    stride = math.ceil(len(files) / size)
+    return [files[i] for i in range(seed % stride, len(files), stride)]
+
+
+def committed_sample(files: list) -> tuple[list, str]:
+    """(the sample of `files` this run takes, a line saying which and how to draw it again)."""
+    seed = files_seed()
+    chosen = sample(files, seed)
+    if seed is None:
+        return chosen, f"every one of the {len(files)} committed results files ({SEED_VARIABLE}=all)"
+    return chosen, (f"{len(chosen)} of the {len(files)} committed results files, seed {seed} "
+                    f"({SEED_VARIABLE}={seed} draws them again, {SEED_VARIABLE}=all takes every file)")
+
+
+def pytest_terminal_summary(terminalreporter):
+    seed = files_seed()
+    which = "every file" if seed is None else f"seed {seed}"
+    terminalreporter.write_line(f"tests over the committed results files: {which} "
+                                f"({SEED_VARIABLE}: plot/tests/conftest.py)")
 
 CONTEXT = {
     "date": "2026-11-29T00:00:00+00:00", "host_name": "test", "executable": "heapbench", "num_cpus": 2,

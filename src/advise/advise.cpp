@@ -44,10 +44,12 @@ std::string SizeDistribution::text() const {
 
 namespace {
 
+// A part of the --size text: what is wrong with it, and where in the whole when it is a part.
 std::uint64_t quantity(const std::string& whole, const std::string& part) {
   try {
     return parse_quantity(part);
   } catch (const std::invalid_argument& e) {
+    if (part == whole) throw;  // --size=0: "'0' is not a valid quantity", not "'0': '0' is not..."
     throw std::invalid_argument(fmt::format("'{}': {}", whole, e.what()));
   }
 }
@@ -266,8 +268,8 @@ void add_advise_flags(CLI::App& app, AdviseOptions& o, AdviseParsed& p) {
   add_subcommand_flags(app, o.help, o.device);
   app.add_option("--threads", p.threads, "Allocating threads of the kernel (K/M suffixes; per_block: blocks x 256)");
   app.add_option("--size", p.size,
-                 "Bytes each thread asks for: fixed (1000, 4K), a uniform range (16-256) or a list with weights "
-                 "(64:3,1K:1; parsed, not yet run). per_warp: lane 0 asks 32x this for its warp; per_block: thread 0 "
+                 "Bytes each thread asks for: fixed (1000, 4K) or a uniform range (16-256, per_thread only: "
+                 "heapbench's per_thread_mixed). per_warp: lane 0 asks 32x this for its warp; per_block: thread 0 "
                  "asks 256x for its block, as in the sweep's --sizes");
   const Workload defaults;
   app.add_option("--pattern", o.workload.pattern,
@@ -292,7 +294,7 @@ void add_advise_flags(CLI::App& app, AdviseOptions& o, AdviseParsed& p) {
 // --threads, --size and --pattern: the workload as described.
 void set_described_workload(const CLI::App& app, const AdviseParsed& p, Workload& w) {
   if (p.threads.empty()) throw UsageError("--threads is required (how many threads allocate), or --trace");
-  if (p.size.empty()) throw UsageError("--size is required (bytes per thread: 1000, 16-256 or 64:3,1K:1), or --trace");
+  if (p.size.empty()) throw UsageError("--size is required (bytes per thread: 1000, or 16-256), or --trace");
   try {
     w.threads = parse_quantity(p.threads);
   } catch (const std::invalid_argument& e) {

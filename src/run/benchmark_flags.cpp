@@ -158,12 +158,43 @@ void refuse_refused_flag(std::string_view arg) {
   throw UsageError(fmt::format("{}: refused: {}", arg, f->refused));
 }
 
+namespace {
+
+// CLI11's "Could not convert: --max-noise = abc" as heapbench says a bad value: the flag
+// whose value is not a number of its type, "--max-noise=abc: not a number". CLI11's own
+// message where no value of a numeric option fails to convert (one out of range).
+std::string conversion_message(const CLI::App& app, const CLI::ConversionError& e) {
+  for (const CLI::Option* opt : app.get_options()) {
+    const std::string type = opt->get_type_name();
+    const bool is_unsigned = type.rfind("UINT", 0) == 0;
+    const bool is_whole = is_unsigned || type.rfind("INT", 0) == 0;
+    if (!is_whole && type.rfind("FLOAT", 0) != 0) continue;
+    for (const std::string& value : opt->results()) {
+      unsigned long long u = 0;
+      long long i = 0;
+      double d = 0;
+      const bool converts = is_unsigned ? CLI::detail::lexical_cast(value, u)
+                            : is_whole  ? CLI::detail::lexical_cast(value, i)
+                                        : CLI::detail::lexical_cast(value, d);
+      if (!converts) {
+        return fmt::format("{}={}: not {}", opt->get_name(), value,
+                           is_unsigned ? "a whole number of at least 0" : is_whole ? "a whole number" : "a number");
+      }
+    }
+  }
+  return e.what();
+}
+
+}  // namespace
+
 void parse_argv(CLI::App& app, int argc, const char* const* argv, const std::vector<std::string>& may_repeat) {
   std::vector<std::string> args;
   for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);  // CLI11 takes them reversed
   refuse_empty_values({args.rbegin(), args.rend()});
   try {
     app.parse(args);
+  } catch (const CLI::ConversionError& e) {
+    throw UsageError(conversion_message(app, e));
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }

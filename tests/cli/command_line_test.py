@@ -289,6 +289,46 @@ class Warts(unittest.TestCase):
         self.assertIn(f"heapbench: {listed} case(s) listed; the cases of {', '.join(unbuilt)} are not", r.stderr)
 
 
+
+class Issue56(unittest.TestCase):
+    """Issue 56's smaller command-line items: a bad value is one line in heapbench's words."""
+
+    def refused(self, *args):
+        r = run(HEAPBENCH, *args)
+        self.assertEqual(r.returncode, EXIT_USAGE, (args, r.stdout, r.stderr))
+        self.assertEqual(len(r.stderr.splitlines()), 1, r.stderr)
+        return r.stderr.strip()
+
+    def test_a_value_that_is_not_a_number_is_named_with_its_flag(self):
+        # It printed CLI11's "Could not convert: --max-noise = abc".
+        for args, line in ((("--max-noise=abc",), "heapbench: --max-noise=abc: not a number"),
+                           (("--min-rounds=x",), "heapbench: --min-rounds=x: not a whole number"),
+                           (("check", "--soak-ms=1.5.2"), "heapbench check: --soak-ms=1.5.2: not a")):
+            with self.subTest(args=args):
+                got = self.refused(*args)
+                self.assertTrue(got.startswith(line), got)
+                self.assertNotIn("Could not convert", got)
+
+    def test_advise_names_a_bad_size_once(self):
+        # It said "--size=0: '0': '0' is not a valid quantity".
+        got = self.refused("advise", "--threads=8", "--size=0")
+        self.assertIn("--size=0: '0' is not a valid quantity", got)
+        self.assertEqual(got.count("'0'"), 1, got)
+        self.assertIn("--size=16-0K: '16-0K': '0K' is not", self.refused("advise", "--threads=8", "--size=16-0K"))
+
+    def test_advise_help_offers_only_sizes_it_runs(self):
+        # It offered 64:3,1K:1 and then refused it.
+        r = run(HEAPBENCH, "advise", "--help")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        offered = re.search(r"--size\b(.*?)\n  -", r.stdout, re.S).group(1)
+        self.assertNotIn("64:3", offered)
+        self.assertNotIn("64:3", self.refused("advise", "--threads=8"))
+        for size in ("1000", "4K", "16-256"):  # each example it gives passes its checks (no GPU: a device error)
+            with self.subTest(size=size):
+                r = run(HEAPBENCH, "advise", "--threads=8", f"--size={size}", "--max-heap=16M", timeout=120)
+                self.assertNotEqual(r.returncode, EXIT_USAGE, r.stderr)
+
+
 if __name__ == "__main__":
     HEAPBENCH = script_args().binary
     HELP = run(HEAPBENCH, "--help").stdout

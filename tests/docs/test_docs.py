@@ -143,3 +143,42 @@ def test_citation_names_the_version_cmake_builds():
     assert re.search(r"^version: ([0-9.]+)$", cff, re.M).group(1) == cmake
     assert re.search(r"^license: Apache-2.0$", cff, re.M)
     assert "Apache License" in (ROOT / "LICENSE").read_text()[:200]
+
+
+def name_format() -> str:
+    """The README's case-name format, as its one `Case names read` paragraph writes it."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    m = re.search(r"Case names read\s+`([^`]+)`", text)
+    assert m, "README.md: no 'Case names read `...`'"
+    return m.group(1)
+
+
+def name_regex(fmt: str) -> re.Pattern:
+    """The format as a regular expression: `<a|b>` one of the words, `<word>` a field, `[...]` optional."""
+    out = ""
+    for token in re.findall(r"<[^>]+>|\[|\]|[^<\[\]]+", fmt):
+        if token.startswith("<"):
+            words = token[1:-1].split("|")
+            out += f"(?:{'|'.join(map(re.escape, words))})" if len(words) > 1 else "[^/]+"
+        else:
+            out += {"[": "(?:", "]": ")?"}.get(token, re.escape(token))
+    return re.compile(out)
+
+
+def test_the_readme_case_name_format_reads_every_committed_case_name():
+    # Issue 56: it left out /manual_time, fifo: and the workloads' axes. Every heapbench case of
+    # every committed results file (host_lambda's are the host-lambda benchmark's own).
+    pattern = name_regex(name_format())
+    names = {b["name"] for p in results_files() for b in json.loads(p.read_text(encoding="utf-8"))["benchmarks"]
+             if b.get("run_type", "iteration") == "iteration"}
+    assert len(names) > 1000
+    assert [n for n in sorted(names) if not pattern.fullmatch(n)] == []
+
+
+def test_the_case_name_format_check_refuses_what_it_should():
+    pattern = name_regex("<pattern>/size:<bytes>[/align:<bytes>]/<heap|fifo>:<MiB>/manual_time")
+    assert pattern.fullmatch("per_thread/size:64/align:16/heap:8/manual_time")
+    assert pattern.fullmatch("printf/size:64/fifo:8/manual_time")
+    for bad in ("per_thread/size:64/heap:8", "per_thread/size:64/limit:8/manual_time",
+                "per_thread/size:64/threads:1/heap:8/manual_time"):
+        assert not pattern.fullmatch(bad), bad
