@@ -162,7 +162,7 @@ std::vector<std::pair<std::string, std::string>> timing_context(double wall_s, c
       {"heapbench_timed_s", fmt::format("{:.3f}", done.timed_s)},
       {"heapbench_timed_fraction", fmt::format("{:.4f}", wall_s > 0 ? done.timed_s / wall_s : 0.0)},
       {"heapbench_measured_fraction",
-       fmt::format("{:.4f}", wall_s > 0 ? (done.timed_s + done.budget.get("measuring_s")) / wall_s : 0.0)}};
+       fmt::format("{:.4f}", measured_fraction(done.timed_s, done.budget.get("measuring_s"), wall_s))}};
   for (auto& kv : budget_context(done.budget, wall_s)) out.push_back(std::move(kv));
   return out;
 }

@@ -71,7 +71,7 @@ std::size_t run_into_file(const PlannedRun& run, const RunConfig& cfg, benchmark
     }
     const Done done = count_done(reported);
     last = done;
-    const std::string line = progress.update(done.cases, done.timed_s, run.clock.seconds(), done.errors);
+    const std::string line = progress.update(done, run.clock.seconds());
     if (!line.empty() && !child) fmt::print(stderr, "{}\n", line);
   };
   auto before_last_write = [&] {

@@ -108,7 +108,7 @@ int run_isolated(const PlannedRun& run, const std::vector<int>& devices, Results
     const Done done = count_done(reported);
     last = done;
     const double now = run.clock.seconds();
-    if (const std::string line = progress.update(done.cases, done.timed_s, now, done.errors); !line.empty()) {
+    if (const std::string line = progress.update(done, now); !line.empty()) {
       fmt::print(stderr, "{}\n", line);
     }
     for (const auto& [k, v] : timing_context(now, done)) merger.set_context(k, v);

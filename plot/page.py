@@ -303,6 +303,12 @@ def recorded(value, how=str) -> str:
     return how(value) if value not in (None, "") else "not recorded"
 
 
+def measured_share(fraction) -> str:
+    """The run's measured share (heapbench_measured_fraction: timed launches, capacity's fills and printf's
+    drain over the wall time) as the console's closing line writes it (docs/metrics.md)."""
+    return f"{100 * float(fraction):.0f} % of the wall time"
+
+
 def provenance(files: list[Results]) -> pd.DataFrame:
     """What each file records about how it was made, and nothing it does not record."""
     labels = distinct_labels(files)
@@ -323,6 +329,7 @@ def provenance(files: list[Results]) -> pd.DataFrame:
                      "sweep": recorded(c.get("heapbench_sweep")),
                      "command line": command_line(c) or "not recorded",
                      "date": recorded(c.get("date")),
+                     "measured": recorded(c.get("heapbench_measured_fraction"), measured_share),
                      "cases": len(cases), "not converged": int(not_converged(cases).sum())})
     return pd.DataFrame(rows)
 

@@ -93,6 +93,15 @@ def test_provenance_is_what_the_file_records(tmp_path, write_results):
     assert "not recorded" in prov and "--sweep=default" not in prov
 
 
+def test_provenance_gives_the_measured_share_the_console_gave(tmp_path, write_results):
+    # Issue 52 (3): one measured share, the file's heapbench_measured_fraction, as the console's line writes it.
+    r = write_results([bench("per_thread/malloc/size:64/threads:32/heap:8", 1e6)],
+                      heapbench_measured_fraction="0.8353", heapbench_timed_fraction="0.7625")
+    prov = page.write([str(r)], tmp_path / "p.html").read_text()
+    prov = prov[prov.index('<h2 id="provenance"'):]
+    assert "84 % of the wall time" in prov and "76 %" not in prov
+
+
 def test_the_page_counts_the_cases_that_did_not_converge(tmp_path):
     text = page.write([str(H200)], tmp_path / "page.html").read_text()
     doc = json.loads(H200.read_text())

@@ -143,12 +143,21 @@ def test_a_generated_program_replays_into_results_the_tools_read(tmp_path):
         assert b["new_nulls"] == 0 and b["fail_rate"] == 0 and b["launch_s"] > 0
         assert b["peak_bytes"] == sum(48 + i for i in range(256))
         assert b["axis_values"]["trace"] == "ring"
+        # Issue 52: the floor, the same walk with no allocator, and the allocator's time net of it.
+        assert b["floor_s"] > 0 and b["net_launch_s"] == pytest.approx(b["launch_s"] - b["floor_s"], rel=1e-9)
+    for counter, better in (("floor_s", None), ("net_launch_s", False)):
+        decl = doc["counters"][counter]
+        assert decl["unit"] == "s" and decl["higher_is_better"] is better, decl
     assert str(tmp_path) not in json.dumps(doc["benchmarks"]), "the trace's path names no case (the command line has it)"
     for tool in (["heapbench-figures", str(out), "-o", str(tmp_path / "figs")],
                  ["heapbench-html", str(out), "-o", str(tmp_path / "page.html")],
-                 ["heapbench-export", str(out), "-o", str(tmp_path / "r.csv")]):
+                 ["heapbench-export", str(out), "-o", str(tmp_path / "r.csv")],
+                 ["heapbench-compare", str(out), str(out), "-o", str(tmp_path / "cmp")]):
         r = subprocess.run([str(TOOLS / tool[0]), *tool[1:]], capture_output=True, text=True, timeout=300)
         assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert "floor_s" in (tmp_path / "page.html").read_text()
+    export = (tmp_path / "r.csv").read_text()
+    assert "floor_s" in export and "net_launch_s" in export
 
 
 @needs_binary

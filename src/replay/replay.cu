@@ -13,11 +13,14 @@
 // launch (untimed). A stamp that does not read back, or a misaligned block, is
 // an error; a NULL is counted, and one where the recording had a block is
 // counted apart (new_nulls): the allocator or heap could not hold what the
-// program did.
+// program did. Each round then walks the same launches with no allocator
+// (the floor: every block at the place plan_floor gave it, the same stamps,
+// table and checks), timed the same way, so the replay's own cost is known.
 //
-// Counters: launch_s, allocs_per_s, frees_per_s, fail_rate, new_nulls,
-// unmatched_releases (the trace's releases not replayed), peak_bytes (the
-// recording's most live bytes), heap_bytes.
+// Counters: launch_s, floor_s (the floor's seconds per launch), net_launch_s
+// (launch_s - floor_s: the allocator's), allocs_per_s, frees_per_s,
+// fail_rate, new_nulls, unmatched_releases (the trace's releases not
+// replayed), peak_bytes (the recording's most live bytes), heap_bytes.
 #ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
 inline constexpr PatternTraits replay_traits =
     PatternTraits{"replay", "a recorded program's allocations, launch by launch and thread by thread (--trace)"}
@@ -50,23 +53,32 @@ __device__ inline void count_step(ReplayCounts* c, const trace::ReplayStep& s) {
 
 // One recorded launch: thread (block, thread) makes its operations in order.
 // The first `threads` threads have operations (all of a recorded launch's; the
-// untimed release of what the recording kept runs it over a 1-D grid).
+// untimed release of what the recording kept runs it over a 1-D grid). A
+// thread's operations lie together (offsets), so a warp's first ones are
+// neighbours; each op is loaded while the one before it runs, and nothing
+// else is loaded for it but its block's table entry at a release. With `a` a
+// FloorAddresses it is the floor: the same walk with no allocator.
 template <class Api>
 __global__ void replay_launch(Api a, std::uint64_t threads, const std::uint64_t* offsets,
-                              const trace::ReplayOp* ops, void** table, const std::uint64_t* sizes, ReplayCounts* counts,
-                              const DeviceStats* stats) {
+                              const trace::ReplayOp* ops, void** table, ReplayCounts* counts, const DeviceStats* stats) {
   const std::uint64_t block = blockIdx.x + std::uint64_t{gridDim.x} * (blockIdx.y + std::uint64_t{gridDim.y} * blockIdx.z);
   const std::uint64_t thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   const std::uint64_t t = block * (blockDim.x * blockDim.y * blockDim.z) + thread;
   if (t >= threads) return;
-  for (std::uint64_t k = offsets[t]; k < offsets[t + 1]; ++k) {
-    trace::ReplayStep s = trace::replay_op(a, ops[k], table, sizes);
+  std::uint64_t k = offsets[t];
+  const std::uint64_t end = offsets[t + 1];
+  if (k == end) return;
+  trace::ReplayOp next = ops[k];
+  for (; k < end; ++k) {
+    const trace::ReplayOp op = next;
+    if (k + 1 < end) next = ops[k + 1];  // in flight while this one runs
+    trace::ReplayStep s = trace::replay_op(a, op, table);
     while (s.waiting) {
       if (!before_deadline(stats)) {
         atomicAdd(&counts->timed_out, 1ull);
         return;
       }
-      s = trace::replay_op(a, ops[k], table, sizes);
+      s = trace::replay_op(a, op, table);
     }
     count_step(counts, s);
   }
@@ -77,32 +89,41 @@ class ReplayRound final : public Round {
  public:
   ReplayRound(const Case& c, double budget_s) : owner_(c), budget_ns_(budget_ns(budget_s)) {
     const trace::ReplayPlan plan = trace::plan_replay(trace::read_trace(c.trace_file, c.input_hash), c.trace_file);
-    std::vector<std::uint64_t> sizes(plan.allocations, 0);
     shape_.allocations = plan.allocations;
     shape_.peak_bytes = plan.peak_bytes;
     shape_.unmatched_releases = plan.unmatched_releases;
     shape_.launches = plan.launches.size();
     for (const trace::ReplayLaunch& l : plan.launches) {
-      for (const trace::ReplayOp& op : l.ops) {
-        if (op.kind == trace::kAllocate) sizes[op.id] = op.size;
-      }
       shape_.releases += l.releases;
       launches_.push_back(upload_launch(l));
     }
     allocations_ = plan.allocations;
     table_ = DeviceBuffer<void*>(plan.allocations);
-    sizes_ = upload(sizes);
     // The blocks the recording kept: released after the last launch, as one more thread's operations each.
+    std::vector<std::uint64_t> sizes(plan.allocations, 0);
+    for (const trace::ReplayLaunch& l : plan.launches) {
+      for (const trace::ReplayOp& op : l.ops) {
+        if (op.kind == trace::kAllocate) sizes[op.id] = op.size;
+      }
+    }
     trace::ReplayLaunch tail;
     tail.threads = plan.live_at_end.size();
     for (std::uint64_t i = 0; i <= tail.threads; ++i) tail.offsets.push_back(i);
-    for (std::uint32_t id : plan.live_at_end) tail.ops.push_back({0, id, 0, trace::kRelease, 0});
+    for (std::uint32_t id : plan.live_at_end) tail.ops.push_back({sizes[id], id, 0, trace::kRelease, 0, 0});
     tail_threads_ = tail.threads;
     if (tail_threads_ > 0) {
       tail_offsets_ = upload(tail.offsets);
       tail_ops_ = upload(tail.ops);
     }
-    for (std::size_t i = 0; i < launches_.size(); ++i) timers_.push_back(std::make_unique<EventTimer>());
+    // The floor's arena, its base aligned to the largest alignment the trace asked for.
+    measures_floor_ = plan.floor;
+    if (measures_floor_) floor_arena_ = DeviceBuffer<unsigned char>(plan.floor_bytes + plan.floor_align);
+    const auto base = reinterpret_cast<std::uintptr_t>(floor_arena_.get());
+    floor_.base = reinterpret_cast<unsigned char*>((base + plan.floor_align - 1) / plan.floor_align * plan.floor_align);
+    for (std::size_t i = 0; i < launches_.size(); ++i) {
+      timers_.push_back(std::make_unique<EventTimer>());
+      floor_timers_.push_back(std::make_unique<EventTimer>());
+    }
   }
   void begin() override {
     owner_.reset();
@@ -115,27 +136,46 @@ class ReplayRound final : public Round {
       const DeviceLaunch& l = launches_[i];
       if (i == 0) note_kernel();
       timers_[i]->start();
-      replay_launch<Api><<<l.grid, l.block>>>(a, l.threads, l.offsets.get(), l.ops.get(), table_.get(), sizes_.get(),
+      replay_launch<Api><<<l.grid, l.block>>>(a, l.threads, l.offsets.get(), l.ops.get(), table_.get(),
                                               counters_.counts(), counters_.stats());
       HB_CUDA_CHECK_LAUNCH();
       timers_[i]->stop();
     }
   }
+  // The blocks the recording kept, freed (untimed); then the floor: the same
+  // launches walked with no allocator, each timed the same way.
   void use() override {
-    if (tail_threads_ == 0) return;
-    const Api a = owner_.handle();
-    const unsigned grid = static_cast<unsigned>((tail_threads_ + kThreadsPerBlock - 1) / kThreadsPerBlock);
-    replay_launch<Api><<<grid, kThreadsPerBlock>>>(a, tail_threads_, tail_offsets_.get(), tail_ops_.get(), table_.get(),
-                                                   sizes_.get(), counters_.counts(), counters_.stats());
-    HB_CUDA_CHECK_LAUNCH();
+    if (tail_threads_ > 0) {
+      const Api a = owner_.handle();
+      const unsigned grid = static_cast<unsigned>((tail_threads_ + kThreadsPerBlock - 1) / kThreadsPerBlock);
+      replay_launch<Api><<<grid, kThreadsPerBlock>>>(a, tail_threads_, tail_offsets_.get(), tail_ops_.get(),
+                                                     table_.get(), counters_.counts(), counters_.stats());
+      HB_CUDA_CHECK_LAUNCH();
+    }
+    if (!measures_floor_) return;
+    HB_CUDA_CHECK(cudaMemsetAsync(table_.get(), 0xff, allocations_ * sizeof(void*)));
+    floor_counters_.begin(budget_ns_);
+    for (std::size_t i = 0; i < launches_.size(); ++i) {
+      const DeviceLaunch& l = launches_[i];
+      floor_timers_[i]->start();
+      replay_launch<trace::FloorAddresses><<<l.grid, l.block>>>(floor_, l.threads, l.offsets.get(), l.ops.get(),
+                                                                table_.get(), floor_counters_.counts(),
+                                                                floor_counters_.stats());
+      HB_CUDA_CHECK_LAUNCH();
+      floor_timers_[i]->stop();
+    }
   }
   bool has_free_phase() const override { return false; }
   IterationResult collect() override {
     HB_CUDA_CHECK(cudaDeviceSynchronize());
-    const ReplayCounts c = counters_.read();
-    std::vector<double> seconds;
+    std::vector<double> seconds, floor_seconds;
     for (const auto& t : timers_) seconds.push_back(t->seconds());
-    return replay_result(c, shape_, seconds);
+    ReplayCounts floor{};
+    if (measures_floor_) {
+      for (const auto& t : floor_timers_) floor_seconds.push_back(t->seconds());
+      floor = floor_counters_.read();
+    }
+    return replay_result(counters_.read(), floor, shape_, seconds, floor_seconds);
   }
   std::unique_ptr<Reducer> reducer() const override { return replay_reducer(); }
   // A trace has the launches it has: no smaller warm-up round of it.
@@ -144,12 +184,15 @@ class ReplayRound final : public Round {
 
  private:
   alloc::Owner<Api> owner_;
-  RoundCounters<ReplayCounts> counters_;
+  RoundCounters<ReplayCounts> counters_, floor_counters_;
   DeviceBuffer<void*> table_;
-  DeviceBuffer<std::uint64_t> sizes_, tail_offsets_;
+  DeviceBuffer<std::uint64_t> tail_offsets_;
   DeviceBuffer<trace::ReplayOp> tail_ops_;
+  DeviceBuffer<unsigned char> floor_arena_;
+  trace::FloorAddresses floor_{};
+  bool measures_floor_ = true;
   std::vector<DeviceLaunch> launches_;
-  std::vector<std::unique_ptr<EventTimer>> timers_;
+  std::vector<std::unique_ptr<EventTimer>> timers_, floor_timers_;
   std::uint64_t allocations_ = 0, tail_threads_ = 0;
   ReplayShape shape_;
   std::uint64_t budget_ns_;

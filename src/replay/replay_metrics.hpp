@@ -25,11 +25,19 @@ struct ReplayShape {
   std::uint64_t unmatched_releases = 0;  // releases the plan could not pair (not replayed)
 };
 
-// One round's result: the verdict and what the reducer reads.
-IterationResult replay_result(const ReplayCounts& c, const ReplayShape& shape, const std::vector<double>& launch_seconds);
+// One round's result: the verdict and what the reducer reads. `floor` and
+// `floor_seconds`: the same launches walked with no allocator (the floor,
+// docs/trace.md), none where the trace's arena is too large (plan_floor): then
+// the reducer writes no floor_s or net_launch_s; a check that fails there fails
+// the round too, and the NULLs it hands out where the recording got NULL count
+// for nothing.
+IterationResult replay_result(const ReplayCounts& c, const ReplayCounts& floor, const ReplayShape& shape,
+                              const std::vector<double>& launch_seconds, const std::vector<double>& floor_seconds);
 
 // launch_s (seconds per launch, the mean over the trace's launches and the
-// rounds), allocs_per_s and frees_per_s (per second of the launches),
+// rounds), floor_s (the same of the floor), net_launch_s (launch_s - floor_s:
+// the allocator's share of a launch, below 0 only within the two figures'
+// noise), allocs_per_s and frees_per_s (per second of the launches),
 // fail_rate (NULL returns / allocations), new_nulls (per round: NULLs where the
 // recording had a block), unmatched_releases (the trace's releases of an
 // address no recorded block held: not replayed), peak_bytes (the most the

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <numeric>
 
@@ -193,7 +194,7 @@ std::vector<ReplayOp> number_launch(const Launch& l, ReplayPlan& p, std::map<std
     const Event& e = l.events[i];
     if (is_allocation(e.op)) {
       const auto id = static_cast<std::uint32_t>(p.allocations++);
-      ops[i] = {e.size, id, e.op == kAligned ? e.align : 0, kAllocate, e.address == 0 ? 1u : 0u};
+      ops[i] = {e.size, id, e.op == kAligned ? e.align : 0, kAllocate, static_cast<std::uint16_t>(e.address == 0), 0};
       p.max_size = std::max(p.max_size, e.size);
       if (e.address == 0) {
         ++p.recorded_nulls;
@@ -205,7 +206,7 @@ std::vector<ReplayOp> number_launch(const Launch& l, ReplayPlan& p, std::map<std
     } else if (e.address == 0) {
       matched[i] = false;  // free(NULL): nothing to replay
     } else if (const auto it = live.find(e.address); it != live.end()) {
-      ops[i] = {0, it->second.first, 0, kRelease, 0};
+      ops[i] = {it->second.second, it->second.first, 0, kRelease, 0, 0};  // the block's size: its stamp's ends
       held -= std::min(held, it->second.second);
       live.erase(it);
     } else {
@@ -268,6 +269,7 @@ ReplayPlan plan_replay(const Trace& t, const std::string& path, PlanDetail detai
   }
   for (const auto& [address, block] : live) p.live_at_end.push_back(block.first);
   std::sort(p.live_at_end.begin(), p.live_at_end.end());
+  plan_floor(p);
   return p;
 }
 
@@ -276,6 +278,102 @@ std::string unmatched_note(const ReplayPlan& p, const std::string& path) {
   return fmt::format("{}: {} release(s) of an address no recorded block held then (a double free, or a free of what "
                      "the allocator did not return): counted as unmatched_releases, not replayed",
                      shown_path(path), p.unmatched_releases);
+}
+
+namespace {
+
+// Free space of the floor's arena, in units: best fit, neighbours merged.
+class FloorSpace {
+ public:
+  // A place of `units` aligned to `align` units.
+  std::uint64_t take(std::uint64_t units, std::uint64_t align) {
+    const auto fit = by_size_.lower_bound(units + align - 1);
+    if (fit == by_size_.end()) {
+      const std::uint64_t at = (end_ + align - 1) / align * align;
+      if (at > end_) give(end_, at - end_);
+      end_ = at + units;
+      return at;
+    }
+    const std::uint64_t start = fit->second, len = fit->first;
+    remove(fit);
+    const std::uint64_t at = (start + align - 1) / align * align;
+    if (at > start) give(start, at - start);
+    if (start + len > at + units) give(at + units, start + len - at - units);
+    return at;
+  }
+  void give(std::uint64_t start, std::uint64_t units) {
+    auto next = by_start_.lower_bound(start);
+    if (next != by_start_.begin()) {
+      auto prev = std::prev(next);
+      if (prev->first + prev->second == start) {
+        start = prev->first;
+        units += prev->second;
+        remove(find_sized(prev->second, prev->first));
+      }
+    }
+    next = by_start_.lower_bound(start + units);
+    if (next != by_start_.end() && next->first == start + units) {
+      units += next->second;
+      remove(find_sized(next->second, next->first));
+    }
+    by_start_[start] = units;
+    by_size_.emplace(units, start);
+  }
+  std::uint64_t end() const { return end_; }
+
+ private:
+  std::map<std::uint64_t, std::uint64_t> by_start_;     // start -> units
+  std::multimap<std::uint64_t, std::uint64_t> by_size_;  // units -> start
+  std::uint64_t end_ = 0;
+
+  std::multimap<std::uint64_t, std::uint64_t>::iterator find_sized(std::uint64_t units, std::uint64_t start) {
+    auto [it, last] = by_size_.equal_range(units);
+    while (it->second != start) ++it;
+    return it;
+  }
+  void remove(std::multimap<std::uint64_t, std::uint64_t>::iterator it) {
+    by_start_.erase(it->second);
+    by_size_.erase(it);
+  }
+};
+
+}  // namespace
+
+void plan_floor(ReplayPlan& p) {
+  // The launch that releases each block (none: the recording kept it, or got NULL).
+  constexpr std::size_t kNever = ~std::size_t{0};
+  std::vector<std::size_t> released_in(p.allocations, kNever);
+  for (std::size_t l = 0; l < p.launches.size(); ++l) {
+    for (const ReplayOp& op : p.launches[l].ops) {
+      if (op.kind == kRelease) released_in[op.id] = l;
+    }
+  }
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> place(p.allocations, {0, 0});  // (start, units)
+  std::vector<std::vector<std::uint32_t>> release_after(p.launches.size());
+  FloorSpace space;
+  std::uint64_t max_align = 1;
+  for (std::size_t l = 0; l < p.launches.size(); ++l) {
+    if (l > 0) {
+      for (std::uint32_t id : release_after[l - 1]) space.give(place[id].first, place[id].second);
+    }
+    for (ReplayOp& op : p.launches[l].ops) {
+      if (op.kind != kAllocate || op.recorded_null != 0) continue;
+      const std::uint64_t units = std::max<std::uint64_t>(1, (op.size + kFloorUnit - 1) / kFloorUnit);
+      const std::uint64_t align = std::max<std::uint64_t>(1, op.align / kFloorUnit);
+      max_align = std::max(max_align, align);
+      const std::uint64_t at = space.take(units, align);
+      if (at + units > kMaxFloorBytes / kFloorUnit) {  // checked at every block: the sum never nears 2^64
+        p.floor = false;
+        p.floor_bytes = 0;
+        return;
+      }
+      op.floor = static_cast<std::uint32_t>(at);
+      place[op.id] = {at, units};
+      if (released_in[op.id] != kNever) release_after[released_in[op.id]].push_back(op.id);
+    }
+  }
+  p.floor_bytes = space.end() * kFloorUnit;
+  p.floor_align = max_align * kFloorUnit;
 }
 
 std::string trace_name_of_file(const std::string& path) {

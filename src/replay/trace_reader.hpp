@@ -55,15 +55,19 @@ Trace read_trace(const std::string& path, const std::string& pinned = "");
 // recorder writes, for tests and tools.
 void write_trace(const std::string& path, const Trace& t);
 
-// One operation of a replayed thread.
+// One operation of a replayed thread (24 bytes: what a replaying thread loads
+// per event, and all it loads but the block's table entry at a release).
 struct ReplayOp {
-  std::uint64_t size;   // bytes asked for (allocations)
+  std::uint64_t size;   // bytes asked for (an allocation), or the block's (a release: its stamp's ends)
   std::uint32_t id;     // the allocation: numbered over the whole trace
   std::uint32_t align;  // kAligned's alignment, else 0
-  std::uint32_t kind;   // kAllocate or kRelease
-  std::uint32_t recorded_null;  // the recording's call returned NULL (allocations)
+  std::uint16_t kind;   // kAllocate or kRelease
+  std::uint16_t recorded_null;  // the recording's call returned NULL (allocations)
+  std::uint32_t floor;  // allocations: the block's place in the floor's arena, in kFloorUnit bytes (plan_floor)
 };
-enum ReplayKind : std::uint32_t { kAllocate = 0, kRelease = 1 };
+enum ReplayKind : std::uint16_t { kAllocate = 0, kRelease = 1 };
+inline constexpr std::uint64_t kFloorUnit = 16;  // the floor's blocks start and are rounded to 16 bytes
+inline constexpr std::uint64_t kMaxFloorBytes = 0xffffffffull * kFloorUnit;  // ReplayOp::floor's reach (64 GiB)
 
 struct ReplayLaunch {
   std::uint32_t grid[3], block[3];
@@ -82,6 +86,11 @@ struct ReplayPlan {
   std::uint64_t max_size = 0;         // the largest request
   std::uint64_t max_threads = 0;      // the largest launch
   std::vector<std::uint32_t> live_at_end;  // blocks the recording never gave back (the replay frees them, untimed)
+  // The floor (the same walk with no allocator, docs/trace.md): every block's
+  // place in one arena, set by plan_floor.
+  bool floor = true;               // false: the arena would need more than kMaxFloorBytes; no floor is measured
+  std::uint64_t floor_bytes = 0;  // the arena's size
+  std::uint64_t floor_align = kFloorUnit;  // what its base must be aligned to (the largest alignment asked for)
 };
 
 // What plan_replay makes: every launch's operations grouped by thread (what a
@@ -102,6 +111,18 @@ ReplayPlan plan_replay(const Trace& t, const std::string& path, PlanDetail detai
 // a free of what the recorded allocator did not return), counted and not
 // replayed.
 std::string unmatched_note(const ReplayPlan& p, const std::string& path);
+
+// The floor's arena: gives every allocation the recording got a block for a
+// place (ReplayOp::floor) such that no two blocks that can be live at once
+// share a byte, in any order the replay's threads run: a block's space is
+// taken again only by a block of a later launch than the one that releases it
+// (launches run one after the other), never by one of the same launch, and the
+// blocks the recording never released keep theirs. Each place is aligned to
+// the block's alignment (at least kFloorUnit) from an arena aligned to
+// floor_align. plan_replay calls it. Where the arena would need more than
+// kMaxFloorBytes (a trace no GPU recorded: requests up to 2^40 bytes pass the
+// reader), `floor` is false and the replay measures no floor.
+void plan_floor(ReplayPlan& p);
 
 // The replay axis' name for a trace file: its stem, letters, digits, '_' and '-'.
 std::string trace_name_of_file(const std::string& path);

@@ -165,10 +165,15 @@ std::optional<double> Progress::seconds_left(double elapsed_s) const {
   return elapsed_s / static_cast<double>(done_) * static_cast<double>(total_ - done_);
 }
 
-std::string Progress::update(std::size_t done, double timed_s, double elapsed_s, std::size_t errors) {
+double measured_fraction(double timed_s, double measuring_s, double wall_s) {
+  return wall_s > 0 ? (timed_s + measuring_s) / wall_s : 0.0;
+}
+
+std::string Progress::update(std::size_t done, double timed_s, double elapsed_s, std::size_t errors, double measuring_s) {
   done_ = done;
   errors_ = errors;
   timed_s_ = timed_s;
+  measuring_s_ = measuring_s;
   if (elapsed_s < quiet_s_ || done_ >= total_) return {};
   if (last_line_s_ && elapsed_s - *last_line_s_ < every_s_) return {};
   last_line_s_ = elapsed_s;
@@ -178,10 +183,13 @@ std::string Progress::update(std::size_t done, double timed_s, double elapsed_s,
 }
 
 std::string Progress::summary(double wall_s) const {
-  const double share = wall_s > 0 ? 100.0 * timed_s_ / wall_s : 0.0;
-  return fmt::format("heapbench: {} of {} cases in {}{}; GPU time inside timed launches {:.1f} s, {:.0f} % of the wall time",
+  const double share = 100.0 * measured_fraction(timed_s_, measuring_s_, wall_s);
+  return fmt::format("heapbench: {} of {} cases in {}{}; measured {:.1f} s, {:.0f} % of the wall time (timed launches "
+                     "{:.1f} s{})",
                      done_, total_, format_duration(wall_s),
-                     errors_ ? fmt::format(" ({} of them error results)", errors_) : "", timed_s_, share);
+                     errors_ ? fmt::format(" ({} of them error results)", errors_) : "", timed_s_ + measuring_s_, share,
+                     timed_s_,
+                     measuring_s_ > 0 ? fmt::format(", capacity's fills and printf's drain {:.1f} s", measuring_s_) : "");
 }
 
 }  // namespace heapbench

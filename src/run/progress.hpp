@@ -81,6 +81,13 @@ struct Done {
 };
 Done count_done(const std::vector<ReportedRun>& runs);
 
+// The run's measured share: (the GPU time inside timed launches + the patterns'
+// measuring work beside them, capacity's fragmentation and recovery fills and
+// printf's drain) / the wall time, 0 before any wall time. The one definition:
+// the console's closing line and the results file's heapbench_measured_fraction
+// both come from it (docs/metrics.md, "Where a run's time goes").
+double measured_fraction(double timed_s, double measuring_s, double wall_s);
+
 // Cases done of a planned total, the time left, and the summary at the end.
 class Progress {
  public:
@@ -90,18 +97,26 @@ class Progress {
       : total_(total), quiet_s_(quiet_s), every_s_(every_s) {}
 
   // `done` cases have finished `elapsed_s` seconds after the sweep began, with
-  // `timed_s` GPU seconds of measurement among them. Returns a line to print
-  // when one is due, else "".
+  // `timed_s` GPU seconds inside timed launches and `measuring_s` seconds of
+  // the patterns' measuring work beside them (the budget's measuring_s) among
+  // them. Returns a line to print when one is due, else "".
   // `errors`: of the `done`, the cases that ended as error results (the
   // summary says how many, so "12 of 12 cases" never hides 8 errors).
-  std::string update(std::size_t done, double timed_s, double elapsed_s, std::size_t errors = 0);
+  std::string update(std::size_t done, double timed_s, double elapsed_s, std::size_t errors = 0,
+                     double measuring_s = 0.0);
+  // The same from count_done's figures.
+  std::string update(const Done& done, double elapsed_s) {
+    return update(done.cases, done.timed_s, elapsed_s, done.errors, done.budget.get("measuring_s"));
+  }
 
   // Seconds the remaining cases will take at the mean pace so far (elapsed
   // over done: cases of one sweep vary, so a per-case model would claim more
   // than it knows); nullopt before the first case.
   std::optional<double> seconds_left(double elapsed_s) const;
 
-  // "N of M cases in T[ (K of them error results)]; GPU time inside timed launches: X s, P % of the wall time".
+  // "N of M cases in T[ (K of them error results)]; measured X s, P % of the
+  // wall time (timed launches Y s[, capacity's fills and printf's drain Z s])":
+  // P is measured_fraction's, the results file's heapbench_measured_fraction.
   std::string summary(double wall_s) const;
 
   std::size_t done() const { return done_; }
@@ -113,7 +128,7 @@ class Progress {
   double quiet_s_, every_s_;
   std::size_t done_ = 0;
   std::size_t errors_ = 0;
-  double timed_s_ = 0.0;
+  double timed_s_ = 0.0, measuring_s_ = 0.0;
   std::optional<double> last_line_s_;
 };
 

@@ -68,7 +68,24 @@ TEST(Progress, SummarySaysHowMuchOfTheWallTimeWasMeasurement) {
   Progress p(391);
   p.update(391, 121.0, 238.0);
   EXPECT_EQ(p.summary(238.0),
-            "heapbench: 391 of 391 cases in 3:58; GPU time inside timed launches 121.0 s, 51 % of the wall time");
+            "heapbench: 391 of 391 cases in 3:58; measured 121.0 s, 51 % of the wall time (timed launches 121.0 s)");
+}
+
+TEST(Progress, SummaryGivesTheFilesMeasuredShare) {
+  // Issue 52 (3): the line said 76 % (timed launches only) where the file's
+  // heapbench_measured_fraction, which adds capacity's fills and printf's
+  // drain, said 0.8353 for the same run.
+  Done d;
+  d.cases = 440;
+  d.timed_s = 84.1;
+  d.budget.sum["measuring_s"] = 8.03;
+  Progress p(440);
+  p.update(d, 110.3);
+  EXPECT_EQ(p.summary(110.3),
+            "heapbench: 440 of 440 cases in 1:50; measured 92.1 s, 84 % of the wall time (timed launches 84.1 s, "
+            "capacity's fills and printf's drain 8.0 s)");
+  EXPECT_NEAR(measured_fraction(84.1, 8.03, 110.3), (84.1 + 8.03) / 110.3, 1e-12);
+  EXPECT_EQ(measured_fraction(1.0, 1.0, 0.0), 0.0);
 }
 
 TEST(Progress, DurationsReadAsAClock) {

@@ -15,6 +15,8 @@
 
 #include "cpu_rounds.hpp"
 #include "cases/catalog.hpp"
+#include "replay/replay_body.hpp"
+#include "replay/replay_metrics.hpp"
 #include "replay/trace_reader.hpp"
 
 namespace heapbench::trace {
@@ -141,6 +143,7 @@ TEST(ReplayPlan, AllocationsAreNumberedAndReleasesFindTheirBlocks) {
   EXPECT_EQ(frees.ops[frees.offsets[5]].kind, kRelease);
   EXPECT_EQ(frees.ops[frees.offsets[5]].id, 6u);   // thread 5 frees thread 6's block
   EXPECT_EQ(frees.ops[frees.offsets[63]].id, 0u);  // the last the first's
+  EXPECT_EQ(frees.ops[frees.offsets[5]].size, 48u + 6);  // a release carries its block's size (its stamp's ends)
 }
 
 TEST(ReplayPlan, AnAddressUsedAgainIsANewBlockAndStrayFreesAreCounted) {
@@ -303,6 +306,127 @@ TEST(ReplayOnTheCpu, AHeapTooSmallGivesNullsTheRecordingDidNotHave) {
   const IterationResult res = r->collect();
   EXPECT_EQ(res.problem(5.0), "");
   EXPECT_LT(res.tally.successes, res.tally.attempts);
+}
+
+// The floor (issue 52): the walk with no allocator hands out places from the
+// plan, and no order of the replay's threads may make two live blocks meet.
+TEST(ReplayFloor, BlocksThatCanBeLiveAtOnceNeverShareAByteAndLaterLaunchesTakeFreedSpace) {
+  Trace t = make_trace(64);
+  Launch third = t.launches[1];
+  third.header.launch = 2;
+  third.events.clear();
+  for (std::uint32_t i = 0; i < 64; ++i) {
+    // Launch 1: every other thread also takes a 256-aligned block, and frees one it takes in the same launch.
+    if (i % 2 == 0) t.launches[1].events.push_back({0x900000ull + 0x1000 * i, 40, 2000 + i, i / 32, i % 32, 256, kAligned});
+    t.launches[1].events.push_back({0xa00000ull + 0x100 * i, 24, 3000 + i, i / 32, i % 32, 0, kMalloc});
+    t.launches[1].events.push_back({0xa00000ull + 0x100 * i, 0, 3001 + i, i / 32, i % 32, 0, kFree});
+    // Launch 2: 100 B each, which launch 0's blocks (freed in launch 1) have room for.
+    third.events.push_back({0xb00000ull + 0x100 * i, 100, 4000 + i, i / 32, i % 32, 0, kMalloc});
+  }
+  t.launches[1].events.push_back({0, 64, 2500, 0, 0, 0, kMalloc});  // the recording's NULL: no place
+  t.launches.push_back(third);
+  const ReplayPlan p = plan_replay(t, "t.hbt");
+  struct Block {
+    std::size_t from, to;  // the launches it can be live in
+    std::uint64_t start, end, align;
+    bool placed;
+  };
+  std::vector<Block> blocks(p.allocations, Block{0, ~std::size_t{0}, 0, 0, 0, false});
+  std::uint64_t asked = 0;
+  for (std::size_t l = 0; l < p.launches.size(); ++l) {
+    for (const ReplayOp& op : p.launches[l].ops) {
+      Block& b = blocks[op.id];
+      if (op.kind == kRelease) {
+        b.to = l;
+      } else if (op.recorded_null == 0) {
+        b = {l, b.to, op.floor * kFloorUnit, op.floor * kFloorUnit + std::max<std::uint64_t>(op.size, 1),
+             std::max<std::uint64_t>(op.align, 16), true};
+        asked += (op.size + 15) / 16 * 16;
+      }
+    }
+  }
+  std::size_t placed = 0;
+  for (std::size_t i = 0; i < blocks.size(); ++i) {
+    const Block& a = blocks[i];
+    if (!a.placed) continue;
+    ++placed;
+    EXPECT_EQ(a.start % a.align, 0u) << "block " << i;
+    EXPECT_LE(a.end, p.floor_bytes) << "block " << i;
+    for (std::size_t j = i + 1; j < blocks.size(); ++j) {
+      const Block& b = blocks[j];
+      if (!b.placed || a.to < b.from || b.to < a.from) continue;  // never live in one launch
+      EXPECT_TRUE(a.end <= b.start || b.end <= a.start) << "blocks " << i << " and " << j << " can meet";
+    }
+  }
+  EXPECT_EQ(placed, p.allocations - 1);  // all but the recorded NULL
+  EXPECT_EQ(p.floor_align, 256u);
+  EXPECT_LT(p.floor_bytes, asked) << "launch 2 takes the space launch 0's blocks left";
+}
+
+TEST(ReplayFloor, TheFloorMakesTheSameChecks) {
+  alignas(16) unsigned char arena[256] = {};
+  const FloorAddresses f{arena};
+  std::vector<void*> table(3, HB_REPLAY_PENDING);
+  // Block 1 is placed over block 0's last bytes (a plan gone wrong): block 0's stamp does not read back.
+  EXPECT_EQ(replay_op(f, ReplayOp{48, 0, 0, kAllocate, 0, 0}, table.data()).misaligned, 0u);
+  replay_op(f, ReplayOp{16, 1, 0, kAllocate, 0, 2}, table.data());
+  EXPECT_EQ(replay_op(f, ReplayOp{48, 0, 0, kRelease, 0, 0}, table.data()).corrupted, 1u);
+  EXPECT_EQ(replay_op(f, ReplayOp{16, 1, 0, kRelease, 0, 0}, table.data()).corrupted, 0u);
+  EXPECT_EQ(replay_op(f, ReplayOp{16, 2, 0, kRelease, 0, 0}, table.data()).waiting, 1u);
+  EXPECT_EQ(replay_op(f, ReplayOp{16, 2, 0, kAllocate, 1, 4}, table.data()).null, 1u) << "NULL where the recording's was";
+}
+
+TEST(ReplayFloor, StampsInWordsAreTheBytesStampByteGives) {
+  alignas(16) unsigned char words[80] = {}, bytes[81] = {};
+  for (std::uint64_t size : {8u, 13u, 16u, 40u, 72u}) {
+    stamp_block(words, size, 12345);
+    stamp_block(bytes + 1, size, 12345);  // not 8-byte aligned: byte by byte
+    for (std::uint64_t i = 0; i < size; ++i) {
+      if (i < 8 || i + 8 >= size) EXPECT_EQ(words[i], workloads::stamp_byte(12345, i)) << size << " " << i;
+    }
+    EXPECT_EQ(std::memcmp(words, bytes + 1, size), 0) << size;
+    EXPECT_TRUE(stamp_intact(words, size, 12345));
+    EXPECT_FALSE(stamp_intact(words, size, 12346));
+  }
+}
+
+TEST(ReplayOnTheCpu, EachRoundMeasuresItsFloorBeside) {
+  const Case c = replay_case(written(make_trace(64), "floor.hbt"));
+  auto r = workloads::cpu::make_round(c, workloads::cpu::Break::none);
+  auto reducer = r->reducer();
+  for (int round = 0; round < 2; ++round) {
+    r->begin();
+    r->allocate();
+    r->use();
+    const IterationResult res = r->collect();
+    ASSERT_EQ(res.problem(5.0), "");
+    reducer->add(res);
+  }
+  Counters out;
+  reducer->write_counters(out);
+  ASSERT_TRUE(out.count("floor_s") && out.count("net_launch_s")) << "no floor counters";
+  EXPECT_GT(out["floor_s"], 0.0);
+  EXPECT_NEAR(out["net_launch_s"], out["launch_s"] - out["floor_s"], 1e-9 * out["launch_s"]);
+}
+
+TEST(ReplayFloor, ATraceTooLargeForTheArenaReplaysWithoutAFloor) {
+  // A request of 2^40 bytes passes the reader (a fuzzed trace did): it cannot refuse the trace, nor be floored.
+  Trace t = make_trace(64);
+  t.launches[0].events[3].size = kMaxTraceSize;
+  const std::string file = written(t, "huge.hbt");
+  EXPECT_FALSE(plan_replay(t, file).floor);
+  auto r = workloads::cpu::make_round(replay_case(file), workloads::cpu::Break::none);
+  auto reducer = r->reducer();
+  r->begin();
+  r->allocate();
+  r->use();
+  const IterationResult res = r->collect();
+  ASSERT_EQ(res.problem(5.0), "");
+  reducer->add(res);
+  Counters out;
+  reducer->write_counters(out);
+  EXPECT_TRUE(out.count("launch_s"));
+  EXPECT_FALSE(out.count("floor_s") || out.count("net_launch_s")) << "no floor, no figure of one";
 }
 
 }  // namespace

@@ -10,6 +10,10 @@
 //                              thread spinning inside an allocator), for --case-timeout;
 //                              the workloads' and replay's too
 //   HEAPBENCH_NOGPU_DEVICES    device count (default 1)
+//   HEAPBENCH_NOGPU_MEASURING_MS  capacity's and printf's rounds also sleep this
+//                              long beside their timed launch and report it as their
+//                              measuring work (capacity's fills, printf's drain;
+//                              default 0)
 //   HEAPBENCH_NOGPU_ROUND_NOISE  rounds report 2 ms x (1 +- this), alternately (default 0)
 //   HEAPBENCH_NOGPU_TRACE      a file this appends one line to for each use of the
 //                              device (heap set-up, round), so a test can tell
@@ -57,6 +61,7 @@ class SleepingRound final : public Round {
   void allocate() override {
     trace("round " + case_name(c_));
     std::this_thread::sleep_for(std::chrono::milliseconds(std::stoi(env("HEAPBENCH_NOGPU_ROUND_MS", "1"))));
+    if (measures_beside()) std::this_thread::sleep_for(std::chrono::milliseconds(measuring_ms()));
     const std::string fail = env("HEAPBENCH_NOGPU_FAIL", "");
     if (!fail.empty() && case_name(c_).find(fail) != std::string::npos) {
       throw DeviceError("stand-in device: an illegal address in " + case_name(c_));
@@ -75,6 +80,7 @@ class SleepingRound final : public Round {
     const double scale = 1 + ((rounds_++ % 2) ? noise : -noise);
     r.tally.alloc_seconds = r.tally.free_seconds = 1e-3 * scale;
     r.timed_seconds = 2e-3 * scale;
+    if (measures_beside()) r.measuring_seconds = 1e-3 * measuring_ms();
     if (const char* frac = std::getenv("HEAPBENCH_NOGPU_CAPACITY")) fill_model(r, std::stod(frac));
     if (c_.pattern_name() == "size_map") {
       std::uint64_t stride = 32;
@@ -108,6 +114,9 @@ class SleepingRound final : public Round {
     r.tally.successes = r.tally.frees = ok;
     r.tally.bytes = held;
   }
+
+  bool measures_beside() const { return c_.pattern_name() == "capacity" || c_.pattern_name() == "printf"; }
+  static int measuring_ms() { return std::stoi(env("HEAPBENCH_NOGPU_MEASURING_MS", "0")); }
 
   Case c_;
   std::uint64_t heap_;

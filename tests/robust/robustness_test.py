@@ -500,14 +500,34 @@ class Progress(unittest.TestCase):
                 r, doc = run_results(BINARY, *SMALL, "--sizes=16,32,64,128,256,512,1K,2K", mode, "--profile",
                                      "--profile-iterations=1", env={"HEAPBENCH_NOGPU_ROUND_MS": "250"})
                 self.assertRegex(r.stderr, r"heapbench: \d of 8 cases, [\d.]+ s elapsed, about [\d.:]+ s? ?left")
-                self.assertRegex(r.stderr, r"heapbench: 8 of 8 cases in [\d.]+ s; GPU time inside timed launches "
-                                           r"[\d.]+ s, \d+ % of the wall time")
+                self.assertRegex(r.stderr, r"heapbench: 8 of 8 cases in [\d.]+ s; measured [\d.]+ s, \d+ % of the wall "
+                                           r"time \(timed launches [\d.]+ s\)")
                 ctx = doc["context"]
                 wall, timed = float(ctx["heapbench_wall_s"]), float(ctx["heapbench_timed_s"])
                 # The stand-in reports 2 ms of "GPU time" per round: 8 cases x 1 round.
                 self.assertAlmostEqual(timed, 8 * 2e-3, places=6)
                 self.assertGreater(wall, 8 * 0.25 * 2)  # a warm-up and a timed round of 250 ms per case
                 self.assertAlmostEqual(float(ctx["heapbench_timed_fraction"]), timed / wall, places=3)
+
+    def test_the_closing_line_gives_the_files_measured_share(self):
+        # Issue 52 (3): the console said 76 % (timed launches) where the file's
+        # heapbench_measured_fraction said 0.8353 (timed launches, capacity's
+        # fills and printf's drain) for the same run. The stand-in's capacity
+        # rounds measure 300 ms beside 2 ms of timed launches.
+        for mode in ("--isolate", "--no-isolate"):
+            with self.subTest(mode=mode):
+                r, doc = run_results(BINARY, "--patterns=capacity", "--apis=malloc", "--sizes=64,128",
+                                     "--threads=32", "--heaps=8M", mode, "--profile", "--profile-iterations=1",
+                                     env={"HEAPBENCH_NOGPU_MEASURING_MS": "300"})
+                m = re.search(r"heapbench: 2 of 2 cases in [\d.]+ s; measured ([\d.]+) s, (\d+) % of the wall time "
+                              r"\(timed launches [\d.]+ s, capacity's fills and printf's drain ([\d.]+) s\)", r.stderr)
+                self.assertIsNotNone(m, r.stderr)
+                fraction = float(doc["context"]["heapbench_measured_fraction"])
+                self.assertGreater(fraction, 0.1)  # the measuring work, not 2 ms of timed launches
+                # The line is printed a moment after the file's last write: the same share to the point.
+                self.assertLessEqual(abs(int(m.group(2)) - 100 * fraction), 1.0, r.stderr)
+                self.assertAlmostEqual(float(m.group(1)), float(doc["context"]["heapbench_timed_s"]) + float(m.group(3)),
+                                       delta=0.1)
 
 
 if __name__ == "__main__":

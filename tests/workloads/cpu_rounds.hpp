@@ -359,17 +359,20 @@ class GraphRound final : public Round {
 // take turns in index order, each making its operations until one waits for a
 // block another thread has yet to allocate (replay_body.hpp), round after
 // round of turns until every thread is done; turns that move no thread on
-// are the GPU's deadline (timed_out). Break::overlap: the allocator's.
+// are the GPU's deadline (timed_out). Then, as on the GPU, the floor: the same
+// launches walked with no allocator (FloorAddresses over an arena of the
+// plan's floor_bytes), timed the same way. Break::overlap: the allocator's.
 class ReplayRound final : public Round {
  public:
   ReplayRound(const Case& c, Break b)
       : heap_(c.malloc_heap(), b == Break::overlap),
         plan_(trace::plan_replay(trace::read_trace(c.trace_file, c.input_hash), c.trace_file)),
         table_(plan_.allocations),
-        sizes_(plan_.allocations) {
+        arena_(plan_.floor ? plan_.floor_bytes + plan_.floor_align : 0) {
+    std::vector<std::uint64_t> sizes(plan_.allocations, 0);
     for (const auto& l : plan_.launches) {
       for (const auto& op : l.ops) {
-        if (op.kind == trace::kAllocate) sizes_[op.id] = op.size;
+        if (op.kind == trace::kAllocate) sizes[op.id] = op.size;
       }
       shape_.releases += l.releases;
     }
@@ -377,55 +380,71 @@ class ReplayRound final : public Round {
     shape_.launches = plan_.launches.size();
     shape_.peak_bytes = plan_.peak_bytes;
     shape_.unmatched_releases = plan_.unmatched_releases;
+    tail_offsets_.push_back(0);
+    for (std::uint32_t id : plan_.live_at_end) {
+      tail_ops_.push_back({sizes[id], id, 0, trace::kRelease, 0, 0});
+      tail_offsets_.push_back(tail_ops_.size());
+    }
+    const auto base = reinterpret_cast<std::uintptr_t>(arena_.data());
+    floor_.base = arena_.data() + ((base + plan_.floor_align - 1) / plan_.floor_align * plan_.floor_align - base);
   }
   void begin() override {
     heap_.forget_freed();
     std::fill(table_.begin(), table_.end(), HB_REPLAY_PENDING);
-    counts_ = ReplayCounts{};
+    counts_ = floor_counts_ = ReplayCounts{};
     seconds_.clear();
+    floor_seconds_.clear();
   }
   void allocate() override {
-    for (const auto& l : plan_.launches) seconds_.push_back(timed([&] { run(l.threads, l.offsets, l.ops); }));
-  }
-  void use() override {  // the blocks the recording kept
-    std::vector<std::uint64_t> offsets{0};
-    std::vector<trace::ReplayOp> ops;
-    for (std::uint32_t id : plan_.live_at_end) {
-      ops.push_back({0, id, 0, trace::kRelease, 0});
-      offsets.push_back(ops.size());
+    for (const auto& l : plan_.launches) {
+      seconds_.push_back(timed([&] { run(HostAlloc{&heap_}, l.threads, l.offsets, l.ops, counts_); }));
     }
-    run(ops.size(), offsets, ops);
+  }
+  void use() override {  // the blocks the recording kept, then the floor
+    run(HostAlloc{&heap_}, tail_ops_.size(), tail_offsets_, tail_ops_, counts_);
+    if (!plan_.floor) return;
+    std::fill(table_.begin(), table_.end(), HB_REPLAY_PENDING);
+    for (const auto& l : plan_.launches) {
+      floor_seconds_.push_back(timed([&] { run(floor_, l.threads, l.offsets, l.ops, floor_counts_); }));
+    }
   }
   bool has_free_phase() const override { return false; }
   bool small_warmup() const override { return false; }
-  IterationResult collect() override { return replay_result(counts_, shape_, seconds_); }
+  IterationResult collect() override {
+    return replay_result(counts_, floor_counts_, shape_, seconds_, floor_seconds_);
+  }
   std::unique_ptr<Reducer> reducer() const override { return replay_reducer(); }
 
  private:
   HostHeap heap_;
   trace::ReplayPlan plan_;
   std::vector<void*> table_;
-  std::vector<std::uint64_t> sizes_;
+  std::vector<unsigned char> arena_;
+  trace::FloorAddresses floor_{};
+  std::vector<std::uint64_t> tail_offsets_;
+  std::vector<trace::ReplayOp> tail_ops_;
   ReplayShape shape_;
-  ReplayCounts counts_{};
-  std::vector<double> seconds_;
+  ReplayCounts counts_{}, floor_counts_{};
+  std::vector<double> seconds_, floor_seconds_;
 
-  void run(std::uint64_t threads, const std::vector<std::uint64_t>& offsets, const std::vector<trace::ReplayOp>& ops) {
+  template <class A>
+  void run(const A& a, std::uint64_t threads, const std::vector<std::uint64_t>& offsets,
+           const std::vector<trace::ReplayOp>& ops, ReplayCounts& counts) {
     std::vector<std::uint64_t> next(offsets.begin(), offsets.end() - 1);
     for (bool moved = true, left = true; left;) {
       if (!moved) {
-        for (std::uint64_t t = 0; t < threads; ++t) counts_.timed_out += next[t] < offsets[t + 1];
+        for (std::uint64_t t = 0; t < threads; ++t) counts.timed_out += next[t] < offsets[t + 1];
         return;
       }
       moved = left = false;
       for (std::uint64_t t = 0; t < threads; ++t) {
         for (; next[t] < offsets[t + 1]; ++next[t], moved = true) {
-          const trace::ReplayStep s = trace::replay_op(HostAlloc{&heap_}, ops[next[t]], table_.data(), sizes_.data());
+          const trace::ReplayStep s = trace::replay_op(a, ops[next[t]], table_.data());
           if (s.waiting) break;
-          counts_.nulls += s.null;
-          counts_.new_nulls += s.new_null;
-          counts_.misaligned += s.misaligned;
-          counts_.corrupted += s.corrupted;
+          counts.nulls += s.null;
+          counts.new_nulls += s.new_null;
+          counts.misaligned += s.misaligned;
+          counts.corrupted += s.corrupted;
         }
         left |= next[t] < offsets[t + 1];
       }
