@@ -47,7 +47,7 @@ import pandas as pd  # noqa: E402
 
 from heapbench_plot.heapbench_results import (AXES, Results, SchemaError, distinct_labels, finish,  # noqa: E402
                                               load_selection, not_converged, rate_of)
-from heapbench_plot.outputs import say, write_csv, write_text  # noqa: E402
+from heapbench_plot.outputs import ToolParser, say, write_csv, write_text  # noqa: E402
 from heapbench_plot.overlay import ratio_strip  # noqa: E402
 from heapbench_plot.readability import FigureError  # noqa: E402
 
@@ -615,7 +615,7 @@ def _percent(text: str) -> float | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = ToolParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="+",
                     help="results files; the first is the baseline. FILE@gpuN takes device N's cases of a file "
                          "written by heapbench --devices, so its devices compare like files")
