@@ -201,8 +201,11 @@ def compare_pair(base: Results, other: Results) -> pd.DataFrame:
     """One row per case present in both files: ratios per figure, the pattern's rate (metric,
     value_a, value_b, ratio), the test (p_value, verdict, tested) and convergence."""
     t = _merged(base, other)
-    if t.empty:
-        return pd.DataFrame(columns=["case", "pattern", "api", "metric", "ratio", "p_value", "verdict"])
+    if t.empty:  # with every column the gate reads: a pair with no case in common is judged too
+        return pd.DataFrame(columns=["case", "gpu_index", "pattern", "api", "metric", "value_a", "value_b", "ratio",
+                                     "p_value", "verdict", "tested", "samples_a", "samples_b", "best_p", "judged",
+                                     "spread", "error_a", "error_b", "error_message_b"]).astype(
+            {"judged": bool, "error_a": bool, "error_b": bool, "ratio": float, "spread": float, "p_value": float})
     for k in AXES:
         if k not in t:
             t[k] = t.get(f"{k}_a")
@@ -514,6 +517,11 @@ def _devices(res: Results, keys: list[str]) -> set[tuple]:
     return {tuple(str(c.get(k, res.context.get(k))) for k in keys) for c in contexts}
 
 
+def _records(res: Results, key: str) -> bool:
+    devices = res.context.get("devices")
+    return key in res.context or (isinstance(devices, list) and any(isinstance(d, dict) and key in d for d in devices))
+
+
 def check_same_machine(files: list[Results], paths: list[str], allow_gpu: bool, allow_toolkit: bool) -> None:
     """The gate's refusal of a baseline from another GPU or toolkit (issue 53, G10: an A100 file
     against an H200 baseline gave 192 "regressions" and no warning)."""
@@ -521,6 +529,7 @@ def check_same_machine(files: list[Results], paths: list[str], allow_gpu: bool, 
     for other, spec in zip(files[1:], paths[1:]):
         for keys, allowed, what, flag in ((GPU_KEYS, allow_gpu, "GPU", "--allow-other-gpu"),
                                           (TOOLKIT_KEYS, allow_toolkit, "toolkit", "--allow-other-toolkit")):
+            keys = [k for k in keys if _records(base, k) and _records(other, k)]  # a file from before a key: no say
             a, b = _devices(base, keys), _devices(other, keys)
             if a != b and not allowed:
                 show = lambda s: " and ".join("/".join(v) for v in sorted(s))  # noqa: E731

@@ -62,17 +62,21 @@ def test_cases_missing_from_the_run_fail_unless_allowed(tmp_path, keep):
     assert f"{32 - keep} case(s) of the baseline lost (allowed by --allow-missing)" in summary(tmp_path / "allowed")
 
 
-def test_renamed_cases_are_lost_cases(tmp_path):
+@pytest.mark.parametrize("kept", [TARGET, None])
+def test_renamed_cases_are_lost_cases(tmp_path, kept):
     a, b = halves(tmp_path)
 
     def rename(doc):
         for x in doc["benchmarks"]:
-            if not x["name"].startswith(TARGET):
+            if not kept or not x["name"].startswith(kept):
                 x["name"] = x["run_name"] = x["name"].replace("/heap:1024", "/heap:2048")
     rewrite(b, rename)
     assert gate(a, b, tmp_path / "out") == 1
     text = summary(tmp_path / "out")
-    assert "**31 lost case(s)**" in text and "1 cases in common: 1 judged" in text
+    if kept:
+        assert "**31 lost case(s)**" in text and "1 cases in common: 1 judged" in text
+    else:  # nothing in common: every case lost, nothing judged (without the gate: "no case in common", exit 2)
+        assert "**32 lost case(s), 1 pair(s) with no case judged**" in text and "0 cases in common" in text
 
 
 def test_an_error_only_in_the_baseline_is_not_judged_and_not_lost(tmp_path):
@@ -144,6 +148,12 @@ def test_another_gpu_or_toolkit_is_refused_unless_asked(tmp_path, capsys, key, v
     assert gate(a, b, tmp_path / "allowed", flag) == 0
     # a comparison without the gate still compares GPUs (docs/plots.md)
     assert compare.main([a, b, "-o", str(tmp_path / "plain")]) == 0
+
+
+def test_a_key_only_one_file_records_is_no_difference(tmp_path):
+    a, b = halves(tmp_path)  # repetitions.json predates heapbench_cuda_compiler
+    rewrite(b, lambda doc: doc["context"].update(heapbench_cuda_compiler="NVIDIA 13.0.88"))
+    assert gate(a, b, tmp_path / "out") == 0
 
 
 def test_the_gates_flags_need_the_gate(tmp_path, capsys):
