@@ -447,45 +447,52 @@ def _not_judged_sentence(table: pd.DataFrame) -> str:
 
 
 def gate_markdown(verdicts: list[Verdict], pct: float | None, max_slowdown: float | None = None) -> str:
-    """The summary for a pull request: a verdict line, then per pair what was judged, the
-    regressions, the slowdowns past --max-slowdown and the cases lost."""
+    """The summary for a pull request: a verdict line, the rule, then per pair what was judged,
+    the regressions, the slowdowns past --max-slowdown and the cases lost."""
+    head = failure_words(verdicts)
+    lines = [f"## heapbench: {'**' + head + '**' if head else 'no regression'}", "",
+             _rule_text(pct, max_slowdown, any(v.allow_missing for v in verdicts)), ""]
+    for v in verdicts:
+        lines += _pair_gate_lines(v, max_slowdown)
+    return "\n".join(lines) + "\n"
+
+
+def _rule_text(pct: float | None, max_slowdown: float | None, allow_missing: bool) -> str:
     rule = (f"more than {pct:g} %" if pct is not None else
             f"more than its own threshold ({GATE_SIGMAS:g} combined relative standard errors, at least "
             f"{100 * MIN_GATE:g} %)")
-    head = failure_words(verdicts)
-    head = f"**{head}**" if head else "no regression"
-    lines = [f"## heapbench: {head}", "",
-             f"A judged case regresses when its rate is significantly lower than the baseline's (Mann-Whitney U, "
-             f"p < {ALPHA}; on per-round samples, after Holm's correction over the judged cases tested on them) "
-             f"by {rule}. A case is judged when its samples are enough for a slowdown to be significant at all; "
-             "the others are not judged and never regress on their p-value."
-             + (f" Any case slower by more than {max_slowdown:g} % fails, judged or not (--max-slowdown)."
-                if max_slowdown is not None else "")
-             + (" A case of the baseline missing from the other file (dropped or renamed) or an error there "
-                "fails the gate" + (" unless --allow-missing" if not any(v.allow_missing for v in verdicts) else
-                                    ": allowed here (--allow-missing)")
-                + "; so does a pair where no case was judged."), ""]
-    for v in verdicts:
-        t = v.table
-        not_judged = len(t) - v.judged
-        lines += [f"### {v.label} against {v.base_label}", "",
-                  f"{len(t)} cases in common: {v.judged} judged, {not_judged} not judged"
-                  + (f": {_not_judged_sentence(t)}" if not_judged else "") + "."
-                  + (f" {len(v.lost)} case(s) of the baseline lost"
-                     + (" (allowed by --allow-missing)" if v.allow_missing else "") + "." if len(v.lost) else ""),
-                  ""]
-        if v.judged == 0:
-            lines += ["**No case was judged: the gate cannot pass a run it could not judge.**", ""]
-        if len(v.regressions):
-            lines += ["Regressions:", ""] + _shown(v.regressions) + [""]
-        if len(v.slowdowns):
-            lines += [f"Slower than {max_slowdown:g} % (--max-slowdown):", ""] + _shown(v.slowdowns) + [""]
-        if len(v.lost):
-            lines += ["Lost" + (" (allowed)" if v.allow_missing else "") + ":", ""]
-            lines += _md_table(v.lost.head(MAX_LOST_SHOWN), ["case", "why"]) + [""]
-            if len(v.lost) > MAX_LOST_SHOWN:
-                lines += [f"... and {len(v.lost) - MAX_LOST_SHOWN} more.", ""]
-    return "\n".join(lines) + "\n"
+    return (f"A judged case regresses when its rate is significantly lower than the baseline's (Mann-Whitney U, "
+            f"p < {ALPHA}; on per-round samples, after Holm's correction over the judged cases tested on them) "
+            f"by {rule}. A case is judged when its samples are enough for a slowdown to be significant at all; "
+            "the others are not judged and never regress on their p-value."
+            + (f" Any case slower by more than {max_slowdown:g} % fails, judged or not (--max-slowdown)."
+               if max_slowdown is not None else "")
+            + " A case of the baseline missing from the other file (dropped or renamed) or an error there "
+            "fails the gate" + (": allowed here (--allow-missing)" if allow_missing else " unless --allow-missing")
+            + "; so does a pair where no case was judged.")
+
+
+def _pair_gate_lines(v: Verdict, max_slowdown: float | None) -> list[str]:
+    """One pair's part of regressions.md."""
+    t = v.table
+    not_judged = len(t) - v.judged
+    lines = [f"### {v.label} against {v.base_label}", "",
+             f"{len(t)} cases in common: {v.judged} judged, {not_judged} not judged"
+             + (f": {_not_judged_sentence(t)}" if not_judged else "") + "."
+             + (f" {len(v.lost)} case(s) of the baseline lost"
+                + (" (allowed by --allow-missing)" if v.allow_missing else "") + "." if len(v.lost) else ""), ""]
+    if v.judged == 0:
+        lines += ["**No case was judged: the gate cannot pass a run it could not judge.**", ""]
+    if len(v.regressions):
+        lines += ["Regressions:", ""] + _shown(v.regressions) + [""]
+    if len(v.slowdowns):
+        lines += [f"Slower than {max_slowdown:g} % (--max-slowdown):", ""] + _shown(v.slowdowns) + [""]
+    if len(v.lost):
+        lines += ["Lost" + (" (allowed)" if v.allow_missing else "") + ":", ""]
+        lines += _md_table(v.lost.head(MAX_LOST_SHOWN), ["case", "why"]) + [""]
+        if len(v.lost) > MAX_LOST_SHOWN:
+            lines += [f"... and {len(v.lost) - MAX_LOST_SHOWN} more.", ""]
+    return lines
 
 
 def _shown(rows: pd.DataFrame) -> list[str]:

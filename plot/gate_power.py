@@ -150,23 +150,28 @@ def _pct(v: float) -> str:
     return "never" if math.isnan(v) else f"{100 * v:g} %"
 
 
+def _bands(measured: pd.DataFrame) -> list[list]:
+    """The table's rows: per band of samples a side, its cases, how many judged, the median and
+    worst slowdown caught among the judged, and how many not judged were caught all the same."""
+    rows = []
+    for lo, hi in ROUND_BANDS:
+        g = measured[(measured["rounds"] >= lo) & (measured["rounds"] <= hi)]
+        if g.empty:
+            continue
+        j = g[g["judged"]]
+        worst = (_pct(j["caught"].max()) if j["caught"].notna().all() else "never") if len(j) else ""
+        rows.append([f"{lo}" if lo == hi else f"{lo}+" if hi >= 10**9 else f"{lo}-{hi}", len(g), len(j),
+                     _pct(j["caught"].median()) if len(j) else "", worst, int(g[~g["judged"]]["caught"].notna().sum())])
+    return rows
+
+
 def report(path: Path, rows: pd.DataFrame, checks: list[str], repetitions: int | None = None,
            extra: list[str] = (), command: str = "") -> str:
     measured = rows[~rows["error"]]
     what = (f"its first {repetitions} repetitions of each case, each a run of its own: the plain test, no Holm"
             if repetitions else "a single run of each case, its per-round samples")
     judged = measured[measured["judged"]]
-    band_rows = []
-    for lo, hi in ROUND_BANDS:
-        g = measured[(measured["rounds"] >= lo) & (measured["rounds"] <= hi)]
-        if g.empty:
-            continue
-        j = g[g["judged"]]
-        band_rows.append([f"{lo}" if lo == hi else f"{lo}+" if hi >= 10**9 else f"{lo}-{hi}", len(g), len(j),
-                          _pct(j["caught"].median()) if len(j) else "",
-                          _pct(j["caught"].max()) if len(j) and j["caught"].notna().all() else
-                          ("never" if len(j) else ""),
-                          int(g[~g["judged"]]["caught"].notna().sum())])
+    band_rows = _bands(measured)
     worst = judged["caught"].max() if judged["caught"].notna().all() else math.nan
     lines = [
         "# What slowdown the regression gate can catch", "",
