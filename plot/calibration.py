@@ -31,7 +31,7 @@ from heapbench_plot import survey
 from heapbench_plot.compare import compare_pair
 from heapbench_plot.heapbench_results import (Results, SchemaError, cuda_version, finish, load, load_selection,
                                               pooled_context)
-from heapbench_plot.outputs import markdown_table, write_csv, write_text
+from heapbench_plot.outputs import ToolParser, markdown_table, write_csv, write_text
 
 KEYS = ["threads", "size"]
 FIGURES = ["allocs_per_s", "frees_per_s"]
@@ -173,7 +173,7 @@ def calibrate(folders: list[str | Path], out: str | Path, same_gpu: list[str] | 
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="heapbench-calibration", description=(
+    p = ToolParser(prog="heapbench-calibration", description=(
         "heapbench / the survey's harness per point on one GPU (a folder of scripts/survey-calibrate), and the "
         "factor a difference between GPU generations must exceed. docs/generations.md."))
     p.add_argument("folders", nargs="+", help="the folder(s) scripts/survey-calibrate wrote (heapbench.json, survey/): "

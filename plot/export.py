@@ -33,7 +33,7 @@ import pandas as pd
 
 from heapbench_plot import style
 from heapbench_plot.heapbench_results import Results, SchemaError, finish, load_selection, measured, rate_of
-from heapbench_plot.outputs import markdown_table, write_csv, write_text
+from heapbench_plot.outputs import ToolParser, markdown_table, write_csv, write_text
 
 FORMATS = {"csv": ".csv", "md": ".md", "long": ".csv", "gbench": ".json", "nvbench": ".json"}
 
@@ -199,7 +199,7 @@ def export(spec: str | Path, out: str | Path, fmt: str) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+    ap = ToolParser(description=__doc__.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="\n".join(__doc__.splitlines()[4:]))
     ap.add_argument("results", help="heapbench results JSON; FILE@gpuN takes device N of a --devices file")

@@ -12,7 +12,6 @@ GPU, the CUDA version and the heapbench version; axes carry units.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import math
 import textwrap
@@ -31,7 +30,7 @@ from heapbench_plot import style  # noqa: E402
 from heapbench_plot.heapbench_results import (Results, SchemaError, convergence_sentence, cuda_version,  # noqa: E402
                                               files_text, load, load_selection, measured, one_line,
                                               rate_of)
-from heapbench_plot.outputs import markdown_table, slug, write_text  # noqa: E402
+from heapbench_plot.outputs import ToolParser, markdown_table, slug, write_text  # noqa: E402
 from heapbench_plot.readability import REFERENCE, FigureError, save  # noqa: E402
 
 MAX_LEGEND = 12  # readability.MAX_LEGEND_ENTRIES: more series and the figure gets another row
@@ -734,7 +733,7 @@ def _make_figures(res: Results, out: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = ToolParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", help="heapbench results JSON (--benchmark_out)")
     ap.add_argument("-o", "--out", required=True, help="folder for the figures and summary.md")
     args = ap.parse_args(argv)

@@ -36,7 +36,7 @@ import pandas as pd  # noqa: E402
 from heapbench_plot import style  # noqa: E402
 from heapbench_plot.heapbench_results import (Results, SchemaError, cuda_version, finish, load,  # noqa: E402
                                               pooled_context)
-from heapbench_plot.outputs import markdown_table, write_csv, write_text  # noqa: E402
+from heapbench_plot.outputs import ToolParser, markdown_table, write_csv, write_text  # noqa: E402
 from heapbench_plot.readability import FigureError, save  # noqa: E402
 
 FIGURES = ["allocs_per_s", "frees_per_s"]
@@ -396,7 +396,7 @@ def report(paths: list[str], out: str | Path, opts) -> tuple[list[Path], list[st
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="heapbench-generations", description=(
+    p = ToolParser(prog="heapbench-generations", description=(
         "CUDA's malloc and free, and the survey's allocators, across GPU generations: figures on shared axes, "
         "ratios per GPU, the calibration beside them and a template for what changed. docs/generations.md."))
     p.add_argument("files", nargs="+", help="results files: heapbench's and heapbench-import-survey's")

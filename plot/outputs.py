@@ -21,9 +21,13 @@ every file name that comes from a results file's content made a safe slug.
   device (/dev/zero) or a folder is refused before it is opened, in one line, as
   heapbench's own readers refuse it (issue 53, G7: /dev/zero grew a reader to 7.7 GB,
   a FIFO hung it). `shown(path)`: a path as a one-line message shows it.
+- `ToolParser`: every tool's argparse parser. argparse drops an error writing its help or
+  version (`_print_message` swallows OSError), so `--help > /dev/full` exited 0 having
+  written nothing (issue 53, G15); here it is one line on stderr and exit 2, as `say`.
 """
 from __future__ import annotations
 
+import argparse
 import contextlib
 import hashlib
 import os
@@ -178,3 +182,24 @@ def say(text: str, tool: str) -> bool:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         print(f"{tool}: cannot write to standard output: {e.strerror or e}", file=sys.stderr)
         return False
+
+
+class ToolParser(argparse.ArgumentParser):
+    """argparse's parser, but what it cannot write to standard output (--help, --version) is
+    one line on standard error and exit 2, never a silent exit 0."""
+
+    def _print_message(self, message, file=None):
+        import sys
+        if not message:
+            return
+        file = file or sys.stderr
+        try:
+            file.write(message)
+            file.flush()
+        except OSError as e:
+            if file is not sys.stdout:
+                return  # standard error itself: nowhere left to say it
+            with contextlib.suppress(OSError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            print(f"{self.prog}: cannot write to standard output: {e.strerror or e}", file=sys.stderr)
+            sys.exit(2)

@@ -16,7 +16,6 @@ markupsafe's Markup.format, which escapes each value it is given.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import re
@@ -34,7 +33,7 @@ from heapbench_plot import figures, style
 from heapbench_plot.heapbench_results import (Results, SchemaError, command_line, convergence_sentence,
                                               cuda_version, distinct_labels, finish, load_selection, measured,
                                               not_converged, rates)
-from heapbench_plot.outputs import write_text
+from heapbench_plot.outputs import ToolParser, write_text
 from heapbench_plot.readability import FigureError
 
 HERE = Path(__file__).resolve().parent
@@ -424,7 +423,7 @@ def screenshot(page_html: Path, png: Path, width: int = 1400, height: int = 2400
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = ToolParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="+", help="heapbench results files (FILE@gpuN: device N of a --devices file)")
     ap.add_argument("-o", "--out", required=True, help="the HTML file to write")
     ap.add_argument("--size-map", type=Path, help="a size map: a results file of --sweep=size_map, or the folder or "

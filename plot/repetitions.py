@@ -9,13 +9,12 @@ the per-API maximum (the issue's criterion concerns rounds of 10 us and more).
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
 import pandas as pd
 
 from heapbench_plot import heapbench_results
-from heapbench_plot.outputs import markdown_table, say, write_text
+from heapbench_plot.outputs import ToolParser, markdown_table, say, write_text
 
 
 def table(df: pd.DataFrame, min_round_us: float) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -30,7 +29,7 @@ def table(df: pd.DataFrame, min_round_us: float) -> tuple[pd.DataFrame, pd.DataF
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = ToolParser(description=__doc__.splitlines()[0])
     ap.add_argument("results")
     ap.add_argument("-o", "--out")
     ap.add_argument("--min-round-us", type=float, default=10.0)

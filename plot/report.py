@@ -19,7 +19,6 @@ benchmark, say) are skipped with a warning.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 from dataclasses import dataclass
@@ -34,7 +33,7 @@ import pandas as pd  # noqa: E402
 from heapbench_plot.compare import compare_pair, geomeans  # noqa: E402
 from heapbench_plot.heapbench_results import (Results, SchemaError, cuda_version, finish, load_selection,  # noqa: E402
                                               not_converged, pooled_context)
-from heapbench_plot.outputs import markdown_table, slug, write_csv, write_text  # noqa: E402
+from heapbench_plot.outputs import ToolParser, markdown_table, slug, write_csv, write_text  # noqa: E402
 from heapbench_plot.overlay import gpu_frame, pattern_figure, ratio_strip  # noqa: E402
 from heapbench_plot.readability import FigureError  # noqa: E402
 
@@ -281,7 +280,7 @@ def report(specs: list[str], out: str | Path, baseline: str | None = None) -> tu
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = ToolParser(description=__doc__.splitlines()[0])
     ap.add_argument("results", nargs="+", help="results files; FILE@gpuN takes device N of a --devices file "
                                                "(a whole --devices file counts as one GPU per device)")
     ap.add_argument("-o", "--out", required=True, help="folder for report.md, its figures and CSV tables")

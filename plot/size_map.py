@@ -27,7 +27,6 @@ many requests) or grows with the request (a constant header) is one class.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -46,7 +45,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from heapbench_plot.heapbench_results import SchemaError, cuda_version, load, one_line  # noqa: E402
-from heapbench_plot.outputs import check_input, markdown_table, read_input, say, write_csv, write_text  # noqa: E402
+from heapbench_plot.outputs import ToolParser, check_input, markdown_table, read_input, say, write_csv, write_text  # noqa: E402
 
 ADVICE_VERSIONS = {1}
 
@@ -336,7 +335,7 @@ def size_map_path(run: Path) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = ToolParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("run", type=Path, help="results file of --sweep=size_map, or the directory or .tar.gz "
                                            "written by scripts/answers")
     ap.add_argument("-o", "--out", type=Path, required=True)

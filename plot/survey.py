@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from heapbench_plot.heapbench_results import finish
-from heapbench_plot.outputs import write_text
+from heapbench_plot.outputs import ToolParser, write_text
 
 HARNESS = "GPUMemManSurvey"
 SURVEY_COMMIT = "35f933be92a0ef3811a584629c44a782bb3843f5"
@@ -262,7 +262,7 @@ def import_survey(root: str | Path, out: str | Path, opts) -> tuple[list[Path], 
 
 
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = ToolParser(
         prog="heapbench-import-survey",
         description="Turn GPUMemManSurvey's published allocation/free times (results/<GPU>/alloc_tests/performance/"
                     "perf_{alloc,free}_<Allocator>_<threads>_<lo>-<hi>.csv) into heapbench results files, one per "

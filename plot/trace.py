@@ -11,14 +11,13 @@ reads (or not a regular file: a FIFO, a pipe, a device) is one line and exit 2.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from heapbench_plot.outputs import read_input, shown, write_bytes, write_csv
+from heapbench_plot.outputs import ToolParser, read_input, shown, write_bytes, write_csv
 
 MAGIC = b"HBTRACE\0"
 VERSION = 1
@@ -213,7 +212,7 @@ def summary(t: Trace) -> pd.DataFrame:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="heapbench-trace", description=__doc__.split("\n\n")[0])
+    ap = ToolParser(prog="heapbench-trace", description=__doc__.split("\n\n")[0])
     ap.add_argument("trace")
     ap.add_argument("--csv", help="write every event as a row of this file")
     args = ap.parse_args(argv)

@@ -38,7 +38,7 @@ from heapbench_plot import style  # noqa: E402
 from heapbench_plot.figures import legend_entries, write_markdown  # noqa: E402
 from heapbench_plot.heapbench_results import (Results, SchemaError, convergence_sentence, finish, load,  # noqa: E402
                                               pooled_context)
-from heapbench_plot.outputs import markdown_table  # noqa: E402
+from heapbench_plot.outputs import ToolParser, markdown_table  # noqa: E402
 from heapbench_plot.readability import FigureError, save  # noqa: E402
 
 BASELINE = "two_pass"
@@ -318,7 +318,7 @@ def make_workloads(paths, out_dir) -> tuple[list[Path], list[str]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+    ap = ToolParser(description=__doc__.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="\n".join(__doc__.splitlines()[2:]))
     ap.add_argument("results", nargs="+", help="results JSON of `heapbench --sweep=workloads` (several: pooled)")

@@ -43,7 +43,7 @@ from heapbench_plot.figures import (_direct_heap_apis, baselines, best_measured,
                                     write_markdown)
 from heapbench_plot.heapbench_results import (Results, SchemaError, convergence_sentence, finish, load,  # noqa: E402
                                               pooled_context)
-from heapbench_plot.outputs import markdown_table, slug, write_csv  # noqa: E402
+from heapbench_plot.outputs import ToolParser, markdown_table, slug, write_csv  # noqa: E402
 from heapbench_plot.readability import MAX_LEGEND_ENTRIES, FigureError, save  # noqa: E402
 
 # Size bands of the findings table (bytes, inclusive): a survey-style split into small
@@ -497,7 +497,7 @@ def make_zoo(paths: list[str | Path], out: str | Path, slab: str = "slab",
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+    ap = ToolParser(description=__doc__.splitlines()[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
                                  epilog="\n".join(__doc__.splitlines()[2:]))
     ap.add_argument("results", nargs="+", help="results JSON of `heapbench --sweep=zoo` (several: one GPU's, pooled)")

@@ -22,7 +22,7 @@ FILES = sorted(p for p in (ROOT / "results").rglob("*.json") if "heapbench_schem
 TOOLS = {
     "figures": lambda f, o: figures.main([f, "-o", o]),
     "html": lambda f, o: page.main([f, "-o", f"{o}/page.html"]),
-    "compare": lambda f, o: compare.main([f, f, "-o", o, "--fail-on-regression"]),
+    "compare": lambda f, o: _gate_on_itself(f, o),
     "report": lambda f, o: report.main([f, "-o", o]),
     "export": lambda f, o: export.main([f, "-o", o, "--format", "csv"]),
     "repetitions": lambda f, o: repetitions.main([f, "-o", f"{o}/repetitions.md"]),
@@ -30,6 +30,15 @@ TOOLS = {
     "generations": lambda f, o: generations.main([f, "-o", o]),
     "size-map": lambda f, o: size_map.main([f, "-o", o]),
 }
+
+
+def _gate_on_itself(f, o):
+    """The gate over a file and itself: 0, or 1 only where the file has no case with samples enough
+    to judge (issue 53: a gate that judged nothing fails), never a regression or a lost case."""
+    rc = compare.main([f, f, "-o", o, "--fail-on-regression"])
+    if rc == 1 and "## heapbench: **1 pair(s) with no case judged**" in (Path(o) / "regressions.md").read_text():
+        return 0
+    return rc
 
 
 def test_the_committed_files_are_found():

@@ -94,23 +94,27 @@ def test_per_round_samples_let_two_single_runs_be_tested(tmp_path, write_results
     assert compare.main([a, same, "-o", str(tmp_path / "out2"), "--fail-on-regression"]) == 0
 
 
-def test_without_samples_a_single_run_is_not_tested_and_not_gated(tmp_path, write_results):
+def test_without_samples_a_single_run_is_not_judged_and_the_gate_cannot_pass_it(tmp_path, write_results):
+    # Issue 53, G2: two cases neither side could test passed as "no regression" ("0 tested").
     a = single_run(write_results, "a.json", 1.0, samples=False)
     b = single_run(write_results, "b.json", 0.5, samples=False)
     table = compare.compare_pair(compare.load_selection(a), compare.load_selection(b))
-    assert table["verdict"].str.contains("no per-round samples").all()
-    assert compare.main([a, b, "-o", str(tmp_path / "out"), "--fail-on-regression"]) == 0
-    assert "2 could not be" in (tmp_path / "out" / "regressions.md").read_text()
+    assert table["verdict"].str.contains("no per-round samples").all() and not table["judged"].any()
+    assert compare.main([a, b, "-o", str(tmp_path / "out"), "--fail-on-regression"]) == 1
+    summary = (tmp_path / "out" / "regressions.md").read_text()
+    assert "0 judged, 2 not judged: 2 with neither repetitions nor per-round samples" in summary
+    assert "No case was judged" in summary
 
 
 def test_two_single_h200_sweeps_of_the_same_device_code_pass_and_a_planted_regression_fails(tmp_path, capsys):
     # The gate once read per-round samples from a field heapbench does not write (round_seconds,
     # where the files carry round_ns): on real files it tested nothing and could not fail.
     # Read as written, 415 of 440 cases are tested, and without Holm's correction 5 of them
-    # came out "slower" by chance.
+    # came out "slower" by chance. Of those 415, the ones with too few rounds to ever stand the
+    # correction are not judged (issue 53, G3), and neither are the 1-round cases.
     assert compare.main([str(BEFORE), str(AFTER), "-o", str(tmp_path / "same"), "--fail-on-regression"]) == 0
     same = (tmp_path / "same" / "regressions.md").read_text()
-    assert "no regression" in same and "415 tested for significance" in same
+    assert "no regression" in same and "440 cases in common: 217 judged, 223 not judged" in same
     capsys.readouterr()
     doc = json.loads(AFTER.read_text())
     target = "per_thread/malloc/size:64/threads:65536/heap:1024/"
