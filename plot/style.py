@@ -351,10 +351,25 @@ def ns_axis(axis) -> None:
         lambda v, _: f"{v / 1e6:.3g} ms" if v >= 1e6 else f"{v / 1e3:.3g} us" if v >= 1e3 else f"{v:.3g} ns"))
 
 
+def _fmt_ratio(v: float) -> str:
+    return f"{v:g}x" if v >= 1e-4 else f"{v:.0e}x"
+
+
 def ratio_axis(axis, ratios) -> None:
-    """A log2 axis symmetric about 1 (a 0.5x as far from 1 as a 2x), ticks written 0.5x, 1x, 2x."""
+    """A log2 axis symmetric about 1 (a 0.5x as far from 1 as a 2x), ticks written 0.5x, 1x, 2x.
+    Ratios spanning more than 2^10 (1,000x) either way are drawn on a log10 axis from the smallest
+    to the largest, a tick a decade, 1x among them: symmetric about 1, a 10^-5 ratio left the upper
+    half of the panel empty and wrote its ticks 1.31e+05x."""
     ax = axis.axes
     vals = [float(r) for r in ratios if r and r > 0 and math.isfinite(float(r))]
+    if vals and max(abs(math.log2(v)) for v in vals) > 10:
+        lo, hi = min(vals + [1.0]), max(vals + [1.0])
+        (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log")
+        (ax.set_xlim if axis is ax.xaxis else ax.set_ylim)(lo / 2, hi * 2)
+        axis.set_major_locator(_DecadeLocator())
+        axis.set_minor_locator(NullLocator())
+        axis.set_major_formatter(FuncFormatter(lambda v, _: _fmt_ratio(v)))
+        return
     # At most 2^1000 either way: a ratio of 1.7e308 over a figure near 1 leaves no float for a wider edge.
     span = min(max([abs(math.log2(v)) for v in vals] + [math.log2(1.1)]) * 1.1, 1000.0)
     (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log", base=2)
@@ -362,7 +377,7 @@ def ratio_axis(axis, ratios) -> None:
     if span > 1.5:
         k = math.floor(span)
         step = max(1, math.ceil(2 * k / 8))
-        ticks = [2.0 ** e for e in range(-k, k + 1, step)]
+        ticks = [2.0 ** e for e in range(-k, k + 1) if e % step == 0]  # 1x among them, never beside one
     else:
         steps = [s for s in (0.05, 0.1, 0.2, 0.25, 0.5) if span / s <= 4] or [0.5]
         s = steps[0]
