@@ -231,7 +231,12 @@ def finish(tool: str, make, out, errors: tuple) -> int:
     for w in warnings:
         print(f"{tool}: warning: {w}", file=sys.stderr)
     from heapbench_plot.outputs import say
-    return 0 if say(f"wrote {len(written)} files to {out}\n", tool) else 2
+    return 0 if say(f"wrote {files_count(len(written))} to {out}\n", tool) else 2
+
+
+def files_count(n: int) -> str:
+    """"1 file", "3 files": what a tool says it wrote."""
+    return f"{n} file" if n == 1 else f"{n} files"
 
 
 def distinct_labels(files: list[Results]) -> list[str]:

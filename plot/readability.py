@@ -254,10 +254,12 @@ def _holds_data(ax) -> bool:
 
 
 def empty_panels(fig) -> list[str]:
-    """The panels of `fig` (visible, axis on) that draw no data; a figure with none drawn at all counts as one."""
+    """The panels of `fig` (visible, axis on, with ticks: not a frame that holds a legend) that draw no
+    data; a figure without a panel counts as one."""
     found = []
     for k, ax in enumerate(fig.axes):
-        if not ax.get_visible() or not ax.axison or _holds_data(ax):
+        frame_only = not len(ax.get_xticks()) and not len(ax.get_yticks())  # a legend's frame, no axis
+        if not ax.get_visible() or not ax.axison or frame_only or _holds_data(ax):
             continue
         found.append(f"panel {ax.get_title()!r} has no data" if ax.get_title() else f"panel {k + 1} has no data")
     if not fig.axes:

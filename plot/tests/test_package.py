@@ -1,6 +1,7 @@
 """plot/ as a package (issue 26): every entry point pyproject.toml declares names a
 main() that exists, and the tools' --help runs through it."""
 import importlib
+import re
 import tomllib
 
 import pytest
@@ -21,7 +22,11 @@ def test_each_entry_point_resolves_to_a_main_that_answers_help(name, capsys):
     main = getattr(importlib.import_module(module), func)
     with pytest.raises(SystemExit) as e:
         main(["--help"])
-    assert e.value.code == 0 and "usage:" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert e.value.code == 0 and "usage:" in out
+    # A user's --help says what the tool does, not which issue of this project asked for it (issue 56:
+    # heapbench-zoo --help opened with "(issue 28)").
+    assert not re.search(r"\bissues? #?\d+", out, re.I), re.search(r".*\bissues? #?\d+.*", out, re.I).group(0)
 
 
 def test_every_unpinned_requirement_is_pinned_by_the_constraints():
@@ -30,3 +35,11 @@ def test_every_unpinned_requirement_is_pinned_by_the_constraints():
     required = names((PLOT / "requirements.txt").read_text())
     pinned = names((PLOT / "constraints.txt").read_text())
     assert required <= pinned
+
+
+def test_the_tools_count_what_they_wrote_in_words(capsys, tmp_path):
+    # Issue 56: "wrote 1 files".
+    from heapbench_plot.heapbench_results import finish
+    for n, said in ((1, "wrote 1 file to"), (2, "wrote 2 files to")):
+        assert finish("x", lambda: ([tmp_path / str(k) for k in range(n)], []), tmp_path, ()) == 0
+        assert capsys.readouterr().out.startswith(said)
