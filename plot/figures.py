@@ -364,11 +364,11 @@ def _above_ceiling(res: Results, sel: pd.DataFrame, patterns: list[str], ceiling
 def _allocator_dots(res: Results, sel: pd.DataFrame, patterns: list[str], apis: list[str], size: int):
     """allocators_per_pattern's panels: a row per pattern, a dot per API, at most MAX_SERIES APIs a panel."""
     groups = _groups(apis)
-    fig = plt.figure(figsize=(5.2 * len(groups) + 3.0, 0.42 * len(patterns) + 2.6), layout="constrained")
+    fig = plt.figure(figsize=(8.2 * len(groups), 0.42 * len(patterns) + 2.6), layout="constrained")
     # A subfigure per group of APIs, its legend below its panel inside the canvas ("outside lower
     # center" makes room for it): an axes' legend anchored below the panel fell off a one-row figure.
-    subs = np.atleast_1d(fig.subfigures(1, len(groups), width_ratios=[5.2 + (3.0 if k == 0 else 0)
-                                                                     for k in range(len(groups))]))
+    # Each labels its rows, so the panels are as wide as one another and share one x scale.
+    subs = np.atleast_1d(fig.subfigures(1, len(groups)))
     y = np.arange(len(patterns))
     first = None
     for sub, group in zip(subs, groups):
@@ -376,9 +376,7 @@ def _allocator_dots(res: Results, sel: pd.DataFrame, patterns: list[str], apis: 
         if first is None:
             first = ax
         else:
-            ax.sharex(first)
             ax.sharey(first)
-            ax.tick_params(labelleft=False)
         for k, api in enumerate(group):
             rows = [sel[(sel["pattern"] == p) & (sel["api"] == api)] for p in patterns]
             xs = [float(r["allocs_per_s"].iloc[0]) if len(r) else np.nan for r in rows]
@@ -390,7 +388,12 @@ def _allocator_dots(res: Results, sel: pd.DataFrame, patterns: list[str], apis: 
         ax.set_xlabel(style.axis_label("allocs_per_s", res.context), fontsize=8)
         ax.grid(True, axis="x", which="major", alpha=0.3)
         sub.legend(fontsize=7, loc="outside lower center", ncols=min(4, len(group)), frameon=False)
-    first.set_yticks(y, [f"{p}\n{_per_call(sel, p, size)}" for p in patterns], fontsize=7)
+    drawn = [ax for sub in subs for ax in sub.axes]
+    lo, hi = min(ax.get_xlim()[0] for ax in drawn), max(ax.get_xlim()[1] for ax in drawn)
+    for ax in drawn:  # one x scale across the groups' subfigures
+        ax.set_xlim(lo, hi)
+    for ax in drawn:
+        ax.set_yticks(y, [f"{p}\n{_per_call(sel, p, size)}" for p in patterns], fontsize=7)
     first.set_ylim(len(patterns) - 0.5, -0.5)  # the first pattern on top
     return fig
 
