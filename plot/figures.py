@@ -361,6 +361,18 @@ def _above_ceiling(res: Results, sel: pd.DataFrame, patterns: list[str], ceiling
     return ", ".join(parts)
 
 
+def _allocator_group(ax, res: Results, sel: pd.DataFrame, patterns: list[str], group: list[str]) -> None:
+    """One panel of allocators_per_pattern: a row per pattern, a dot per API of `group` (hollow: not converged)."""
+    y = np.arange(len(patterns))
+    for k, api in enumerate(group):
+        rows = [sel[(sel["pattern"] == p) & (sel["api"] == api)] for p in patterns]
+        xs = [float(r["allocs_per_s"].iloc[0]) if len(r) else np.nan for r in rows]
+        conv = [float(r["converged"].iloc[0]) if len(r) and "converged" in r else np.nan for r in rows]
+        st = dict(_style(api, 0, res.context), linestyle="None")
+        style.draw_series(ax, xs, y + (k - (len(group) - 1) / 2) * 0.08, st, style.api_label(api, res.context),
+                          converged=conv, ms=6)
+
+
 def _allocator_dots(res: Results, sel: pd.DataFrame, patterns: list[str], apis: list[str], size: int):
     """allocators_per_pattern's panels: a row per pattern, a dot per API, at most MAX_SERIES APIs a panel."""
     groups = _groups(apis)
@@ -377,13 +389,7 @@ def _allocator_dots(res: Results, sel: pd.DataFrame, patterns: list[str], apis: 
             first = ax
         else:
             ax.sharey(first)
-        for k, api in enumerate(group):
-            rows = [sel[(sel["pattern"] == p) & (sel["api"] == api)] for p in patterns]
-            xs = [float(r["allocs_per_s"].iloc[0]) if len(r) else np.nan for r in rows]
-            conv = [float(r["converged"].iloc[0]) if len(r) and "converged" in r else np.nan for r in rows]
-            st = dict(_style(api, 0, res.context), linestyle="None")
-            style.draw_series(ax, xs, y + (k - (len(group) - 1) / 2) * 0.08, st, style.api_label(api, res.context),
-                              converged=conv, ms=6)
+        _allocator_group(ax, res, sel, patterns, group)
         style.rate_axis(ax.xaxis)
         ax.set_xlabel(style.axis_label("allocs_per_s", res.context), fontsize=8)
         ax.grid(True, axis="x", which="major", alpha=0.3)
