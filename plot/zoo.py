@@ -273,7 +273,10 @@ def churn_figure(res: Results, cases: pd.DataFrame, out: Path, written: list[Pat
     ch = ch[ch["api"].isin(_direct_heap_apis(res, list(ch["api"].unique())))]
     if ch.empty or "fail_rate" not in ch.columns:
         return
-    sizes = sorted(ch["size"].unique())
+    # A size where every case ended in an error has nothing to draw (findings.md lists its errors).
+    sizes = sorted(ch.loc[~ch["error"] & ch["fail_rate"].notna(), "size"].unique())
+    if not sizes:
+        return
     fig, axes = plt.subplots(2, len(sizes), figsize=(max(5.0, 0.45 * ch["api"].nunique()) * len(sizes) + 1.0, 7.5),
                              squeeze=False, layout="constrained")
     for col, size in enumerate(sizes):
