@@ -48,7 +48,7 @@ import pandas as pd  # noqa: E402
 from heapbench_plot.heapbench_results import (AXES, Results, SchemaError, distinct_labels, finish,  # noqa: E402
                                               load_selection, not_converged, rate_of)
 from heapbench_plot.outputs import ToolParser, say, write_csv, write_text  # noqa: E402
-from heapbench_plot.overlay import ratio_strip  # noqa: E402
+from heapbench_plot.overlay import drawable_ratios, ratio_strip  # noqa: E402
 from heapbench_plot.readability import FigureError  # noqa: E402
 
 ALPHA = 0.05
@@ -561,6 +561,8 @@ def _pair_markdown(k: int, label: str, base_label: str, base: Results, other: Re
           "or both (not_converged_a, _b).", "", "### Geometric mean of ratios per pattern and API", ""]
     md += _md_table(gm, ["pattern", "api", "rate_geomean_ratio", "frees_per_s_geomean_ratio", "rate_cases"]) + [""]
     md += ["### Per case", ""] + _md_table(table, PER_CASE) + [""]
+    if drawable_ratios(table, "ratio").empty:
+        return md + ["No case has a ratio (an error on a side, or a rate of 0): no ratio to draw.", ""]
     return md + [f"![ratio]({stem}_ratio.png)", ""]
 
 

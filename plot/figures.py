@@ -203,7 +203,9 @@ def throughput_figure(res: Results, data: pd.DataFrame, x: str, panel: str, metr
             ax.set_visible(False)
         _row_legend(block[min(cols, len(ps)) - 1], block[:len(ps)])
     fig.supylabel(style.axis_label(metric, res.context), fontsize=9)
-    fig.suptitle(f"{title} (hollow: did not converge)\n{res.title_suffix()}", fontsize=10)
+    # Wrapped to the figure's width: a one-column figure cut "capacity: ..., bump at every heap" off.
+    fig.suptitle(textwrap.fill(f"{title} (hollow: did not converge)", int(fig.get_figwidth() * 12))
+                 + f"\n{res.title_suffix()}", fontsize=10)
     _save(fig, out, stem, written)
 
 
@@ -257,7 +259,7 @@ def best_measured(ax, sub: pd.DataFrame, x: str, res: Results, y: str = "allocs_
 def baselines(res: Results) -> set[str]:
     """The APIs that never free and are drawn as ceilings: the file's baselines (bump, alloca
     in a file written before the "apis" block, which says none)."""
-    return res.baselines() if res.apis else {"bump", "alloca"}
+    return res.baselines() if res.apis else set(style.UNDECLARED_BASELINES)
 
 
 def _ceilings(res: Results, apis) -> set[str]:
@@ -365,27 +367,46 @@ def _above_ceiling(res: Results, sel: pd.DataFrame, patterns: list[str], ceiling
     return ", ".join(parts)
 
 
+def _allocator_group(ax, res: Results, sel: pd.DataFrame, patterns: list[str], group: list[str]) -> None:
+    """One panel of allocators_per_pattern: a row per pattern, a dot per API of `group` (hollow: not converged)."""
+    y = np.arange(len(patterns))
+    for k, api in enumerate(group):
+        rows = [sel[(sel["pattern"] == p) & (sel["api"] == api)] for p in patterns]
+        xs = [float(r["allocs_per_s"].iloc[0]) if len(r) else np.nan for r in rows]
+        conv = [float(r["converged"].iloc[0]) if len(r) and "converged" in r else np.nan for r in rows]
+        st = dict(_style(api, 0, res.context), linestyle="None")
+        style.draw_series(ax, xs, y + (k - (len(group) - 1) / 2) * 0.08, st, style.api_label(api, res.context),
+                          converged=conv, ms=6)
+
+
 def _allocator_dots(res: Results, sel: pd.DataFrame, patterns: list[str], apis: list[str], size: int):
     """allocators_per_pattern's panels: a row per pattern, a dot per API, at most MAX_SERIES APIs a panel."""
     groups = _groups(apis)
-    fig, axes = plt.subplots(1, len(groups), figsize=(5.2 * len(groups) + 3.0, 0.42 * len(patterns) + 2.2),
-                             squeeze=False, sharey=True, sharex=True, layout="constrained")
+    fig = plt.figure(figsize=(8.2 * len(groups), 0.42 * len(patterns) + 2.6), layout="constrained")
+    # A subfigure per group of APIs, its legend below its panel inside the canvas ("outside lower
+    # center" makes room for it): an axes' legend anchored below the panel fell off a one-row figure.
+    # Each labels its rows, so the panels are as wide as one another and share one x scale.
+    subs = np.atleast_1d(fig.subfigures(1, len(groups)))
     y = np.arange(len(patterns))
-    for ax, group in zip(axes[0], groups):
-        for k, api in enumerate(group):
-            rows = [sel[(sel["pattern"] == p) & (sel["api"] == api)] for p in patterns]
-            xs = [float(r["allocs_per_s"].iloc[0]) if len(r) else np.nan for r in rows]
-            conv = [float(r["converged"].iloc[0]) if len(r) and "converged" in r else np.nan for r in rows]
-            st = dict(_style(api, 0, res.context), linestyle="None")
-            style.draw_series(ax, xs, y + (k - (len(group) - 1) / 2) * 0.08, st, style.api_label(api, res.context),
-                              converged=conv, ms=6)
+    first = None
+    for sub, group in zip(subs, groups):
+        ax = sub.subplots()
+        if first is None:
+            first = ax
+        else:
+            ax.sharey(first)
+        _allocator_group(ax, res, sel, patterns, group)
         style.rate_axis(ax.xaxis)
         ax.set_xlabel(style.axis_label("allocs_per_s", res.context), fontsize=8)
         ax.grid(True, axis="x", which="major", alpha=0.3)
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12 - 0.3 / max(len(patterns), 1)),
-                  ncols=min(4, len(group)), frameon=False)
-    axes[0][0].set_yticks(y, [f"{p}\n{_per_call(sel, p, size)}" for p in patterns], fontsize=7)
-    axes[0][0].invert_yaxis()
+        sub.legend(fontsize=7, loc="outside lower center", ncols=min(4, len(group)), frameon=False)
+    drawn = [ax for sub in subs for ax in sub.axes]
+    lo, hi = min(ax.get_xlim()[0] for ax in drawn), max(ax.get_xlim()[1] for ax in drawn)
+    for ax in drawn:  # one x scale across the groups' subfigures
+        ax.set_xlim(lo, hi)
+    for ax in drawn:
+        ax.set_yticks(y, [f"{p}\n{_per_call(sel, p, size)}" for p in patterns], fontsize=7)
+    first.set_ylim(len(patterns) - 0.5, -0.5)  # the first pattern on top
     return fig
 
 
@@ -546,6 +567,12 @@ def printf_fifo(res: Results, cases: pd.DataFrame, out: Path, written: list[Path
     _save(fig, out, "printf_fifo", written)
 
 
+def _has_counter(have: pd.DataFrame, keys: list[tuple], c: str) -> bool:
+    """Whether a series of `keys` (pattern, api, align, heap) has a value of counter `c`."""
+    rows = have.set_index(["pattern", "api", "align", "heap_mib"])[c]
+    return bool(rows[rows.index.isin(keys)].notna().any())
+
+
 def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylabel: str, stem: str, out: Path,
                     written: list[Path]) -> None:
     """Each of `counters` against the block size: a column per counter, a series per pattern, API and heap
@@ -562,13 +589,18 @@ def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylab
                              squeeze=False, layout="constrained")
     for r, group in enumerate(groups):
         for ax, c in zip(axes[r], present):
+            if not _has_counter(have, group, c):
+                ax.set_visible(False)  # no series of this row has the counter: no empty panel
+                continue
             for k in group:
                 pattern, api, align, heap = k
                 s = have[(have["pattern"] == pattern) & (have["api"] == api) & (have["align"] == align)
                          & (have["heap_mib"] == heap) & have[c].notna()].groupby("size")[[c, *(
                              ["converged"] if "converged" in have else [])]].mean().sort_index()
                 look = _series_look(res, (api, align, heap), heaps[(pattern, api)])
-                style.draw_series(ax, s.index, s[c], look, f"{pattern}/{_series_label(api, align, res.context)}, heap "
+                # 0 B of overhead (bump) is drawn at 1 B on the log axis below, as the zoo draws it.
+                y = s[c].clip(lower=1) if style.counter(c, res.context).unit == "B" else s[c]
+                style.draw_series(ax, s.index, y, look, f"{pattern}/{_series_label(api, align, res.context)}, heap "
                                   f"{_fmt_mib(heap)}", converged=s.get("converged"))
             style.byte_axis(ax.xaxis, have["size"])
             if style.counter(c, res.context).unit == "B":
@@ -578,7 +610,7 @@ def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylab
             ax.set_ylabel(style.axis_label(c, res.context), fontsize=8)
             ax.set_title(c + (f" ({r + 1} of {len(groups)})" if len(groups) > 1 else ""), fontsize=9)
             ax.grid(True, alpha=0.3)
-        _row_legend(axes[r][-1], axes[r])
+        _row_legend(next(ax for ax in axes[r][::-1] if ax.get_visible()), axes[r])
     fig.suptitle(f"{ylabel} (hollow: did not converge)\n{res.title_suffix()}", fontsize=10)
     _save(fig, out, stem, written)
 

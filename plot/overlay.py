@@ -174,14 +174,24 @@ def gpu_frame(gpus) -> tuple[pd.DataFrame, list[str]]:
     return frame, [g.label for g in gpus]
 
 
+def drawable_ratios(table: pd.DataFrame, metric: str = "allocs_per_s") -> pd.DataFrame:
+    """The rows of `table` with a ratio of `metric` to draw: positive and finite."""
+    col = "ratio" if metric == "ratio" else f"{metric}_ratio"  # "ratio": each row's own rate (compare_pair)
+    if col not in table:
+        return table.iloc[0:0]
+    return table[(table[col] > 0) & np.isfinite(table[col].astype(float))]
+
+
 def ratio_strip(table: pd.DataFrame, base_label: str, other_label: str, stem: Path, metric: str = "allocs_per_s",
                 max_bars: int = 40, formats=("png", "svg"), context: dict | None = None) -> list[Path]:
     """other / baseline of `metric` per case on a log2 axis symmetric about 1: a dot per case
     (a row per pattern and API past `max_bars` cases, the geometric mean a bar), filled where
     the Mann-Whitney U test says the difference is real, hollow where it was not or could
     not be tested. Faster and slower are told by the side of 1, not by red and green."""
-    col = "ratio" if metric == "ratio" else f"{metric}_ratio"  # "ratio": each row's own rate (compare_pair)
-    t = table[table[col] > 0].dropna(subset=[col]) if col in table else table.iloc[0:0]
+    t = drawable_ratios(table, metric)
+    col = "ratio" if metric == "ratio" else f"{metric}_ratio"
+    if t.empty:
+        return []  # no ratio (every case an error on a side, or a rate of 0): no figure, never an empty one
     per_case = len(t) <= max_bars
     if per_case:
         t = t.sort_values(col)

@@ -2,7 +2,10 @@
 
 usage: heapbench-html RESULTS.json [MORE.json ...] -o PAGE.html [--size-map RUN] [--advice ADVICE.json ...]
 
-The answers first: findings computed from the data (CUDA's malloc against the
+The answers first (plot/answers.py): how fast allocation is and how far from the ceiling;
+for a workloads file, per shape, allocate in the kernel or count-scan-carve; for a file of
+several allocators (the zoo), which allocator for which pattern with its memory cost. Then
+findings computed from the data (CUDA's malloc against the
 bump reference and the fastest allocator that frees, how many cases did not
 converge, the size-class cliffs where a size map is given, how much of the heap
 holds requested bytes, heap-size advice where given, the cases that failed). Then
@@ -29,7 +32,7 @@ import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
-from heapbench_plot import figures, style
+from heapbench_plot import answers, figures, style
 from heapbench_plot.heapbench_results import (Results, SchemaError, command_line, convergence_sentence,
                                               cuda_version, distinct_labels, finish, load_selection, measured,
                                               not_converged, rates)
@@ -52,6 +55,7 @@ FILTERS = {"file", "pattern", "api", "size", "align", "threads", "heap_mib", "ve
 @dataclass
 class Page:
     title: str
+    answers: list[tuple[str, list]] = field(default_factory=list)  # (question, [markup]): what the data answers
     findings: list[str | Markup] = field(default_factory=list)   # one per finding: text, or markup
     figures: list[tuple[str, str]] = field(default_factory=list)  # (caption, inline svg)
     tables: list[tuple[str, str, dict]] = field(default_factory=list)  # (caption, id, {columns, rows})
@@ -228,12 +232,17 @@ def case_columns(files: list[Results]) -> list[str]:
     return axes + counters
 
 
-def _column_specs(cols: list[str], context: dict, shown: set[str]) -> list[dict]:
+TEXT = {"file", "pattern", "api", "error_message", "verdict"}
+
+
+def _column_specs(cols: list[str], context: dict, shown: set[str], text: set[str] = frozenset()) -> list[dict]:
+    """Each column's key, label, unit and kind: `text` (and the TEXT columns) are words, never numbers
+    (an axis that names a graph or a trace: a number column showed it blank)."""
     specs = []
     for c in cols:
         info = style.counter(c, context)
         specs.append({"key": c, "label": {"heap_mib": "heap"}.get(c, c), "unit": info.unit,
-                      "kind": "text" if c in ("file", "pattern", "api", "error_message", "verdict") else _kind(c, context),
+                      "kind": "text" if c in TEXT | set(text) else _kind(c, context),
                       "filter": c in FILTERS, "hidden": c not in shown, "title": info.label})
     return specs
 
@@ -245,6 +254,28 @@ def _json_column(values: pd.Series, kind: str) -> list:
     a = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
     return [None if not math.isfinite(v) else (int(v) if v.is_integer() and abs(v) < 2**53 else float(f"{v:.6g}"))
             for v in a.tolist()]
+
+
+def headline_rates(files: list[Results]) -> set[str]:
+    """Every pattern's rates of calls or things (allocs/s, outputs/s, inserts/s, edge updates/s...;
+    not bytes/s), shown in the table: a workloads file hid outputs_per_s and inserts_per_s."""
+    found = set()
+    for r in files:
+        cases = r.cases()
+        for _, g in cases.groupby("pattern"):
+            found |= {c for c in rates(r, g) if style.counter(c, r.context).unit != "B/s"}
+    return found
+
+
+def _text_columns(frame: pd.DataFrame, keys: list[str]) -> set[str]:
+    """The columns whose values are words, not numbers: an axis such as graph (rmat, grid) or trace."""
+    out = set()
+    for k in keys:
+        if k in frame.columns and not pd.api.types.is_numeric_dtype(frame[k]):
+            v = frame[k].dropna()
+            if len(v) and pd.to_numeric(v, errors="coerce").isna().any():
+                out.add(k)
+    return out
 
 
 def cases_table(files: list[Results], labels: list[str]) -> dict:
@@ -261,10 +292,10 @@ def cases_table(files: list[Results], labels: list[str]) -> dict:
     keys = (["file"] if several else []) + cols + ["error_message"]
     context = files[0].context
     base_shown = set(files[0].axes) | set(SHOWN) | {"file", "error_message"}
-    shown = base_shown | {c for r in files for c in rates(r, r.cases())[:2]}
+    shown = base_shown | headline_rates(files)
     if not (frame["align"] > 0).any():
         shown.discard("align")
-    specs = _column_specs(keys, context, shown)
+    specs = _column_specs(keys, context, shown, _text_columns(frame, keys))
     columns = [_json_column(frame[k] if k in frame.columns else pd.Series([None] * len(frame)), s["kind"])
                for k, s in zip(keys, specs)]
     return {"columns": specs, "rows": [list(r) for r in zip(*columns)]}
@@ -353,7 +384,10 @@ def build(specs: list[str], size_map_file: Path | None = None, advice: list[Path
     for lab, r in zip(labels, files):
         cases = r.cases()
         prefix = Markup("<i>{}</i>: ").format(lab) if len(files) > 1 else Markup()
-        found = malloc_against_ceiling(r, cases) + [s for s in [convergence_sentence(r, cases)] if s]
+        page.answers += [(Markup("{}{}").format(prefix, q), a) for q, a in answers.answers(r, cases)]
+        # The workloads' patterns are answered above, by their own rates (not an unnamed graph's allocs/s).
+        heap_cases = cases[~cases["pattern"].isin(answers.WORKLOADS)]
+        found = malloc_against_ceiling(r, heap_cases) + [s for s in [convergence_sentence(r, cases)] if s]
         for f in found + utilisation(cases) + failures(cases):
             page.findings.append(prefix + f)  # text is escaped as it joins the markup
     if len(files) == 1:

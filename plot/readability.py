@@ -229,13 +229,63 @@ def _unitless_byte_ticks(ax, where: str) -> list[str]:
     return found
 
 
+def _finite(points) -> bool:
+    """Whether (n, 2) `points` hold one point with both coordinates finite."""
+    a = np.asarray(points, dtype=float)
+    return a.size > 0 and bool(np.isfinite(a.reshape(len(a), -1)).all(axis=1).any())
+
+
+def _holds_data(ax) -> bool:
+    """Whether panel `ax` draws data: a line in data coordinates through a finite point, a marker
+    or a shading with a finite position, a bar, an image. Lines across the axes (axhline at 1x,
+    a legend's handle) are references, not data."""
+    for line in ax.get_lines():
+        if line.get_transform().contains_branch(ax.transData):
+            x, y = (np.asarray(v, dtype=float) for v in line.get_data())
+            if x.size and y.size and bool((np.isfinite(x) & np.isfinite(y)).any()):
+                return True
+    for coll in ax.collections:
+        if isinstance(coll, PathCollection):
+            if _finite(coll.get_offsets()):
+                return True
+        elif any(_finite(p.vertices) for p in coll.get_paths()):
+            return True
+    return bool(ax.images) or any(p.get_transform().contains_branch(ax.transData) for p in ax.patches)
+
+
+def empty_panels(fig) -> list[str]:
+    """The panels of `fig` (visible, axis on, with ticks: not a frame that holds a legend) that draw no
+    data; a figure without a panel counts as one."""
+    found = []
+    for k, ax in enumerate(fig.axes):
+        frame_only = not len(ax.get_xticks()) and not len(ax.get_yticks())  # a legend's frame, no axis
+        if not ax.get_visible() or not ax.axison or frame_only or _holds_data(ax):
+            continue
+        found.append(f"panel {ax.get_title()!r} has no data" if ax.get_title() else f"panel {k + 1} has no data")
+    if not fig.axes:
+        found.append("the figure has no panel")
+    return found
+
+
+def check_has_data(fig, stem: Path) -> None:
+    """FigureError where a panel of `fig` draws no data (issue 56: workloads_vs_two_pass.png was a
+    figure of NaN ratios): an empty figure is an error, never a file. Closes `fig` when it raises."""
+    empty = empty_panels(fig)
+    if empty:
+        import matplotlib.pyplot as plt
+        plt.close(fig)
+        raise FigureError(f"{stem.name}: {'; '.join(empty)}: a figure without data is not written")
+
+
 def save(fig, stem: Path, written: list[Path] | None = None, formats=("png", "svg")) -> list[Path]:
     """Writes stem.png and stem.svg (or `formats`), each through a temporary name and a
-    rename (outputs.atomic), warns (FigureWarning) about what cannot be read, closes `fig`."""
+    rename (outputs.atomic), warns (FigureWarning) about what cannot be read, closes `fig`.
+    A figure with a panel that draws no data is a FigureError (check_has_data), never a file."""
     import matplotlib.pyplot as plt
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     from heapbench_plot.outputs import atomic
+    check_has_data(fig, stem)
     # problems() draws the figure; drawn at the PNG's resolution, that drawing is the PNG
     # (a second full draw by savefig was a third of the report's time).
     fig.set_dpi(DPI)

@@ -34,7 +34,7 @@ from heapbench_plot.compare import compare_pair, geomeans  # noqa: E402
 from heapbench_plot.heapbench_results import (Results, SchemaError, cuda_version, finish, load_selection,  # noqa: E402
                                               not_converged, pooled_context)
 from heapbench_plot.outputs import ToolParser, markdown_table, slug, write_csv, write_text  # noqa: E402
-from heapbench_plot.overlay import gpu_frame, pattern_figure, ratio_strip  # noqa: E402
+from heapbench_plot.overlay import drawable_ratios, gpu_frame, pattern_figure, ratio_strip  # noqa: E402
 from heapbench_plot.readability import FigureError  # noqa: E402
 
 
@@ -214,7 +214,8 @@ def _against_baseline(base, others, tables, out: Path, written: list[Path]) -> l
         for _, r in different.iterrows():
             md.append(f"- `{r['case']}`: {_fmt(r['ratio'])}x (p = {_fmt(r['p_value'], 2)}, "
                       f"{r['verdict']})")
-        md += ["", f"![{g.label} / {base.label}]({stem}_ratio.png)", ""]
+        md += ["", f"![{g.label} / {base.label}]({stem}_ratio.png)" if not drawable_ratios(t, "ratio").empty
+               else "No case has a ratio (an error on a side, or a rate of 0): no ratio to draw.", ""]
     return md
 
 

@@ -58,6 +58,9 @@ API_COLOURS = [OKABE_ITO[k] for k in ("vermillion", "blue", "sky_blue", "reddish
     "#332288", "#117733", "#882255", "#999933", "#AA4499", "#44AA99", "#CC6677", "#DDCC77", "#88CCEE",
     "#8C510A", "#6A3D9A", "#B2DF8A"]
 BASELINE_MARKERS = ["x", "+", "1", "2", "3", "4"]
+# The baselines of a file written before the "apis" block (which declares them since): heapbench's
+# arenas that never free, then. Every figure and the page draw them as baselines.
+UNDECLARED_BASELINES = ("bump", "alloca")
 CALL_PATH_LINES = ["-.", ":"]    # a call path's line, in the order of its inner API's call paths
 
 
@@ -84,7 +87,10 @@ def _file_apis(context: dict | None) -> dict:
     names = (context or {}).get("heapbench_api_names")
     listed = [a for a in dict.fromkeys(names) if a not in declared] if isinstance(names, list) else []
     first = 1 + max((int(d.get("order", 0)) for d in declared.values()), default=-1)
-    return {**declared, **{a: {"order": first + i} for i, a in enumerate(listed)}}
+    # A file with no block at all says nothing of baselines: heapbench's own then were bump and
+    # alloca (figures.baselines holds the same), drawn black and dashed as in every later file.
+    legacy = set() if declared else set(UNDECLARED_BASELINES)
+    return {**declared, **{a: {"order": first + i, "baseline": a in legacy} for i, a in enumerate(listed)}}
 
 
 def _next_free(colour: str, markers: list, start: int, taken: set) -> str:
@@ -237,8 +243,22 @@ def counters(context: dict | None = None) -> dict[str, Counter]:
     return table
 
 
+# A counter's unit by how heapbench ends its names, for a file that declares none (written before
+# the "counters" block): its label is then the name in words, never the raw name on an axis.
+_NAME_UNITS = (("_per_s", " per second", ""), ("_ns", "", "ns"), ("_bytes", "", "B"), ("_s", "", "s"))
+
+
+def undeclared_counter(name: str) -> Counter:
+    """A counter the file does not declare: its name in words with the unit its ending names
+    ("allocs_per_s" -> "allocs per second", "lat_p50_ns" -> "lat p50 (ns)")."""
+    for end, words, unit in _NAME_UNITS:
+        if name.endswith(end) and len(name) > len(end):
+            return Counter(name[:-len(end)].replace("_", " ") + words, unit)
+    return Counter(name.replace("_", " "))
+
+
 def counter(name: str, context: dict | None = None) -> Counter:
-    return counters(context).get(name, Counter(name))
+    return counters(context).get(name) or undeclared_counter(name)
 
 
 def axis_label(name: str, context: dict | None = None) -> str:
@@ -351,23 +371,48 @@ def ns_axis(axis) -> None:
         lambda v, _: f"{v / 1e6:.3g} ms" if v >= 1e6 else f"{v / 1e3:.3g} us" if v >= 1e3 else f"{v:.3g} ns"))
 
 
-def ratio_axis(axis, ratios) -> None:
-    """A log2 axis symmetric about 1 (a 0.5x as far from 1 as a 2x), ticks written 0.5x, 1x, 2x."""
+def _fmt_ratio(v: float) -> str:
+    return f"{v:g}x" if v >= 1e-4 else f"{v:.0e}x"
+
+
+def _wide_ratio_axis(axis, vals: list[float]) -> None:
+    """ratio_axis past 1,000x: log10 from the smallest ratio to the largest (1x among them), a tick a decade."""
     ax = axis.axes
-    vals = [float(r) for r in ratios if r and r > 0 and math.isfinite(float(r))]
-    # At most 2^1000 either way: a ratio of 1.7e308 over a figure near 1 leaves no float for a wider edge.
-    span = min(max([abs(math.log2(v)) for v in vals] + [math.log2(1.1)]) * 1.1, 1000.0)
-    (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log", base=2)
-    (ax.set_xlim if axis is ax.xaxis else ax.set_ylim)(2 ** -span, 2 ** span)
+    lo, hi = min(vals + [1.0]), max(vals + [1.0])
+    (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log")
+    (ax.set_xlim if axis is ax.xaxis else ax.set_ylim)(lo / 2, hi * 2)
+    axis.set_major_locator(_DecadeLocator())
+    axis.set_minor_locator(NullLocator())
+    axis.set_major_formatter(FuncFormatter(lambda v, _: _fmt_ratio(v)))
+
+
+def _ratio_ticks(span: float) -> list[float]:
+    """Ticks of a log2 ratio axis from 2^-span to 2^span: whole powers of two (1x always among them,
+    never beside one) past 1.5, fractional steps inside it."""
     if span > 1.5:
         k = math.floor(span)
         step = max(1, math.ceil(2 * k / 8))
-        ticks = [2.0 ** e for e in range(-k, k + 1, step)]
-    else:
-        steps = [s for s in (0.05, 0.1, 0.2, 0.25, 0.5) if span / s <= 4] or [0.5]
-        s = steps[0]
-        n = math.floor(span / s)
-        ticks = [2.0 ** (s * e) for e in range(-n, n + 1)]
-    axis.set_major_locator(FixedLocator(sorted(set(ticks) | {1.0})))
+        return [2.0 ** e for e in range(-k, k + 1) if e % step == 0]
+    steps = [s for s in (0.05, 0.1, 0.2, 0.25, 0.5) if span / s <= 4] or [0.5]
+    n = math.floor(span / steps[0])
+    return [2.0 ** (steps[0] * e) for e in range(-n, n + 1)]
+
+
+def ratio_axis(axis, ratios) -> None:
+    """A log2 axis symmetric about 1 (a 0.5x as far from 1 as a 2x), ticks written 0.5x, 1x, 2x.
+    Ratios spanning more than 2^10 (1,000x) either way are drawn on a log10 axis from the smallest
+    to the largest, a tick a decade, 1x among them: symmetric about 1, a 10^-5 ratio left the upper
+    half of the panel empty and wrote its ticks 1.31e+05x."""
+    ax = axis.axes
+    vals = [float(r) for r in ratios if r and r > 0 and math.isfinite(float(r))]
+    widest = max([abs(math.log2(v)) for v in vals] + [math.log2(1.1)])
+    if 10 < widest < 1000:
+        _wide_ratio_axis(axis, vals)
+        return
+    # At most 2^1000 either way: a ratio of 1.7e308 over a figure near 1 leaves no float for a wider edge.
+    span = min(widest * 1.1, 1000.0)
+    (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log", base=2)
+    (ax.set_xlim if axis is ax.xaxis else ax.set_ylim)(2 ** -span, 2 ** span)
+    axis.set_major_locator(FixedLocator(sorted(set(_ratio_ticks(span)) | {1.0})))
     axis.set_minor_locator(NullLocator())
     axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:.3g}x"))

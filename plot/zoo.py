@@ -182,6 +182,9 @@ def line_figure(res: Results, ok: pd.DataFrame, x: str, panel: str, stem: str, t
         heaps = ok[ok[panel] == pv]["heap_mib"].unique()
         for c, group in enumerate(groups):
             ax = axes[r][c]
+            if ok[(ok[panel] == pv) & ok["api"].isin(group)].empty:
+                ax.set_visible(False)  # no allocator of this column was measured here: no panel
+                continue
             _api_lines(ax, res, ok[ok[panel] == pv], x, "allocs_per_s", apis=group)
             (style.byte_axis if x == "size" else style.count_axis)(ax.xaxis, ok[x])
             style.rate_axis(ax.yaxis)
@@ -270,7 +273,10 @@ def churn_figure(res: Results, cases: pd.DataFrame, out: Path, written: list[Pat
     ch = ch[ch["api"].isin(_direct_heap_apis(res, list(ch["api"].unique())))]
     if ch.empty or "fail_rate" not in ch.columns:
         return
-    sizes = sorted(ch["size"].unique())
+    # A size where every case ended in an error has nothing to draw (findings.md lists its errors).
+    sizes = sorted(ch.loc[~ch["error"] & ch["fail_rate"].notna(), "size"].unique())
+    if not sizes:
+        return
     fig, axes = plt.subplots(2, len(sizes), figsize=(max(5.0, 0.45 * ch["api"].nunique()) * len(sizes) + 1.0, 7.5),
                              squeeze=False, layout="constrained")
     for col, size in enumerate(sizes):
@@ -366,25 +372,39 @@ def memory_cost(res: Results, cases: pd.DataFrame, api: str, band: str) -> str:
     return ", ".join(parts) or "not measured"
 
 
-def fastest(res: Results, cases: pd.DataFrame) -> list[str]:
-    """The findings table: per pattern and size band, the fastest allocator (geometric mean of
-    allocs/s over the points it ran at) and the runner-up, each with its memory cost."""
+def ranking(res: Results, cases: pd.DataFrame) -> list[dict]:
+    """Per pattern and size band: {pattern, band, points, ranked: [{api, allocs_per_s (the geometric
+    mean over the points it ran at), points, memory (its memory cost)}, fastest first]}, the
+    allocators that free only (baselines are not ranked), at each point's largest heap."""
     ok = at_largest_heap(measured(res, cases))
     ok = ok[ok["api"].isin(allocators(res, ok["api"].unique())) & (ok["allocs_per_s"] > 0)]
     if ok.empty:
-        return ["No allocator was measured without error.", ""]
+        return []
     band_lo = ok["size"].map(lambda s: _band_of(s)[0])  # the bands' order
     ok = ok.assign(band=ok["size"].map(_band), band_lo=band_lo)
     rows = []
     for (pattern, _, band), g in ok.groupby(["pattern", "band_lo", "band"]):
-        n = g.groupby(POINT).ngroups
         rank = g.groupby("api")["allocs_per_s"].agg(
             geomean=lambda v: math.exp(np.log(v).mean()), points="count").sort_values("geomean", ascending=False)
-        cells = [pattern, band]
-        for api, r in list(rank.iterrows())[:2]:
-            cells += [f"{style.api_label(api, res.context)} ({int(r['points'])} of {n} points)",
-                      style.fmt_si(r["geomean"]), memory_cost(res, cases, api, band)]
-        rows.append(cells + (["none: one allocator ran", "", ""] if len(rank) < 2 else []))
+        rows.append({"pattern": pattern, "band": band, "points": g.groupby(POINT).ngroups,
+                     "ranked": [{"api": api, "allocs_per_s": r["geomean"], "points": int(r["points"]),
+                                 "memory": memory_cost(res, cases, api, band)} for api, r in rank.iterrows()]})
+    return rows
+
+
+def fastest(res: Results, cases: pd.DataFrame) -> list[str]:
+    """The findings table: per pattern and size band, the fastest allocator (geometric mean of
+    allocs/s over the points it ran at) and the runner-up, each with its memory cost."""
+    found = ranking(res, cases)
+    if not found:
+        return ["No allocator was measured without error.", ""]
+    rows = []
+    for r in found:
+        cells = [r["pattern"], r["band"]]
+        for a in r["ranked"][:2]:
+            cells += [f"{style.api_label(a['api'], res.context)} ({a['points']} of {r['points']} points)",
+                      style.fmt_si(a["allocs_per_s"]), a["memory"]]
+        rows.append(cells + (["none: one allocator ran", "", ""] if len(r["ranked"]) < 2 else []))
     head = ["pattern", "sizes", "fastest", "allocs/s", "its memory cost", "runner-up", "allocs/s", "its memory cost"]
     return markdown_table(head, rows) + [""]
 

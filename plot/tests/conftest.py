@@ -71,6 +71,15 @@ CONTEXT = {
 }
 
 
+def pytest_collection_modifyitems(items):
+    """Every test of plot/tests fails on a FigureWarning (issue 56: 40 of 96 committed files drew
+    figures with text outside the canvas, exit 0); figure_warnings() below records them instead
+    where a test wants to see them."""
+    for item in items:
+        if PLOT in Path(item.fspath).parents:
+            item.add_marker(pytest.mark.filterwarnings("error::heapbench_plot.readability.FigureWarning"))
+
+
 def figure_warnings(fn):
     """(what fn() returns, the readability checks' FigureWarnings it raised, as text)."""
     import warnings

@@ -191,3 +191,13 @@ def test_an_aggregates_only_file_is_compared_through_its_medians(write_results, 
     assert "only aggregates" in err and "median" in err
     table = pd.read_csv(tmp_path / "out" / "compare_1.csv")
     assert table["allocs_per_s_ratio"].tolist() == [2.0]
+
+
+def test_a_pair_with_no_ratio_draws_no_empty_figure(write_results, tmp_path):
+    # Issue 56: results/H200/budget.json (every case an error) against itself drew a ratio figure
+    # with no data; an empty figure is now an error, so the comparison says there is none instead.
+    p = write_results([bench("per_thread/malloc/size:16/threads:32/heap:8", None, error="kernel budget spent")])
+    assert main([str(p), str(p), "-o", str(tmp_path / "out")]) == 0
+    text = (tmp_path / "out" / "comparison.md").read_text()
+    assert "compare_1_ratio.png" not in text and "no ratio to draw" in text
+    assert not list((tmp_path / "out").glob("*_ratio.*"))

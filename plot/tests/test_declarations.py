@@ -65,8 +65,9 @@ def test_a_file_without_declarations_reads_its_counters_off_its_entries(write_re
     assert set(res.counters) == {"allocs_per_s", "frees_per_s", "bytes_per_s", "fail_rate", "heap_bytes",
                                  "peak_bytes"}
     assert res.apis == {} and res.baselines() == set()
-    # No hidden table: its labels are the counters' names.
-    assert style.axis_label("allocs_per_s", res.context) == "allocs_per_s"
+    # No hidden table: its labels are the counters' names in words, with the unit their ending names.
+    assert style.axis_label("allocs_per_s", res.context) == "allocs per second"
+    assert style.axis_label("peak_bytes", res.context) == "peak (B)"
 
 
 def test_a_new_counter_reaches_the_tables_with_its_unit_and_no_plot_edit(declared, tmp_path):

@@ -141,3 +141,25 @@ def test_allocators_per_pattern_draws_every_heap_api_at_the_point_most_patterns_
     assert drawn["lines"] == {"None"}
     title = " ".join(drawn["title"].split())
     assert "64 B x 65,536 threads, heap 1 GiB" in title and "not a bound" in title
+
+
+def test_a_file_without_declarations_draws_one_pattern_readably(write_results, tmp_path, monkeypatch):
+    # Issue 56, results/H200/slab/per_thread_16B_1M.json (no "apis" nor "counters" block, one
+    # pattern): allocators_per_pattern cut its legend off the canvas, labelled its axis with the
+    # raw allocs_per_s and drew bump, named first in the file, in malloc's vermillion circles.
+    from heapbench_plot import figures
+    p = write_results([bench(f"per_thread/{api}/size:16/threads:1048576/heap:1024", rate)
+                       for api, rate in (("bump", 3e10), ("malloc", 3e6), ("slab", 1.5e10))])
+    seen = {}
+    real = figures.save
+
+    def keep(fig, stem, written=None, formats=("png", "svg")):
+        seen[stem.name] = ([ax.get_xlabel() for ax in fig.axes],
+                           {line.get_label(): (line.get_color(), line.get_marker()) for ax in fig.axes
+                            for line in ax.get_lines()})
+        return real(fig, stem, written, formats)
+    monkeypatch.setattr(figures, "save", keep)
+    make_figures(p, tmp_path)  # a FigureWarning (the legend outside the canvas) fails the test
+    labels, looks = seen["allocators_per_pattern"]
+    assert labels == ["allocs per second"]
+    assert looks["bump"][0] == "#000000" and looks["malloc"] == ("#D55E00", "o")

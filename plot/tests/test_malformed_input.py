@@ -331,8 +331,12 @@ def _results(d: Path, doc, name="in.json") -> str:
 def _laid_out_not_rendered(fig, stem, written=None, formats=("png", "svg")):
     """readability.save's stand-in: the figure is made (every artist, every axis) and closed, its files
     written as stubs. Rendering is the rest of the suite's (test_figures, test_readability); this test
-    is about the shapes of results files, and a render a run would take minutes over its examples."""
+    is about the shapes of results files, and a render a run would take minutes over its examples.
+    A panel without data is an error here as in save() (readability.check_has_data: it needs no drawing)."""
     import matplotlib.pyplot as plt
+
+    from heapbench_plot.readability import check_has_data
+    check_has_data(fig, stem)
     plt.close(fig)
     paths = [stem.with_name(f"{stem.name}.{e}") for e in formats]
     for p in paths:

@@ -263,3 +263,52 @@ def test_the_page_escapes_what_a_results_file_holds(tmp_path, write_results):
                         "malloc_heap": 8 << 20}
     text = page.write([str(write_results([b], gpu_name="<b>GPU</b>"))], tmp_path / "p.html").read_text()
     assert "<script>alert(1)" not in text and "<b>GPU</b>" not in text
+
+
+WORKLOADS = ROOT / "results" / "H200" / "workloads" / "workloads.json"
+ZOO = ROOT / "results" / "H200" / "zoo" / "zoo-a.json"
+
+
+def _answers(text: str) -> str:
+    """The page's answers section as plain text (it must come before the findings)."""
+    import html
+    start, end = text.index('id="answers"'), text.index('id="findings"')
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", text[start:end])))
+
+
+def test_the_default_page_opens_with_how_fast_and_how_far_from_the_ceiling(tmp_path):
+    answer = _answers(page.write([str(H200)], tmp_path / "page.html").read_text())
+    assert "How fast is allocation here, and how far from the ceiling?" in answer
+    assert ("CUDA's malloc: 11.3 M calls/s (per_thread, 64 B x 65,536 threads, heap 1 GiB), 2,570x below bump "
+            "(29.1 G calls/s)") in answer
+    assert "the fastest allocator that frees, slab : 12.3 G calls/s (1,084x malloc" in answer
+    assert "Which allocator" not in answer  # one allocator that frees beside CUDA's own: nothing to rank
+
+
+def test_the_workloads_page_answers_allocate_or_count_scan_carve_per_shape(tmp_path):
+    # Issue 56: the page's only finding was "graph: malloc 1.24 M calls/s, bump 31.5 M" (the graph
+    # unnamed); outputs_per_s and inserts_per_s were hidden and the graph column blank.
+    text = page.write([str(WORKLOADS)], tmp_path / "page.html").read_text()
+    answer = _answers(text)
+    assert answer.index("output 4-64 B, writes 0") < answer.index("output 4-4096 B, writes 0")
+    assert ("output 4-64 B, writes 0 : allocate in the kernel (gallatin, slab) at 1,000, 10,000 threads, "
+            "count-scan-carve at 100,000, 1,000,000 (crossover between 10,000 and 100,000 threads)") in answer
+    assert "output 4-4096 B, writes 1 : allocate in the kernel (slab) at every thread count" in answer
+    assert "graph (rmat, 65,536 vertices) : fastest gallatin, 137 M updates/s, 27x CUDA's malloc" in answer
+    assert "hash (load 0.5, 1,000,000 keys) : fastest slab, 3.25 G inserts/s" in answer
+    assert "graph: CUDA's malloc" not in text
+    data = json.loads(re.search(r'id="cases-data">(.*?)</script>', text, re.S).group(1))
+    cols = {c["key"]: c for c in data["columns"]}
+    for rate in ("outputs_per_s", "inserts_per_s", "edge_updates_per_s", "allocs_per_s"):
+        assert not cols[rate]["hidden"], rate
+    assert cols["graph"]["kind"] == "text"
+    k = [c["key"] for c in data["columns"]].index("graph")
+    assert {r[k] for r in data["rows"]} >= {"rmat", "grid"}
+
+
+def test_the_zoo_page_answers_which_allocator_for_which_pattern_with_its_memory_cost(tmp_path):
+    answer = _answers(page.write([str(ZOO)], tmp_path / "page.html").read_text())
+    assert "Which allocator for which pattern?" in answer
+    assert ("capacity : <= 64 B: slab 253 M allocs/s (utilisation 0.99, overhead 0 B/block, churn fails 0 %); "
+            "runner-up mallocmc_scatter 12.8 M allocs/s (utilisation 0.98") in answer
+    assert "per_block : <= 64 B: gallatin 92.6 M allocs/s (churn fails 0 %)" in answer

@@ -86,3 +86,23 @@ def test_the_checks_refuse_the_report_style_of_9b2c92f():
 
 # The report of every committed H200 file (these three among them) is checked for
 # figure warnings where test_report draws it.
+
+
+def test_a_figure_with_an_empty_panel_is_an_error_never_a_file(tmp_path):
+    # Issue 56: workloads_vs_two_pass.png was written with axes, a legend and only NaN ratios.
+    import math
+
+    from heapbench_plot.readability import FigureError, save
+    for nan_line in (True, False):  # a series of NaN ratios, or no series at all
+        fig, (ax, other) = plt.subplots(1, 2, figsize=(6, 3), layout="constrained")
+        if nan_line:
+            ax.plot([1, 2, 3], [math.nan] * 3, marker="o", label="malloc")
+        ax.axhline(1.0, color="black")  # a reference line is not data
+        ax.set_title("ratios")
+        other.plot([1, 2, 3], [1, 2, 3], label="slab")
+        with pytest.raises(FigureError, match="'ratios' has no data"):
+            save(fig, tmp_path / "empty")
+        assert list(tmp_path.iterdir()) == []
+    fig, ax = plt.subplots(figsize=(4, 3), layout="constrained")
+    ax.bar(["a", "b"], [1, 2])
+    assert [p.name for p in save(fig, tmp_path / "bars")] == ["bars.png", "bars.svg"]

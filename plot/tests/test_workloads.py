@@ -101,3 +101,21 @@ def test_every_committed_results_file_is_answered_or_refused_in_one_line(tmp_pat
         except (workloads.WorkloadsError, workloads.SchemaError) as e:
             assert "\n" not in str(e), which
             assert path != own, e
+
+
+def test_the_ratio_figure_draws_every_strategy_over_two_pass(workloads_file, tmp_path, monkeypatch):
+    # Issue 56: two_pass was dropped before it was taken as the baseline, so every ratio was NaN
+    # and workloads_vs_two_pass.png had axes, a legend and no data.
+    import matplotlib.pyplot as plt
+    drawn = {}
+
+    def keep(fig, stem, written=None, formats=("png", "svg")):
+        drawn[stem.name] = {line.get_label(): list(line.get_ydata()) for ax in fig.axes for line in ax.get_lines()
+                            if not line.get_label().startswith("_")}
+        plt.close(fig)
+        return []
+    monkeypatch.setattr(workloads, "save", keep)
+    workloads.make_workloads(workloads_file, tmp_path / "out")
+    ratios = drawn["workloads_vs_two_pass"]
+    assert ratios["malloc"] == pytest.approx([1e-3] * 3) and ratios["slab"] == pytest.approx([0.6] * 3)
+    assert "two_pass" not in ratios  # 1x is the line, not a series

@@ -243,3 +243,12 @@ def test_an_allocator_with_no_case_of_a_pattern_is_listed_as_not_run(zoo_file):
                                              "- My allocator: no case of churn", ""]
     full = zoo.load_zoo([zoo_file("full.json")])
     assert zoo.not_run(full, full.cases()) == []
+
+
+def test_a_churn_size_where_every_case_failed_gets_no_empty_column(zoo_file, tmp_path):
+    # Issue 56: results/H200/zoo/zoo-b.json's churn at 4 KiB ended in an error for every allocator;
+    # its column had no bar (an empty figure is now an error, never a file).
+    crash = [entry("churn", api, 4096, 65536, 1024, OUROBOROS_CRASH) for api in ("slab", "gallatin")]
+    ok = [entry("churn", api, 64, 65536, 1024, fail_rate=0.0) for api in ("slab", "gallatin")]
+    written, _ = zoo.make_zoo([zoo_file(benchmarks=crash + ok)], tmp_path / "out")
+    assert "zoo_churn.png" in {p.name for p in written}

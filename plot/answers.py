@@ -1,0 +1,218 @@
+"""The answers a results file's data gives, as the HTML page opens with them (issue 56):
+
+- how fast is allocation here, and how far from the ceiling: CUDA's malloc at the point the
+  allocators figure uses, against the file's baseline with an arena of its own (bump) and the
+  fastest allocator that frees; then the range over the patterns measured there;
+- for the workloads (`output`), per shape (size range and writes): allocate in the kernel or
+  count-scan-carve (two_pass): the fastest in-kernel allocator's outputs/s over two_pass's at
+  each thread count, who wins, where the ratio crosses 1x; CUDA's malloc beside it; for `graph`
+  and `hash`, per shape the fastest allocator and CUDA's malloc;
+- where the file has two or more allocators that free beside CUDA's own (the zoo), which
+  allocator for which pattern: per pattern and size band the fastest and the runner-up with
+  their memory cost (capacity's utilisation, overhead, churn's fail rate) beside the speed.
+
+Each is a (question, [markup]) pair; a file that cannot answer a question has none of it.
+"""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+from markupsafe import Markup
+
+from heapbench_plot import figures, style
+from heapbench_plot.heapbench_results import Results
+
+COUNT_SCAN_CARVE = "two_pass"  # the workloads' strategy that allocates nothing in the kernel
+# The workloads' patterns and what their answer ranks (docs/workloads.md): output's strategies in
+# outputs/s; graph's and hash's allocators by their shape's rate. The other questions leave them out.
+STRUCTURES = (("graph", ["graph", "threads"], "edge_updates_per_s"), ("hash", ["load_pct", "threads"], "inserts_per_s"))
+WORKLOADS = {"output"} | {p for p, _, _ in STRUCTURES}
+
+
+def _rate(v: float, unit: str = "calls/s") -> str:
+    return f"{style.fmt_si(v)} {unit}"
+
+
+def _x(r: float) -> str:
+    """A ratio as "2,600x", "1.6x", "0.0004x"."""
+    if not (r > 0 and math.isfinite(r)):
+        return "no ratio"
+    return f"{r:,.0f}x" if r >= 10 else f"{r:.2g}x"
+
+
+def _span(values) -> str:
+    """"a-b" of ratios, or one where they agree to two digits."""
+    lo, hi = _x(min(values)), _x(max(values))
+    return lo if lo == hi else f"{lo}-{hi}"
+
+
+# ---------------------------------------------------------------------------------------------
+# How fast, and how far from the ceiling
+
+def speed(res: Results, cases: pd.DataFrame) -> list[Markup]:
+    """CUDA's malloc against the ceiling and the fastest allocator that frees, at the allocators
+    figure's point: the headline pattern (per_thread where measured) and the range over the rest."""
+    point = figures.allocators_point(res, cases[~cases["pattern"].isin(WORKLOADS)])
+    if point is None:
+        return []
+    sel, size, threads, heap, ceilings = point
+    ceiling = sorted(ceilings)[0]
+    per = {p: dict(zip(g["api"], g["allocs_per_s"])) for p, g in sel.groupby("pattern", sort=False)}
+    per = {p: r for p, r in per.items() if "malloc" in r and ceiling in r and r["malloc"] > 0}
+    if not per:
+        return []
+    head = "per_thread" if "per_thread" in per else next(iter(per))
+    r = per[head]
+    where = f"{head}, {style.fmt_bytes(size)} x {int(threads):,} threads, heap {style.fmt_mib(heap)}"
+    text = Markup("CUDA's malloc: <b>{}</b> ({}), <b>{}</b> below {} ({}), the ceiling that never frees").format(
+        _rate(r["malloc"]), where, _x(r[ceiling] / r["malloc"]), ceiling, _rate(r[ceiling]))
+    frees = {a: v for a, v in r.items() if a in figures.allocators_that_free(res, r)}
+    if frees:
+        best = max(frees, key=frees.get)
+        text += Markup("; the fastest allocator that frees, <b>{}</b>: {} ({} malloc, {} of {})").format(
+            style.api_label(best, res.context), _rate(frees[best]), _x(frees[best] / r["malloc"]),
+            _x(frees[best] / r[ceiling]), ceiling)
+    out = [text + Markup(".")]
+    if len(per) > 1:
+        rates = [v["malloc"] for v in per.values()]
+        gaps = [v[ceiling] / v["malloc"] for v in per.values()]
+        out.append(Markup("Over the {} patterns measured there, malloc runs {} to {}, {} below {}.").format(
+            len(per), _rate(min(rates)), _rate(max(rates)), _span(gaps), ceiling))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# The workloads: allocate in the kernel, or count-scan-carve
+
+def _shape(row) -> str:
+    lo = row.get("size_min")
+    lo = int(lo) if lo is not None and not pd.isna(lo) else int(row["size"])
+    return f"{lo}-{int(row['size'])} B"
+
+
+def _in_kernel(res: Results, apis) -> list[str]:
+    """The strategies that allocate in the kernel: every API but the file's baselines (bump's arena
+    that never frees, the count-scan-carve strategies)."""
+    return [a for a in apis if a not in res.baselines() and a != COUNT_SCAN_CARVE]
+
+
+def _verdict(res: Results, best: pd.Series, ratio: pd.Series) -> Markup:
+    """Who wins at which thread counts, from the ratio (in-kernel best / two_pass) per thread count."""
+    wins = ratio >= 1
+    names = Markup(", ").join(sorted({style.api_label(a, res.context) for a in best[wins]}))
+    if wins.all():
+        return Markup("<b>allocate in the kernel</b> ({}) at every thread count").format(names)
+    if not wins.any():
+        return Markup("<b>count-scan-carve</b> ({}) at every thread count").format(COUNT_SCAN_CARVE)
+    t = ratio.index.to_list()
+    flips = [f"{t[k - 1]:,} and {t[k]:,}" for k in range(1, len(t)) if wins.iloc[k] != wins.iloc[k - 1]]
+    return Markup("<b>allocate in the kernel</b> ({}) at {} threads, <b>count-scan-carve</b> at {} "
+                  "(crossover between {} threads)").format(
+        names, ", ".join(f"{x:,}" for x in ratio.index[wins]), ", ".join(f"{x:,}" for x in ratio.index[~wins]),
+        "; ".join(flips))
+
+
+def _output_shape(res: Results, g: pd.DataFrame, label: str) -> Markup | None:
+    table = g.pivot_table(index="threads", columns="api", values="outputs_per_s", aggfunc="mean")
+    mine = _in_kernel(res, table.columns)
+    if COUNT_SCAN_CARVE not in table or not mine:
+        return None
+    base = table[COUNT_SCAN_CARVE]
+    ratios = table[mine].div(base, axis=0)
+    ratios = ratios[base > 0].dropna(how="all")
+    if ratios.empty:
+        return None
+    best, ratio = ratios.idxmax(axis=1), ratios.max(axis=1)
+    text = Markup("<b>{}</b>: {}; the fastest in-kernel allocator over {}: {}").format(
+        label, _verdict(res, best, ratio), COUNT_SCAN_CARVE,
+        Markup(", ").join(Markup("{} {} ({:,} threads)").format(style.api_label(best[t], res.context), _x(ratio[t]), t)
+                          for t in ratio.index))
+    if "malloc" in ratios and ratios["malloc"].notna().any():
+        text += Markup("; CUDA's malloc {}").format(_span(ratios["malloc"].dropna()))
+    return text
+
+
+def _structure_shape(pattern: str, key: tuple) -> str:
+    """A data structure's shape in words: "rmat, 65,536 vertices", "load 0.5, 100,000 keys"."""
+    first, threads = key
+    if pattern == "hash":
+        return f"load {float(first) / 100:g}, {int(threads):,} keys"
+    return f"{first}, {int(threads):,} vertices"
+
+
+def _structure_lines(res: Results, cases: pd.DataFrame, pattern: str, keys: list[str], counter: str) -> list[Markup]:
+    """Per shape: the fastest allocator that frees (baselines never free: named beside it), CUDA's malloc."""
+    out = []
+    unit = style.counter(counter, res.context).unit
+    for key, g in cases.groupby(keys, sort=True):
+        g = g.dropna(subset=[counter]).sort_values(counter, ascending=False)
+        frees = g[~g["api"].isin(res.baselines())]
+        if frees.empty:
+            continue
+        top = frees.iloc[0]
+        text = Markup("<b>{} ({})</b>: fastest {}, {}").format(
+            pattern, _structure_shape(pattern, key), style.api_label(top["api"], res.context), _rate(top[counter], unit))
+        malloc = g[g["api"] == "malloc"]
+        if len(malloc) and top["api"] != "malloc" and malloc[counter].iloc[0] > 0:
+            text += Markup(", {} CUDA's malloc ({})").format(_x(top[counter] / malloc[counter].iloc[0]),
+                                                            _rate(malloc[counter].iloc[0], unit))
+        for _, b in g[g["api"].isin(res.baselines())].iterrows():
+            text += Markup("; {}, which never frees, {}").format(style.api_label(b["api"], res.context),
+                                                                 _rate(b[counter], unit))
+        out.append(text)
+    return out
+
+
+def workloads(res: Results, cases: pd.DataFrame) -> list[Markup]:
+    """Per output shape, allocate or count-scan-carve; per graph and hash shape, the fastest allocator."""
+    ok = cases[~cases["error"].astype(bool)]
+    out = []
+    output = ok[(ok["pattern"] == "output")]
+    if "outputs_per_s" in output and not output.empty:
+        output = output.assign(_shape=[_shape(r) for _, r in output.iterrows()],
+                               _top=output["size"].astype(int),
+                               _writes=output["writes"] if "writes" in output else 1)
+        for (_, shape, w), g in output.groupby(["_top", "_shape", "_writes"], sort=True):
+            line = _output_shape(res, g, f"output {shape}, writes {int(w)}")
+            if line is not None:
+                out.append(line)
+    for pattern, keys, counter in STRUCTURES:
+        g = ok[ok["pattern"] == pattern]
+        if counter in g and all(k in g for k in keys):
+            out += _structure_lines(res, g, pattern, keys, counter)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Which allocator for which pattern (the zoo)
+
+def which_allocator(res: Results, cases: pd.DataFrame) -> list[Markup]:
+    """Per pattern, per size band: the fastest allocator and the runner-up, each with its memory cost,
+    where the file ranks two or more allocators that free besides CUDA's own."""
+    from heapbench_plot import zoo
+    cases = cases[~cases["pattern"].isin(WORKLOADS)]
+    others = figures.allocators_that_free(res, cases.loc[~cases["error"], "api"].unique())
+    if len(others) < 2:
+        return []
+    out = []
+    rows = zoo.ranking(res, cases)
+    for pattern in dict.fromkeys(r["pattern"] for r in rows):
+        bands = []
+        for r in (r for r in rows if r["pattern"] == pattern):
+            ranked = Markup("; runner-up ").join(
+                Markup("<b>{}</b> {} ({})").format(style.api_label(a["api"], res.context),
+                                                   _rate(a["allocs_per_s"], "allocs/s"), a["memory"])
+                for a in r["ranked"][:2])
+            bands.append(Markup("{}: {}").format(r["band"], ranked))
+        out.append(Markup("<b>{}</b>: {}").format(pattern, Markup(" &middot; ").join(bands)))
+    return out
+
+
+def answers(res: Results, cases: pd.DataFrame) -> list[tuple[str, list[Markup]]]:
+    """The questions this file answers, each with its answers, in the order the page shows them."""
+    found = [("How fast is allocation here, and how far from the ceiling?", speed(res, cases)),
+             ("Allocate in the kernel, or count-scan-carve?", workloads(res, cases)),
+             ("Which allocator for which pattern? (speed, then memory cost: capacity's utilisation at the first "
+              "NULL, overhead per block, churn's fail rate)", which_allocator(res, cases))]
+    return [(q, a) for q, a in found if a]
