@@ -114,6 +114,26 @@ def _heap_marker(api: str, align: int, k: int, context: dict | None = None) -> s
     return style.MARKERS[(i + k) % len(style.MARKERS)]
 
 
+def _distinct_looks(looks: dict) -> dict:
+    """`looks` (key -> look, in legend order) with no two alike in colour and marker: a series whose
+    colour (or one too close to tell apart: readability.ALIKE_COLOUR) already wears its marker in the
+    panel takes the next marker that colour does not wear there (the same API of two patterns, or
+    one pattern's smaller heap on the marker of another's largest, looked the same)."""
+    from heapbench_plot.readability import _alike
+    out, worn = {}, []
+    for key, look in looks.items():
+        look = dict(look)
+        m0 = look.get("marker", "o")
+        start = style.MARKERS.index(m0) if m0 in style.MARKERS else None
+        candidates = [m0] + [style.MARKERS[((start or 0) + j) % len(style.MARKERS)]
+                             for j in range(0 if start is None else 1, len(style.MARKERS))]
+        look["marker"] = next((m for m in candidates
+                               if not any(m == wm and _alike(look["color"], wc) for wc, wm in worn)), m0)
+        worn.append((look["color"], look["marker"]))
+        out[key] = look
+    return out
+
+
 COLUMNS = 4  # panels in a row of a throughput figure; more wrap to the next row
 
 
@@ -588,6 +608,8 @@ def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylab
     fig, axes = plt.subplots(len(groups), len(present), figsize=(4.5 * len(present) + 3.0, 3.6 * len(groups) + 0.6),
                              squeeze=False, layout="constrained")
     for r, group in enumerate(groups):
+        # A row's series look the same in each of its panels, and no two of them alike.
+        looks = _distinct_looks({k: _series_look(res, (k[1], k[2], k[3]), heaps[(k[0], k[1])]) for k in group})
         for ax, c in zip(axes[r], present):
             if not _has_counter(have, group, c):
                 ax.set_visible(False)  # no series of this row has the counter: no empty panel
@@ -597,7 +619,7 @@ def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylab
                 s = have[(have["pattern"] == pattern) & (have["api"] == api) & (have["align"] == align)
                          & (have["heap_mib"] == heap) & have[c].notna()].groupby("size")[[c, *(
                              ["converged"] if "converged" in have else [])]].mean().sort_index()
-                look = _series_look(res, (api, align, heap), heaps[(pattern, api)])
+                look = looks[k]
                 # 0 B of overhead (bump) is drawn at 1 B on the log axis below, as the zoo draws it.
                 y = s[c].clip(lower=1) if style.counter(c, res.context).unit == "B" else s[c]
                 style.draw_series(ax, s.index, y, look, f"{pattern}/{_series_label(api, align, res.context)}, heap "

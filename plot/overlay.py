@@ -221,7 +221,8 @@ def ratio_strip(table: pd.DataFrame, base_label: str, other_label: str, stem: Pa
     ax.grid(True, axis="x", alpha=0.3)
     better = metric == "ratio" or style.counter(metric, context).higher_is_better  # the baseline's declaration
     what = "each pattern's rate" if metric == "ratio" else metric
-    ax.set_xlabel(f"{what}, other / baseline (log2 axis; "
+    base = getattr(ax.xaxis.get_transform(), "base", 2)  # log10 past 1,000x either way (style.ratio_axis)
+    ax.set_xlabel(f"{what}, other / baseline (log{base:g} axis; "
                   f"{'>1: the other is faster' if better else '>1: the other is higher'})", fontsize=8)
     handles = [plt.Line2D([], [], **sig_kw, label="different (Mann-Whitney U, p < 0.05)"),
                plt.Line2D([], [], **plain_kw, label="not different, or too few repetitions to test")]

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 import zlib
 from dataclasses import dataclass
 
@@ -375,13 +376,72 @@ def _fmt_ratio(v: float) -> str:
     return f"{v:g}x" if v >= 1e-4 else f"{v:.0e}x"
 
 
+class _FittingDecadeLocator(Locator):
+    """A tick every `step` decades, 1x always among them, `step` the smallest of 1, 2, 5, 10, 20,
+    50, ... at which the labels fit along the axis as drawn (their widths measured in the axis's
+    font, the panel's length in pixels): a ratio axis over 600 decades wrote its labels
+    '9.33e-302x' and '1.69e-226x' over each other."""
+
+    PAD_PX = 6.0
+    MOST = 8  # a tick a decade over more than eight decades says no more than one every other decade
+
+    def __call__(self):
+        lo, hi = sorted(self.axis.get_view_interval())
+        return self.tick_values(lo, hi)
+
+    def _label_size(self, labels: list[str]) -> float:
+        """The largest extent of `labels` along the axis, in pixels."""
+        from matplotlib.font_manager import FontProperties
+        from matplotlib.textpath import text_to_path
+        ticks = self.axis.majorTicks
+        size = ticks[0].label1.get_fontsize() if len(ticks) else matplotlib.rcParams["font.size"]
+        prop = FontProperties(size=size)
+        dpi = self.axis.figure.dpi if self.axis.figure is not None else 100.0
+        along_x = self.axis.axes is not None and self.axis is self.axis.axes.xaxis
+        most = 0.0
+        for s in labels:
+            w, h, _ = text_to_path.get_text_width_height_descent(s, prop, ismath=False)
+            most = max(most, (w if along_x else h) * dpi / 72.0)
+        return most
+
+    def _length_px(self) -> float:
+        ax = self.axis.axes
+        if ax is None:
+            return 0.0
+        box = ax.get_position(original=False).transformed(ax.figure.transFigure)
+        return box.width if self.axis is ax.xaxis else box.height
+
+    def tick_values(self, vmin, vmax):
+        if not (vmin > 0 and vmax > 0 and math.isfinite(vmin) and math.isfinite(vmax)) or vmin == vmax:
+            return []
+        a, b = math.log10(vmin), math.log10(vmax)
+        length = self._length_px()
+        fmt = self.axis.get_major_formatter()
+        ticks: list[float] = []
+        for step in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000):
+            exps = range(math.ceil(a / step) * step, math.floor(b / step) * step + 1, step)
+            ticks = [10.0 ** e for e in exps if vmin <= 10.0 ** e <= vmax]
+            if len(ticks) <= 1 or length <= 0:
+                return ticks
+            if len(ticks) > self.MOST:
+                continue
+            labels = [fmt(t, i) for i, t in enumerate(ticks)]
+            if length * step / (b - a) >= self._label_size(labels) + self.PAD_PX:
+                return ticks
+        return [1.0] if vmin <= 1.0 <= vmax else ticks[:1]
+
+
 def _wide_ratio_axis(axis, vals: list[float]) -> None:
-    """ratio_axis past 1,000x: log10 from the smallest ratio to the largest (1x among them), a tick a decade."""
+    """ratio_axis past 1,000x: log10 from the smallest ratio to the largest (1x among them), a tick every
+    few decades, as few as let the labels fit (_FittingDecadeLocator). The edges stay finite and normal:
+    a ratio of 1.7e308 over a figure near 1 leaves no float for twice itself."""
     ax = axis.axes
     lo, hi = min(vals + [1.0]), max(vals + [1.0])
+    edge_lo = max(lo / 2, sys.float_info.min)
+    edge_hi = min(hi * 2, sys.float_info.max * (1 - 1e-9))
     (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log")
-    (ax.set_xlim if axis is ax.xaxis else ax.set_ylim)(lo / 2, hi * 2)
-    axis.set_major_locator(_DecadeLocator())
+    (ax.set_xlim if axis is ax.xaxis else ax.set_ylim)(edge_lo, edge_hi)
+    axis.set_major_locator(_FittingDecadeLocator())
     axis.set_minor_locator(NullLocator())
     axis.set_major_formatter(FuncFormatter(lambda v, _: _fmt_ratio(v)))
 
@@ -401,16 +461,15 @@ def _ratio_ticks(span: float) -> list[float]:
 def ratio_axis(axis, ratios) -> None:
     """A log2 axis symmetric about 1 (a 0.5x as far from 1 as a 2x), ticks written 0.5x, 1x, 2x.
     Ratios spanning more than 2^10 (1,000x) either way are drawn on a log10 axis from the smallest
-    to the largest, a tick a decade, 1x among them: symmetric about 1, a 10^-5 ratio left the upper
-    half of the panel empty and wrote its ticks 1.31e+05x."""
+    to the largest, a tick every few decades (as few as let the labels fit), 1x among them: symmetric
+    about 1, a 10^-5 ratio left the upper half of the panel empty and wrote its ticks 1.31e+05x."""
     ax = axis.axes
     vals = [float(r) for r in ratios if r and r > 0 and math.isfinite(float(r))]
     widest = max([abs(math.log2(v)) for v in vals] + [math.log2(1.1)])
-    if 10 < widest < 1000:
+    if widest > 10:
         _wide_ratio_axis(axis, vals)
         return
-    # At most 2^1000 either way: a ratio of 1.7e308 over a figure near 1 leaves no float for a wider edge.
-    span = min(widest * 1.1, 1000.0)
+    span = widest * 1.1
     (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log", base=2)
     (ax.set_xlim if axis is ax.xaxis else ax.set_ylim)(2 ** -span, 2 ** span)
     axis.set_major_locator(FixedLocator(sorted(set(_ratio_ticks(span)) | {1.0})))
