@@ -593,6 +593,18 @@ def _has_counter(have: pd.DataFrame, keys: list[tuple], c: str) -> bool:
     return bool(rows[rows.index.isin(keys)].notna().any())
 
 
+def _draw_counter_series(res: Results, ax, have: pd.DataFrame, key: tuple, c: str, look) -> None:
+    """One series of counter_vs_size: `c` against the block size for the (pattern, API, align, heap) `key`."""
+    pattern, api, align, heap = key
+    s = have[(have["pattern"] == pattern) & (have["api"] == api) & (have["align"] == align)
+             & (have["heap_mib"] == heap) & have[c].notna()].groupby("size")[[c, *(
+                 ["converged"] if "converged" in have else [])]].mean().sort_index()
+    # 0 B of overhead (bump) is drawn at 1 B on the log axis, as the zoo draws it.
+    y = s[c].clip(lower=1) if style.counter(c, res.context).unit == "B" else s[c]
+    style.draw_series(ax, s.index, y, look, f"{pattern}/{_series_label(api, align, res.context)}, heap "
+                      f"{_fmt_mib(heap)}", converged=s.get("converged"))
+
+
 def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylabel: str, stem: str, out: Path,
                     written: list[Path]) -> None:
     """Each of `counters` against the block size: a column per counter, a series per pattern, API and heap
@@ -615,15 +627,7 @@ def counter_vs_size(res: Results, cases: pd.DataFrame, counters: list[str], ylab
                 ax.set_visible(False)  # no series of this row has the counter: no empty panel
                 continue
             for k in group:
-                pattern, api, align, heap = k
-                s = have[(have["pattern"] == pattern) & (have["api"] == api) & (have["align"] == align)
-                         & (have["heap_mib"] == heap) & have[c].notna()].groupby("size")[[c, *(
-                             ["converged"] if "converged" in have else [])]].mean().sort_index()
-                look = looks[k]
-                # 0 B of overhead (bump) is drawn at 1 B on the log axis below, as the zoo draws it.
-                y = s[c].clip(lower=1) if style.counter(c, res.context).unit == "B" else s[c]
-                style.draw_series(ax, s.index, y, look, f"{pattern}/{_series_label(api, align, res.context)}, heap "
-                                  f"{_fmt_mib(heap)}", converged=s.get("converged"))
+                _draw_counter_series(res, ax, have, k, c, looks[k])
             style.byte_axis(ax.xaxis, have["size"])
             if style.counter(c, res.context).unit == "B":
                 # overhead_bytes spans 16 B to 1 MiB: on a linear axis one point hid the rest.

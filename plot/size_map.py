@@ -45,6 +45,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from heapbench_plot.heapbench_results import SchemaError, cuda_version, load, one_line  # noqa: E402
+from heapbench_plot.readability import FigureError  # noqa: E402
 from heapbench_plot.outputs import ToolParser, check_input, markdown_table, read_input, say, write_csv, write_text  # noqa: E402
 
 ADVICE_VERSIONS = {1}
@@ -372,7 +373,7 @@ def main(argv: list[str] | None = None) -> int:
         figure(df, classes, ctx, a.out)
         if adv:
             write_text((a.out / "advice.md"), f"# Heap-size advice: {_title(ctx)}\n\n{adv}")
-    except (SchemaError, OSError) as e:
+    except (SchemaError, FigureError, OSError) as e:  # FigureError: a panel with nothing to draw, never an empty figure
         print(f"heapbench-size-map: {one_line(e)}", file=sys.stderr)
         return 2
     return 0 if say(text + "\n" + (adv + "\n" if adv else ""), "heapbench-size-map") else 2

@@ -377,6 +377,8 @@ def ranking(res: Results, cases: pd.DataFrame) -> list[dict]:
     mean over the points it ran at), points, memory (its memory cost)}, fastest first]}, the
     allocators that free only (baselines are not ranked), at each point's largest heap."""
     ok = at_largest_heap(measured(res, cases))
+    if "allocs_per_s" not in ok.columns:  # a file whose cases report no allocation rate ranks nothing
+        return []
     ok = ok[ok["api"].isin(allocators(res, ok["api"].unique())) & (ok["allocs_per_s"] > 0)]
     if ok.empty:
         return []
