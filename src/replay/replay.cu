@@ -15,10 +15,12 @@
 // counted apart (new_nulls): the allocator or heap could not hold what the
 // program did. Each round then walks the same launches with no allocator
 // (the floor: every block at the place plan_floor gave it, the same stamps,
-// table and checks), timed the same way, so the replay's own cost is known.
+// table and checks), timed the same way, so the replay's own cost is known,
+// and launches an empty kernel of each launch's shape, the launch's own cost.
 //
 // Counters: launch_s, floor_s (the floor's seconds per launch), net_launch_s
-// (launch_s - floor_s: the allocator's), allocs_per_s, frees_per_s,
+// (launch_s - floor_s: the allocator's), empty_launch_s (the empty kernel's
+// seconds per launch), allocs_per_s, frees_per_s,
 // fail_rate, new_nulls, unmatched_releases (the trace's releases not
 // replayed), peak_bytes (the recording's most live bytes), heap_bytes.
 #ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
@@ -50,6 +52,10 @@ __device__ inline void count_step(ReplayCounts* c, const trace::ReplayStep& s) {
   if (s.misaligned) atomicAdd(&c->misaligned, 1ull);
   if (s.corrupted) atomicAdd(&c->corrupted, 1ull);
 }
+
+// Nothing: launched with a recorded launch's grid and block and timed as it is,
+// the part of every launch's time that no walk and no allocator can remove.
+__global__ void replay_empty_launch() {}
 
 // One recorded launch: thread (block, thread) makes its operations in order.
 // The first `threads` threads have operations (all of a recorded launch's; the
@@ -123,6 +129,7 @@ class ReplayRound final : public Round {
     for (std::size_t i = 0; i < launches_.size(); ++i) {
       timers_.push_back(std::make_unique<EventTimer>());
       floor_timers_.push_back(std::make_unique<EventTimer>());
+      empty_timers_.push_back(std::make_unique<EventTimer>());
     }
   }
   void begin() override {
@@ -164,18 +171,27 @@ class ReplayRound final : public Round {
       HB_CUDA_CHECK_LAUNCH();
       floor_timers_[i]->stop();
     }
+    // What a launch of each shape costs with nothing in it: the part of the floor no walk can remove.
+    for (std::size_t i = 0; i < launches_.size(); ++i) {
+      const DeviceLaunch& l = launches_[i];
+      empty_timers_[i]->start();
+      replay_empty_launch<<<l.grid, l.block>>>();
+      HB_CUDA_CHECK_LAUNCH();
+      empty_timers_[i]->stop();
+    }
   }
   bool has_free_phase() const override { return false; }
   IterationResult collect() override {
     HB_CUDA_CHECK(cudaDeviceSynchronize());
-    std::vector<double> seconds, floor_seconds;
+    std::vector<double> seconds, floor_seconds, empty_seconds;
     for (const auto& t : timers_) seconds.push_back(t->seconds());
+    for (const auto& t : empty_timers_) empty_seconds.push_back(t->seconds());
     ReplayCounts floor{};
     if (measures_floor_) {
       for (const auto& t : floor_timers_) floor_seconds.push_back(t->seconds());
       floor = floor_counters_.read();
     }
-    return replay_result(counters_.read(), floor, shape_, seconds, floor_seconds);
+    return replay_result(counters_.read(), floor, shape_, seconds, floor_seconds, empty_seconds);
   }
   std::unique_ptr<Reducer> reducer() const override { return replay_reducer(); }
   // A trace has the launches it has: no smaller warm-up round of it.
@@ -192,7 +208,7 @@ class ReplayRound final : public Round {
   trace::FloorAddresses floor_{};
   bool measures_floor_ = true;
   std::vector<DeviceLaunch> launches_;
-  std::vector<std::unique_ptr<EventTimer>> timers_, floor_timers_;
+  std::vector<std::unique_ptr<EventTimer>> timers_, floor_timers_, empty_timers_;
   std::uint64_t allocations_ = 0, tail_threads_ = 0;
   ReplayShape shape_;
   std::uint64_t budget_ns_;

@@ -7,7 +7,7 @@ namespace heapbench {
 namespace {
 
 struct ReplayRaw {
-  double seconds = 0, floor_seconds = 0;
+  double seconds = 0, floor_seconds = 0, empty_seconds = 0;
   std::uint64_t launches = 0, allocations = 0, releases = 0, nulls = 0, new_nulls = 0, peak_bytes = 0, rounds = 0;
   std::uint64_t unmatched_releases = 0;  // the trace's, the same every round
   std::uint64_t floor_rounds = 0;  // rounds that measured the floor (all, or none: a trace too large for its arena)
@@ -20,6 +20,7 @@ class Replay final : public Reducer {
     if (r == nullptr) return;
     sum_.seconds += r->seconds;
     sum_.floor_seconds += r->floor_seconds;
+    sum_.empty_seconds += r->empty_seconds;
     sum_.launches += r->launches;
     sum_.allocations += r->allocations;
     sum_.releases += r->releases;
@@ -39,6 +40,7 @@ class Replay final : public Reducer {
       out["floor_s"] = per_launch(sum_.floor_seconds);
       out["net_launch_s"] = per_launch(sum_.seconds - sum_.floor_seconds);
     }
+    out["empty_launch_s"] = per_launch(sum_.empty_seconds);
     out["allocs_per_s"] = per(sum_.allocations - sum_.nulls);
     out["frees_per_s"] = per(sum_.releases);
     out["fail_rate"] = sum_.allocations > 0 ? static_cast<double>(sum_.nulls) / static_cast<double>(sum_.allocations) : 0.0;
@@ -55,7 +57,8 @@ class Replay final : public Reducer {
 }  // namespace
 
 IterationResult replay_result(const ReplayCounts& c, const ReplayCounts& floor, const ReplayShape& shape,
-                              const std::vector<double>& launch_seconds, const std::vector<double>& floor_seconds) {
+                              const std::vector<double>& launch_seconds, const std::vector<double>& floor_seconds,
+                              const std::vector<double>& empty_seconds) {
   IterationResult out;
   out.not_started = c.timed_out + floor.timed_out;
   out.misaligned = c.misaligned + floor.misaligned;
@@ -64,6 +67,7 @@ IterationResult replay_result(const ReplayCounts& c, const ReplayCounts& floor, 
   raw.seconds = std::accumulate(launch_seconds.begin(), launch_seconds.end(), 0.0);
   raw.floor_seconds = std::accumulate(floor_seconds.begin(), floor_seconds.end(), 0.0);
   raw.floor_rounds = floor_seconds.empty() ? 0 : 1;
+  raw.empty_seconds = std::accumulate(empty_seconds.begin(), empty_seconds.end(), 0.0);
   raw.launches = shape.launches;
   raw.allocations = shape.allocations;
   raw.releases = shape.releases;

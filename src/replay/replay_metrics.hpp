@@ -30,14 +30,18 @@ struct ReplayShape {
 // docs/trace.md), none where the trace's arena is too large (plan_floor): then
 // the reducer writes no floor_s or net_launch_s; a check that fails there fails
 // the round too, and the NULLs it hands out where the recording got NULL count
-// for nothing.
+// for nothing. `empty_seconds`: an empty kernel launched with each launch's grid
+// and block, timed the same way (what any launch of that shape costs, which no
+// walk can make smaller).
 IterationResult replay_result(const ReplayCounts& c, const ReplayCounts& floor, const ReplayShape& shape,
-                              const std::vector<double>& launch_seconds, const std::vector<double>& floor_seconds);
+                              const std::vector<double>& launch_seconds, const std::vector<double>& floor_seconds,
+                              const std::vector<double>& empty_seconds);
 
 // launch_s (seconds per launch, the mean over the trace's launches and the
 // rounds), floor_s (the same of the floor), net_launch_s (launch_s - floor_s:
 // the allocator's share of a launch, below 0 only within the two figures'
-// noise), allocs_per_s and frees_per_s (per second of the launches),
+// noise), empty_launch_s (the same of an empty kernel of each launch's shape:
+// the part of floor_s that is the launch itself), allocs_per_s and frees_per_s (per second of the launches),
 // fail_rate (NULL returns / allocations), new_nulls (per round: NULLs where the
 // recording had a block), unmatched_releases (the trace's releases of an
 // address no recorded block held: not replayed), peak_bytes (the most the

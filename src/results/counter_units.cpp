@@ -133,6 +133,7 @@ const std::vector<CounterDecl> kCounters = {
     {"launch_s", U::seconds, "s", B::lower, "seconds per replayed launch"},
     {"floor_s", U::seconds, "s", B::neither, "seconds per launch of the same walk with no allocator (the replay's own)"},
     {"net_launch_s", U::seconds, "s", B::lower, "seconds per replayed launch less floor_s: the allocator's", R::any},
+    {"empty_launch_s", U::seconds, "s", B::neither, "seconds per launch of an empty kernel of each launch's grid and block"},
     {"new_nulls", U::count, "calls", B::lower, "NULLs per round where the recording had a block"},
     {"unmatched_releases", U::count, "calls", B::neither, "the trace's releases of an address no recorded block held (not replayed)"},
     // Energy over each case's measured section, where NVML reads it

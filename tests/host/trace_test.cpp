@@ -407,6 +407,8 @@ TEST(ReplayOnTheCpu, EachRoundMeasuresItsFloorBeside) {
   ASSERT_TRUE(out.count("floor_s") && out.count("net_launch_s")) << "no floor counters";
   EXPECT_GT(out["floor_s"], 0.0);
   EXPECT_NEAR(out["net_launch_s"], out["launch_s"] - out["floor_s"], 1e-9 * out["launch_s"]);
+  ASSERT_TRUE(out.count("empty_launch_s")) << "no empty launch's time beside the floor";
+  EXPECT_GE(out["empty_launch_s"], 0.0);
 }
 
 TEST(ReplayFloor, ATraceTooLargeForTheArenaReplaysWithoutAFloor) {

@@ -394,6 +394,7 @@ class ReplayRound final : public Round {
     counts_ = floor_counts_ = ReplayCounts{};
     seconds_.clear();
     floor_seconds_.clear();
+    empty_seconds_.clear();
   }
   void allocate() override {
     for (const auto& l : plan_.launches) {
@@ -407,11 +408,12 @@ class ReplayRound final : public Round {
     for (const auto& l : plan_.launches) {
       floor_seconds_.push_back(timed([&] { run(floor_, l.threads, l.offsets, l.ops, floor_counts_); }));
     }
+    for (std::size_t i = 0; i < plan_.launches.size(); ++i) empty_seconds_.push_back(timed([] {}));
   }
   bool has_free_phase() const override { return false; }
   bool small_warmup() const override { return false; }
   IterationResult collect() override {
-    return replay_result(counts_, floor_counts_, shape_, seconds_, floor_seconds_);
+    return replay_result(counts_, floor_counts_, shape_, seconds_, floor_seconds_, empty_seconds_);
   }
   std::unique_ptr<Reducer> reducer() const override { return replay_reducer(); }
 
@@ -425,7 +427,7 @@ class ReplayRound final : public Round {
   std::vector<trace::ReplayOp> tail_ops_;
   ReplayShape shape_;
   ReplayCounts counts_{}, floor_counts_{};
-  std::vector<double> seconds_, floor_seconds_;
+  std::vector<double> seconds_, floor_seconds_, empty_seconds_;
 
   template <class A>
   void run(const A& a, std::uint64_t threads, const std::vector<std::uint64_t>& offsets,
