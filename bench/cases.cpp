@@ -421,10 +421,9 @@ std::string benchmark_name(const Case& c, const RunConfig& cfg) {
 
 namespace {
 // What registration recorded: each case under Google Benchmark's family name
-// (the name registered, case_name()) and under its benchmark_name().
+// (the name registered, case_name()).
 struct Registry {
   std::map<std::string, Case> by_family;
-  std::map<std::string, std::string> family_of;  // benchmark_name() -> family name
 };
 Registry& registry() {
   static Registry r;
@@ -448,17 +447,11 @@ const RoundSamples* round_samples(const std::string& family, std::int64_t repeti
 
 std::vector<std::pair<std::string, bool>> convergence_of_runs() { return kept().convergence; }
 
-const Case* registered_case_named(const std::string& name) {
-  const auto it = registry().family_of.find(name);
-  return it == registry().family_of.end() ? nullptr : registered_case(it->second);
-}
-
 void register_cases(const std::vector<Case>& cases, const RunConfig& cfg) {
   for (const Case& c : cases) {
     const std::string name = benchmark_name(c, cfg);
     const std::string family = case_name(c);
     registry().by_family.emplace(family, c);
-    registry().family_of.emplace(name, family);
     auto* b = benchmark::RegisterBenchmark(family.c_str(),
                                            [c, name, cfg](benchmark::State& st) { run_case(st, c, name, cfg); });
     b->UseManualTime()->Unit(benchmark::kMillisecond);

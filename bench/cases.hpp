@@ -67,9 +67,6 @@ void register_cases(const std::vector<Case>& cases, const RunConfig& cfg);
 // nullptr if none was. Recorded at registration: nothing parses a name.
 const Case* registered_case(const std::string& family);
 
-// The same, by the benchmark_name() a case was registered with.
-const Case* registered_case_named(const std::string& name);
-
 // What the measuring loop kept of each run of a case in this process: its
 // rounds (RoundSamples, each entry's round_ns), by the family name and the
 // repetition (Run::run_name.function_name, Run::repetition_index); nullptr

@@ -58,15 +58,10 @@ struct ApiTraits {
   std::string_view display_name{};  // how figures and tables name it; empty: `name`
 
   constexpr std::string_view label() const { return display_name.empty() ? name : display_name; }
-  // For the definitions: a copy marked as a baseline, or shown under another name.
+  // For the definitions: a copy marked as a baseline.
   constexpr ApiTraits as_baseline() const {
     ApiTraits t = *this;
     t.baseline = true;
-    return t;
-  }
-  constexpr ApiTraits shown_as(std::string_view label) const {
-    ApiTraits t = *this;
-    t.display_name = label;
     return t;
   }
 

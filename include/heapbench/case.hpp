@@ -24,8 +24,6 @@ enum class Limit {
 
 // "malloc_heap" or "printf_fifo": the key of the limit in axis_values.
 std::string_view limit_key(Limit limit);
-// "heap" or "fifo": the limit's segment in case names (`heap:<MiB>`, `fifo:<MiB>`).
-std::string_view limit_label(Limit limit);
 
 struct Case {
   const PatternTraits* pattern = nullptr;  // an entry of kPatternTraits (per_thread, ...)

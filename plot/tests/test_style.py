@@ -1,5 +1,10 @@
 """One figure style (issue 26): distinct colour and marker for any API, counter labels from
 the results file's own descriptions (no table in plot/), units on ticks."""
+import json
+import os
+import subprocess
+import sys
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -66,8 +71,14 @@ def test_a_file_without_the_block_colours_its_apis_in_the_order_of_its_entries()
     # it wore malloc's vermillion circles); the others the colours in their order.
     assert (alone["bump"]["color"], alone["bump"]["linestyle"]) == ("#000000", "--")
     assert [alone[a]["color"] for a in ("malloc", "my_adapter")] == style.API_COLOURS[:2]
-    # With no file's context, a stable pair from the name, moved off the pairs in the figure.
-    assert style.api_styles(["my_adapter"]) == style.api_styles(["my_adapter"])
+    # With no file's context, a stable pair from the name, moved off the pairs in the figure: the same
+    # in another process with another string-hash seed (issue 54: this compared a call with itself).
+    probe = ("import json; from heapbench_plot import style; "
+             "print(json.dumps(style.api_styles(['my_adapter'])['my_adapter'], sort_keys=True, default=str))")
+    drawn = {subprocess.run([sys.executable, "-c", probe], env={**os.environ, "PYTHONHASHSEED": seed},
+                            capture_output=True, text=True, check=True).stdout for seed in ("1", "2")}
+    here = json.dumps(style.api_styles(["my_adapter"])["my_adapter"], sort_keys=True, default=str) + "\n"
+    assert drawn == {here}
     two = style.api_styles(["my_adapter", "your_adapter"])
     assert two["my_adapter"]["color"] != two["your_adapter"]["color"]
 

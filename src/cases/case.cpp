@@ -13,7 +13,6 @@
 namespace heapbench {
 
 std::string_view limit_key(Limit limit) { return limit == Limit::printf_fifo ? "printf_fifo" : "malloc_heap"; }
-std::string_view limit_label(Limit limit) { return limit == Limit::printf_fifo ? "fifo" : "heap"; }
 
 Limit Case::limit() const { return pattern != nullptr ? pattern->limit : Limit::malloc_heap; }
 std::string_view Case::pattern_name() const { return pattern != nullptr ? pattern->name : std::string_view{}; }

@@ -2,13 +2,13 @@
 #include "run/options.hpp"
 #include "run/benchmark_flags.hpp"
 
-#include "cases/catalog.hpp"
-
 #include <gtest/gtest.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
+#include <string>
 
 namespace heapbench {
 namespace {
@@ -123,10 +123,10 @@ TEST(Options, OutputAndListingAreHeapbenchs) {
 // Every swept row of the axis table (axes.hpp) has its flag: the values land
 // in every part of the sweep, and one above the row's limit is refused.
 TEST(Options, EverySweptAxisHasTheFlagItsRowNames) {
-  std::size_t swept = 0;
+  std::set<std::string> swept;
   for (const AxisDecl& a : axis_table()) {
     if (!a.is_swept()) continue;
-    ++swept;
+    swept.emplace(a.key);
     const std::string given = std::string(a.swept.flag) + "=1";
     const Options o = parse({given.c_str()});
     for (const Sweep& s : o.sweeps) EXPECT_EQ(s.values(a), std::vector<std::uint64_t>{1}) << given;
@@ -141,8 +141,9 @@ TEST(Options, EverySweptAxisHasTheFlagItsRowNames) {
       EXPECT_NE(std::string(e.what()).find(a.swept.max_means), std::string::npos) << e.what();
     }
   }
-  EXPECT_EQ(swept, swept_axes().size());
-  EXPECT_GE(swept, 4u) << "threads, size_min, load_pct and writes at least";
+  // By name, so that a row that stops being swept (or a table emptied) fails here (issue 54: this
+  // compared the count with itself, through swept_axes()).
+  for (const char* key : {"threads", "size_min", "load_pct", "writes"}) EXPECT_TRUE(swept.count(key)) << key;
 }
 
 TEST(Options, BadValuesAreRefusedNamingTheFlagAndValue) {
