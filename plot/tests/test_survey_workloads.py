@@ -182,7 +182,7 @@ def test_a_folder_without_survey_is_refused(tmp_path, capsys):
 
 # A stand-in nvcc: "builds" programs that append what the survey's programs append (synth: five
 # times; graph: six numbers, or the graph's statistics with argument 3 = 1). FAIL names a source
-# whose build fails.
+# whose build fails; with RUN_FAIL set, the malloc test's program exits 1 having written nothing.
 FAKE_NVCC = r"""#!/bin/bash
 if [ "$1" = --version ]; then echo "fake nvcc"; exit 0; fi
 args="$*"
@@ -196,7 +196,7 @@ elif [ "$1" = config_init.json ]; then printf '1.5,0.1,1.4,1.9,1.5,25' >>"$4"
 else printf '0.2,0,0.2,0.2,0.2,100' >>"$5"; printf '0.1,0,0.1,0.1,0.1,100' >>"$6"; fi
 EOF
 elif [[ $args == *TEST_BASELINE* ]]; then printf '#!/bin/bash\nprintf 0.5,0,0.5,0.5,0.5 >>"$6"\n' >"$o"
-else printf '#!/bin/bash\nprintf 2,0,2,2,2 >>"$6"\n' >"$o"; fi
+else printf '#!/bin/bash\n[ -z "$RUN_FAIL" ] || exit 1\nprintf 2,0,2,2,2 >>"$6"\n' >"$o"; fi
 chmod +x "$o"
 """
 
@@ -286,6 +286,20 @@ def test_a_build_that_fails_stops_the_script_before_any_run(tmp_path):
     assert "error: graph_test.cu" in (out / "build-graph_cuda.log").read_text()
     assert not list((out / "survey").iterdir()) and not (out / "heapbench.json").exists()
     assert main([str(out), "-o", str(tmp_path / "table")]) == 2  # and no table from it
+
+
+def test_a_survey_test_that_never_ran_is_a_failed_run_and_its_rows_are_kept(tmp_path):
+    bin_dir, checkout = stand_ins(tmp_path)
+    out = tmp_path / "out"
+    r = run_script(bin_dir, f"--survey={checkout}", f"--out={out}", "--threads=1000", "--graphs=none",
+                   env={"RUN_FAIL": "1"})
+    assert r.returncode == 1
+    assert r.stderr.strip().splitlines() == [f"survey-workloads: the survey's synth_cuda ran at no point (2 of 2 "
+                                             f"runs failed; see {out}/survey.log)"]
+    # what did run is kept: the baseline's rows and heapbench's file
+    assert (out / "survey" / "synth_Baseline_1000-1000_4-64.csv").read_text().endswith("1000, 0.5,0,0.5,0.5,0.5\n")
+    assert (out / "survey" / "synth_CUDA_1000-1000_4-64.csv").read_text() == SYNTH_HEADER + "1000, \n"
+    assert (out / "heapbench.json").is_file() and (out / "survey-workloads.txt").is_file()
 
 
 @pytest.mark.parametrize("args, needle", [
