@@ -255,7 +255,7 @@ def test_the_issues_reproductions(what, tmp_path):
 # string axis, per-round samples, declarations or none) and advice files; and no output path
 # depends on what a file holds. Fewer examples than above: each draws its figures for real.
 
-from heapbench_plot import calibration, export, generations, page, survey, zoo  # noqa: E402
+from heapbench_plot import calibration, export, generations, page, survey, survey_workloads, zoo  # noqa: E402
 
 EDGE = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                                     HealthCheck.function_scoped_fixture],
@@ -415,6 +415,22 @@ def test_calibration_and_import_survey_on_damaged_folders(content, csv):
         (cal / "survey" / "perf_free_ScatterAlloc_1024_4-64.csv").write_bytes(csv)
         _run_in(d, calibration.main, [str(cal), "-o", str(d / "out")])
         _run_in(d, survey.main, [str(cal / "survey"), "-o", str(d / "imp"), "--gpu", "X"])
+
+
+@EDGE
+@given(content=file_contents(), csv=st.binary(max_size=80) | st.text(max_size=80).map(str.encode))
+def test_survey_workloads_on_damaged_folders(content, csv):
+    # Every file of a scripts/survey-workloads folder damaged the same way: exit 0 or one line, exit 2.
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp)
+        run = d / "run"
+        (run / "survey").mkdir(parents=True)
+        (run / "heapbench.json").write_bytes(content)
+        for name in ("synth_CUDA_1000-1000_4-64.csv", "synth_Baseline_1000-1000_4-64.csv", "graph_init_CUDA.csv",
+                     "graph_update_CUDA_insert.csv", "graph_update_CUDA_delete.csv", "graph_stats.csv",
+                     "config_update.json"):
+            (run / "survey" / name).write_bytes(csv)
+        _run_in(d, survey_workloads.main, [str(run), "-o", str(d / "out")])
 
 
 SAFE_NAME = __import__("re").compile(r"^[A-Za-z0-9_.-]{1,120}$")  # plot/'s prefix and a slug of at most 64

@@ -43,6 +43,8 @@ BAD = {
               (["task", "--out=missing", "--target=x"], "no such folder")],
     "survey-calibrate": [([], "--survey"), (["--bogus"], "'--bogus'"), (["--survey=missing", "--out=o"], "perf_allocation.cu"),
                          (["--survey=scripts"], "--out")],
+    "survey-workloads": [([], "--survey"), (["--bogus"], "'--bogus'"),
+                         (["--survey=missing", "--out=o"], "synth_workgeneration.cu"), (["--survey=scripts"], "--out")],
     "sweep": [(["--benchmark_out=mine.json"], "runs/"), (["--sizes=64", "--benchmark_out", "x"], "runs/")],
     "test": [(["--fast"], "'--fast'"), (["--quick", "x"], "'x'")],
     "toolkits": [(["nvcc99"], "'nvcc99'"), (["installed", "cuda12"], "'cuda12'")],
