@@ -16,11 +16,12 @@ import jsonschema
 import pytest
 from conftest import ROOT
 
-from heapbench_plot import apps, compare, page
+from heapbench_plot import apps, compare, export, page
 from heapbench_plot.heapbench_results import load
 from test_page import _answers
 
 SCHEMA = ROOT / "docs" / "results.schema.json"
+COMMITTED = ROOT / "results" / "H200" / "apps" / "apps.json"
 
 # A stand-in program: behaves as its behaviour.json (beside it) says, run by run.
 FAKE = """#!{python}
@@ -251,6 +252,17 @@ def test_the_page_opens_with_which_allocator_for_which_program(suite, tmp_path):
     assert "Real programs: each allocator&#39;s speedup over CUDA&#39;s malloc" in html  # its figure
 
 
+def test_the_page_answers_for_the_committed_apps_file(tmp_path):
+    _, answer = _page(tmp_path, COMMITTED)
+    # bump never frees: the answer names the fastest allocator that frees, and bump beside it
+    assert "grid_points : fastest slab , 0.252 ms at heap 512 MiB: 1,432x CUDA's malloc (361 ms)" in answer
+    assert "bump, which never frees, 0.0879 ms (4,112x)" in answer
+    assert "survey_graph : fastest gallatin , 17.6 ms at heap 512 MiB: 3.6x CUDA's malloc (63.1 ms)" in answer
+    assert "on CUDA's heap 84 % of its time is in kernels that allocate" in answer
+    assert "add_strings : fastest on CUDA's heap (malloc), 3.17 s at heap 512 MiB" in answer
+    assert "slab (heap 512 MiB): the program ended with exit 255" in answer
+
+
 def _second_run(tmp_path, slab_ms: list) -> Path:
     suite = {"grow": {"malloc": {"section_ms": [10.0, 10.2, 9.8, 10.1, 9.9], "hash": GOOD},
                       "slab": {"section_ms": slab_ms, "hash": GOOD}}}
@@ -275,3 +287,30 @@ def test_compare_gives_each_program_and_api_its_ratio_and_finds_a_regression(tmp
     assert t.loc["app/grow/slab/heap:64", "ratio"] == pytest.approx(0.5)
     assert t.loc["app/grow/slab/heap:64", "section_ms_ratio"] == pytest.approx(2.0)
     assert t.loc["app/grow/malloc/heap:64", "ratio"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("fmt", sorted(export.FORMATS))
+def test_export_writes_every_format_of_an_apps_file(fmt, tmp_path):
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        rc = export.main([str(COMMITTED), "-o", str(tmp_path), "--format", fmt])
+    assert rc == 0, err.getvalue()
+    text = next(tmp_path.iterdir()).read_text()
+    assert "grid_points" in text and "gallatin" in text
+    if fmt == "csv":
+        assert "program" in text.splitlines()[0] and "speedup_vs_malloc" in text.splitlines()[0]
+    if fmt == "gbench":
+        doc = json.loads(text)
+        slab = next(b for b in doc["benchmarks"] if b["name"] == "app/grid_points/slab/heap:512")
+        assert slab["real_time"] == pytest.approx(0.25248 * 1e6, rel=1e-4) and slab["time_unit"] == "ns"
+
+
+def test_the_committed_apps_file_is_a_heapbench_results_file():
+    assert validate(COMMITTED) == []
+    doc = json.loads(COMMITTED.read_text())
+    assert doc["context"]["heapbench_git_commit"] == "d0d937655f2e7aff4c501a5f39c47dd4cb70cc32"
+    assert "conversion" in doc["context"]["heapbench_converted"]
+    e = {b["name"]: b for b in doc["benchmarks"]}
+    assert len(e) == 18 and sum(bool(b.get("error_occurred")) for b in e.values()) == 5
+    assert e["app/grid_points/malloc/heap:512"]["section_ms"] == 361.49566650390625
+    assert e["app/survey_graph/gallatin/heap:512"]["speedup_vs_malloc"] == pytest.approx(63.07219314575195 /
+                                                                                       17.600799560546875)
