@@ -434,7 +434,8 @@ def _allocator_dots(res: Results, sel: pd.DataFrame, patterns: list[str], apis: 
 APP = "app"  # a real program's run (heapbench-apps, docs/apps.md)
 
 
-def apps_speedup(res: Results, cases: pd.DataFrame, out: Path, written: list[Path]) -> None:
+def apps_speedup(res: Results, cases: pd.DataFrame, out: Path, written: list[Path],
+                 stem: str = "apps_speedup") -> None:
     """Real programs (heapbench-apps): per program and heap a row, per allocator a dot at its speedup
     over the program on CUDA's heap (malloc's section time over its own), on a log axis; a case that
     was an error (a crash, a time limit, NULLs, an output other than malloc's) has no dot, and the
@@ -473,7 +474,7 @@ def apps_speedup(res: Results, cases: pd.DataFrame, out: Path, written: list[Pat
     head = ("real programs: each allocator's speedup over CUDA's malloc, outputs checked equal to its run"
             + (f"; {errors} case(s) an error, not drawn" if errors else ""))
     fig.suptitle(textwrap.fill(head, int(fig.get_figwidth() * 13)) + f"\n{res.title_suffix()}", fontsize=9)
-    _save(fig, out, "apps_speedup", written)
+    _save(fig, out, stem, written)
 
 
 def _fail_rate_panels(g: pd.DataFrame) -> list[tuple]:
@@ -749,7 +750,7 @@ def _rates_table(res: Results, cases: pd.DataFrame) -> list[str]:
     many of its cases did not converge."""
     from tabulate import tabulate
     rows = []
-    for (pattern, api), g in cases[~cases["error"]].groupby(["pattern", "api"]):
+    for (pattern, api), g in cases[~cases["error"] & (cases["pattern"] != APP)].groupby(["pattern", "api"]):
         metric = rate_of(res, g)
         v = g[metric].dropna() if metric else pd.Series(dtype=float)
         v = v[v > 0]
@@ -767,6 +768,23 @@ def _rates_table(res: Results, cases: pd.DataFrame) -> list[str]:
             *tabulate(rows, headers=head, tablefmt="pipe", disable_numparse=True).splitlines(), ""]
 
 
+def _apps_table(res: Results, cases: pd.DataFrame) -> list[str]:
+    """Real programs (heapbench-apps): per program, heap and allocator its section time, speedup over
+    CUDA's malloc, the share in kernels that allocate and the time of those that do not."""
+    apps = cases[(cases["pattern"] == APP) & ~cases["error"]]
+    if apps.empty or "section_ms" not in apps or "program" not in apps:
+        return []
+    rows = []
+    for _, r in apps.sort_values(["program", "heap_mib", "section_ms"]).iterrows():
+        rows.append([r["program"], _fmt_mib(int(r["heap_mib"])), style.api_label(r["api"], res.context),
+                     f"{r['section_ms']:.4g}", f"{r.get('speedup_vs_malloc', math.nan):.3g}",
+                     f"{100 * r.get('alloc_share', math.nan):.1f} %", f"{r.get('other_kernels_ms', math.nan):.3g}"])
+    return ["## Real programs: each allocator against CUDA's malloc", "",
+            "Outputs checked equal to the program's run on CUDA's heap; errors below.", "",
+            *markdown_table(["program", "heap", "allocator", "section (ms)", "speedup vs malloc",
+                             "in allocating kernels", "other kernels (ms)"], rows), ""]
+
+
 def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -> Path:
     from heapbench_plot.heapbench_results import command_line
     ctx = res.context
@@ -782,7 +800,7 @@ def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -
              f"- cases: {len(cases)}, errors: {int(cases['error'].sum())}", ""]
     if sentence := convergence_sentence(res, cases):
         lines += [sentence, ""]
-    lines += _rates_table(res, cases)
+    lines += _apps_table(res, cases) + _rates_table(res, cases)
     errs = cases[cases["error"]]
     if not errs.empty:
         rows = [[f"`{r['case']}`", str(r["error_message"]).replace("|", "/")] for _, r in errs.iterrows()]

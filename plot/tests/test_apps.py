@@ -314,3 +314,32 @@ def test_the_committed_apps_file_is_a_heapbench_results_file():
     assert e["app/grid_points/malloc/heap:512"]["section_ms"] == 361.49566650390625
     assert e["app/survey_graph/gallatin/heap:512"]["speedup_vs_malloc"] == pytest.approx(63.07219314575195 /
                                                                                        17.600799560546875)
+
+
+def _tool(main, argv) -> tuple[int, str]:
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        rc = main([str(a) for a in argv])
+    return rc, err.getvalue()
+
+
+def test_figures_and_report_draw_each_program_not_the_programs_pooled(tmp_path):
+    from heapbench_plot import figures, report
+    rc, err = _tool(figures.main, [COMMITTED, "-o", tmp_path / "f"])
+    assert rc == 0, err
+    summary = (tmp_path / "f" / "summary.md").read_text()
+    assert "| grid_points | 512 MiB | slab | 0.2525 | 1.43e+03 | 87.5 % | 0.0234 |" in summary
+    assert "sections_per_s" not in summary  # no geometric mean over different programs
+    assert (tmp_path / "f" / "apps_speedup.png").exists()
+    rc, err = _tool(report.main, [COMMITTED, "-o", tmp_path / "r"])
+    assert rc == 0, err
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "### app: real programs" in md and "(apps_speedup_0.png)" in md
+    assert not (tmp_path / "r" / "pattern_app.png").exists()
+
+
+def test_the_zoo_leaves_the_programs_out_and_says_so(tmp_path):
+    from heapbench_plot import zoo
+    rc, err = _tool(zoo.main, [COMMITTED, "-o", tmp_path])
+    assert rc == 0 and "18 case(s) of real programs (pattern app) left out" in err, err
+    assert "- left out: 18 case(s) of real programs (heapbench-apps)" in (tmp_path / "findings.md").read_text()
