@@ -199,36 +199,35 @@ def _report_fault(reports: list[dict]) -> str | None:
     return None
 
 
-def measure(exe: Path, program: str, api: str, heap: int, runs: int, timeout: float,
-            reference: dict | None, kernels: dict) -> tuple[dict, dict | None]:
-    """(the case's entry, the reference it sets: malloc's section and hash, else None)."""
-    reports, error = [], None
+def _runs(exe: Path, heap: int, runs: int, timeout: float) -> tuple[list[dict], str | None]:
+    """The reports of up to `runs` runs, and why the first that gave none did not (None: all did)."""
+    reports = []
     for _ in range(runs):
         r, error = run_once(exe, heap, timeout)
         if error:
-            break
+            return reports, error
         reports.append(r)
-    error = error or _report_fault(reports)
-    if error:
-        return error_entry(program, api, heap, len(reports), error), None
+    return reports, _report_fault(reports)
+
+
+def _refusal(api: str, heap: int, reports: list[dict], reference: dict | None) -> str | None:
+    """Why the runs' output is no figure (another output than malloc's, NULLs), or None."""
     hashes = list(dict.fromkeys(r["output_hash"] for r in reports))
     nulls = max(int(r["nulls"]) for r in reports)
     if len(hashes) > 1:
-        return error_entry(program, api, heap, len(reports),
-                           f"its output differed between its own runs ({len(hashes)} hashes)"), None
+        return f"its output differed between its own runs ({len(hashes)} hashes)"
     if api != "malloc" and reference is None:
-        return error_entry(program, api, heap, len(reports),
-                           "no reference: the run on CUDA's heap (malloc) gave no figure"), None
+        return "no reference: the run on CUDA's heap (malloc) gave no figure"
     if api != "malloc" and hashes[0] != reference["output_hash"]:
         why = f"its output differs from the run on CUDA's heap (hash {hashes[0]}, malloc's {reference['output_hash']})"
-        if nulls:
-            why += f"; {nulls} calls returned NULL"
-        return error_entry(program, api, heap, len(reports), why), None
+        return why + (f"; {nulls} calls returned NULL" if nulls else "")
     if nulls:
-        return error_entry(program, api, heap, len(reports),
-                           f"{nulls} allocation calls returned NULL on a {heap} MiB heap"), None
-    med = lambda k: statistics.median(float(r[k]) for r in reports)  # noqa: E731
-    section = med("section_ms")
+        return f"{nulls} allocation calls returned NULL on a {heap} MiB heap"
+    return None
+
+
+def _medians(reports: list[dict], kernels: dict) -> tuple[dict, dict]:
+    """({kernel: (allocates, median ms)}, {figure: median}) of the runs; `kernels` learns each kernel."""
     ks = {}
     for k, v in reports[0].get("kernels", {}).items():
         allocates = bool(v.get("allocates"))
@@ -239,14 +238,27 @@ def measure(exe: Path, program: str, api: str, heap: int, runs: int, timeout: fl
         values = [r.get("figures", {}).get(k) for r in reports]
         if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
             figs[k] = statistics.median(float(v) for v in values)
-    ref_ms = section if api == "malloc" else reference["section_ms"]
-    e = figure_entry(program, api, heap, len(reports), section_ms=section,
-                     section_ms_min=min(float(r["section_ms"]) for r in reports),
-                     section_ms_max=max(float(r["section_ms"]) for r in reports),
-                     alloc_kernels_ms=med("alloc_kernels_ms"), other_kernels_ms=med("other_kernels_ms"), nulls=nulls,
-                     output_hash=hashes[0], reference_ms=ref_ms, kernels=ks, figures=figs,
-                     round_ms=[float(r["section_ms"]) for r in reports])
-    return e, ({"section_ms": section, "output_hash": hashes[0]} if api == "malloc" else None)
+    return ks, figs
+
+
+def measure(exe: Path, program: str, api: str, heap: int, runs: int, timeout: float,
+            reference: dict | None, kernels: dict) -> tuple[dict, dict | None]:
+    """(the case's entry, the reference it sets: malloc's section and hash, else None)."""
+    reports, error = _runs(exe, heap, runs, timeout)
+    error = error or _refusal(api, heap, reports, reference)
+    if error:
+        return error_entry(program, api, heap, len(reports), error), None
+    sections = [float(r["section_ms"]) for r in reports]
+    section = statistics.median(sections)
+    ks, figs = _medians(reports, kernels)
+    e = figure_entry(program, api, heap, len(reports), section_ms=section, section_ms_min=min(sections),
+                     section_ms_max=max(sections),
+                     alloc_kernels_ms=statistics.median(float(r["alloc_kernels_ms"]) for r in reports),
+                     other_kernels_ms=statistics.median(float(r["other_kernels_ms"]) for r in reports),
+                     nulls=0, output_hash=reports[0]["output_hash"],
+                     reference_ms=section if api == "malloc" else reference["section_ms"], kernels=ks, figures=figs,
+                     round_ms=sections)
+    return e, ({"section_ms": section, "output_hash": reports[0]["output_hash"]} if api == "malloc" else None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -394,8 +406,8 @@ def parser() -> ToolParser:
     return ap
 
 
-def plan(a) -> tuple[Path, list[str], dict[str, list[str]], list[int]]:
-    """(the apps folder, the programs, each one's APIs malloc first, the heaps), or BadInput."""
+def _check_flags(a) -> list[int]:
+    """The heaps, once every flag that needs no build is checked (BadInput otherwise)."""
     if a.runs < 1:
         raise BadInput("--runs must be 1 or more")
     if not a.timeout > 0:
@@ -404,24 +416,38 @@ def plan(a) -> tuple[Path, list[str], dict[str, list[str]], list[int]]:
     out = Path(a.out)
     if not a.out or out.is_dir() or not out.resolve().parent.is_dir():
         raise BadInput(f"-o {a.out!r}: the results file to write, in a folder that exists")
-    root = Path(a.build) / "apps"
+    return heaps
+
+
+def _built(root: Path) -> dict[str, list[str]]:
+    """{program: the APIs it was built for} under build/apps."""
     if not root.is_dir():
         raise BadInput(f"{root} does not exist: configure with -DHEAPBENCH_APPS=<projects> and build (docs/apps.md)")
     built = {p.name: sorted(d.name for d in p.iterdir() if (d / p.name).is_file())
              for p in sorted(root.iterdir()) if p.is_dir()}
-    built = {k: v for k, v in built.items() if v}
+    return {k: v for k, v in built.items() if v}
+
+
+def _apis_of(program: str, asked: str | None, built: dict[str, list[str]]) -> list[str]:
+    """The APIs to run `program` on, malloc (the reference) first."""
+    wanted = _names(asked, "apis") if asked else built[program]
+    wanted = ["malloc"] + [x for x in wanted if x != "malloc"]
+    for api in wanted:
+        if api not in built[program]:
+            raise BadInput(f"'{program}' was not built for '{api}' (it was for: {', '.join(built[program])})")
+    return wanted
+
+
+def plan(a) -> tuple[Path, list[str], dict[str, list[str]], list[int]]:
+    """(the apps folder, the programs, each one's APIs malloc first, the heaps), or BadInput."""
+    heaps = _check_flags(a)
+    root = Path(a.build) / "apps"
+    built = _built(root)
     programs = _names(a.programs, "programs") if a.programs else sorted(built)
-    apis = {}
     for p in programs:
         if p not in built:
             raise BadInput(f"no program '{p}' in {root} (built: {', '.join(sorted(built)) or 'none'})")
-        wanted = _names(a.apis, "apis") if a.apis else built[p]
-        wanted = ["malloc"] + [x for x in wanted if x != "malloc"]
-        for api in wanted:
-            if api not in built[p]:
-                raise BadInput(f"'{p}' was not built for '{api}' (it was for: {', '.join(built[p])})")
-        apis[p] = wanted
-    return root, programs, apis, heaps
+    return root, programs, {p: _apis_of(p, a.apis, built) for p in programs}, heaps
 
 
 def main(argv: list[str] | None = None) -> int:
