@@ -9,7 +9,10 @@
   and `hash`, per shape the fastest allocator and CUDA's malloc;
 - where the file has two or more allocators that free beside CUDA's own (the zoo), which
   allocator for which pattern: per pattern and size band the fastest and the runner-up with
-  their memory cost (capacity's utilisation, overhead, churn's fail rate) beside the speed.
+  their memory cost (capacity's utilisation, overhead, churn's fail rate) beside the speed;
+- for real programs (the app tier, heapbench-apps: docs/apps.md), which allocator for which
+  program: the fastest whose output equalled CUDA's heap's, its speedup over CUDA's malloc, the
+  share of the program's time in kernels that allocate, the heap it ran on, and the errors named.
 
 Each is a (question, [markup]) pair; a file that cannot answer a question has none of it.
 """
@@ -53,7 +56,7 @@ def _span(values) -> str:
 def speed(res: Results, cases: pd.DataFrame) -> list[Markup]:
     """CUDA's malloc against the ceiling and the fastest allocator that frees, at the allocators
     figure's point: the headline pattern (per_thread where measured) and the range over the rest."""
-    point = figures.allocators_point(res, cases[~cases["pattern"].isin(WORKLOADS)])
+    point = figures.allocators_point(res, cases[~cases["pattern"].isin(WORKLOADS | {APP})])
     if point is None:
         return []
     sel, size, threads, heap, ceilings = point
@@ -191,7 +194,7 @@ def which_allocator(res: Results, cases: pd.DataFrame) -> list[Markup]:
     """Per pattern, per size band: the fastest allocator and the runner-up, each with its memory cost,
     where the file ranks two or more allocators that free besides CUDA's own."""
     from heapbench_plot import zoo
-    cases = cases[~cases["pattern"].isin(WORKLOADS)]
+    cases = cases[~cases["pattern"].isin(WORKLOADS | {APP})]
     others = figures.allocators_that_free(res, cases.loc[~cases["error"], "api"].unique())
     if len(others) < 2:
         return []
@@ -209,9 +212,70 @@ def which_allocator(res: Results, cases: pd.DataFrame) -> list[Markup]:
     return out
 
 
+# ---------------------------------------------------------------------------------------------
+# Which allocator for which program (the app tier: heapbench-apps, docs/apps.md)
+
+APP = "app"  # the pattern of an app case: a real program on one allocator and heap
+
+
+def _ms(v: float) -> str:
+    return f"{v:,.3g} ms" if v < 1000 else f"{v / 1000:,.3g} s"
+
+
+def _short(message: str, most: int = 100) -> str:
+    message = " ".join(str(message).split())
+    return message if len(message) <= most else message[:most - 1] + "\u2026"
+
+
+def _program_line(res: Results, program: str, g: pd.DataFrame) -> Markup:
+    ok = g[~g["error"].astype(bool) & g["section_ms"].notna()].sort_values("section_ms")
+    malloc = ok[ok["api"] == "malloc"]
+    text = Markup("<b>{}</b>: ").format(program)
+    if ok.empty or malloc.empty:
+        text += Markup("no allocator gave a figure of it on CUDA's heap to check the others against")
+    else:
+        frees = ok[~ok["api"].isin(res.baselines())]
+        top = frees.iloc[0] if not frees.empty else ok.iloc[0]
+        m = malloc[malloc["heap_mib"] == top["heap_mib"]]
+        m = m.iloc[0] if len(m) else malloc.iloc[0]
+        if top["api"] == "malloc":
+            text += Markup("fastest on <b>CUDA's heap</b> (malloc), {} at heap {}").format(
+                _ms(top["section_ms"]), style.fmt_mib(top["heap_mib"]))
+        else:
+            text += Markup("fastest <b>{}</b>, {} at heap {}: <b>{}</b> CUDA's malloc ({})").format(
+                style.api_label(top["api"], res.context), _ms(top["section_ms"]), style.fmt_mib(top["heap_mib"]),
+                _x(m["section_ms"] / top["section_ms"]), _ms(m["section_ms"]))
+        if m["section_ms"] > 0 and pd.notna(m.get("alloc_kernels_ms")):
+            text += Markup("; on CUDA's heap {:.0f} % of its time is in kernels that allocate").format(
+                min(100.0, 100 * m["alloc_kernels_ms"] / m["section_ms"]))
+        for _, b in ok[ok["api"].isin(res.baselines())].head(1).iterrows():
+            if b["section_ms"] < top["section_ms"]:
+                text += Markup("; {}, which never frees, {} ({})").format(
+                    style.api_label(b["api"], res.context), _ms(b["section_ms"]), _x(m["section_ms"] / b["section_ms"]))
+    errs = g[g["error"].astype(bool)]
+    if len(errs):
+        text += Markup("; errors, no figure: {}").format(Markup("; ").join(
+            Markup("{} (heap {}): {}").format(style.api_label(e["api"], res.context), style.fmt_mib(e["heap_mib"]),
+                                              _short(e["error_message"]))
+            for _, e in errs.iterrows()))
+    return text
+
+
+def which_allocator_per_program(res: Results, cases: pd.DataFrame) -> list[Markup]:
+    """Per program: the fastest allocator whose output equalled CUDA's heap's (an allocator that never
+    frees named beside it), its speedup over malloc, the share of the program's time on CUDA's heap in
+    kernels that allocate (the most any allocator could save), the heap it ran on; the errors named."""
+    apps = cases[cases["pattern"] == APP]
+    if apps.empty or "program" not in apps or "section_ms" not in apps:
+        return []
+    return [_program_line(res, program, g) for program, g in apps.groupby("program", sort=False)]
+
+
 def answers(res: Results, cases: pd.DataFrame) -> list[tuple[str, list[Markup]]]:
     """The questions this file answers, each with its answers, in the order the page shows them."""
-    found = [("How fast is allocation here, and how far from the ceiling?", speed(res, cases)),
+    found = [("Which allocator for which program? (real programs, each output checked equal to its run on CUDA's "
+              "heap; the heap each ran on)", which_allocator_per_program(res, cases)),
+             ("How fast is allocation here, and how far from the ceiling?", speed(res, cases)),
              ("Allocate in the kernel, or count-scan-carve?", workloads(res, cases)),
              ("Which allocator for which pattern? (speed, then memory cost: capacity's utilisation at the first "
               "NULL, overhead per block, churn's fail rate)", which_allocator(res, cases))]

@@ -12,7 +12,8 @@ usage: heapbench-export RESULTS.json -o OUT [--format csv|md|long|gbench|nvbench
   usefully. heapbench's real_time is the host wall time of a whole case in ms, so
   compare.py printed 0 for sub-millisecond cases and compared the wrong figure.
   Here real_time and cpu_time are both the GPU time of one allocation call in ns
-  (1e9 / allocs_per_s; printf: 1e9 / printf_per_s), time_unit "ns": lower is
+  (1e9 / allocs_per_s; printf: 1e9 / printf_per_s; a real program's, heapbench-apps: GPU ns
+  per run of its timed section, 1e9 / sections_per_s), time_unit "ns": lower is
   better, as compare.py assumes. Repetitions and the mean and median aggregates are
   kept (stddev and cv aggregates are left out: the spread of 1/rate is not 1/spread).
 - nvbench: nvbench's JSON (format 1.0.0) that python/scripts/nvbench_compare.py
@@ -70,7 +71,7 @@ def markdown(df: pd.DataFrame) -> str:
 
 
 def _ns_per_call(entry: dict) -> float | None:
-    for rate in ("allocs_per_s", "printf_per_s"):
+    for rate in ("allocs_per_s", "printf_per_s", "sections_per_s"):
         v = entry.get(rate)
         if isinstance(v, (int, float)) and v > 0:
             return 1e9 / v
@@ -94,7 +95,8 @@ def gbench(path: Path) -> dict:
         b["time_unit"] = "ns"
         out.append(b)
     context = dict(doc["context"])
-    context["heapbench_time_is"] = "GPU ns per allocation call (1e9 / allocs_per_s; printf: 1e9 / printf_per_s)"
+    context["heapbench_time_is"] = ("GPU ns per allocation call (1e9 / allocs_per_s; printf: 1e9 / printf_per_s; "
+                                    "a real program's: GPU ns per run of its timed section, 1e9 / sections_per_s)")
     return {"context": context, "benchmarks": out}
 
 
@@ -124,12 +126,20 @@ def _devices(ctx: dict, cases: pd.DataFrame) -> list[dict]:
     return devices
 
 
-def _summaries(res: Results, r, rate: float, table: dict) -> list[dict]:
+def _per(metric: str, table: dict) -> str:
+    """What one unit of a rate is: "allocation call" for allocs_per_s, "section" for sections_per_s."""
+    if metric == "allocs_per_s":
+        return "allocation call"
+    unit = table.get(metric, style.Counter(metric)).unit
+    return unit[:-2].rstrip("s") if unit.endswith("/s") and len(unit) > 2 else metric
+
+
+def _summaries(res: Results, r, rate: float, table: dict, metric: str = "allocs_per_s") -> list[dict]:
     """A measured case's summaries: GPU time per call, noise, then each counter it holds."""
     noise = getattr(r, "noise", math.nan)
     summaries = [
         {"tag": "nv/cold/time/gpu/mean", "name": "GPU Time", "hint": "duration",
-         "description": "GPU seconds per allocation call (1 / allocs_per_s)",
+         "description": f"GPU seconds per {_per(metric, table)} (1 / {metric})",
          "data": [{"name": "value", "type": "float64", "value": repr(1.0 / rate)}]},
         {"tag": "nv/cold/time/gpu/stdev/relative", "name": "Noise", "hint": "percentage",
          "description": "relative standard deviation of the rounds' times (heapbench's noise)",
@@ -163,7 +173,7 @@ def nvbench(res: Results) -> dict:
             rate = getattr(r, metric, math.nan) if metric else math.nan
             values = [{"name": a, "type": kinds[a], "value": _axis_text(getattr(r, a))} for a in axes_names]
             name = f"Device={int(r.gpu_index)} " + " ".join(f"{a}={v['value']}" for a, v in zip(axes_names, values))
-            summaries = _summaries(res, r, rate, table) if not r.error and rate == rate and rate > 0 else []
+            summaries = _summaries(res, r, rate, table, metric) if not r.error and rate == rate and rate > 0 else []
             states.append({"name": name, "device": int(r.gpu_index), "type_config_index": 0,
                            "axis_values": values, "summaries": summaries, "is_skipped": bool(r.error),
                            **({"skip_reason": str(r.error_message)} if r.error else {})})

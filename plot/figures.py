@@ -6,7 +6,8 @@ Writes PNG and SVG figures and summary.md into OUTDIR: throughput against
 allocation size and against thread count (per pattern, every API, the bump
 ceiling dashed, a grey line through the best allocator measured at each
 point), every allocator per pattern at one point (CUDA's malloc, the
-allocators that free, the bump ceiling), failure rate over size x heap, utilisation and fragmentation
+allocators that free, the bump ceiling), real programs' speedup over CUDA's malloc per program
+(a file heapbench-apps wrote), failure rate over size x heap, utilisation and fragmentation
 against size and latency percentiles where the file has them. Titles carry the
 GPU, the CUDA version and the heapbench version; axes carry units.
 """
@@ -430,6 +431,52 @@ def _allocator_dots(res: Results, sel: pd.DataFrame, patterns: list[str], apis: 
     return fig
 
 
+APP = "app"  # a real program's run (heapbench-apps, docs/apps.md)
+
+
+def apps_speedup(res: Results, cases: pd.DataFrame, out: Path, written: list[Path],
+                 stem: str = "apps_speedup") -> None:
+    """Real programs (heapbench-apps): per program and heap a row, per allocator a dot at its speedup
+    over the program on CUDA's heap (malloc's section time over its own), on a log axis; a case that
+    was an error (a crash, a time limit, NULLs, an output other than malloc's) has no dot, and the
+    title counts them."""
+    apps = cases[cases["pattern"] == APP]
+    if apps.empty or "speedup_vs_malloc" not in apps or "program" not in apps:
+        return
+    ok = apps[~apps["error"].astype(bool) & (apps["speedup_vs_malloc"] > 0)]
+    if ok.empty:
+        return
+    heaps = sorted(apps["heap_mib"].unique())
+    rows = [(p, h) for p in apps["program"].drop_duplicates() for h in heaps
+            if len(ok[(ok["program"] == p) & (ok["heap_mib"] == h)])]
+    apis = sorted(ok["api"].unique(), key=lambda a: (a != "malloc", style.api_sort_key(a, res.context)))
+    groups = _groups(apis)
+    fig = plt.figure(figsize=(8.2 * len(groups), 0.42 * len(rows) + 2.6), layout="constrained")
+    subs = np.atleast_1d(fig.subfigures(1, len(groups)))
+    y = np.arange(len(rows))
+    for sub, group in zip(subs, groups):
+        ax = sub.subplots()
+        for k, api in enumerate(group):
+            xs = []
+            for p, h in rows:
+                r = ok[(ok["program"] == p) & (ok["heap_mib"] == h) & (ok["api"] == api)]
+                xs.append(float(r["speedup_vs_malloc"].iloc[0]) if len(r) else np.nan)
+            st = dict(_style(api, 0, res.context), linestyle="None")
+            style.draw_series(ax, xs, y + (k - (len(group) - 1) / 2) * 0.08, st, style.api_label(api, res.context),
+                              ms=6)
+        style.ratio_axis(ax.xaxis, ok["speedup_vs_malloc"].tolist())  # one scale in every panel
+        ax.set_xlabel("speedup over CUDA's malloc (its section time over this one's)", fontsize=8)
+        ax.grid(True, axis="x", which="major", alpha=0.3)
+        ax.set_yticks(y, [f"{p}\nheap {_fmt_mib(int(h))}" if len(heaps) > 1 else p for p, h in rows], fontsize=7)
+        ax.set_ylim(len(rows) - 0.5, -0.5)
+        sub.legend(fontsize=7, loc="outside lower center", ncols=min(4, len(group)), frameon=False)
+    errors = int(apps["error"].astype(bool).sum())
+    head = ("real programs: each allocator's speedup over CUDA's malloc, outputs checked equal to its run"
+            + (f"; {errors} case(s) an error, not drawn" if errors else ""))
+    fig.suptitle(textwrap.fill(head, int(fig.get_figwidth() * 13)) + f"\n{res.title_suffix()}", fontsize=9)
+    _save(fig, out, stem, written)
+
+
 def _fail_rate_panels(g: pd.DataFrame) -> list[tuple]:
     """(threads, at most 8 sizes, whether the thread count's sizes were split) per panel of one
     pattern/API: the sizes measured without error at two or more heaps."""
@@ -703,7 +750,7 @@ def _rates_table(res: Results, cases: pd.DataFrame) -> list[str]:
     many of its cases did not converge."""
     from tabulate import tabulate
     rows = []
-    for (pattern, api), g in cases[~cases["error"]].groupby(["pattern", "api"]):
+    for (pattern, api), g in cases[~cases["error"] & (cases["pattern"] != APP)].groupby(["pattern", "api"]):
         metric = rate_of(res, g)
         v = g[metric].dropna() if metric else pd.Series(dtype=float)
         v = v[v > 0]
@@ -721,6 +768,23 @@ def _rates_table(res: Results, cases: pd.DataFrame) -> list[str]:
             *tabulate(rows, headers=head, tablefmt="pipe", disable_numparse=True).splitlines(), ""]
 
 
+def _apps_table(res: Results, cases: pd.DataFrame) -> list[str]:
+    """Real programs (heapbench-apps): per program, heap and allocator its section time, speedup over
+    CUDA's malloc, the share in kernels that allocate and the time of those that do not."""
+    apps = cases[(cases["pattern"] == APP) & ~cases["error"]]
+    if apps.empty or "section_ms" not in apps or "program" not in apps:
+        return []
+    rows = []
+    for _, r in apps.sort_values(["program", "heap_mib", "section_ms"]).iterrows():
+        rows.append([r["program"], _fmt_mib(int(r["heap_mib"])), style.api_label(r["api"], res.context),
+                     f"{r['section_ms']:.4g}", f"{r.get('speedup_vs_malloc', math.nan):.3g}",
+                     f"{100 * r.get('alloc_share', math.nan):.1f} %", f"{r.get('other_kernels_ms', math.nan):.3g}"])
+    return ["## Real programs: each allocator against CUDA's malloc", "",
+            "Outputs checked equal to the program's run on CUDA's heap; errors below.", "",
+            *markdown_table(["program", "heap", "allocator", "section (ms)", "speedup vs malloc",
+                             "in allocating kernels", "other kernels (ms)"], rows), ""]
+
+
 def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -> Path:
     from heapbench_plot.heapbench_results import command_line
     ctx = res.context
@@ -736,7 +800,7 @@ def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -
              f"- cases: {len(cases)}, errors: {int(cases['error'].sum())}", ""]
     if sentence := convergence_sentence(res, cases):
         lines += [sentence, ""]
-    lines += _rates_table(res, cases)
+    lines += _apps_table(res, cases) + _rates_table(res, cases)
     errs = cases[cases["error"]]
     if not errs.empty:
         rows = [[f"`{r['case']}`", str(r["error_message"]).replace("|", "/")] for _, r in errs.iterrows()]
@@ -775,6 +839,9 @@ def _make_figures(res: Results, out: Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     cases = res.cases()
     written: list[Path] = []
+    every, cases = cases, cases[cases["pattern"] != APP]  # a real program's runs: apps_speedup alone
+    if not every.empty:
+        apps_speedup(res, every, out, written)
     if not cases.empty:
         throughput_vs(res, cases, "size", "threads", out, written)
         throughput_vs(res, cases, "threads", "size", out, written)
@@ -786,7 +853,7 @@ def _make_figures(res: Results, out: Path) -> list[Path]:
                         "utilization_fragmentation", out, written)
         latency(res, cases, out, written)
         printf_fifo(res, cases, out, written)
-    written.append(summary(res, cases, written, out))
+    written.append(summary(res, every, written, out))
     return written
 
 

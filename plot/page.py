@@ -2,7 +2,8 @@
 
 usage: heapbench-html RESULTS.json [MORE.json ...] -o PAGE.html [--size-map RUN] [--advice ADVICE.json ...]
 
-The answers first (plot/answers.py): how fast allocation is and how far from the ceiling;
+The answers first (plot/answers.py): for real programs (heapbench-apps), which allocator for
+which program; how fast allocation is and how far from the ceiling;
 for a workloads file, per shape, allocate in the kernel or count-scan-carve; for a file of
 several allocators (the zoo), which allocator for which pattern with its memory cost. Then
 findings computed from the data (CUDA's malloc against the
@@ -47,9 +48,11 @@ PAGE = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), autoescape=True,
 
 # The table's columns beyond the axes: the patterns' rates, then these where the file has them,
 # then (hidden until chosen) the file's other counters, at most MAX_COUNTER_COLUMNS in all.
-SHOWN = ["frees_per_s", "fail_rate", "utilization", "lat_p50_ns", "noise", "converged", "rounds"]
+SHOWN = ["frees_per_s", "fail_rate", "utilization", "lat_p50_ns", "noise", "converged", "rounds",
+         # a real program's (heapbench-apps, docs/apps.md)
+         "section_ms", "speedup_vs_malloc", "alloc_share", "other_kernels_ms"]
 MAX_COUNTER_COLUMNS = 28
-FILTERS = {"file", "pattern", "api", "size", "align", "threads", "heap_mib", "verdict"}
+FILTERS = {"file", "pattern", "program", "api", "size", "align", "threads", "heap_mib", "verdict"}
 
 
 @dataclass
@@ -186,7 +189,8 @@ def _svg(path: Path) -> str:
     return re.sub(r"<metadata>.*?</metadata>", "", text, flags=re.S)
 
 
-CAPTIONS = {"allocators_per_pattern": "Every allocator per pattern at one point",
+CAPTIONS = {"apps_speedup": "Real programs: each allocator's speedup over CUDA's malloc",
+            "allocators_per_pattern": "Every allocator per pattern at one point",
             "failure_curves": "Failure rate against the heap limit at fixed demand",
             "utilization": "Utilisation and overhead against the block size",
             "printf_fifo": "Device printf into its FIFO"}
@@ -200,6 +204,7 @@ def _figures_of(res: Results, cases: pd.DataFrame) -> list[tuple[str, str]]:
         tmp = Path(tmp)
         written: list[Path] = []
         with figures.formats(("svg",)):
+            figures.apps_speedup(res, cases, tmp, written)
             figures.allocators_per_pattern(res, cases, tmp, written)
             figures.failure_curves(res, cases, tmp, written)
             figures.counter_vs_size(res, cases, ["utilization", "overhead_bytes"], "heap utilisation and per-block "
@@ -293,8 +298,9 @@ def cases_table(files: list[Results], labels: list[str]) -> dict:
     context = files[0].context
     base_shown = set(files[0].axes) | set(SHOWN) | {"file", "error_message"}
     shown = base_shown | headline_rates(files)
-    if not (frame["align"] > 0).any():
-        shown.discard("align")
+    for axis in ("align", "size", "threads"):  # size and threads: none in a file of real programs' runs
+        if not (frame[axis] > 0).any():
+            shown.discard(axis)
     specs = _column_specs(keys, context, shown, _text_columns(frame, keys))
     columns = [_json_column(frame[k] if k in frame.columns else pd.Series([None] * len(frame)), s["kind"])
                for k, s in zip(keys, specs)]

@@ -11,7 +11,9 @@ threads or size, at most 8 GPUs per panel, a dot plot for APIs measured at one p
 the geometric mean of the ratios against the baseline GPU per pattern and per
 pattern and API, and the cases whose difference is significant where both sides
 hold repetitions (the Mann-Whitney U test of compare.py), plus a CSV of every
-case against the baseline per GPU.
+case against the baseline per GPU. Real programs' runs (a file heapbench-apps wrote) have no
+axis to overlay GPUs on: each GPU gets its figure of each allocator's speedup over CUDA's malloc
+per program instead.
 
 Files of different schema versions are read and warned about: a counter may not
 mean the same in both. Files that are not heapbench results (the host-side lambda
@@ -31,6 +33,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from heapbench_plot.compare import compare_pair, geomeans  # noqa: E402
+from heapbench_plot.figures import APP, apps_speedup  # noqa: E402
 from heapbench_plot.heapbench_results import (Results, SchemaError, cuda_version, finish, load_selection,  # noqa: E402
                                               not_converged, pooled_context)
 from heapbench_plot.outputs import ToolParser, markdown_table, slug, write_csv, write_text  # noqa: E402
@@ -236,12 +239,27 @@ def _api_rows(pattern: str, apis, others, tables) -> list[list]:
     return rows
 
 
+def _apps_figures(gpus, out: Path, written: list[Path]) -> list[str]:
+    """Real programs (heapbench-apps): per GPU, each allocator's speedup over CUDA's malloc per program."""
+    md = [f"### {APP}: real programs", ""]
+    for k, g in enumerate(gpus):
+        drawn: list[Path] = []
+        apps_speedup(g.results, g.results.cases(), out, drawn, stem=f"apps_speedup_{k}")
+        written += drawn
+        md += ([f"![{g.label}: each allocator's speedup over CUDA's malloc]({drawn[0].name})", ""] if drawn
+               else [f"{g.label}: no program with a figure on CUDA's heap and another allocator.", ""])
+    return md
+
+
 def _per_pattern(gpus, base, others, tables, out: Path, written: list[Path]) -> list[str]:
     md = ["## Per pattern and API", "",
           "Each figure overlays every GPU in each panel: a panel per API, drawn against the axis the data "
           "sweeps most at the point its title names; the other points are in the tables and CSV files.", ""]
     frame, labels = gpu_frame(gpus)
     for pattern in sorted(frame["pattern"].unique()) if not frame.empty else []:
+        if pattern == APP:  # real programs: no axis to overlay GPUs on, each GPU's speedups per program
+            md += _apps_figures(gpus, out, written)
+            continue
         paths = pattern_figure(pattern, frame[frame["pattern"] == pattern], labels, base.context,
                                out / f"pattern_{slug(pattern)}")
         if paths:

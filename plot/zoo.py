@@ -7,7 +7,9 @@ name); a file's baselines (bump) are drawn dashed and never ranked, since they n
 free. Where a point (pattern, size, threads) was measured at several heaps, the
 largest is used. Several files (of one GPU) are pooled: a case in more than one is the
 mean of their runs (with --rerun: the last file's), and a case with a figure in one file
-drops its error rows of the others. OUTDIR gets:
+drops its error rows of the others. Real programs' runs (a file heapbench-apps wrote) have no
+heap pattern's point to rank at: they are left out, with a warning and a line in findings.md.
+OUTDIR gets:
 
 - zoo_size_<pattern>.png/.svg: allocs/s against size, a panel per thread count with
   at least three sizes (per_thread at 10,000 and 100,000 threads: the survey's);
@@ -39,7 +41,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from heapbench_plot import style  # noqa: E402
-from heapbench_plot.figures import (_direct_heap_apis, baselines, best_measured, legend_entries,  # noqa: E402
+from heapbench_plot.figures import (APP, _direct_heap_apis, baselines, best_measured, legend_entries,  # noqa: E402
                                     write_markdown)
 from heapbench_plot.heapbench_results import (Results, SchemaError, convergence_sentence, finish, load,  # noqa: E402
                                               pooled_context)
@@ -466,7 +468,7 @@ def slab_lines(res: Results, table: pd.DataFrame, slab: str) -> list[str]:
 
 
 def findings(res: Results, cases: pd.DataFrame, table: pd.DataFrame, slab: str, written: list[Path],
-             out: Path) -> Path:
+             out: Path, apps_left_out: int = 0) -> Path:
     """findings.md: provenance, the fastest allocator per pattern and band, slab point by point,
     the errors, the figures."""
     ctx = res.context
@@ -476,6 +478,9 @@ def findings(res: Results, cases: pd.DataFrame, table: pd.DataFrame, slab: str, 
              f"- allocators' pinned sources: {zoo}" if zoo else "- allocators' pinned sources: not in the file",
              f"- cases: {len(cases)}, errors: {int(cases['error'].sum())}; a point measured at several heaps "
              "counts at its largest",
+             *([f"- left out: {apps_left_out} case(s) of real programs (heapbench-apps), which have no heap "
+                "pattern's point to rank at; `heapbench-html` and `heapbench-figures` answer which allocator for "
+                "which program"] if apps_left_out else []),
              *([f"- {s}"] if (s := convergence_sentence(res, cases)) else []), "",
              "## The fastest allocator per pattern and size band", "",
              "Geometric mean of `allocs_per_s` over the points (size x threads) each allocator ran at in the band; "
@@ -497,11 +502,16 @@ def make_zoo(paths: list[str | Path], out: str | Path, slab: str = "slab",
     cases = res.cases()
     if cases.empty:
         raise ZooError(f"{res.path}: no cases")
+    warnings = []
+    apps = cases["pattern"] == APP
+    if apps.any():  # a real program's run has no heap pattern's point (size, threads) to rank at
+        warnings.append(f"{int(apps.sum())} case(s) of real programs (pattern {APP}) left out: the zoo ranks heap "
+                        "patterns; heapbench-html and heapbench-figures answer which allocator for which program")
+        cases = cases[~apps]
     # The zoo ranks allocation rates: a file without them (printf alone, errors alone) ranks nothing.
     cases = cases.assign(**{c: math.nan for c in ("allocs_per_s", "fail_rate") if c not in cases.columns})
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    warnings = []
     if slab not in set(cases["api"]):
         warnings.append(f"no {slab!r} cases in the file: its section is empty")
     written: list[Path] = []
@@ -514,7 +524,7 @@ def make_zoo(paths: list[str | Path], out: str | Path, slab: str = "slab",
     csv = out / "slab_vs_best.csv"
     write_csv(csv, table)
     written.append(csv)
-    written.append(findings(res, cases, table, slab, written, out))
+    written.append(findings(res, cases, table, slab, written, out, int(apps.sum())))
     return written, warnings
 
 

@@ -67,3 +67,17 @@ def test_every_tool_reads_every_committed_results_file(tool, tmp_path, monkeypat
         if rc != 0 or not any(out.iterdir()):
             failed.append(f"{Path(f).relative_to(ROOT)}: exit {rc}: {err.getvalue().strip()[:200]}")
     assert failed == [], which
+
+
+@pytest.mark.parametrize("tool", sorted(TOOLS))
+def test_every_tool_reads_the_apps_file(tool, tmp_path, monkeypatch):
+    """The real programs' file (heapbench-apps, issue 51) by every tool, whichever sample the day draws."""
+    for module in (readability, figures, zoo, overlay, generations, size_map):
+        monkeypatch.setattr(module, "save", _laid_out_not_rendered, raising=False)
+    f = ROOT / "results" / "H200" / "apps" / "apps.json"
+    assert f in FILES
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        rc = TOOLS[tool](str(f), str(tmp_path))
+    assert rc == 0 and any(tmp_path.iterdir()), err.getvalue()
+    assert "Traceback" not in err.getvalue()

@@ -240,6 +240,14 @@ constexpr std::string_view kBase = R"json(
           "type": "string",
           "minLength": 1,
           "description": "why no energy was read"
+        },
+        "heapbench_results": {
+          "const": "apps",
+          "description": "apps: a file of real programs' runs that heapbench-apps wrote (docs/apps.md), every entry an app case"
+        },
+        "heapbench_app_runs": {
+          "$ref": "#/$defs/digits",
+          "description": "heapbench-apps: runs of each case, the median reported"
         }
       },
       "anyOf": [
@@ -259,10 +267,19 @@ constexpr std::string_view kBase = R"json(
             "source_commit",
             "source_cuda_versions"
           ]
+        },
+        {
+          "description": "a file heapbench-apps wrote (docs/apps.md): the GPU as nvidia-smi names it, which gives no SM count",
+          "required": [
+            "gpu_name",
+            "gpu_driver_release",
+            "heapbench_results"
+          ]
         }
       ]
     },
     "axis_values": {},
+    "app_axis_values": {},
     "entry": {
       "type": "object",
       "required": [
@@ -347,8 +364,15 @@ constexpr std::string_view kBase = R"json(
           "minLength": 1
         },
         "axis_values": {
-          "$ref": "#/$defs/axis_values",
-          "description": "every entry of files written since the field was added (older files of schema 1 lack it: readers parse the name)"
+          "anyOf": [
+            {
+              "$ref": "#/$defs/axis_values"
+            },
+            {
+              "$ref": "#/$defs/app_axis_values"
+            }
+          ],
+          "description": "every entry of files written since the field was added (older files of schema 1 lack it: readers parse the name); an app case's (heapbench-apps) has its own"
         }
       },
       "additionalProperties": {
@@ -510,12 +534,30 @@ J enum_of(const std::vector<std::string_view>& keys) {
   return out;
 }
 
+// An app case's axes (heapbench-apps, docs/apps.md: a real program run on one allocator and
+// heap): the program in the place of the pattern's shape, the API and the heap as a case's.
+J app_axis_values_schema(const J& case_axes) {
+  J properties = {
+      {"pattern", {{"const", "app"}, {"description", "app: a real program's run (docs/apps.md)"}}},
+      {"program", {{"type", "string"},
+                   {"pattern", "^[A-Za-z0-9_-]+$"},
+                   {"description", "the program (build/apps/<program>/<api>/<program>)"}}},
+      {"api", case_axes.at("api")},
+      {"malloc_heap", case_axes.at("malloc_heap")},
+  };
+  return J{{"type", "object"},
+           {"required", {"pattern", "program", "api", "malloc_heap"}},
+           {"properties", std::move(properties)},
+           {"additionalProperties", false}};
+}
+
 }  // namespace
 
 nlohmann::ordered_json results_schema() {
   J schema = J::parse(kBase);
   J& defs = schema["$defs"];
   defs["axis_values"] = axis_values_schema();
+  defs["app_axis_values"] = app_axis_values_schema(defs["axis_values"]["properties"]);
   J& entry = defs["entry"];
   J& no_figure = entry["allOf"][0]["then"]["not"]["anyOf"];
   J& of_a_run = entry["allOf"][1]["then"]["properties"];

@@ -165,14 +165,27 @@ def name_regex(fmt: str) -> re.Pattern:
     return re.compile(out)
 
 
+def app_name_format() -> str:
+    """The README's name of a real program's run (heapbench-apps), as its sentence writes it."""
+    m = re.search(r"a real program's run in a file `heapbench-apps` wrote[^`]*\s+reads\s+`([^`]+)`",
+                  (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert m, "README.md: no \"a real program's run ... reads `...`\""
+    return m.group(1)
+
+
 def test_the_readme_case_name_format_reads_every_committed_case_name():
     # Issue 56: it left out /manual_time, fifo: and the workloads' axes. Every heapbench case of
-    # every committed results file (host_lambda's are the host-lambda benchmark's own).
-    pattern = name_regex(name_format())
-    names = {b["name"] for p in results_files() for b in json.loads(p.read_text(encoding="utf-8"))["benchmarks"]
-             if b.get("run_type", "iteration") == "iteration"}
-    assert len(names) > 1000
+    # every committed results file (host_lambda's are the host-lambda benchmark's own); a real
+    # program's run (pattern app, heapbench-apps) by the README's format of those.
+    pattern, app = name_regex(name_format()), name_regex(app_name_format())
+    entries = [b for p in results_files() for b in json.loads(p.read_text(encoding="utf-8"))["benchmarks"]
+               if b.get("run_type", "iteration") == "iteration"]
+    is_app = lambda b: b.get("axis_values", {}).get("pattern") == "app"  # noqa: E731
+    names = {b["name"] for b in entries if not is_app(b)}
+    apps = {b["name"] for b in entries if is_app(b)}
+    assert len(names) > 1000 and len(apps) >= 18
     assert [n for n in sorted(names) if not pattern.fullmatch(n)] == []
+    assert [n for n in sorted(apps) if not app.fullmatch(n) or pattern.fullmatch(n)] == []
 
 
 def test_the_case_name_format_check_refuses_what_it_should():

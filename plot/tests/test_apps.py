@@ -1,0 +1,345 @@
+"""heapbench-apps (issue 51): the runner over stand-in programs -- small Python scripts in the
+place of a program's executable, writing the report heapbench/app_report.hpp writes to
+$HEAPBENCH_APP_REPORT -- gives a heapbench results file that validates against the schema and that
+every tool reads: a figure, a crash, a run past its time limit, an output other than malloc's,
+NULL returns, an output that changes between runs; its bad input in one line; the page's answer
+"which allocator for which program", compare's ratios and regressions of two such files, export."""
+import contextlib
+import io
+import json
+import os
+import stat
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from conftest import ROOT
+
+from heapbench_plot import apps, compare, export, page
+from heapbench_plot.heapbench_results import load
+from test_page import _answers
+
+SCHEMA = ROOT / "docs" / "results.schema.json"
+COMMITTED = ROOT / "results" / "H200" / "apps" / "apps.json"
+
+# A stand-in program: behaves as its behaviour.json (beside it) says, run by run.
+FAKE = """#!{python}
+import json, os, signal, sys, time
+from pathlib import Path
+here = Path(__file__).resolve().parent
+b = json.loads((here / "behaviour.json").read_text())
+count = here / "runs"
+n = int(count.read_text()) if count.exists() else 0
+count.write_text(str(n + 1))
+mode = b.get("mode", "ok")
+if mode == "crash":
+    print("about to fault", file=sys.stderr)
+    os.kill(os.getpid(), signal.SIGSEGV)
+if mode == "hang":
+    time.sleep(60)
+if mode == "exit":
+    print("heapbench::app: the program's last kernel: an illegal memory access was encountered", file=sys.stderr)
+    sys.exit(255)
+ms = b["section_ms"][n % len(b["section_ms"])]
+h = b["hash"] if mode != "flaky" else f"{{n:016x}}"
+report = {{"version": 1, "program": here.parent.name, "section_ms": ms, "alloc_kernels_ms": 0.75 * ms,
+          "other_kernels_ms": 0.25 * ms, "nulls": b.get("nulls", 0), "output_hash": h,
+          "kernels": {{"grow": {{"allocates": True, "launches": 2, "ms": 0.75 * ms}},
+                      "walk": {{"allocates": False, "launches": 1, "ms": 0.25 * ms}}}},
+          "figures": {{"objects": 1000.0, "heap_seen_mib": float(os.environ["HEAPBENCH_APP_HEAP_MIB"])}}}}
+path = os.environ["HEAPBENCH_APP_REPORT"]
+Path(path + ".tmp").write_text(json.dumps(report))
+os.replace(path + ".tmp", path)
+"""
+
+GOOD = "00000000000000aa"
+
+# nvidia-smi and nvcc as the runner asks them for the GPU, driver and toolkit.
+NVIDIA_SMI = """#!/bin/sh
+case "$1" in
+  --query-gpu=*) echo "0, NVIDIA Stand-in GPU, 9.0, 143771, 580.159.04, 00000000:41:00.0, 1980, 3201" ;;
+  *) echo "| NVIDIA-SMI 580.159.04   Driver Version: 580.159.04   CUDA Version: 13.0 |" ;;
+esac
+"""
+NVCC = """#!/bin/sh
+echo "Cuda compilation tools, release 13.0, V13.0.88"
+"""
+
+
+@pytest.fixture(scope="module", autouse=True)
+def device_tools(tmp_path_factory):
+    """A stand-in nvidia-smi and nvcc first on the PATH."""
+    bin_ = tmp_path_factory.mktemp("bin")
+    for name, text in (("nvidia-smi", NVIDIA_SMI), ("nvcc", NVCC)):
+        (bin_ / name).write_text(text)
+        (bin_ / name).chmod(0o755)
+    with pytest.MonkeyPatch.context() as m:
+        m.setenv("PATH", f"{bin_}:{os.environ['PATH']}")
+        m.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+        yield
+
+
+# The build's heapbench, as the runner asks it for the APIs' declarations (the "apis" block).
+HEAPBENCH = """#!/bin/sh
+[ "$1 $2" = "counters --json" ] || exit 2
+cat <<'END'
+{apis}
+END
+"""
+APIS = {"counters": {}, "apis": {k: v for k, v in json.loads(
+    (ROOT / "results" / "H200" / "calibration" / "heapbench.json").read_text())["apis"].items()
+    if k in ("malloc", "slab", "bump")}}
+
+
+def make_build(root: Path, programs: dict) -> Path:
+    """build/apps/<program>/<api>/<program> for each {program: {api: behaviour}}, and build/heapbench."""
+    build = root / "build"
+    build.mkdir(parents=True)
+    (build / "heapbench").write_text(HEAPBENCH.format(apis=json.dumps(APIS)))
+    (build / "heapbench").chmod(0o755)
+    for program, apis_ in programs.items():
+        for api, behaviour in apis_.items():
+            d = build / "apps" / program / api
+            d.mkdir(parents=True)
+            exe = d / program
+            exe.write_text(FAKE.format(python=sys.executable))
+            exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
+            (d / "behaviour.json").write_text(json.dumps(behaviour))
+    return build
+
+
+def run(*argv) -> tuple[int, str]:
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        rc = apps.main([str(a) for a in argv])
+    return rc, err.getvalue()
+
+
+def validate(path: Path) -> list[str]:
+    v = jsonschema.Draft202012Validator(json.loads(SCHEMA.read_text()))
+    return [f"{list(e.absolute_path)}: {e.message[:200]}" for e in v.iter_errors(json.loads(path.read_text()))]
+
+
+SUITE = {
+    "grow": {"malloc": {"section_ms": [10.0, 10.5, 9.5]}, "slab": {"section_ms": [2.0, 2.1, 1.9]},
+             "bump": {"section_ms": [1.0]}, "crashy": {"mode": "crash"}, "hangs": {"mode": "hang"},
+             "wrong": {"section_ms": [1.0], "hash": "00000000000000bb"}, "nully": {"section_ms": [1.0], "nulls": 3},
+             "flaky": {"mode": "flaky", "section_ms": [1.0]}, "dies": {"mode": "exit"}},
+    "solo": {"malloc": {"mode": "crash"}, "slab": {"section_ms": [1.0]}},
+}
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory):
+    root = tmp_path_factory.mktemp("apps")
+    for behaviours in SUITE.values():
+        for b in behaviours.values():
+            b.setdefault("hash", GOOD)
+    build = make_build(root, SUITE)
+    out = root / "apps.json"
+    rc, err = run("--build", build, "--heaps", "64", "--runs", "3", "--timeout", "2", "-o", out)
+    return rc, err, out
+
+
+def test_the_runner_writes_a_results_file_that_validates(suite):
+    rc, err, out = suite
+    assert rc == 1, err  # some cases were errors
+    assert validate(out) == []
+    doc = json.loads(out.read_text())
+    assert doc["context"]["heapbench_schema_version"] == "1" and doc["context"]["heapbench_results"] == "apps"
+    assert doc["context"]["heapbench_command_line"].startswith("heapbench-apps --build ")
+    assert doc["counters"]["kernel_ms:grow"]["description"].endswith("median of its runs")
+    assert "(it allocates)" in doc["counters"]["kernel_ms:grow"]["description"]
+    assert "(it allocates nothing)" in doc["counters"]["kernel_ms:walk"]["description"]
+    assert doc["counters"]["sections_per_s"]["headline"] is True
+    ctx = doc["context"]
+    assert (ctx["gpu_name"], ctx["gpu_compute_capability"], ctx["gpu_memory_bytes"], ctx["gpu_driver_release"],
+            ctx["cuda_driver_version"], ctx["cuda_runtime_version"], ctx["gpu_sm_clock_khz"]) == \
+        ("NVIDIA Stand-in GPU", "9.0", str(143771 << 20), "580.159.04", "13000", "13000", "1980000")
+    assert ctx["heapbench_version"] == "0.1.0" and len(ctx["heapbench_git_commit"]) >= 40
+    assert sorted(doc["apis"]) == ["bump", "malloc", "slab"] and doc["apis"]["bump"]["baseline"] is True
+
+
+def _by_api(out: Path, program: str = "grow") -> dict:
+    doc = json.loads(out.read_text())
+    return {b["axis_values"]["api"]: b for b in doc["benchmarks"] if b["axis_values"]["program"] == program}
+
+
+def test_a_figure_carries_its_counters_and_each_run(suite):
+    _, _, out = suite
+    e = _by_api(out)
+    malloc, slab = e["malloc"], e["slab"]
+    assert malloc["axis_values"] == {"pattern": "app", "program": "grow", "api": "malloc", "malloc_heap": 64 << 20}
+    assert malloc["name"] == "app/grow/malloc/heap:64"
+    assert slab["section_ms"] == 2.0 and slab["section_ms_min"] == 1.9 and slab["section_ms_max"] == 2.1
+    assert slab["speedup_vs_malloc"] == pytest.approx(5.0)
+    assert slab["sections_per_s"] == pytest.approx(500.0)
+    assert slab["alloc_share"] == pytest.approx(0.75)
+    assert slab["kernel_ms:grow"] == pytest.approx(1.5) and slab["kernel_ms:walk"] == pytest.approx(0.5)
+    assert slab["output_matches_malloc"] == 1 and slab["nulls"] == 0 and slab["output_hash"] == GOOD
+    assert slab["round_ns"] == [2000000, 2100000, 1900000]
+    assert slab["heap_seen_mib"] == 64 and slab["objects"] == 1000
+
+
+def test_every_failure_is_one_error_entry_with_its_reason_and_no_figure(suite):
+    _, err, out = suite
+    e = _by_api(out)
+    want = {"crashy": "signal 11: about to fault", "hangs": "ran past its time limit of 2 s",
+            "wrong": "its output differs from the run on CUDA's heap (hash 00000000000000bb, malloc's "
+                     "00000000000000aa)",
+            "nully": "3 allocation calls returned NULL on a 64 MiB heap",
+            "flaky": "its output differed between its own runs (3 hashes)",
+            "dies": "the program ended with exit 255: heapbench::app: the program's last kernel: an illegal memory"}
+    for api, message in want.items():
+        assert e[api]["error_occurred"] is True and message in e[api]["error_message"], (api, e[api])
+        assert "section_ms" not in e[api] and "speedup_vs_malloc" not in e[api] and e[api]["real_time"] == 0
+        assert f"app/grow/{api}/heap:64: ERROR" in err
+    # malloc is the reference: where it fails, no other allocator of that program has a figure
+    solo = _by_api(out, "solo")
+    assert solo["malloc"]["error_occurred"] and "no reference" in solo["slab"]["error_message"]
+
+
+def test_the_reader_takes_an_apps_file(suite):
+    _, _, out = suite
+    res = load(out)
+    cases = res.cases()
+    assert "program" in res.extra_axes
+    slab = cases[(cases["program"] == "grow") & (cases["api"] == "slab")].iloc[0]
+    assert slab["speedup_vs_malloc"] == pytest.approx(5.0) and slab["heap_mib"] == 64
+    assert cases["error"].sum() == 8
+
+
+def test_bad_input_is_one_line_and_writes_nothing(tmp_path):
+    build = make_build(tmp_path, {"grow": {"malloc": {"section_ms": [1.0], "hash": GOOD}}})
+    out = tmp_path / "x.json"
+    for argv, word in [(["-o", out, "--runs", "0"], "--runs"), (["-o", out, "--heaps", "0"], "whole number of MiB"),
+                       (["-o", tmp_path / "no" / "x.json"], "folder that exists"),
+                       (["-o", out, "--build", tmp_path / "nothing"], "does not exist"),
+                       (["-o", out, "--programs", "other"], "no program 'other'"),
+                       (["-o", out, "--apis", "slab"], "was not built for 'slab'"),
+                       (["-o", out, "--timeout", "0"], "--timeout")]:
+        rc, err = run("--build", build, *argv) if "--build" not in argv else run(*argv)
+        assert rc == 2 and len(err.strip().splitlines()) == 1 and word in err, (argv, err)
+        assert not out.exists()
+    for argv, word in [(["-o", str(out), "--bogus"], "--bogus"), ([], "required")]:
+        with pytest.raises(SystemExit) as e, contextlib.redirect_stderr(io.StringIO()) as err:
+            apps.main(argv)
+        assert e.value.code == 2 and word in err.getvalue(), err.getvalue()
+        assert not out.exists()
+
+
+def _page(tmp_path, *files) -> tuple[str, str]:
+    """(the page, its answers as plain text)."""
+    out = tmp_path / "page.html"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        rc = page.main([str(f) for f in files] + ["-o", str(out)])
+    assert rc == 0, err.getvalue()
+    html = out.read_text()
+    return html, _answers(html)
+
+
+def test_the_page_opens_with_which_allocator_for_which_program(suite, tmp_path):
+    _, _, out = suite
+    html, answer = _page(tmp_path, out)
+    assert "What this file answers Which allocator for which program?" in answer  # the first question
+    assert "grow : fastest slab , 2 ms at heap 64 MiB: 5x CUDA's malloc (10 ms)" in answer
+    assert "bump, which never frees, 1 ms (10x)" in answer  # its declaration: a baseline
+    assert "on CUDA's heap 75 % of its time is in kernels that allocate" in answer
+    assert "hangs (heap 64 MiB): ran past its time limit of 2 s" in answer
+    assert "crashy (heap 64 MiB): the program ended with signal 11: about to fault" in answer
+    assert "solo : no allocator gave a figure of it on CUDA's heap" in answer
+    assert "Real programs: each allocator&#39;s speedup over CUDA&#39;s malloc" in html  # its figure
+
+
+def test_the_page_answers_for_the_committed_apps_file(tmp_path):
+    _, answer = _page(tmp_path, COMMITTED)
+    # bump never frees: the answer names the fastest allocator that frees, and bump beside it
+    assert "grid_points : fastest slab , 0.252 ms at heap 512 MiB: 1,432x CUDA's malloc (361 ms)" in answer
+    assert "bump, which never frees, 0.0879 ms (4,112x)" in answer
+    assert "survey_graph : fastest gallatin , 17.6 ms at heap 512 MiB: 3.6x CUDA's malloc (63.1 ms)" in answer
+    assert "on CUDA's heap 84 % of its time is in kernels that allocate" in answer
+    assert "add_strings : fastest on CUDA's heap (malloc), 3.17 s at heap 512 MiB" in answer
+    assert "slab (heap 512 MiB): the program ended with exit 255" in answer
+
+
+def _second_run(tmp_path, slab_ms: list) -> Path:
+    suite = {"grow": {"malloc": {"section_ms": [10.0, 10.2, 9.8, 10.1, 9.9], "hash": GOOD},
+                      "slab": {"section_ms": slab_ms, "hash": GOOD}}}
+    build = make_build(tmp_path, suite)
+    out = tmp_path / "apps.json"
+    rc, err = run("--build", build, "--runs", "5", "--heaps", "64", "-o", out)
+    assert rc == 0, err
+    return out
+
+
+def test_compare_gives_each_program_and_api_its_ratio_and_finds_a_regression(tmp_path):
+    a = _second_run(tmp_path / "a", [2.0, 2.1, 1.9, 2.05, 1.95])
+    b = _second_run(tmp_path / "b", [4.0, 4.1, 3.9, 4.05, 3.95])
+    out = tmp_path / "cmp"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        rc = compare.main([str(a), str(b), "-o", str(out), "--fail-on-regression=5"])
+    assert rc == 1, err.getvalue()
+    gate = (out / "regressions.md").read_text()
+    assert "app/grow/slab/heap:64" in gate and "app/grow/malloc/heap:64" not in gate.split("slower")[0]
+    t = compare.compare_pair(load(a), load(b)).set_index("case")
+    assert t.loc["app/grow/slab/heap:64", "metric"] == "sections_per_s"
+    assert t.loc["app/grow/slab/heap:64", "ratio"] == pytest.approx(0.5)
+    assert t.loc["app/grow/slab/heap:64", "section_ms_ratio"] == pytest.approx(2.0)
+    assert t.loc["app/grow/malloc/heap:64", "ratio"] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("fmt", sorted(export.FORMATS))
+def test_export_writes_every_format_of_an_apps_file(fmt, tmp_path):
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        rc = export.main([str(COMMITTED), "-o", str(tmp_path), "--format", fmt])
+    assert rc == 0, err.getvalue()
+    text = next(tmp_path.iterdir()).read_text()
+    assert "grid_points" in text and "gallatin" in text
+    if fmt == "csv":
+        assert "program" in text.splitlines()[0] and "speedup_vs_malloc" in text.splitlines()[0]
+    if fmt == "gbench":
+        doc = json.loads(text)
+        slab = next(b for b in doc["benchmarks"] if b["name"] == "app/grid_points/slab/heap:512")
+        assert slab["real_time"] == pytest.approx(0.25248 * 1e6, rel=1e-4) and slab["time_unit"] == "ns"
+
+
+def test_the_committed_apps_file_is_a_heapbench_results_file():
+    assert validate(COMMITTED) == []
+    doc = json.loads(COMMITTED.read_text())
+    assert doc["context"]["heapbench_git_commit"] == "d0d937655f2e7aff4c501a5f39c47dd4cb70cc32"
+    assert "conversion" in doc["context"]["heapbench_converted"]
+    e = {b["name"]: b for b in doc["benchmarks"]}
+    assert len(e) == 18 and sum(bool(b.get("error_occurred")) for b in e.values()) == 5
+    assert e["app/grid_points/malloc/heap:512"]["section_ms"] == 361.49566650390625
+    assert e["app/survey_graph/gallatin/heap:512"]["speedup_vs_malloc"] == pytest.approx(63.07219314575195 /
+                                                                                       17.600799560546875)
+
+
+def _tool(main, argv) -> tuple[int, str]:
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        rc = main([str(a) for a in argv])
+    return rc, err.getvalue()
+
+
+def test_figures_and_report_draw_each_program_not_the_programs_pooled(tmp_path):
+    from heapbench_plot import figures, report
+    rc, err = _tool(figures.main, [COMMITTED, "-o", tmp_path / "f"])
+    assert rc == 0, err
+    summary = (tmp_path / "f" / "summary.md").read_text()
+    assert "| grid_points | 512 MiB | slab | 0.2525 | 1.43e+03 | 87.5 % | 0.0234 |" in summary
+    assert "sections_per_s" not in summary  # no geometric mean over different programs
+    assert (tmp_path / "f" / "apps_speedup.png").exists()
+    rc, err = _tool(report.main, [COMMITTED, "-o", tmp_path / "r"])
+    assert rc == 0, err
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert "### app: real programs" in md and "(apps_speedup_0.png)" in md
+    assert not (tmp_path / "r" / "pattern_app.png").exists()
+
+
+def test_the_zoo_leaves_the_programs_out_and_says_so(tmp_path):
+    from heapbench_plot import zoo
+    rc, err = _tool(zoo.main, [COMMITTED, "-o", tmp_path])
+    assert rc == 0 and "18 case(s) of real programs (pattern app) left out" in err, err
+    assert "- left out: 18 case(s) of real programs (heapbench-apps)" in (tmp_path / "findings.md").read_text()
