@@ -65,3 +65,15 @@ heapbench_add_app(nbody
   DEFINITIONS PARAM_SIZE=8192 PARAM_NUM_ITER=50 PARAM_MAX_OBJ=16384 ${hb_dynasoar_heap}
   OPTIONS ${hb_dynasoar_options})
 list(APPEND HB_APP_PROGRAMS nbody)
+
+# linux_scalability: the paper's allocation benchmark (example/linux-
+# scalability): 64 x 256 threads each make 64 objects (8 doubles each) in one
+# kernel and destroy them in the next -- allocation and nothing else, through
+# the adapter's bookkeeping. Its output: the objects' count and how many
+# overlapped another (all were alive at once).
+heapbench_add_app(linux_scalability
+  SOURCES ${hb_dynasoar}/example/linux-scalability/dynasoar/linux_scalability.cu
+  INCLUDE_DIRS ${hb_dynasoar_includes}
+  DEFINITIONS PARAM_SIZE=64 PARAM_MAX_OBJ=1048576 ${hb_dynasoar_heap}
+  OPTIONS ${hb_dynasoar_options})
+list(APPEND HB_APP_PROGRAMS linux_scalability)
