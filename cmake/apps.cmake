@@ -110,7 +110,7 @@ foreach(file IN LISTS HB_APP_PROJECT_FILES)
   list(APPEND HB_APPS_KNOWN ${project})
 endforeach()
 list(SORT HB_APPS_KNOWN)
-set(HB_APP_PROGRAMS "")  # "<program>" per heapbench_add_app of a project, for the runner (scripts/apps)
+set(HB_APP_PROGRAMS "")  # "<program>" per heapbench_add_app of a project, for the runner (heapbench-apps)
 
 # hb_app_fetch(<project> GIT_REPOSITORY <url> GIT_TAG <40-hex sha>): sets
 # HB_APP_<project>_SOURCE_DIR to the patched copy and HB_APP_<project>_COMMIT.
