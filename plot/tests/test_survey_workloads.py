@@ -319,3 +319,21 @@ def test_bad_arguments_are_one_line_before_anything_is_made(tmp_path, args, need
     err = r.stderr.strip().splitlines()
     assert len(err) == 1 and needle in err[0], err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_checkout_inside_another_repository_is_not_given_that_repository_s_commit(tmp_path):
+    # On the H200 the survey was extracted into heapbench's .zoo/ (git-ignored, inside heapbench's work
+    # tree), and the log named heapbench's commit as the survey's.
+    bin_dir, checkout = stand_ins(tmp_path)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(tmp_path)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (tmp_path / "x").write_text("x")
+    subprocess.run([*git, "add", "x"], check=True)
+    subprocess.run([*git, "commit", "-qm", "outer"], check=True)
+    outer = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True, check=True).stdout.strip()
+    out = tmp_path / "out"
+    r = run_script(bin_dir, f"--survey={checkout}", f"--out={out}", "--threads=1000", "--graphs=none")
+    assert r.returncode == 0, r.stderr
+    log = (out / "survey-workloads.txt").read_text()
+    assert outer not in log
+    assert "survey commit: not a git checkout (the published one: 35f933be92a0ef3811a584629c44a782bb3843f5)" in log
