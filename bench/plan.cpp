@@ -11,6 +11,7 @@
 #include "run/benchmark_flags.hpp"  // count_matching
 #include "cases/catalog.hpp"
 #include "results/child_plan.hpp"
+#include "replay/trace_reader.hpp"  // a replay plan's device memory
 #include "run/parse.hpp"
 #include "run/sweep.hpp"
 #include "run/version.hpp"
@@ -150,6 +151,17 @@ std::variant<Devices, int> check_devices(const Plan& plan, const DeviceHooks& ho
         return fail(kExitUsage, "--heaps: {} is not smaller than the {} bytes ({}) of device {} ({})",
                     format_quantity(c.limit_bytes), d.last.total_memory, format_quantity(d.last.total_memory),
                     d.last.index, d.last.name);
+      }
+      // A replay's plan takes device memory beside the heap (a plan within
+      // the trace reader's ceiling can still pass a device's memory).
+      for (const Sweep& s : o.sweeps) {
+        if (s.trace_file.empty() || s.trace_file != c.trace_file) continue;
+        if (s.replay_device_bytes > d.last.total_memory - c.limit_bytes) {
+          return fail(kExitUsage, "--trace={}", trace::device_memory_refusal(
+                                                    c.trace_file, s.replay_device_bytes, c.limit_bytes,
+                                                    fmt::format("the {} MiB of device {} ({})",
+                                                                d.last.total_memory / kMiB, d.last.index, d.last.name)));
+        }
       }
     }
   }
