@@ -11,6 +11,7 @@
 #include "run/benchmark_flags.hpp"  // count_matching
 #include "cases/catalog.hpp"
 #include "results/child_plan.hpp"
+#include "replay/trace_reader.hpp"  // a replay plan's device memory
 #include "run/parse.hpp"
 #include "run/sweep.hpp"
 #include "run/version.hpp"
@@ -114,6 +115,26 @@ int check_filter(const std::vector<std::string>& names, const std::string& filte
   return kExitOk;
 }
 
+namespace {
+
+// A replay's plan takes device memory beside the heap (a plan within the
+// trace reader's ceiling can still pass a device's memory): kExitOk, or
+// kExitUsage after saying so.
+int check_replay_memory(const Options& o, const Case& c, const DeviceInfo& device) {
+  for (const Sweep& s : o.sweeps) {
+    if (s.trace_file.empty() || s.trace_file != c.trace_file) continue;
+    if (s.replay_device_bytes > device.total_memory - c.limit_bytes) {
+      return fail(kExitUsage, "--trace={}",
+                  trace::device_memory_refusal(c.trace_file, s.replay_device_bytes, c.limit_bytes,
+                                               fmt::format("the {} MiB of device {} ({})", device.total_memory / kMiB,
+                                                           device.index, device.name)));
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
 std::variant<Devices, int> check_devices(const Plan& plan, const DeviceHooks& hooks) {
   const Options& o = plan.options;
   Devices d;
@@ -151,6 +172,7 @@ std::variant<Devices, int> check_devices(const Plan& plan, const DeviceHooks& ho
                     format_quantity(c.limit_bytes), d.last.total_memory, format_quantity(d.last.total_memory),
                     d.last.index, d.last.name);
       }
+      if (const int code = check_replay_memory(o, c, d.last); code != kExitOk) return code;
     }
   }
   return d;

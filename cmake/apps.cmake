@@ -17,11 +17,15 @@
 set(HEAPBENCH_APP_APIS "" CACHE STRING
     "Allocators (a ;-list of API names) to build each heapbench_add_app() program for; empty: every one (docs/apps.md)")
 
+# Every allocator of this build a program can run on (the list above), what
+# APIS and HEAPBENCH_APP_APIS may name.
+set(HB_APP_KNOWN_APIS malloc bump ${HB_BUNDLED_API_NAMES} ${HB_ZOO_API_NAMES} ${HB_USER_API_NAMES})
+
 function(hb_app_default_apis out_var)
   if(HEAPBENCH_APP_APIS)
     set(apis ${HEAPBENCH_APP_APIS})
   else()
-    set(apis malloc bump ${HB_BUNDLED_API_NAMES} ${HB_ZOO_API_NAMES} ${HB_USER_API_NAMES})
+    set(apis ${HB_APP_KNOWN_APIS})
   endif()
   set(${out_var} ${apis} PARENT_SCOPE)
 endfunction()
@@ -74,12 +78,11 @@ function(heapbench_add_app name)
   if(NOT A_OUTPUT_DIR)
     set(A_OUTPUT_DIR ${CMAKE_BINARY_DIR}/apps/${name})
   endif()
-  set(known malloc bump ${HB_BUNDLED_API_NAMES} ${HB_ZOO_API_NAMES} ${HB_USER_API_NAMES})
   set(targets "")
   foreach(api IN LISTS A_APIS)
-    if(NOT api IN_LIST known)
+    if(NOT api IN_LIST HB_APP_KNOWN_APIS)
       message(FATAL_ERROR "heapbench_add_app(${name}): '${api}' is no allocator of this build "
-                          "(it has: ${known}; the zoo's need -DHEAPBENCH_ZOO, docs/zoo.md)")
+                          "(it has: ${HB_APP_KNOWN_APIS}; the zoo's need -DHEAPBENCH_ZOO, docs/zoo.md)")
     endif()
     set(t ${name}_${api})
     add_executable(${t} ${A_SOURCES})
@@ -116,17 +119,10 @@ set(HB_APP_PROGRAMS "")  # "<program>" per heapbench_add_app of a project, for t
 # HB_APP_<project>_SOURCE_DIR to the patched copy and HB_APP_<project>_COMMIT.
 function(hb_app_fetch project)
   cmake_parse_arguments(arg "" "GIT_REPOSITORY;GIT_TAG" "" ${ARGN})
-  string(LENGTH "${arg_GIT_TAG}" n)
-  if(NOT arg_GIT_REPOSITORY OR NOT arg_GIT_TAG MATCHES "^[0-9a-f]+$" OR NOT n EQUAL 40)
-    message(FATAL_ERROR "hb_app_fetch(${project}): give GIT_REPOSITORY and GIT_TAG, a full commit (40 hex digits)")
-  endif()
   # No submodules: a program's own sources are what it builds (the survey's
   # repository pins a dozen allocators as submodules that no program here needs).
-  FetchContent_Declare(${project} GIT_REPOSITORY "${arg_GIT_REPOSITORY}" GIT_TAG "${arg_GIT_TAG}"
-                       GIT_SUBMODULES "" SOURCE_SUBDIR heapbench-populate-only)
-  FetchContent_MakeAvailable(${project})
-  string(TOLOWER "${project}" lc)
-  hb_zoo_copy_and_patch(${project} "${${lc}_SOURCE_DIR}" dir PATCH_DIR "${HB_APPS_DIR}/${project}/patches"
+  hb_fetch_pinned(${project} "${arg_GIT_REPOSITORY}" "${arg_GIT_TAG}" src NO_SUBMODULES)
+  hb_zoo_copy_and_patch(${project} "${src}" dir PATCH_DIR "${HB_APPS_DIR}/${project}/patches"
                         COPY_DIR "${CMAKE_BINARY_DIR}/_apps")
   set(HB_APP_${project}_SOURCE_DIR "${dir}" PARENT_SCOPE)
   set(HB_APP_${project}_COMMIT "${arg_GIT_TAG}" PARENT_SCOPE)

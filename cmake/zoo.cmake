@@ -93,6 +93,31 @@ function(hb_zoo_copy_and_patch family src out_var)
   set(${out_var} "${dst}" PARENT_SCOPE)
 endfunction()
 
+# hb_fetch_pinned(<name> <url> <sha> <out_var> [NO_SUBMODULES]): declares and
+# populates <name>'s sources at <sha>, which must be a full commit (40 hex
+# digits: a branch or a short sha could move), FETCHCONTENT_SOURCE_DIR_<NAME>
+# naming a local checkout instead, and sets <out_var> to where they are. Only
+# populated: SOURCE_SUBDIR names a folder without a CMakeLists.txt, so the
+# project's own build is never added to heapbench's. NO_SUBMODULES fetches none
+# of its submodules. The zoo's families (hb_zoo_fetch) and the programs of
+# HEAPBENCH_APPS (hb_app_fetch, cmake/apps.cmake) are fetched through it.
+function(hb_fetch_pinned name url sha out_var)
+  cmake_parse_arguments(arg "NO_SUBMODULES" "" "" ${ARGN})
+  string(LENGTH "${sha}" n)
+  if(NOT url OR NOT sha MATCHES "^[0-9a-f]+$" OR NOT n EQUAL 40)
+    message(FATAL_ERROR "${name}: give GIT_REPOSITORY and GIT_TAG, a full commit (40 hex digits), not '${sha}'")
+  endif()
+  set(submodules "")
+  if(arg_NO_SUBMODULES)
+    set(submodules GIT_SUBMODULES "")
+  endif()
+  FetchContent_Declare(${name} GIT_REPOSITORY "${url}" GIT_TAG "${sha}" ${submodules}
+                       SOURCE_SUBDIR heapbench-populate-only)
+  FetchContent_MakeAvailable(${name})
+  string(TOLOWER "${name}" lc)
+  set(${out_var} "${${lc}_SOURCE_DIR}" PARENT_SCOPE)
+endfunction()
+
 # hb_zoo_fetch(<family> GIT_REPOSITORY <url> GIT_TAG <40-hex sha> [INCLUDE_DIRS <dir>...]):
 # declares and populates the family's sources (FETCHCONTENT_SOURCE_DIR_<FAMILY>
 # for a local checkout), makes the patched copy, and sets
@@ -101,27 +126,14 @@ endfunction()
 # device library (their warnings are not ours to fix).
 function(hb_zoo_fetch family)
   cmake_parse_arguments(arg "" "GIT_REPOSITORY;GIT_TAG" "INCLUDE_DIRS" ${ARGN})
-  if(NOT arg_GIT_REPOSITORY OR NOT arg_GIT_TAG MATCHES "^[0-9a-f]+$")
-    message(FATAL_ERROR "hb_zoo_fetch(${family}): give GIT_REPOSITORY and GIT_TAG")
-  endif()
-  string(LENGTH "${arg_GIT_TAG}" n)
-  if(NOT n EQUAL 40)
-    message(FATAL_ERROR "hb_zoo_fetch(${family}): GIT_TAG must be a full commit (40 hex digits), not ${arg_GIT_TAG}")
-  endif()
-  # Populate only: SOURCE_SUBDIR names a folder without a CMakeLists.txt, so
-  # the family's own build is never added to heapbench's.
-  FetchContent_Declare(${family} GIT_REPOSITORY "${arg_GIT_REPOSITORY}" GIT_TAG "${arg_GIT_TAG}"
-                       SOURCE_SUBDIR heapbench-populate-only)
-  FetchContent_MakeAvailable(${family})
-  string(TOLOWER "${family}" lc)
-  FetchContent_GetProperties(${family})
+  hb_fetch_pinned(${family} "${arg_GIT_REPOSITORY}" "${arg_GIT_TAG}" src)
   string(TOUPPER "${family}" uc)
   if(FETCHCONTENT_SOURCE_DIR_${uc})
     set(origin "local ${FETCHCONTENT_SOURCE_DIR_${uc}}")
   else()
     set(origin "${arg_GIT_REPOSITORY}")
   endif()
-  hb_zoo_copy_and_patch(${family} "${${lc}_SOURCE_DIR}" dir)
+  hb_zoo_copy_and_patch(${family} "${src}" dir)
   set(HB_ZOO_${family}_SOURCE_DIR "${dir}" PARENT_SCOPE)
   set(HB_ZOO_${family}_COMMIT "${arg_GIT_TAG}" PARENT_SCOPE)
   set(HB_ZOO_${family}_ORIGIN "${origin}" PARENT_SCOPE)

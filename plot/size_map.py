@@ -88,6 +88,13 @@ def _stride_jump(a: pd.Series, b: pd.Series, threshold: float) -> bool:
 
 
 def _time_off(t: float, median: float, threshold: float) -> bool:
+    """Whether t is more than `threshold` times off the median either way. A time that is not a
+    finite positive number (0, inf: a damaged file's) has no ratio: it is off unless it equals the
+    median (inf / inf was numpy's "invalid value" warning on stderr; issue 53, G15); NaN is never off."""
+    if math.isnan(t) or math.isnan(median):
+        return False
+    if not (0 < t < math.inf and 0 < median < math.inf):
+        return bool(t != median)
     return max(t / median, median / t) > threshold
 
 

@@ -301,11 +301,32 @@ def fmt_si(v: float, unit: str = "") -> str:
     return f"{v:.3g} {unit}".rstrip()
 
 
+# A log axis's largest value that matplotlib's log locator can take: it reaches for the decade
+# above the data, which past 1e308 is no float ("overflow encountered in scalar power").
+LOG_AXIS_MAX = 1e300
+
+
+def _log_scale(axis, **kw) -> bool:
+    """Makes `axis` logarithmic (kw: base) and returns True, unless the data already on it has no
+    positive value (every rate 0, every call NULL) or values beyond LOG_AXIS_MAX: matplotlib cannot
+    log-scale those and warned on stderr ("Data has no positive values ...", an overflow; issue 53,
+    G15). Such an axis stays linear, with matplotlib's own ticks."""
+    ax = axis.axes
+    lim = ax.dataLim
+    lo, hi = lim.intervalx if axis is ax.xaxis else lim.intervaly
+    minpos = lim.minposx if axis is ax.xaxis else lim.minposy
+    if math.isfinite(hi) and (not math.isfinite(minpos) or hi > LOG_AXIS_MAX or -lo > LOG_AXIS_MAX):
+        return False
+    (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log", **kw)
+    return True
+
+
 def byte_axis(axis, values=None, scale: float = 1.0, most: int = 6) -> None:
     """A log2 axis of bytes (values in units of `scale` bytes, e.g. 2**20 for MiB) with a
     tick at each power of two the data spans, thinned to at most `most`, written with units."""
     ax = axis.axes
-    (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log", base=2)
+    if not _log_scale(axis, base=2):
+        return
     if values is not None:
         vals = [float(v) for v in values if v and v > 0 and not math.isnan(float(v))]
         if vals:
@@ -321,7 +342,8 @@ def byte_axis(axis, values=None, scale: float = 1.0, most: int = 6) -> None:
 def count_axis(axis, values=None, most: int = 5) -> None:
     """A log2 axis of counts (threads) with plain numbers: 1,024 not 2^10; at most `most` ticks."""
     ax = axis.axes
-    (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log", base=2)
+    if not _log_scale(axis, base=2):
+        return
     if values is not None:
         vals = sorted({float(v) for v in values if v and v > 0})
         if vals:
@@ -356,7 +378,8 @@ class _DecadeLocator(Locator):
 def rate_axis(axis, unit: str = "calls/s") -> None:
     """A log10 axis of a rate with SI prefixes: 10 M calls/s, not 10^7."""
     ax = axis.axes
-    (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log")
+    if not _log_scale(axis):
+        return
     axis.set_major_locator(_DecadeLocator())
     axis.set_minor_locator(NullLocator())
     axis.set_major_formatter(FuncFormatter(lambda v, _: fmt_si(v)))
@@ -365,7 +388,8 @@ def rate_axis(axis, unit: str = "calls/s") -> None:
 def ns_axis(axis) -> None:
     """A log10 axis of times in ns, written 500 ns, 2 us, 10 us."""
     ax = axis.axes
-    (ax.set_xscale if axis is ax.xaxis else ax.set_yscale)("log")
+    if not _log_scale(axis):
+        return
     axis.set_major_locator(_DecadeLocator())
     axis.set_minor_locator(NullLocator())
     axis.set_major_formatter(FuncFormatter(

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -20,6 +21,7 @@
 #include "advise/advise.hpp"
 #include "run/options.hpp"
 #include "run/parse.hpp"
+#include "replay/trace_reader.hpp"  // a replay plan's device memory
 #include "results/results_file.hpp"
 #include "run/version.hpp"
 #include "subcommand.hpp"
@@ -83,10 +85,24 @@ struct Advice {
   HeapSearch search;
 };
 
-// The largest heap the search may try, or nullopt after saying why --max-heap is refused.
+// The largest heap the search may try, or nullopt after saying why --max-heap
+// (or a trace whose replay plan leaves no room for the smallest heap) is refused.
 std::optional<std::uint64_t> max_heap_mib(const AdviseOptions& o, const DeviceInfo& device) {
-  // The heap is carved from device memory: leave a quarter for everything else.
-  if (o.max_heap == 0) return device.total_memory / 4 * 3 / kMiB;
+  const Workload& w = o.workload;
+  if (!w.trace_file.empty()) {
+    // A replay's plan takes device memory beside every heap tried, the default one first.
+    const std::uint64_t heap = std::max(o.max_heap, kDefaultHeapMiB * kMiB);
+    if (w.trace_device_bytes > device.total_memory || heap > device.total_memory - w.trace_device_bytes) {
+      fmt::print(stderr, "heapbench advise: --trace={}\n",
+                 trace::device_memory_refusal(w.trace_file, w.trace_device_bytes, heap,
+                                              fmt::format("the {} MiB of device {} ({})", device.total_memory / kMiB,
+                                                          device.index, device.name)));
+      return std::nullopt;
+    }
+  }
+  // The heap is carved from device memory: leave a quarter for everything else
+  // (and a replay's plan room beside it).
+  if (o.max_heap == 0) return std::min(device.total_memory / 4 * 3, device.total_memory - w.trace_device_bytes) / kMiB;
   if (o.max_heap >= device.total_memory) {
     fmt::print(stderr, "heapbench advise: --max-heap={} is not smaller than the {} of device {} ({})\n",
                format_quantity(o.max_heap), format_quantity(device.total_memory), device.index, device.name);

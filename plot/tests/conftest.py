@@ -71,12 +71,35 @@ CONTEXT = {
 }
 
 
+# Python's own warnings (matplotlib's, pandas', numpy's: UserWarning, RuntimeWarning, FutureWarning,
+# DeprecationWarning, ...) raised while a plot/ tool runs: a tool printed them on stderr beside its
+# output (issue 53, G15: "Data has no positive values, and therefore cannot be log-scaled." for a
+# file whose every rate is 0; "overflow encountered in scalar power" from matplotlib's ticker for
+# rates of 1.7e308). Every one is an error in plot/tests, whichever module raised it: a warning
+# from inside matplotlib (numpy's, in its ticker) is as much the tool's as one attributed to a
+# plot/ line. Exceptions, each narrow and justified, are PLOT_WARNING_EXCEPTIONS' (filter, why):
+# shown in pytest's summary, not errors.
+PLOT_WARNINGS = "error"
+PLOT_WARNING_EXCEPTIONS: list[tuple[str, str]] = [
+    ("default::ResourceWarning",
+     "an unclosed file, reported when the garbage collector finds it, in whatever code runs then (the "
+     "tests' own helpers' open(path).read()); Python hides it outside tests, so a tool never prints it"),
+    ("default::pytest.PytestUnraisableExceptionWarning",
+     "pytest's wrapping of that same ResourceWarning, raised in a destructor where it cannot propagate"),
+]
+
+
 def pytest_collection_modifyitems(items):
     """Every test of plot/tests fails on a FigureWarning (issue 56: 40 of 96 committed files drew
-    figures with text outside the canvas, exit 0); figure_warnings() below records them instead
-    where a test wants to see them."""
+    figures with text outside the canvas, exit 0) and on any Python warning its tools raise
+    (PLOT_WARNINGS, issue 53, G15); figure_warnings() below records FigureWarnings instead where a test wants to
+    see them."""
     for item in items:
         if PLOT in Path(item.fspath).parents:
+            # pytest applies a test's filterwarnings marks in order, the last added first-matching.
+            item.add_marker(pytest.mark.filterwarnings(PLOT_WARNINGS))
+            for allowed, _why in PLOT_WARNING_EXCEPTIONS:
+                item.add_marker(pytest.mark.filterwarnings(allowed))
             item.add_marker(pytest.mark.filterwarnings("error::heapbench_plot.readability.FigureWarning"))
 
 

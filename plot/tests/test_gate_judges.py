@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from test_gate import AFTER, BEFORE, halves
@@ -15,7 +16,7 @@ TARGET = "per_thread/malloc/size:64/threads:1024/"
 
 
 def rewrite(path, edit):
-    doc = json.loads(open(path).read())
+    doc = json.loads(Path(path).read_text())
     edit(doc)
     with open(path, "w") as f:
         json.dump(doc, f)
@@ -54,7 +55,7 @@ def test_a_run_whose_cases_are_all_errors_fails(tmp_path, capsys):
 @pytest.mark.parametrize("keep", [31, 1])
 def test_cases_missing_from_the_run_fail_unless_allowed(tmp_path, keep):
     a, b = halves(tmp_path)
-    names = sorted({x["name"] for x in json.loads(open(b).read())["benchmarks"]})[:keep]
+    names = sorted({x["name"] for x in json.loads(Path(b).read_text())["benchmarks"]})[:keep]
     rewrite(b, lambda doc: doc.update(benchmarks=[x for x in doc["benchmarks"] if x["name"] in names]))
     assert gate(a, b, tmp_path / "out") == 1
     assert f"**{32 - keep} lost case(s)**" in summary(tmp_path / "out")

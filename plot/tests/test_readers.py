@@ -127,6 +127,32 @@ def test_a_small_file_cannot_ask_for_more_plan_than_its_ceiling(tmp_path, grid):
             assert code == 0, err
 
 
+@needs_binary
+@pytest.mark.parametrize("what", ["threads", "floor"])
+def test_a_plan_within_the_ceiling_but_past_the_devices_memory_is_refused_before_any_device_work(tmp_path, what):
+    # G5, the device's side: a plan the file's size allows (2^27 threads: 1 GiB of offsets; or one
+    # 2 GiB block, the floor's arena) asked the 1 GiB stand-in device (as a 141 GB H200 any plan
+    # over its memory) for more than it has, and each buffer's allocation would have found out.
+    if what == "threads":
+        launches = [{"grid": (1 << 17, 1, 1), "block": (1024, 1, 1), "events": [alloc()]}]
+    else:
+        launches = [{"grid": (1, 1, 1), "block": (1, 1, 1), "events": [alloc(size=2 * GIB)]}]
+    path = trace_file(tmp_path / "wide.hbt", launches)
+    tr.read(path)  # within the reader's ceiling
+    used = tmp_path / "device-use.log"
+    out = tmp_path / "r.json"
+    env = dict(os.environ, HEAPBENCH_NOGPU_TRACE=str(used))
+    for args in (["replay", path, f"--benchmark_out={out}"], ["advise", f"--trace={path}"]):
+        r = subprocess.run([str(BINARY), *map(str, args)], capture_output=True, text=True, timeout=60, env=env,
+                           preexec_fn=limit_memory(1))
+        assert r.returncode == 2 and one_line(r.stderr), (args, r.returncode, r.stderr)
+        assert "MiB of device memory for its plan" in r.stderr and "more than the 1024 MiB of device 0" in r.stderr
+        assert not used.exists() and not out.exists(), "refused before the device did anything"
+    # The same trace's cases are still listed (listing plans no memory and asks no device).
+    code, err = cpp("replay", path, "--benchmark_list_tests", memory_gib=1)
+    assert code == 0, err
+
+
 # --- G7, G12: special files -----------------------------------------------------------------
 
 

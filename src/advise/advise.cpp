@@ -287,7 +287,7 @@ void add_advise_flags(CLI::App& app, AdviseOptions& o, AdviseParsed& p) {
   app.add_option("--rounds", o.rounds, "Rounds of the workload per heap size; all must succeed (default 1)");
   app.add_option("--kernel-budget-ms", p.budget_ms,
                  "Deadline for one allocating kernel (default 20000: failing calls on a full heap are slow)");
-  app.add_option("--max-heap", p.max_heap, "Largest heap to try (default: 3/4 of the device's memory)");
+  app.add_option("--max-heap", p.max_heap, "Largest heap to try (default: 3/4 of the device's memory, less what a --trace replay's plan takes)");
   app.add_option("--out", o.out, "Also write the advice as JSON to this file");
 }
 
@@ -342,6 +342,7 @@ void set_trace_workload(const CLI::App& app, const AdviseParsed& p, Workload& w)
     w.threads = plan.max_threads;
     w.size.lo = w.size.hi = std::max<std::uint64_t>(plan.max_size, 1);
     w.trace_peak_bytes = plan.peak_bytes;
+    w.trace_device_bytes = trace::replay_device_bytes(plan);
     (void)workload_case(w, 0);
   } catch (const trace::TraceError& e) {
     throw UsageError(fmt::format("--trace={}: {}", shown_path(p.trace), e.what()));

@@ -43,6 +43,7 @@ struct Workload {
   std::string trace_file, trace;
   std::string trace_hash;  // trace_file's content hash as read here: every round is pinned to it
   std::uint64_t trace_peak_bytes = 0;
+  std::uint64_t trace_device_bytes = 0;  // the device memory its replay plan takes beside the heap (trace::replay_device_bytes)
 };
 
 // The case that runs the workload on a heap of `heap` bytes: per_thread,

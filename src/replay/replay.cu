@@ -95,6 +95,7 @@ class ReplayRound final : public Round {
  public:
   ReplayRound(const Case& c, double budget_s) : owner_(c), budget_ns_(budget_ns(budget_s)) {
     const trace::ReplayPlan plan = trace::plan_replay(trace::read_trace(c.trace_file, c.input_hash), c.trace_file);
+    refuse_what_does_not_fit(c, plan);
     shape_.allocations = plan.allocations;
     shape_.peak_bytes = plan.peak_bytes;
     shape_.unmatched_releases = plan.unmatched_releases;
@@ -213,6 +214,20 @@ class ReplayRound final : public Round {
   ReplayShape shape_;
   std::uint64_t budget_ns_;
 
+  // The plan's buffers must fit in what the device has free now (the heap
+  // and the allocator's owner already hold theirs): one line, the case an
+  // error, before any of them is allocated. The parent checked the plan and
+  // heap against the device's whole memory (bench/plan.cpp); this sees what
+  // other processes and the context hold.
+  static void refuse_what_does_not_fit(const Case& c, const trace::ReplayPlan& plan) {
+    const std::uint64_t need = trace::replay_device_bytes(plan);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    HB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (need > free_bytes) {
+      throw std::runtime_error(trace::device_memory_refusal(
+          c.trace_file, need, c.limit_bytes, fmt::format("the {} MiB free on the device now", free_bytes / kMiB)));
+    }
+  }
   template <class T>
   static DeviceBuffer<T> upload(const std::vector<T>& v) {
     DeviceBuffer<T> d(v.size());

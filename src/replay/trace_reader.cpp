@@ -236,6 +236,24 @@ void group_by_thread(const Launch& l, const std::vector<ReplayOp>& numbered, con
   }
 }
 
+// r.ops alone, in group_by_thread's order (threads in turn, each thread's in
+// file order) without its offsets: memory per event, none per thread. What
+// plan_floor needs of a PlanDetail::kShape plan, so that its arena, and the
+// device memory counted from it, is the kOps plan's.
+void ops_in_thread_order(const Launch& l, const std::vector<ReplayOp>& numbered, const std::vector<bool>& matched,
+                         ReplayLaunch& r) {
+  const auto thread_of = [&](std::size_t i) {
+    return std::uint64_t{l.events[i].block} * l.threads_per_block() + l.events[i].thread;
+  };
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < l.events.size(); ++i) {
+    if (matched[i]) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return thread_of(a) < thread_of(b); });
+  r.ops.reserve(order.size());
+  for (std::size_t i : order) r.ops.push_back(numbered[i]);
+}
+
 }  // namespace
 
 ReplayPlan plan_replay(const Trace& t, const std::string& path, PlanDetail detail) {
@@ -260,7 +278,11 @@ ReplayPlan plan_replay(const Trace& t, const std::string& path, PlanDetail detai
     for (std::size_t i = 0; i < l.events.size(); ++i) {
       if (matched[i]) (numbered[i].kind == kAllocate ? r.allocations : r.releases) += 1;
     }
-    if (detail == PlanDetail::kOps) group_by_thread(l, numbered, matched, r);
+    if (detail == PlanDetail::kOps) {
+      group_by_thread(l, numbered, matched, r);
+    } else {
+      ops_in_thread_order(l, numbered, matched, r);  // for plan_floor, dropped after it
+    }
     p.launches.push_back(std::move(r));
   }
   if (p.allocations == 0) throw TraceError(fmt::format("{}: the trace records no allocation", shown_path(path)));
@@ -270,6 +292,9 @@ ReplayPlan plan_replay(const Trace& t, const std::string& path, PlanDetail detai
   for (const auto& [address, block] : live) p.live_at_end.push_back(block.first);
   std::sort(p.live_at_end.begin(), p.live_at_end.end());
   plan_floor(p);
+  if (detail == PlanDetail::kShape) {
+    for (ReplayLaunch& r : p.launches) std::vector<ReplayOp>().swap(r.ops);
+  }
   return p;
 }
 
@@ -278,6 +303,28 @@ std::string unmatched_note(const ReplayPlan& p, const std::string& path) {
   return fmt::format("{}: {} release(s) of an address no recorded block held then (a double free, or a free of what "
                      "the allocator did not return): counted as unmatched_releases, not replayed",
                      shown_path(path), p.unmatched_releases);
+}
+
+std::uint64_t replay_device_bytes(const ReplayPlan& p) {
+  const auto times = [](std::uint64_t n, std::uint64_t each) { return checked_product(n, each).value_or(~std::uint64_t{0}); };
+  std::uint64_t bytes = 0;
+  for (const ReplayLaunch& l : p.launches) {
+    bytes = add_saturated(bytes, times(add_saturated(l.threads, 1), kPlanBytesPerThread));
+    bytes = add_saturated(bytes, times(add_saturated(l.allocations, l.releases), sizeof(ReplayOp)));
+  }
+  bytes = add_saturated(bytes, times(p.allocations, sizeof(void*)));
+  const std::uint64_t kept = p.live_at_end.size();
+  if (kept > 0) bytes = add_saturated(bytes, add_saturated(times(kept + 1, kPlanBytesPerThread), times(kept, sizeof(ReplayOp))));
+  if (p.floor) bytes = add_saturated(bytes, add_saturated(p.floor_bytes, p.floor_align));
+  return bytes;
+}
+
+std::string device_memory_refusal(const std::string& path, std::uint64_t plan_bytes, std::uint64_t heap_bytes,
+                                  const std::string& what) {
+  const auto mib = [](std::uint64_t b) { return b / (1ull << 20) + (b % (1ull << 20) != 0 ? 1 : 0); };
+  return fmt::format("{}: a replay of it takes {} MiB of device memory for its plan (its launches' threads and "
+                     "operations, the blocks' table, the floor's arena) beside the {} MiB heap: more than {}",
+                     shown_path(path), mib(plan_bytes), mib(heap_bytes), what);
 }
 
 namespace {

@@ -95,7 +95,8 @@ struct ReplayPlan {
 
 // What plan_replay makes: every launch's operations grouped by thread (what a
 // replay runs), or only the counts, sizes and shapes (what listing the cases
-// and advise need: no memory per thread).
+// and advise need: no memory per thread; the floor's arena is planned all the
+// same, from the operations held while plan_floor runs).
 enum class PlanDetail { kOps, kShape };
 
 // Numbers the allocations in the order they happened (launch by launch, by
@@ -111,6 +112,26 @@ ReplayPlan plan_replay(const Trace& t, const std::string& path, PlanDetail detai
 // a free of what the recorded allocator did not return), counted and not
 // replayed.
 std::string unmatched_note(const ReplayPlan& p, const std::string& path);
+
+// The device memory a replay of `p` takes beside the heap, in bytes: what
+// replay.cu allocates for it before its first launch -- every launch's thread
+// offsets (kPlanBytesPerThread a thread, and one more) and operations
+// (sizeof(ReplayOp) each), the blocks' table (a pointer an allocation), the
+// release of the blocks the recording kept (one thread each) and the floor's
+// arena (floor_bytes + floor_align, where a floor is measured). Taken from the
+// plan's counts, so a PlanDetail::kShape plan gives what its kOps plan will
+// allocate; saturates at 2^64 - 1. The read_trace ceiling bounds what the
+// host may plan from a file's size; this is what the device must hold: the
+// parent refuses a replay whose plan and heap pass the device's memory
+// (bench/plan.cpp, heapbench advise), and a round one that passes what the
+// device has free (replay.cu), each in one line before anything is allocated.
+std::uint64_t replay_device_bytes(const ReplayPlan& p);
+
+// The one line refusing a replay of `path` whose plan (`plan_bytes`) does not
+// fit beside `heap_bytes` in the device's `device_bytes` (`what`: "the 1024 MiB
+// of device 0 (NAME)", "the 600 MiB free on device 0").
+std::string device_memory_refusal(const std::string& path, std::uint64_t plan_bytes, std::uint64_t heap_bytes,
+                                  const std::string& what);
 
 // The floor's arena: gives every allocation the recording got a block for a
 // place (ReplayOp::floor) such that no two blocks that can be live at once

@@ -433,6 +433,7 @@ Sweep replay_sweep(const CLI::App& app, const Parsed& p) {
     recorded_heap = t.header.heap_bytes;
     s.trace = trace::trace_name_of_file(p.trace_file);
     s.note = trace::unmatched_note(plan, p.trace_file);
+    s.replay_device_bytes = trace::replay_device_bytes(plan);
     s.input_hash = t.content_hash;
   } catch (const trace::TraceError& e) {
     throw UsageError(fmt::format("--trace={}: {}", shown_path(p.trace_file), e.what()));

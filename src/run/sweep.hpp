@@ -28,6 +28,7 @@ struct Sweep {
   std::string trace, trace_file;               // replay: the --trace file's name and path
   std::string input_hash;                      // graph_file's or trace_file's content hash as read while parsing
   std::string note;                            // one line the parent prints on stderr ("": none): a trace's unmatched releases
+  std::uint64_t replay_device_bytes = 0;       // replay: the device memory its plan takes beside the heap (trace::replay_device_bytes)
 
   // The integer axes the part spans beyond its sizes, alignments and heaps
   // (which have rules of their own in plan_cases: heap-major order, only the

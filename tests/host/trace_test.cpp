@@ -180,6 +180,40 @@ TEST(ReplayPlan, TheShapeAloneHasTheCountsAndNoMemoryPerThread) {
   }
 }
 
+TEST(ReplayPlan, TheDeviceBytesAreWhatTheReplayAllocatesAndTheShapeKnowsThem) {
+  // Issue 53, G5's device side: a plan within the reader's ceiling can still pass a
+  // device's memory; the parent judges it from the shape alone, before anything is allocated.
+  Trace t = make_trace(64);
+  t.launches[1].events.resize(40);  // 24 blocks kept to the end: the tail's release
+  const ReplayPlan full = plan_replay(t, "t.hbt");
+  const ReplayPlan shape = plan_replay(t, "t.hbt", PlanDetail::kShape);
+  std::uint64_t buffers = 0;  // what replay.cu's ReplayRound allocates, buffer by buffer
+  for (const ReplayLaunch& l : full.launches) {
+    buffers += l.offsets.size() * sizeof(std::uint64_t) + l.ops.size() * sizeof(ReplayOp);
+  }
+  buffers += full.allocations * sizeof(void*);
+  ASSERT_EQ(full.live_at_end.size(), 24u);
+  buffers += (full.live_at_end.size() + 1) * sizeof(std::uint64_t) + full.live_at_end.size() * sizeof(ReplayOp);
+  ASSERT_TRUE(full.floor);
+  buffers += full.floor_bytes + full.floor_align;
+  EXPECT_EQ(replay_device_bytes(full), buffers);
+  EXPECT_EQ(shape.floor_bytes, full.floor_bytes);  // the shape plans the floor's arena too
+  EXPECT_EQ(replay_device_bytes(shape), buffers);
+  // 2^27 threads: within the ceiling of a small file, past a 1 GiB device with any heap.
+  Trace wide = make_trace(1);
+  wide.launches[0].header.grid[0] = 1u << 22;
+  wide.launches.resize(1);
+  const ReplayPlan w = plan_replay(wide, "w.hbt", PlanDetail::kShape);
+  EXPECT_GT(replay_device_bytes(w), 1ull << 30);
+  EXPECT_EQ(device_memory_refusal("w.hbt", replay_device_bytes(w), 8ull << 20, "the 1024 MiB of device 0 (d)"),
+            "w.hbt: a replay of it takes 1025 MiB of device memory for its plan (its launches' threads and operations, "
+            "the blocks' table, the floor's arena) beside the 8 MiB heap: more than the 1024 MiB of device 0 (d)");
+  // A plan's sum saturates rather than wraps.
+  ReplayPlan huge = shape;
+  huge.floor_bytes = ~std::uint64_t{0} - 8;
+  EXPECT_EQ(replay_device_bytes(huge), ~std::uint64_t{0});
+}
+
 TEST(ReplayPlan, AThreadsOperationsKeepTheirOrderAndIdleThreadsHaveNone) {
   Trace t = make_trace(2);
   t.launches[0].events = {{0x100, 16, 9, 0, 5, 0, kMalloc}, {0x200, 24, 1, 0, 2, 0, kMalloc},
