@@ -125,9 +125,7 @@ int check_replay_memory(const Options& o, const Case& c, const DeviceInfo& devic
     if (s.trace_file.empty() || s.trace_file != c.trace_file) continue;
     if (s.replay_device_bytes > device.total_memory - c.limit_bytes) {
       return fail(kExitUsage, "--trace={}",
-                  trace::device_memory_refusal(c.trace_file, s.replay_device_bytes, c.limit_bytes,
-                                               fmt::format("the {} MiB of device {} ({})", device.total_memory / kMiB,
-                                                           device.index, device.name)));
+                  trace::device_memory_refusal(c.trace_file, s.replay_device_bytes, c.limit_bytes, memory_of(device)));
     }
   }
   return kExitOk;

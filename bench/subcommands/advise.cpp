@@ -94,9 +94,7 @@ std::optional<std::uint64_t> max_heap_mib(const AdviseOptions& o, const DeviceIn
     const std::uint64_t heap = std::max(o.max_heap, kDefaultHeapMiB * kMiB);
     if (w.trace_device_bytes > device.total_memory || heap > device.total_memory - w.trace_device_bytes) {
       fmt::print(stderr, "heapbench advise: --trace={}\n",
-                 trace::device_memory_refusal(w.trace_file, w.trace_device_bytes, heap,
-                                              fmt::format("the {} MiB of device {} ({})", device.total_memory / kMiB,
-                                                          device.index, device.name)));
+                 trace::device_memory_refusal(w.trace_file, w.trace_device_bytes, heap, memory_of(device)));
       return std::nullopt;
     }
   }

@@ -33,6 +33,11 @@ struct DeviceInfo {
   std::string pci_bus_id;    // cudaDeviceGetPCIBusId, "0000:41:00.0": how NVML finds the same GPU
 };
 
+// "the <MiB> MiB of device <index> (<name>)": the device's memory, as a refusal names it.
+inline std::string memory_of(const DeviceInfo& d) {
+  return "the " + std::to_string(d.total_memory >> 20) + " MiB of device " + std::to_string(d.index) + " (" + d.name + ")";
+}
+
 // Throws NoDeviceError with a one-line reason when `index` is not a usable device.
 DeviceInfo probe_device(int index);
 
