@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string_view>
 
 #include "console_reporter.hpp"
@@ -74,9 +75,11 @@ std::size_t run_into_file(const PlannedRun& run, const RunConfig& cfg, benchmark
     const std::string line = progress.update(done, run.clock.seconds());
     if (!line.empty() && !child) fmt::print(stderr, "{}\n", line);
   };
+  std::optional<double> file_wall;  // the wall time the file's context was last given: the closing line's too
   auto before_last_write = [&] {
     if (child) return;
-    for (const auto& [k, v] : timing_context(run.clock.seconds(), last)) {
+    file_wall = run.clock.seconds();
+    for (const auto& [k, v] : timing_context(*file_wall, last)) {
       benchmark::AddCustomContext(k, v);
     }
   };
@@ -84,8 +87,11 @@ std::size_t run_into_file(const PlannedRun& run, const RunConfig& cfg, benchmark
   snapshots.carry(out.carried());
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks(display, &snapshots);
   if (!child) {
-    fmt::print(stderr, "{}\n", progress.summary(run.clock.seconds()));
-    if (const std::string line = budget_line(last.budget, run.clock.seconds()); !line.empty()) {
+    // The file's wall time, so the console's share is the file's heapbench_measured_fraction to the point
+    // (on a loaded machine the moments between the last write and this line moved it by a point).
+    const double wall = file_wall.value_or(run.clock.seconds());
+    fmt::print(stderr, "{}\n", progress.summary(wall));
+    if (const std::string line = budget_line(last.budget, wall); !line.empty()) {
       fmt::print(stderr, "{}\n", line);
     }
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include "context.hpp"
@@ -56,10 +57,14 @@ std::vector<HeapGroup> heap_groups(const PlannedRun& run, const std::vector<int>
 }
 
 // The closing lines, and the exit status (after dying of the signal that stopped the run, if one did).
+// `file_wall`: the wall time the file's context was last given, so the console's share is the file's
+// heapbench_measured_fraction to the point (the moments between the last merge and this line moved it
+// by a point on a loaded machine).
 int finish(const PlannedRun& run, const ChildrenOutcome& done, const Progress& progress, const Done& last,
-           const std::set<std::string>& carried, ResultsFile& out) {
-  fmt::print(stderr, "{}\n", progress.summary(run.clock.seconds()));
-  if (const std::string line = budget_line(last.budget, run.clock.seconds()); !line.empty()) fmt::print(stderr, "{}\n", line);
+           std::optional<double> file_wall, const std::set<std::string>& carried, ResultsFile& out) {
+  const double wall = file_wall.value_or(run.clock.seconds());
+  fmt::print(stderr, "{}\n", progress.summary(wall));
+  if (const std::string line = budget_line(last.budget, wall); !line.empty()) fmt::print(stderr, "{}\n", line);
   if (const std::string line = convergence_summary(convergence_of(own_entries(done.document, carried))); !line.empty()) {
     fmt::print(stderr, "{}\n", line);
   }
@@ -102,12 +107,14 @@ int run_isolated(const PlannedRun& run, const std::vector<int>& devices, Results
   std::set<std::string> carried;
   for (const auto& entry : settings.carried) carried.insert(entry.dump());
   Done last;  // the runs merged so far: the closing lines and the context's budget
+  std::optional<double> file_wall;
   settings.on_change = [&](ResultsMerger& merger) {
     std::vector<ReportedRun> reported;
     merger.for_each_own([&](const nlohmann::json& entry) { reported.push_back(reported_run(entry)); });
     const Done done = count_done(reported);
     last = done;
     const double now = run.clock.seconds();
+    file_wall = now;
     if (const std::string line = progress.update(done, now); !line.empty()) {
       fmt::print(stderr, "{}\n", line);
     }
@@ -121,7 +128,7 @@ int run_isolated(const PlannedRun& run, const std::vector<int>& devices, Results
     fmt::print(stderr, "heapbench: {}\n", e.what());
     return kExitNoResults;
   }
-  return finish(run, done, progress, last, carried, out);
+  return finish(run, done, progress, last, file_wall, carried, out);
 }
 
 }  // namespace heapbench

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "cpu_rounds.hpp"
+#include "test_paths.hpp"
 #include "cases/catalog.hpp"
 #include "replay/replay_body.hpp"
 #include "replay/replay_metrics.hpp"
@@ -45,7 +46,7 @@ Trace make_trace(std::uint32_t threads) {
   return t;
 }
 
-std::string path_of(const std::string& name) { return ::testing::TempDir() + name; }
+std::string path_of(const std::string& name) { return testing::own_temp_path(name); }
 
 std::string written(const Trace& t, const std::string& name = "t.hbt") {
   const std::string p = path_of(name);

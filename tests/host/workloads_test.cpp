@@ -14,6 +14,7 @@
 #include <string>
 
 #include "cpu_rounds.hpp"
+#include "test_paths.hpp"
 #include "workloads/graph_input.hpp"
 #include "cases/catalog.hpp"
 #include "run/iteration_result.hpp"
@@ -27,7 +28,7 @@ using workloads::GraphFileError;
 using workloads::cpu::Break;
 
 std::string write_file(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + name;
+  const std::string path = testing::own_temp_path(name);
   std::ofstream(path) << text;
   return path;
 }

@@ -525,7 +525,7 @@ class Progress(unittest.TestCase):
                 fraction = float(doc["context"]["heapbench_measured_fraction"])
                 self.assertGreater(fraction, 0.1)  # the measuring work, not 2 ms of timed launches
                 # The line is printed a moment after the file's last write: the same share to the point.
-                self.assertLessEqual(abs(int(m.group(2)) - 100 * fraction), 1.0, r.stderr)
+                self.assertLessEqual(abs(int(m.group(2)) - 100 * fraction), 0.51, r.stderr)  # rounding only
                 self.assertAlmostEqual(float(m.group(1)), float(doc["context"]["heapbench_timed_s"]) + float(m.group(3)),
                                        delta=0.1)
 
