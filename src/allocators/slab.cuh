@@ -311,16 +311,22 @@ struct slab {
     using namespace slab_math;
     if (marked != nullptr) *marked = mark != 0;
     page = acquire(1, hint(cls, slot));
-    if (page == kNone) {
-      const std::uint32_t got = reserve_room(cls, want, room_start(cls, slot), page, first);
+    // No page free: room in a page of the class, else an empty page of another class, first among
+    // kRoomScan headers from a start of the slot's, then (before a NULL) among all of them. Without the
+    // second pass a call failed with room elsewhere in the arena (docs/slab.md, "Searches that end").
+    for (std::uint32_t scan = kRoomScan; page == kNone; scan = pages) {
+      const std::uint32_t got = reserve_room(cls, want, room_start(cls, slot), scan, page, first);
       if (got != 0) {
         // A page with room may be a slot's already: its mark is that slot's, not this caller's.
         if (mark != 0 && (atomicOr(header + page, mark) & mark) != 0 && marked != nullptr) *marked = false;
         return got;
       }
-      if (!steal_empty(room_start(cls, slot), false)) return 0;
-      page = acquire(1, hint(cls, slot));
-      if (page == kNone) return 0;  // another caller took the page given back
+      if (steal_empty(room_start(cls, slot), false, scan)) {
+        page = acquire(1, hint(cls, slot));
+        if (page == kNone) return 0;  // another caller took the page given back
+      } else if (scan_covers(pages, scan)) {
+        return 0;  // every header read: no room anywhere
+      }
     }
     // An add: keeps what stale reservers added meanwhile (a free page never has the slotted bit).
     atomicAdd(header + page, make_header(tag_of_class(cls), want) | mark);
@@ -338,35 +344,34 @@ struct slab {
   }
 
   // Empty pages of any class (kept by the slots they were in) back to the pool,
-  // once none is free: from `start`, kRoomScan headers at most; the first one
+  // once none is free: from `start`, `scan` headers at most; the first one
   // taken (`all`: every one read). Whether any was. The CAS makes one taker of
   // each; a slot still naming the page sees its tag change and takes another.
   // A search that read every page and found none is not made again until a
   // slot's page empties (`emptied` moves on): a full arena's failing calls
   // would otherwise each read every header once more.
-  __device__ __noinline__ bool steal_empty(std::uint32_t start, bool all) const {
+  __device__ __noinline__ bool steal_empty(std::uint32_t start, bool all, std::uint32_t scan) const {
     using namespace slab_math;
     if (pages == 0) return false;
     const std::uint32_t clock = load(emptied);
     if (load(missed) == clock + 1) return false;
     bool stole = false;
-    scan_headers(L2Chunk{header}, pages, start, kRoomScan, TakeEmpty{this, all, &stole});
-    if (!stole && scan_covers(pages, kRoomScan)) atomicCAS(missed, load(missed), clock + 1);
+    scan_headers(L2Chunk{header}, pages, start, scan, TakeEmpty{this, all, &stole});
+    if (!stole && scan_covers(pages, scan)) atomicCAS(missed, load(missed), clock + 1);
     return stole;
   }
 
   // With no page free: up to `want` blocks in a page of class cls that has
   // room, found by find_room from `start` (the roomiest of the first 16
   // headers that include one with room for all, else the roomiest of
-  // kRoomScan headers), reserved as in a
-  // slot's page; 0 when none has room. Without it a page that left its slot
+  // `scan` headers), reserved as in a slot's page; 0 when none has room. Without it a page that left its slot
   // full came back only once empty (docs/slab.md, "Stranded room").
-  __device__ __noinline__ std::uint32_t reserve_room(unsigned cls, std::uint32_t want, std::uint32_t start, std::uint32_t& page,
-                                        std::uint32_t& first) const {
+  __device__ __noinline__ std::uint32_t reserve_room(unsigned cls, std::uint32_t want, std::uint32_t start, std::uint32_t scan,
+                                                     std::uint32_t& page, std::uint32_t& first) const {
     using namespace slab_math;
     const std::uint32_t tag = tag_of_class(cls), cap = blocks_per_page(cls);
     for (int t = 0; t < kMaxRoomTries; ++t) {
-      const std::uint32_t p = find_room(L2Chunk{header}, pages, start, kRoomScan, cls, want);
+      const std::uint32_t p = find_room(L2Chunk{header}, pages, start, scan, cls, want);
       if (p == kNone) return 0;
       const std::uint32_t old = atomicAdd(header + p, want);
       if (header_tag(old) == tag && header_count(old) < cap) {
@@ -545,7 +550,7 @@ struct slab {
     std::uint32_t p = acquire(n, start);
     // The empty pages the slots keep can stand between free ones: give back
     // every one in reach, then look for the run once more.
-    if (p == kNone && steal_empty(start, true)) p = acquire(n, start);
+    if (p == kNone && steal_empty(start, true, pages)) p = acquire(n, start);
     if (p == kNone) return nullptr;
     run[p] = n;
     __threadfence();  // the run's length before the header that makes it freeable

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 // slab.cuh directly (it includes heapbench/api_traits.hpp itself, for its traits).
@@ -187,6 +188,41 @@ class SlabArena {
     check(cudaMemcpy(&n, owner_.handle().used, sizeof n, cudaMemcpyDeviceToHost));
     return n;
   }
+  // With no block live: every page's header and bits at rest, else the first pages that are not
+  // (a count that no bit stands for is room lost for good; bits no count stands for, blocks given
+  // twice), and the pages counted in use against the page bits set. "" when all agree.
+  std::string idle_metadata_problems() const {
+    const slab h = owner_.handle();
+    std::vector<std::uint32_t> header(h.pages), bits(static_cast<std::size_t>(h.pages) * sm::kBitmapWords),
+        page_bits(sm::page_words(h.pages));
+    std::uint32_t used = 0;
+    check(cudaMemcpy(header.data(), h.header, header.size() * 4, cudaMemcpyDeviceToHost));
+    check(cudaMemcpy(bits.data(), h.bitmap, bits.size() * 4, cudaMemcpyDeviceToHost));
+    check(cudaMemcpy(page_bits.data(), h.page_bits, page_bits.size() * 4, cudaMemcpyDeviceToHost));
+    check(cudaMemcpy(&used, h.used, 4, cudaMemcpyDeviceToHost));
+    std::string out;
+    int shown = 0;
+    std::uint32_t taken = 0, stuck = 0;
+    for (std::uint32_t p = 0; p < h.pages; ++p) {
+      const std::uint32_t hd = header[p], tag = sm::header_tag(hd), count = sm::header_count(hd);
+      std::uint32_t set = 0;
+      for (unsigned w = 0; w < sm::kBitmapWords; ++w) set += sm::popcount(bits[static_cast<std::size_t>(p) * sm::kBitmapWords + w]);
+      const bool in_use = (page_bits[p / 32] >> (p % 32)) & 1u;
+      taken += in_use;
+      const bool bad = count != 0 || set != 0 || (tag != sm::kFreeTag && !in_use) || tag == sm::kLargeTag ||
+                       (tag == sm::kFreeTag && (sm::header_slotted(hd) || in_use));
+      if (!bad) continue;
+      ++stuck;
+      if (shown++ < 8) {
+        out += "page " + std::to_string(p) + ": tag " + std::to_string(tag) + ", count " + std::to_string(count) +
+               (sm::header_slotted(hd) ? " (slotted)" : "") + ", bits set " + std::to_string(set) +
+               (in_use ? ", in use; " : ", not in use; ");
+      }
+    }
+    if (stuck != 0) out += std::to_string(stuck) + " pages not at rest; ";
+    if (used != taken) out += "pages counted in use " + std::to_string(used) + ", page bits set " + std::to_string(taken);
+    return out;
+  }
   std::uint64_t misaligned() const { return misaligned_.host()[0]; }
   std::uint64_t bad() const { return bad_.host()[0]; }
   const sm::Layout& layout() const { return owner_.layout(); }
@@ -352,6 +388,8 @@ TEST(SlabGpu, ChurnInOneLaunchNeverOverlapsAndLeavesNothingBehind) {
   }
   EXPECT_EQ(bad.host()[0], 0u);
   EXPECT_EQ(failed.host()[0], 0u);
+  // Every block freed: each page's count and bits at rest (a page kept empty by its slot is).
+  EXPECT_EQ(a.idle_metadata_problems(), "");
   EXPECT_EQ(a.fill(16, 65536), full) << "the churn left pages behind";
   a.free_all();
 }
