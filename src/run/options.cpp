@@ -672,9 +672,4 @@ Options parse_options(int argc, const char* const* argv, const SubcommandList& s
   return o;
 }
 
-std::string options_help(const SubcommandList& subcommands) {
-  const char* argv[] = {"heapbench", "--help"};
-  return parse_options(2, argv, subcommands).help_text;
-}
-
 }  // namespace heapbench

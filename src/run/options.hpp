@@ -35,7 +35,10 @@ struct Options {
   std::vector<std::string> raw_args; // argv[1..], for children
   int profile_iterations = 3;        // --profile-iterations
   bool help = false;                 // --help / -h
-  std::string help_text;             // with --help: what it prints, from the app that parsed (options_help)
+  // With --help: what it prints, from the app that parsed: heapbench's flags,
+  // the subcommands parse_options was given, then Google Benchmark's flags that
+  // it passes on and those it refuses.
+  std::string help_text;
   bool version = false;              // --version
   std::vector<std::string> benchmark_args;  // argv[0] then everything for Google Benchmark
 };
@@ -61,10 +64,5 @@ inline constexpr double kCaseTimeoutMaxTimes = 4.0;
 inline double case_timeout_seconds(const Options& o) {
   return o.case_timeout_s >= 0 ? o.case_timeout_s : kCaseTimeoutBaseS + kCaseTimeoutMaxTimes * o.rule.max_time_s;
 }
-
-// --help: heapbench's flags, the subcommands (name, one-line summary), then
-// Google Benchmark's flags that it passes on and those it refuses: the
-// help_text parse_options gives for "heapbench --help".
-std::string options_help(const SubcommandList& subcommands = {});
 
 }  // namespace heapbench
