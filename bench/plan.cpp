@@ -76,16 +76,16 @@ int plan_cases_of(Plan& plan) {
 std::variant<Plan, int> plan_run(int argc, char** argv) {
   Plan plan;
   Options& o = plan.options;
+  SubcommandList listed;  // what --help lists besides the flags
+  for (const Subcommand* s : subcommands()) listed.emplace_back(s->name, s->summary);
   try {
-    o = parse_options(argc, argv);
+    o = parse_options(argc, argv, listed);
     plan.bflags = check_benchmark_flags(o.benchmark_args);
   } catch (const UsageError& e) {
     return fail(kExitUsage, "{} (see --help)", e.what());
   }
   if (o.help) {
-    std::vector<std::pair<std::string, std::string>> list;
-    for (const Subcommand* s : subcommands()) list.emplace_back(s->name, s->summary);
-    fmt::print("{}", options_help(list));
+    fmt::print("{}", o.help_text);
     return kExitOk;
   }
   if (o.version) {

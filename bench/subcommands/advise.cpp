@@ -216,7 +216,7 @@ int run_advise(int argc, char** argv, const DeviceHooks& hooks) {
   if (!parsed) return kExitUsage;
   const AdviseOptions& o = *parsed;
   if (o.help) {
-    fmt::print("{}", advise_help());
+    fmt::print("{}", o.help_text);
     return kExitOk;
   }
   SubcommandFile out("advise", "--out");

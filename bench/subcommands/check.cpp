@@ -404,7 +404,7 @@ int run_check(int argc, char** argv, const DeviceHooks& hooks) {
   if (!parsed) return kExitUsage;
   const CheckOptions& o = *parsed;
   if (o.help) {
-    fmt::print("{}", check_help());
+    fmt::print("{}", o.help_text);
     return kExitOk;
   }
   if (o.child_out) return run_child(o, ch);

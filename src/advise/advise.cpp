@@ -264,7 +264,11 @@ struct AdviseParsed {
   double margin_pct = 10, tolerance_pct = 2, budget_ms = 20000;
 };
 
-void add_advise_flags(CLI::App& app, AdviseOptions& o, AdviseParsed& p) {
+// heapbench advise's command line, its description and flags: the one app
+// parse_advise_options parses with and whose help --help prints (help_text).
+void build_app(CLI::App& app, AdviseOptions& o, AdviseParsed& p) {
+  app.name("heapbench advise");
+  app.description("heapbench advise: the smallest cudaLimitMallocHeapSize for a workload, by bisection over real runs");
   add_subcommand_flags(app, o.help, o.device);
   app.add_option("--threads", p.threads, "Allocating threads of the kernel (K/M suffixes; per_block: blocks x 256)");
   app.add_option("--size", p.size,
@@ -393,14 +397,16 @@ void set_search(const CLI::App& app, const AdviseParsed& p, AdviseOptions& o) {
 }  // namespace
 
 AdviseOptions parse_advise_options(int argc, const char* const* argv) {
-  CLI::App app{"heapbench advise: the smallest cudaLimitMallocHeapSize for a workload, by bisection over real runs",
-               "heapbench advise"};
+  CLI::App app;
   AdviseOptions o;
   AdviseParsed p;
-  add_advise_flags(app, o, p);
+  build_app(app, o, p);
   app.allow_extras();  // what is left is refused below, with the closest flag
   parse_argv(app, argc, argv);
-  if (o.help) return o;
+  if (o.help) {
+    o.help_text = app.help();
+    return o;
+  }
   refuse_remaining(app);
   if (!p.trace.empty()) {
     set_trace_workload(app, p, o.workload);
@@ -409,15 +415,6 @@ AdviseOptions parse_advise_options(int argc, const char* const* argv) {
   }
   set_search(app, p, o);
   return o;
-}
-
-std::string advise_help() {
-  CLI::App app{"heapbench advise: the smallest cudaLimitMallocHeapSize for a workload, by bisection over real runs",
-               "heapbench advise"};
-  AdviseOptions o;
-  AdviseParsed p;
-  add_advise_flags(app, o, p);
-  return app.help();
 }
 
 }  // namespace heapbench

@@ -108,12 +108,12 @@ struct AdviseOptions {
   std::uint64_t max_heap = 0;     // --max-heap (0: 3/4 of the device's memory)
   std::optional<std::string> out; // --out: the advice as JSON
   bool help = false;
+  std::string help_text;          // with --help: what it prints, from the app that parsed
 };
 
 // argv[0] is "advise". Throws UsageError (options.hpp) naming the bad value:
 // no --threads, no --size, zero threads, a distribution that does not parse,
 // one no pattern runs, margins out of range.
 AdviseOptions parse_advise_options(int argc, const char* const* argv);
-std::string advise_help();
 
 }  // namespace heapbench

@@ -544,7 +544,11 @@ struct CheckParsed {
   std::string child_out;
 };
 
-void add_check_flags(CLI::App& app, CheckOptions& o, CheckParsed& p) {
+// heapbench check's command line, its description and flags: the one app
+// parse_check_options parses with and whose help --help prints (help_text).
+void build_app(CLI::App& app, CheckOptions& o, CheckParsed& p) {
+  app.name("heapbench check");
+  app.description("heapbench check: a conformance verdict for device allocators (docs/check.md)");
   add_subcommand_flags(app, o.help, o.device);
   app.add_option("--apis", p.apis, "Allocators to check, comma-separated (default: every one with a device handle)");
   // The defaults the help names are p's own.
@@ -633,12 +637,15 @@ std::vector<Row> rows_of(const std::string& text) {
 }  // namespace
 
 CheckOptions parse_check_options(int argc, const char* const* argv, const std::vector<std::string>& known_apis) {
-  CLI::App app{"heapbench check: a conformance verdict for device allocators", "heapbench check"};
+  CLI::App app;
   CheckOptions o;
   CheckParsed p;
-  add_check_flags(app, o, p);
+  build_app(app, o, p);
   parse_argv(app, argc, argv);
-  if (o.help) return o;
+  if (o.help) {
+    o.help_text = app.help();
+    return o;
+  }
   o.apis = apis_of(p.apis, known_apis);
   if (o.apis.empty()) throw UsageError("--apis: no allocator given");
   o.heaps = heaps_of(p.heaps);
@@ -660,14 +667,6 @@ CheckOptions parse_check_options(int argc, const char* const* argv, const std::v
     o.child_out = p.child_out;
   }
   return o;
-}
-
-std::string check_help() {
-  CLI::App app{"heapbench check: a conformance verdict for device allocators (docs/check.md)", "heapbench check"};
-  CheckOptions o;
-  CheckParsed p;
-  add_check_flags(app, o, p);
-  return app.help();
 }
 
 std::vector<std::string> child_args(const CheckOptions& o, const std::string& api, std::uint64_t heap, Row row,

@@ -230,6 +230,7 @@ struct CheckOptions {
   std::optional<std::string> markdown; // --markdown FILE
   bool sanitizer = true;               // --no-sanitizer turns the sanitizer row off (NOT RUN)
   bool help = false;
+  std::string help_text;               // with --help: what it prints, from the app that parsed
   // A child of the check (one row of one API in its own process): where to write the row.
   std::optional<std::string> child_out;
 };
@@ -237,7 +238,6 @@ struct CheckOptions {
 // argv[0] is "check". `known_apis` are the names --apis may take (those with a
 // handle in this binary). Throws UsageError (run/options.hpp).
 CheckOptions parse_check_options(int argc, const char* const* argv, const std::vector<std::string>& known_apis);
-std::string check_help();
 
 // The arguments that make a child run `row` of `api` on `heap` and write it to `out`.
 std::vector<std::string> child_args(const CheckOptions& o, const std::string& api, std::uint64_t heap, Row row,

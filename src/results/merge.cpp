@@ -40,15 +40,6 @@ json read_json(const std::string& path) {
 
 }  // namespace
 
-void ResultsMerger::add(const GroupResult& g) {
-  const std::set<std::string> finished = add_runs(g.device, g.path);
-  std::vector<PlannedEntry> missing;
-  for (const auto& c : g.expected) {
-    if (!finished.count(c.name)) missing.push_back(c);
-  }
-  add_missing(g.device, missing, g.death);
-}
-
 json ResultsMerger::runs_of(int device, const json& child, std::set<std::string>* names) {
   if (!doc_.contains("context") && child.contains("context")) doc_["context"] = child["context"];
   if (tag_ && child.contains("context") &&
@@ -110,7 +101,7 @@ void ResultsMerger::add_missing(int device, const std::vector<PlannedEntry>& cas
   for (const auto& c : cases) {
     json e = error_entry_(tag_ ? with_device(c.name, device) : c.name, why);
     if (tag_) e["gpu_index"] = device;
-    if (!c.axis_values.is_null()) e[kAxisValuesKey] = c.axis_values;
+    e[kAxisValuesKey] = c.axis_values;
     doc_["benchmarks"].push_back(std::move(e));
     ++errors_added_;
   }

@@ -23,13 +23,6 @@ struct PlannedEntry {
   nlohmann::json axis_values;
 };
 
-struct GroupResult {
-  int device = 0;                      // the GPU the child ran on
-  std::string path;                    // the child's results file (may be missing)
-  std::vector<PlannedEntry> expected;  // the cases the child was to run
-  std::string death;                   // empty if the child exited by itself, else how it ended
-};
-
 class ResultsMerger {
  public:
   // tag_devices: give every entry "gpu_index" and a "/device:N" name suffix,
@@ -41,20 +34,21 @@ class ResultsMerger {
   explicit ResultsMerger(bool tag_devices, ErrorEntry error_entry = {})
       : tag_(tag_devices), error_entry_(std::move(error_entry)) {}
 
-  // add_runs, then add_missing for the expected names the child did not finish.
-  // Throws std::runtime_error if the child's file exists but is not JSON.
-  void add(const GroupResult& g);
+  // When a child ends, its caller (bench/orchestrate.cpp) calls add_runs, then
+  // add_missing for the planned cases whose names add_runs did not return.
+  //
   // Appends the runs of a child's results file (none if it is missing) and
   // returns the names it finished; what peek() showed of that device is
   // dropped. skip_present: leave out entries the document already has (by
-  // name and repetition), for recovering a run from its files. Throws as add().
+  // name and repetition), for recovering a run from its files. Throws
+  // std::runtime_error if the child's file exists but is not JSON.
   std::set<std::string> add_runs(int device, const std::string& path, bool skip_present = false);
   // The same for a child's document already read.
   std::set<std::string> add_runs(int device, const nlohmann::json& child, bool skip_present = false);
   // Shows the runs a still-running child of `device` has written so far after
   // the merged ones, replacing what the last peek() of that device showed, so
   // the merged file holds every finished case while a group runs. Returns how
-  // many runs that child has written. Throws as add().
+  // many runs that child has written. Throws as add_runs().
   std::size_t peek(int device, const std::string& path);
   // Appends an error result for each of `cases`, with its axis_values, saying
   // how the child ended (`death` empty: it exited by itself without a result for them).

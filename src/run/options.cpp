@@ -618,34 +618,18 @@ std::vector<std::string> benchmark_args(const CLI::App& app, const Options& o, c
   return args;
 }
 
-}  // namespace
-
-Options parse_options(int argc, const char* const* argv) {
-  CLI::App app{"heapbench: throughput and limits of CUDA's device heap", "heapbench"};
-  Parsed p;
+// heapbench's command line, its description and flags: the one app
+// parse_options parses with and whose help --help prints (help_text).
+void build_app(CLI::App& app, Parsed& p) {
+  app.name("heapbench");
+  app.description("heapbench: throughput and limits of CUDA's device heap");
   add_flags(app, p);
-  // A child of isolation gets --device and --benchmark_out appended to its parent's flags.
-  parse_argv(app, argc, argv, {"--device", "--benchmark_out"});
-
-  Options o;
-  o.help = p.help;
-  o.version = p.version;
-  // With --help or --version the values are judged as for a run (--help
-  // --sizes=0 is refused), the flags beside them are not.
-  if (!o.help && !o.version) check_remaining(app);
-  for (int i = 1; i < argc; ++i) o.raw_args.emplace_back(argv[i]);
-  apply_rules(kRunRules, app, p, o);
-  set_sweeps(app, p, o);
-  apply_rules(kDeviceAndOutputRules, app, p, o);
-  o.benchmark_args = benchmark_args(app, o, argc > 0 ? argv[0] : "heapbench");
-  return o;
 }
 
-std::string options_help(const std::vector<std::pair<std::string, std::string>>& subcommands) {
-  CLI::App app{"heapbench: throughput and limits of CUDA's device heap", "heapbench"};
-  Parsed p;
-  add_flags(app, p);
-  // Listed only: app.cpp runs them before this parser sees the command line.
+// What --help prints: the app's help (its flags, and the subcommands, listed
+// only: app.cpp runs them before this parser sees the command line, so they
+// are added after the parse), then Google Benchmark's flags.
+std::string help_text(CLI::App& app, const SubcommandList& subcommands) {
   for (const auto& [name, summary] : subcommands) app.add_subcommand(name, summary);
   std::string text = app.help();
   while (!text.empty() && text.back() == '\n') text.pop_back();
@@ -662,6 +646,30 @@ std::string options_help(const std::vector<std::pair<std::string, std::string>>&
   text += "\nGoogle Benchmark's flags that heapbench refuses, and why:\n" + refused;
   if (!subcommands.empty()) text += "\nheapbench SUBCOMMAND --help lists a subcommand's flags. Exit codes and more: docs/cli.md\n";
   return text;
+}
+
+}  // namespace
+
+Options parse_options(int argc, const char* const* argv, const SubcommandList& subcommands) {
+  CLI::App app;
+  Parsed p;
+  build_app(app, p);
+  // A child of isolation gets --device and --benchmark_out appended to its parent's flags.
+  parse_argv(app, argc, argv, {"--device", "--benchmark_out"});
+
+  Options o;
+  o.help = p.help;
+  o.version = p.version;
+  // With --help or --version the values are judged as for a run (--help
+  // --sizes=0 is refused), the flags beside them are not.
+  if (!o.help && !o.version) check_remaining(app);
+  for (int i = 1; i < argc; ++i) o.raw_args.emplace_back(argv[i]);
+  apply_rules(kRunRules, app, p, o);
+  set_sweeps(app, p, o);
+  apply_rules(kDeviceAndOutputRules, app, p, o);
+  o.benchmark_args = benchmark_args(app, o, argc > 0 ? argv[0] : "heapbench");
+  if (o.help) o.help_text = help_text(app, subcommands);
+  return o;
 }
 
 }  // namespace heapbench

@@ -35,6 +35,10 @@ struct Options {
   std::vector<std::string> raw_args; // argv[1..], for children
   int profile_iterations = 3;        // --profile-iterations
   bool help = false;                 // --help / -h
+  // With --help: what it prints, from the app that parsed: heapbench's flags,
+  // the subcommands parse_options was given, then Google Benchmark's flags that
+  // it passes on and those it refuses.
+  std::string help_text;
   bool version = false;              // --version
   std::vector<std::string> benchmark_args;  // argv[0] then everything for Google Benchmark
 };
@@ -46,7 +50,10 @@ struct Options {
 // nor Google Benchmark knows (with the closest known one), refused Google
 // Benchmark flags (with the reason), stray words. With --help or --version it
 // returns before checking the rest.
-Options parse_options(int argc, const char* const* argv);
+// `subcommands` (name, one-line summary) are what --help lists besides the
+// flags; bench/ runs them before this parser sees the command line.
+using SubcommandList = std::vector<std::pair<std::string, std::string>>;
+Options parse_options(int argc, const char* const* argv, const SubcommandList& subcommands = {});
 
 // --case-timeout in seconds, 0 for none: as given, else kCaseTimeoutBaseS
 // plus kCaseTimeoutMaxTimes times --max-time (a case stops measuring after
@@ -57,9 +64,5 @@ inline constexpr double kCaseTimeoutMaxTimes = 4.0;
 inline double case_timeout_seconds(const Options& o) {
   return o.case_timeout_s >= 0 ? o.case_timeout_s : kCaseTimeoutBaseS + kCaseTimeoutMaxTimes * o.rule.max_time_s;
 }
-
-// --help: heapbench's flags, the subcommands (name, one-line summary), then
-// Google Benchmark's flags that it passes on and those it refuses.
-std::string options_help(const std::vector<std::pair<std::string, std::string>>& subcommands = {});
 
 }  // namespace heapbench

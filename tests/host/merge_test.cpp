@@ -1,16 +1,22 @@
 #include "results/merge.hpp"
 
+#include "cases/axis_values.hpp"
+#include "heapbench/case.hpp"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 namespace heapbench {
 namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+
+json axes_of(const Case& c) { return json(axis_values(c)); }
 
 class MergeTest : public ::testing::Test {
  protected:
@@ -31,6 +37,18 @@ class MergeTest : public ::testing::Test {
     std::ofstream(p) << doc.dump();
     return p;
   }
+  // A child's file as SnapshotReporter writes it for real cases: each entry
+  // named as the harness names it, with its case's axis values.
+  std::string child_of(const std::string& file, const std::string& gpu, const std::vector<Case>& finished) {
+    std::vector<std::string> names;
+    for (const Case& c : finished) names.push_back(entry_name(c));
+    const auto p = child(file, gpu, names);
+    json doc = json::parse(std::ifstream(p));
+    for (std::size_t i = 0; i < finished.size(); ++i) doc["benchmarks"][i]["axis_values"] = axes_of(finished[i]);
+    std::ofstream(p) << doc.dump();
+    return p;
+  }
+  static std::string entry_name(const Case& c) { return case_name(c) + "/manual_time"; }
   fs::path dir_;
 };
 
@@ -43,17 +61,25 @@ json stand_in_error_entry(const std::string& name, const std::string& message) {
           {"cpu_time", 0.0},   {"time_unit", "ms"}, {"error_occurred", true},  {"error_message", message}};
 }
 
-// Planned cases known by name only (no axis values).
+// Planned cases by name, with the axis values child() gives every entry. The
+// merger takes a child's cases as bench/orchestrate.cpp gives them when the
+// child ends: add_runs, whose names say what the child finished, then
+// add_missing for the planned cases it did not (each with its axis values).
 std::vector<PlannedEntry> planned(std::initializer_list<const char*> names) {
   std::vector<PlannedEntry> out;
-  for (const char* n : names) out.push_back({n, json()});
+  for (const char* n : names) out.push_back({n, {{"size", 64}}});
   return out;
 }
 
+// A case's planned record as the orchestrator makes it (entries()).
+PlannedEntry planned_case(const Case& c) { return {case_name(c) + "/manual_time", axis_values(c)}; }
+
+using Names = std::set<std::string>;
+
 TEST_F(MergeTest, GroupsAppendInOrderAndKeepTheFirstContext) {
   ResultsMerger m(false, stand_in_error_entry);
-  m.add({0, child("a.json", "GPU A", {"x/heap:8/manual_time"}), planned({"x/heap:8/manual_time"}), ""});
-  m.add({0, child("b.json", "GPU A", {"x/heap:64/manual_time"}), planned({"x/heap:64/manual_time"}), ""});
+  EXPECT_EQ(m.add_runs(0, child("a.json", "GPU A", {"x/heap:8/manual_time"})), Names{"x/heap:8/manual_time"});
+  EXPECT_EQ(m.add_runs(0, child("b.json", "GPU B", {"x/heap:64/manual_time"})), Names{"x/heap:64/manual_time"});
   const json& d = m.document();
   ASSERT_EQ(m.entries(), 2u);
   EXPECT_EQ(d["benchmarks"][0]["name"], "x/heap:8/manual_time");
@@ -63,47 +89,50 @@ TEST_F(MergeTest, GroupsAppendInOrderAndKeepTheFirstContext) {
 }
 
 TEST_F(MergeTest, EntriesKeepTheirAxisValuesAndMadeUpErrorsGetTheirCases) {
-  const json axes_a = {{"pattern", "per_thread"}, {"api", "malloc"}, {"size", 16}, {"threads", 32},
-                       {"malloc_heap", 8 * 1024 * 1024}};
-  const json axes_b = {{"pattern", "printf"}, {"api", "printf"}, {"size", 8}, {"threads", 32},
-                       {"printf_fifo", 1024 * 1024}};
+  const Case a = make_case("per_thread", "malloc", 16, 0, 32, 8 * kMiB);
+  const Case b = make_case("printf", "printf", 8, 0, 32, 1 * kMiB);
   ResultsMerger m(true, stand_in_error_entry);
-  const auto path = child("a.json", "GPU A", {"a/manual_time"});
-  json doc = json::parse(std::ifstream(path));
-  doc["benchmarks"][0]["axis_values"] = axes_a;
-  std::ofstream(path) << doc.dump();
-  m.add({1, path, {{"a/manual_time", axes_a}, {"b/manual_time", axes_b}, {"c/manual_time", json()}},
-         "was killed by signal 9 (Killed)"});
+  EXPECT_EQ(m.add_runs(1, child_of("a.json", "GPU A", {a})), Names{planned_case(a).name})
+      << "the names the child finished, untagged, as the orchestrator compares them with its plan";
+  m.add_missing(1, {planned_case(b)}, "was killed by signal 9 (Killed)");
   const json& d = m.document();
-  ASSERT_EQ(d["benchmarks"].size(), 3u);
-  EXPECT_EQ(d["benchmarks"][0]["name"], "a/manual_time/device:1");
-  EXPECT_EQ(d["benchmarks"][0]["axis_values"], axes_a) << "a device tag leaves the axes alone";
-  EXPECT_EQ(d["benchmarks"][1]["axis_values"], axes_b);
-  EXPECT_FALSE(d["benchmarks"][2].contains("axis_values")) << "a planned case without axis values gets none";
+  ASSERT_EQ(d["benchmarks"].size(), 2u);
+  EXPECT_EQ(d["benchmarks"][0]["name"], planned_case(a).name + "/device:1");
+  EXPECT_EQ(d["benchmarks"][0]["axis_values"], axes_of(a)) << "a device tag leaves the axes alone";
+  EXPECT_EQ(d["benchmarks"][1]["name"], planned_case(b).name + "/device:1");
+  EXPECT_EQ(d["benchmarks"][1]["gpu_index"], 1);
+  EXPECT_EQ(d["benchmarks"][1]["axis_values"], axes_of(b)) << "a made-up error result carries its case's axes";
 }
 
 TEST_F(MergeTest, WhatADeadChildDidNotFinishBecomesErrorResults) {
+  const Case done = make_case("per_thread", "malloc", 64, 0, 32, 8 * kMiB);
+  const Case second = make_case("per_thread", "malloc", 128, 0, 32, 8 * kMiB);
+  const Case third = make_case("per_thread", "malloc", 256, 0, 32, 8 * kMiB);
+  const Case other_heap = make_case("per_thread", "malloc", 64, 0, 32, 64 * kMiB);
   ResultsMerger m(false, stand_in_error_entry);
-  m.add({0, child("a.json", "GPU A", {"a/manual_time"}), planned({"a/manual_time", "b/manual_time", "c/manual_time"}),
-         "was killed by signal 6 (Aborted)"});
-  m.add({0, (dir_ / "never_written.json").string(), planned({"d/manual_time"}), "was killed by signal 9 (Killed)"});
-  const json& b = m.document()["benchmarks"];
-  ASSERT_EQ(b.size(), 4u);
-  EXPECT_FALSE(b[0].contains("error_occurred"));
+  EXPECT_EQ(m.add_runs(0, child_of("a.json", "GPU A", {done})), Names{planned_case(done).name});
+  m.add_missing(0, {planned_case(second), planned_case(third)}, "was killed by signal 6 (Aborted)");
+  EXPECT_EQ(m.add_runs(0, (dir_ / "never_written.json").string()), Names{}) << "a child that wrote nothing finished nothing";
+  m.add_missing(0, {planned_case(other_heap)}, "was killed by signal 9 (Killed)");
+  const json& e = m.document()["benchmarks"];
+  ASSERT_EQ(e.size(), 4u);
+  EXPECT_FALSE(e[0].contains("error_occurred"));
   for (int i = 1; i < 4; ++i) {
-    EXPECT_TRUE(b[i]["error_occurred"].get<bool>());
-    EXPECT_FALSE(b[i].contains("allocs_per_s")) << "an error result carries no figure";
+    EXPECT_TRUE(e[i]["error_occurred"].get<bool>());
+    EXPECT_FALSE(e[i].contains("allocs_per_s")) << "an error result carries no figure";
   }
-  EXPECT_EQ(b[1]["name"], "b/manual_time");
-  EXPECT_NE(b[1]["error_message"].get<std::string>().find("signal 6"), std::string::npos);
-  EXPECT_NE(b[3]["error_message"].get<std::string>().find("signal 9"), std::string::npos);
+  EXPECT_EQ(e[1]["name"], planned_case(second).name);
+  EXPECT_EQ(e[2]["axis_values"], axes_of(third));
+  EXPECT_NE(e[1]["error_message"].get<std::string>().find("signal 6"), std::string::npos);
+  EXPECT_NE(e[3]["error_message"].get<std::string>().find("signal 9"), std::string::npos);
   EXPECT_EQ(m.errors_added(), 3u);
+  EXPECT_EQ(m.runs_merged(), 1u);
 }
 
 TEST_F(MergeTest, DevicesAreTaggedSoTheSameCaseOnTwoGpusStaysTwoCases) {
   ResultsMerger m(true, stand_in_error_entry);
-  m.add({0, child("d0.json", "GPU A", {"x/manual_time"}), planned({"x/manual_time"}), ""});
-  m.add({1, child("d1.json", "GPU B", {"x/manual_time"}), planned({"x/manual_time"}), ""});
+  m.add_runs(0, child("d0.json", "GPU A", {"x/manual_time"}));
+  m.add_runs(1, child("d1.json", "GPU B", {"x/manual_time"}));
   const json& d = m.document();
   ASSERT_EQ(m.entries(), 2u);
   EXPECT_EQ(d["benchmarks"][0]["name"], "x/manual_time/device:0");
@@ -116,7 +145,7 @@ TEST_F(MergeTest, DevicesAreTaggedSoTheSameCaseOnTwoGpusStaysTwoCases) {
 
 TEST_F(MergeTest, WriteIsAtomicAndReadable) {
   ResultsMerger m(false, stand_in_error_entry);
-  m.add({0, child("a.json", "GPU A", {"a/manual_time"}), planned({"a/manual_time"}), ""});
+  m.add_runs(0, child("a.json", "GPU A", {"a/manual_time"}));
   const auto out = (dir_ / "merged.json").string();
   m.write(out);
   std::ifstream in(out);
@@ -128,13 +157,13 @@ TEST_F(MergeTest, AChildFileThatIsNotJsonIsAnError) {
   const auto p = (dir_ / "bad.json").string();
   std::ofstream(p) << "{ half";
   ResultsMerger m(false, stand_in_error_entry);
-  EXPECT_THROW(m.add({0, p, planned({"a"}), ""}), std::runtime_error);
+  EXPECT_THROW(m.add_runs(0, p), std::runtime_error);
 }
 
 
 TEST_F(MergeTest, ARunningChildsCasesShowAsTheyLandAndAreTakenOnceWhenItEnds) {
   ResultsMerger m(false, stand_in_error_entry);
-  m.add({0, child("a.json", "GPU A", {"a/heap:8"}), planned({"a/heap:8"}), ""});
+  m.add_runs(0, child("a.json", "GPU A", {"a/heap:8"}));
   const auto running = child("b.json", "GPU A", {"b1/heap:64"});
   EXPECT_EQ(m.peek(0, running), 1u);
   EXPECT_EQ(m.entries(), 2u);
@@ -142,7 +171,8 @@ TEST_F(MergeTest, ARunningChildsCasesShowAsTheyLandAndAreTakenOnceWhenItEnds) {
   EXPECT_EQ(m.peek(0, running), 2u);
   EXPECT_EQ(m.entries(), 3u);
   EXPECT_EQ(m.document()["benchmarks"][2]["name"], "b2/heap:64");
-  m.add({0, running, planned({"b1/heap:64", "b2/heap:64", "b3/heap:64"}), "was killed by signal 9 (Killed)"});
+  EXPECT_EQ(m.add_runs(0, running), (Names{"b1/heap:64", "b2/heap:64"}));
+  m.add_missing(0, planned({"b3/heap:64"}), "was killed by signal 9 (Killed)");
   EXPECT_EQ(m.entries(), 4u) << "what peek showed is replaced by the child's final file, not added to it";
   EXPECT_EQ(m.runs_merged(), 3u);
 }
@@ -150,7 +180,8 @@ TEST_F(MergeTest, ARunningChildsCasesShowAsTheyLandAndAreTakenOnceWhenItEnds) {
 TEST_F(MergeTest, NothingFinishedMeansNoRunsMerged) {
   // An interrupt before the first case: only made-up error results, which must not replace an earlier file.
   ResultsMerger m(false, stand_in_error_entry);
-  m.add({0, (dir_ / "never_written.json").string(), planned({"a", "b"}), "was killed by signal 2 (Interrupt)"});
+  EXPECT_EQ(m.add_runs(0, (dir_ / "never_written.json").string()), Names{});
+  m.add_missing(0, planned({"a", "b"}), "was killed by signal 2 (Interrupt)");
   EXPECT_EQ(m.entries(), 2u);
   EXPECT_EQ(m.runs_merged(), 0u);
 }
@@ -338,7 +369,8 @@ TEST_F(MergeTest, TheWrittenFileIsTheDocumentAtEveryStep) {
       m.write(out);
       EXPECT_EQ(written(), m.document().dump(2) + "\n") << step << (tag ? " (tagged)" : "");
     };
-    m.add({0, child("a.json", "GPU A", {"a/heap:8"}), planned({"a/heap:8", "a2/heap:8"}), ""});
+    m.add_runs(0, child("a.json", "GPU A", {"a/heap:8"}));
+    m.add_missing(0, planned({"a2/heap:8"}), "");
     check("added, one missing");
     const auto running = child("b.json", "GPU A", {"b1/heap:64"});
     m.peek(0, running);
@@ -346,7 +378,7 @@ TEST_F(MergeTest, TheWrittenFileIsTheDocumentAtEveryStep) {
     child("b.json", "GPU A", {"b1/heap:64", "b2/heap:64"});
     m.peek(0, running);
     check("peeked again");
-    m.add({0, running, planned({"b1/heap:64", "b2/heap:64"}), ""});
+    m.add_runs(0, running);
     check("the child ended");
     m.adopt(json::parse(written()));
     m.add_runs(1, child("c.json", "GPU B", {"c/heap:8"}), true);

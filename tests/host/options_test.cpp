@@ -1,4 +1,6 @@
+#include "advise/advise.hpp"
 #include "cases/catalog.hpp"
+#include "check/check.hpp"
 #include "run/options.hpp"
 #include "run/benchmark_flags.hpp"
 
@@ -7,6 +9,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
+#include <regex>
 #include <set>
 #include <string>
 
@@ -16,6 +20,12 @@ namespace {
 Options parse(std::vector<const char*> args) {
   args.insert(args.begin(), "heapbench");
   return parse_options(static_cast<int>(args.size()), args.data());
+}
+
+// What heapbench --help prints, listing `subcommands`.
+std::string help(const SubcommandList& subcommands = {}) {
+  const char* argv[] = {"heapbench", "--help"};
+  return parse_options(2, argv, subcommands).help_text;
 }
 
 bool has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
@@ -195,7 +205,7 @@ TEST(Options, DevicesAndIsolation) {
 // --help says so; where it is built it is accepted and --help is silent. Which
 // branch runs depends on the toolkit (scripts/toolkits builds both).
 TEST(Options, ApisTheToolkitCannotBuildAreRefusedSayingWhy) {
-  const std::string h = options_help();
+  const std::string h = help();
   for (const char* api : {"cuda_std_aligned", "malloc_nvfunction"}) {
     const std::string why = not_built_reason(api);
     const std::string arg = std::string("--apis=malloc,") + api;
@@ -350,7 +360,7 @@ TEST(Options, HelpAndVersionNeedNothingElse) {
 }
 
 TEST(Options, HelpListsSubcommandsAndGoogleBenchmarksFlagsAsHeapbenchTreatsThem) {
-  const std::string h = options_help({{"advise", "heap-size advice"}});
+  const std::string h = help({{"advise", "heap-size advice"}});
   EXPECT_NE(h.find("advise"), std::string::npos);
   EXPECT_NE(h.find("heap-size advice"), std::string::npos);
   for (const auto& f : google_benchmark_flags()) EXPECT_NE(h.find(std::string(f.name)), std::string::npos) << f.name;
@@ -376,9 +386,75 @@ TEST(Options, CaseTimeoutNeedsAChildProcessAndDefaultsFromMaxTime) {
 }
 
 TEST(Options, HelpNamesEveryHeapbenchFlag) {
-  const std::string h = options_help();
+  const std::string h = help();
   for (const char* flag : {"--isolate", "--no-isolate", "--devices", "--profile", "--patterns", "--apis", "--aligns", "--sizes", "--threads", "--heaps", "--device", "--kernel-budget-ms", "--max-demand-fraction", "--case-timeout"}) {
     EXPECT_NE(h.find(flag), std::string::npos) << flag;
+  }
+}
+
+// The flags a --help text lists, each once: the first name of every option
+// line ("  -h,--help", "  --sizes TEXT"), up to Google Benchmark's flags.
+std::vector<std::string> listed_flags(const std::string& help) {
+  const std::string own = help.substr(0, help.find("\n\nGoogle Benchmark's flags, passed on"));
+  const std::regex option_line(R"(\n  (?:-\w,)?(--[\w-]+))");
+  std::vector<std::string> flags;
+  for (auto m = std::sregex_iterator(own.begin(), own.end(), option_line); m != std::sregex_iterator(); ++m) {
+    flags.push_back((*m)[1]);
+  }
+  return flags;
+}
+
+// Whether `parse` takes `flag` given alone (its value missing or wrong is fine:
+// only a flag it does not know is refused as unknown).
+bool takes(const std::function<void(const char*)>& parse, const std::string& flag) {
+  try {
+    parse(flag.c_str());
+  } catch (const UsageError& e) {
+    const std::string why = e.what();
+    return why.find("unknown flag") == std::string::npos && why.find("not expected") == std::string::npos;
+  }
+  return true;
+}
+
+// Issue 54: heapbench, advise and check each built their command line twice,
+// once to parse and once for --help (and the two descriptions differed). --help
+// is now the parser's answer, printed from the app that parsed: every flag it
+// lists is one the parser takes, and its first line is the one description.
+TEST(Help, IsWhatTheParserAnswersAndListsOnlyFlagsItTakes) {
+  const Options run = parse({"--help"});
+  EXPECT_EQ(parse({"--sizes=64"}).help_text, "") << "help_text is --help's answer only";
+  EXPECT_EQ(run.help_text.rfind("heapbench: throughput and limits of CUDA's device heap\nUsage: heapbench [OPTIONS]", 0), 0u)
+      << run.help_text.substr(0, 200);
+  const char* advise_argv[] = {"advise", "--help"};
+  const std::string advise = parse_advise_options(2, advise_argv).help_text;
+  EXPECT_EQ(advise.rfind("heapbench advise: the smallest cudaLimitMallocHeapSize for a workload, by bisection over "
+                         "real runs\nUsage: heapbench advise [OPTIONS]",
+                         0),
+            0u)
+      << advise.substr(0, 200);
+  const std::vector<std::string> known_apis = {"malloc"};
+  const char* check_argv[] = {"check", "--help"};
+  const std::string check = check::parse_check_options(2, check_argv, known_apis).help_text;
+  EXPECT_EQ(check.rfind("heapbench check: a conformance verdict for device allocators (docs/check.md)\n"
+                        "Usage: heapbench check [OPTIONS]",
+                        0),
+            0u)
+      << check.substr(0, 200);
+
+  const std::vector<std::pair<std::string, std::function<void(const char*)>>> commands = {
+      {run.help_text, [](const char* flag) { parse({flag}); }},
+      {advise, [](const char* flag) {
+         const char* argv[] = {"advise", flag};
+         parse_advise_options(2, argv);
+       }},
+      {check, [&](const char* flag) {
+         const char* argv[] = {"check", flag};
+         check::parse_check_options(2, argv, known_apis);
+       }}};
+  for (const auto& [help, parser] : commands) {
+    const std::vector<std::string> flags = listed_flags(help);
+    EXPECT_GE(flags.size(), 10u) << help;
+    for (const std::string& flag : flags) EXPECT_TRUE(takes(parser, flag)) << flag << " is listed by:\n" << help;
   }
 }
 
