@@ -495,3 +495,24 @@ def test_the_page_gives_replay_over_direct(replayed, tmp_path):
     assert "grow : fastest slab , 2 ms at heap 64 MiB" in answer
     assert "replay / direct of its allocating kernels 0.667 (replay 1 ms, of it the replay's own floor 0.2 ms)" \
         in answer, answer
+
+
+NOGPU = Path(os.environ.get("HEAPBENCH_NOGPU", ROOT / "build" / "tests" / "heapbench_nogpu"))
+
+
+@pytest.mark.skipif(not NOGPU.is_file(), reason="needs build/tests/heapbench_nogpu (scripts/build)")
+def test_the_real_heapbench_replays_a_recorded_trace_on_the_stand_in_device(tmp_path):
+    """The runner's flags and reading against heapbench's own replay (the CPU stand-in device)."""
+    build = make_build(tmp_path, {"grow": {"malloc": {"section_ms": [10.0], "hash": GOOD},
+                                           "slab": {"section_ms": [2.0], "hash": GOOD}}})
+    (build / "heapbench").unlink()
+    (build / "heapbench").symlink_to(NOGPU)
+    make_recording(build, "grow", {"section_ms": [12.0], "hash": GOOD}, launches=2)
+    out = tmp_path / "apps.json"
+    rc, err = run("--build", build, "--heaps", "64", "--runs", "1", "--timeout", "60", "-o", out)
+    assert rc == 0, err
+    assert validate(out) == []
+    for api, e in _by_api(out).items():
+        assert "replay_error" not in e, (api, e.get("replay_error"))
+        assert e["replay_launches"] == 2 and e["replay_ms"] > 0 and 0 < e["replay_floor_ms"], (api, e)
+        assert e["replay_vs_direct"] == pytest.approx(e["replay_ms"] / e["alloc_kernels_ms"])
