@@ -516,3 +516,14 @@ def test_the_real_heapbench_replays_a_recorded_trace_on_the_stand_in_device(tmp_
         assert "replay_error" not in e, (api, e.get("replay_error"))
         assert e["replay_launches"] == 2 and e["replay_ms"] > 0 and 0 < e["replay_floor_ms"], (api, e)
         assert e["replay_vs_direct"] == pytest.approx(e["replay_ms"] / e["alloc_kernels_ms"])
+
+
+def test_the_figures_summary_gives_replay_over_direct(replayed, tmp_path):
+    from heapbench_plot import figures
+    _, _, out, _ = replayed
+    rc, err = _tool(figures.main, [out, "-o", tmp_path / "f"])
+    assert rc == 0, err
+    summary = (tmp_path / "f" / "summary.md").read_text()
+    assert "| replay / direct | replay's floor (ms) |" in summary
+    assert "| grow | 64 MiB | slab | 2 | 5 | 75.0 % | 0.5 | 0.667 | 0.2 |" in summary, summary
+    assert "| bare | 64 MiB | malloc | 4 | 1 | 75.0 % | 1 | no replay |  |" in summary
