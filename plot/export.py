@@ -33,7 +33,7 @@ from pathlib import Path
 import pandas as pd
 
 from heapbench_plot import style
-from heapbench_plot.heapbench_results import Results, SchemaError, finish, load_selection, measured, rate_of
+from heapbench_plot.heapbench_results import NOTE_FIELDS, Results, SchemaError, finish, load_selection, measured, rate_of
 from heapbench_plot.outputs import ToolParser, markdown_table, write_csv, write_text
 
 FORMATS = {"csv": ".csv", "md": ".md", "long": ".csv", "gbench": ".json", "nvbench": ".json"}
@@ -43,7 +43,9 @@ def tidy(res: Results) -> pd.DataFrame:
     """One row per case: the axes, the counters the file has, the error; case names last."""
     cases = res.cases()
     counters = measured(cases, res.counters)
-    out = cases[res.axes + ["gpu_index"] + counters + ["repetitions", "error", "error_message", "case"]].copy()
+    notes = [c for c in NOTE_FIELDS if c in cases]  # heapbench-apps' replay_error, where an entry has it
+    out = cases[res.axes + ["gpu_index"] + counters + ["repetitions", "error", "error_message"] + notes
+                + ["case"]].copy()
     out["error_message"] = out["error_message"].fillna("")
     return out.reset_index(drop=True)
 

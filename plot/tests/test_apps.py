@@ -495,6 +495,11 @@ def test_the_page_gives_replay_over_direct(replayed, tmp_path):
     assert "grow : fastest slab , 2 ms at heap 64 MiB" in answer
     assert "replay / direct of its allocating kernels 0.667 (replay 1 ms, of it the replay's own floor 0.2 ms)" \
         in answer, answer
+    # a program with no replay says why (the reader keeps replay_error: heapbench_results.NOTE_FIELDS)
+    assert "bare : fastest on CUDA's heap (malloc), 4 ms at heap 64 MiB; on CUDA's heap 75 % of its time is in " \
+        "kernels that allocate; no replay: no recording build" in answer, answer
+    cases = load(out).cases()
+    assert cases.set_index("case").loc["app/grow/bump/heap:64", "replay_error"].startswith("the replay failed")
 
 
 NOGPU = Path(os.environ.get("HEAPBENCH_NOGPU", ROOT / "build" / "tests" / "heapbench_nogpu"))
@@ -527,3 +532,16 @@ def test_the_figures_summary_gives_replay_over_direct(replayed, tmp_path):
     assert "| replay / direct | replay's floor (ms) |" in summary
     assert "| grow | 64 MiB | slab | 2 | 5 | 75.0 % | 0.5 | 0.667 | 0.2 |" in summary, summary
     assert "| bare | 64 MiB | malloc | 4 | 1 | 75.0 % | 1 | no replay |  |" in summary
+
+
+def test_compare_and_export_take_a_file_with_replays(replayed, tmp_path):
+    _, _, out, _ = replayed
+    rc, err = _tool(compare.main, [out, out, "-o", tmp_path / "cmp"])
+    assert rc == 0 and "Traceback" not in err, err
+    t = compare.compare_pair(load(out), load(out)).set_index("case")
+    assert t.loc["app/grow/slab/heap:64", "ratio"] == pytest.approx(1.0)
+    (tmp_path / "x").mkdir()
+    rc, err = _tool(export.main, [out, "-o", tmp_path / "x", "--format", "csv"])
+    assert rc == 0, err
+    head = next((tmp_path / "x").iterdir()).read_text().splitlines()[0]
+    assert "replay_vs_direct" in head and "replay_floor_ms" in head and "replay_error" in head, head
