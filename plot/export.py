@@ -5,7 +5,8 @@ usage: heapbench-export RESULTS.json -o OUT [--format csv|md|long|gbench|nvbench
 
 - csv, md: one row per case (the mean over its repetitions), the axes as columns
   (pattern, api, size, align, threads, heap_mib, limit, gpu_index), then every
-  counter the file has, error and error_message. `long`: one row per case and
+  counter the file has, error and error_message (and replay_error, where an app entry
+  has one: heapbench-apps). `long`: one row per case and
   counter (case axes, counter, value, unit, higher_is_better), for pandas' or R's
   group-by.
 - gbench: the file as Google Benchmark JSON that tools/compare.py compares
