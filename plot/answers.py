@@ -252,6 +252,7 @@ def _program_line(res: Results, program: str, g: pd.DataFrame) -> Markup:
             if b["section_ms"] < top["section_ms"]:
                 text += Markup("; {}, which never frees, {} ({})").format(
                     style.api_label(b["api"], res.context), _ms(b["section_ms"]), _x(m["section_ms"] / b["section_ms"]))
+        text += _replay_words(top)
     errs = g[g["error"].astype(bool)]
     if len(errs):
         text += Markup("; errors, no figure: {}").format(Markup("; ").join(
@@ -259,6 +260,22 @@ def _program_line(res: Results, program: str, g: pd.DataFrame) -> Markup:
                                               _short(e["error_message"]))
             for _, e in errs.iterrows()))
     return text
+
+
+def _replay_words(top: pd.Series) -> Markup:
+    """How well the replay of the program's recorded allocations (heapbench-apps) predicted the
+    fastest allocator's direct run, with the replay's own floor; or why there is no replay."""
+    v = top.get("replay_vs_direct")
+    if v is not None and pd.notna(v):
+        words = Markup("; replay / direct of its allocating kernels {:.3g} (replay {}").format(v, _ms(top["replay_ms"]))
+        floor = top.get("replay_floor_ms")
+        if floor is not None and pd.notna(floor):
+            words += Markup(", of it the replay's own floor {}").format(_ms(floor))
+        return words + Markup(")")
+    why = top.get("replay_error")
+    if isinstance(why, str) and why:
+        return Markup("; no replay: {}").format(_short(why, 80))
+    return Markup("")
 
 
 def which_allocator_per_program(res: Results, cases: pd.DataFrame) -> list[Markup]:

@@ -8,7 +8,16 @@ those that do not, each kernel, NULL returns, whether its output equals its run 
 and its speedup over that run.
 
 usage: heapbench-apps [--build DIR] [--programs a,b] [--apis x,y] [--heaps 512,1024]
-                      [--runs N] [--timeout S] -o apps.json
+                      [--runs N] [--timeout S] [--no-replay] -o apps.json
+
+Replay beside direct (unless --no-replay): per program and heap, the program's recording build
+(build/apps-record/<program>/<program>: CUDA's heap, HEAPBENCH_TRACE=1) runs once with
+HEAPBENCH_APP_TRACE naming a trace file, its output checked equal to the run on CUDA's heap; the
+build's `heapbench replay` then replays that trace on each allocator whose entry has a figure, and
+the entry gains replay_ms, replay_floor_ms, replay_launches and replay_vs_direct (the replay's time
+over the entry's alloc_kernels_ms), or replay_error: why there is no replay figure (no recording
+build, a recording that failed or differed, a replay that failed). A replay never makes a case an
+error.
 
 A run that crashes, times out, gives no report, returns NULL, or whose output hash differs
 from malloc's (or between its own runs) is an error entry with its reason, never a figure; the
@@ -69,6 +78,24 @@ COUNTERS = {
                           "description": "the section_ms of the program on CUDA's heap (malloc) at the same heap "
                                          "over this one's"},
 }
+# The replay of the program's recorded allocations beside the direct run (docs/apps.md, "Replay
+# beside direct"); an entry without them has replay_error, a string saying why.
+REPLAY_COUNTERS = {
+    "replay_ms": {"unit": "ms", "scale": "count", "higher_is_better": False,
+                  "description": "GPU time of `heapbench replay` of the program's recorded allocating launches on "
+                                 "this allocator and heap: launch_s x the trace's launches"},
+    "replay_floor_ms": {"unit": "ms", "scale": "count", "higher_is_better": None,
+                        "description": "the replay's own floor over the same launches (the walk with no allocator: "
+                                       "floor_s x launches): what the replay costs whatever the allocator"},
+    "replay_launches": {"unit": "", "scale": "count", "higher_is_better": None,
+                        "description": "launches in the program's trace: its launch() calls that allocate and "
+                                       "recorded an event"},
+    "replay_vs_direct": {"unit": "x", "scale": "count", "higher_is_better": None,
+                         "description": "replay_ms / alloc_kernels_ms: how much of the direct run's time in "
+                                        "allocating kernels the replay of their allocations accounts for (1: all)"},
+}
+COUNTERS.update(REPLAY_COUNTERS)
+RECORD_DIR = "apps-record"  # build/apps-record/<program>/<program>: the recording build
 KERNEL = "kernel_ms:"  # a kernel's counter: kernel_ms:<kernel>
 
 
@@ -158,11 +185,11 @@ def results_document(context: dict, entries: list[dict], kernels: dict, apis: di
 # ---------------------------------------------------------------------------------------------
 # The runs
 
-def run_once(exe: Path, heap_mib: int, timeout: float) -> tuple[dict | None, str | None]:
+def run_once(exe: Path, heap_mib: int, timeout: float, extra_env: dict | None = None) -> tuple[dict | None, str | None]:
     """(the program's report, None) or (None, why it gave none)."""
     with tempfile.TemporaryDirectory(prefix="heapbench-app-") as tmp:
         path = Path(tmp) / "report.json"
-        env = dict(os.environ, HEAPBENCH_APP_REPORT=str(path), HEAPBENCH_APP_HEAP_MIB=str(heap_mib))
+        env = dict(os.environ, HEAPBENCH_APP_REPORT=str(path), HEAPBENCH_APP_HEAP_MIB=str(heap_mib), **(extra_env or {}))
         try:
             p = subprocess.run([str(exe)], env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                                timeout=timeout, errors="replace")
@@ -259,6 +286,115 @@ def measure(exe: Path, program: str, api: str, heap: int, runs: int, timeout: fl
                      reference_ms=section if api == "malloc" else reference["section_ms"], kernels=ks, figures=figs,
                      round_ms=sections)
     return e, ({"section_ms": section, "output_hash": reports[0]["output_hash"]} if api == "malloc" else None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Replay beside direct: the recording build once per program and heap, `heapbench replay` per
+# allocator, the figures (or why there are none) on each entry.
+
+def recording_build(build: Path, program: str) -> Path:
+    return build / RECORD_DIR / program / program
+
+
+def record(build: Path, program: str, heap: int, timeout: float, reference: dict | None,
+           trace: Path) -> tuple[int | None, str | None]:
+    """Runs the program's recording build once, its trace written to `trace`: (the trace's launches,
+    None) or (None, why there is no trace to replay)."""
+    from heapbench_plot import trace as tr
+    exe = recording_build(build, program)
+    if not exe.is_file():
+        return None, (f"no recording build ({exe}): built by heapbench_add_app with HEAPBENCH_APP_RECORD on "
+                      "(docs/apps.md)")
+    if reference is None:
+        return None, "no reference: the run on CUDA's heap (malloc) gave no figure to check the recording against"
+    report, error = run_once(exe, heap, timeout, {"HEAPBENCH_APP_TRACE": str(trace)})
+    error = error or _report_fault([report])
+    if error:
+        return None, f"the recording build: {error}"
+    if report["output_hash"] != reference["output_hash"]:
+        return None, (f"the recording build's output differs from the run on CUDA's heap (hash "
+                      f"{report['output_hash']}, malloc's {reference['output_hash']})")
+    if report["nulls"]:
+        return None, f"the recording build: {int(report['nulls'])} allocation calls returned NULL"
+    if not trace.is_file():
+        return None, "the recording build wrote no trace (is it built with HEAPBENCH_TRACE=1?)"
+    try:
+        launches = len(tr.launch_records(trace))
+    except tr.TraceError as e:
+        return None, f"the recording build's trace: {e}"
+    if launches == 0:
+        return None, "no launch of its timed section allocates: nothing to replay"
+    return launches, None
+
+
+def replay(build: Path, trace: Path, api: str, heap: int, timeout: float, launches: int) -> dict:
+    """`heapbench replay` of `trace` on `api` and `heap`: the entry's replay figures, or {replay_error}."""
+    with tempfile.TemporaryDirectory(prefix="heapbench-replay-") as tmp:
+        out = Path(tmp) / "replay.json"
+        cmd = [str(build / "heapbench"), "replay", str(trace), f"--apis={api}", f"--heaps={heap}M",
+               f"--benchmark_out={out}", f"--case-timeout={timeout:g}"]
+        try:
+            p = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True, errors="replace",
+                               timeout=2 * timeout + 60)
+        except subprocess.TimeoutExpired:
+            return {"replay_error": f"the replay ran past its time limit of {2 * timeout + 60:g} s"}
+        except OSError as e:
+            return {"replay_error": f"heapbench replay could not be started ({e.strerror or e})"}
+        try:
+            doc = json.loads(out.read_text(encoding="utf-8"))
+            entries = [b for b in doc["benchmarks"] if isinstance(b, dict)
+                       and b.get("axis_values", {}).get("api") == api and b.get("run_type", "iteration") == "iteration"]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            tail = " ".join((p.stderr or p.stdout).strip().splitlines()[-2:])
+            return {"replay_error": f"heapbench replay ended with exit {p.returncode} and no results"
+                                    + (f": {tail}" if tail else "")}
+    if len(entries) != 1:
+        return {"replay_error": f"heapbench replay's results have {len(entries)} cases of {api}, not one"}
+    e = entries[0]
+    if e.get("error_occurred"):
+        return {"replay_error": f"the replay failed: {e.get('error_message', 'no message')}"}
+    launch_s, floor_s, nulls = e.get("launch_s"), e.get("floor_s"), e.get("new_nulls", 0)
+    if not _number(launch_s):
+        return {"replay_error": "the replay's results have no launch_s"}
+    if _number(nulls) and nulls > 0:
+        return {"replay_error": f"the replay got {nulls:g} NULLs where the recording had a block (new_nulls)"}
+    got = {"replay_ms": 1000.0 * launch_s * launches, "replay_launches": launches}
+    if _number(floor_s):
+        got["replay_floor_ms"] = 1000.0 * floor_s * launches
+    return got
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v >= 0
+
+
+def with_replay(e: dict, got: dict) -> dict:
+    """The entry with its replay's figures and replay_vs_direct, or its replay_error."""
+    e.update(got)
+    if "replay_ms" in got and e.get("alloc_kernels_ms", 0) > 0:
+        e["replay_vs_direct"] = got["replay_ms"] / e["alloc_kernels_ms"]
+    return e
+
+
+def replay_program(build: Path, program: str, heap: int, timeout: float, reference: dict | None,
+                   entries: list[dict]) -> None:
+    """The recording and each allocator's replay of `program` at `heap`, onto `entries` (its cases
+    at that heap; an error entry has no direct figure and gets nothing)."""
+    figures = [e for e in entries if not e.get("error_occurred")]
+    if not figures:
+        return
+    with tempfile.TemporaryDirectory(prefix="heapbench-trace-") as tmp:
+        trace = Path(tmp) / f"{program}.hbt"
+        launches, error = record(build, program, heap, timeout, reference, trace)
+        for e in figures:
+            api = e["axis_values"]["api"]
+            with_replay(e, {"replay_error": error} if error else replay(build, trace, api, heap, timeout, launches))
+            if "replay_error" in e:
+                print(f"{e['name']}: replay ERROR {e['replay_error']}", file=sys.stderr)
+            else:
+                print(f"{e['name']}: replay {e['replay_ms']:.3f} ms over {launches} launches (floor "
+                      f"{e.get('replay_floor_ms', float('nan')):.3f}), replay / direct "
+                      f"{e.get('replay_vs_direct', float('nan')):.3g}", file=sys.stderr)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -402,6 +538,10 @@ def parser() -> ToolParser:
     ap.add_argument("--heaps", default="512", help="heap sizes in MiB (default 512)")
     ap.add_argument("--runs", type=int, default=3, help="runs per case, the median reported (default 3)")
     ap.add_argument("--timeout", type=float, default=120, help="seconds a run may take (default 120)")
+    ap.add_argument("--no-replay", action="store_true",
+                    help="run no recording build and no replay (default: each program's trace, recorded once per "
+                         "heap by build/apps-record/<program>/<program>, replayed on each allocator beside its "
+                         "direct run)")
     ap.add_argument("-o", "--out", required=True, help="the results file to write")
     return ap
 
@@ -462,18 +602,21 @@ def main(argv: list[str] | None = None) -> int:
     entries, kernels, failed = [], {}, 0
     for program in programs:
         for heap in heaps:
-            reference = None
+            reference, these = None, []
             for api in apis[program]:
                 e, ref = measure(root / program / api / program, program, api, heap, a.runs, a.timeout, reference,
                                  kernels)
                 reference = ref or reference
-                entries.append(e)
+                these.append(e)
                 if e.get("error_occurred"):
                     failed += 1
                     print(f"{e['name']}: ERROR {e['error_message']}", file=sys.stderr)
                 else:
                     print(f"{e['name']}: {e['section_ms']:.3f} ms (allocating kernels {e['alloc_kernels_ms']:.3f}, "
                           f"others {e['other_kernels_ms']:.3f})", file=sys.stderr)
+            if not a.no_replay:
+                replay_program(Path(a.build), program, heap, a.timeout, reference, these)
+            entries += these
     build = Path(a.build)
     doc = results_document(provenance(build, argv, a.runs), entries, kernels,
                            apis_block(build, {x for v in apis.values() for x in v}))

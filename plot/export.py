@@ -5,7 +5,8 @@ usage: heapbench-export RESULTS.json -o OUT [--format csv|md|long|gbench|nvbench
 
 - csv, md: one row per case (the mean over its repetitions), the axes as columns
   (pattern, api, size, align, threads, heap_mib, limit, gpu_index), then every
-  counter the file has, error and error_message. `long`: one row per case and
+  counter the file has, error and error_message (and replay_error, where an app entry
+  has one: heapbench-apps). `long`: one row per case and
   counter (case axes, counter, value, unit, higher_is_better), for pandas' or R's
   group-by.
 - gbench: the file as Google Benchmark JSON that tools/compare.py compares
@@ -33,7 +34,7 @@ from pathlib import Path
 import pandas as pd
 
 from heapbench_plot import style
-from heapbench_plot.heapbench_results import Results, SchemaError, finish, load_selection, measured, rate_of
+from heapbench_plot.heapbench_results import NOTE_FIELDS, Results, SchemaError, finish, load_selection, measured, rate_of
 from heapbench_plot.outputs import ToolParser, markdown_table, write_csv, write_text
 
 FORMATS = {"csv": ".csv", "md": ".md", "long": ".csv", "gbench": ".json", "nvbench": ".json"}
@@ -43,7 +44,9 @@ def tidy(res: Results) -> pd.DataFrame:
     """One row per case: the axes, the counters the file has, the error; case names last."""
     cases = res.cases()
     counters = measured(cases, res.counters)
-    out = cases[res.axes + ["gpu_index"] + counters + ["repetitions", "error", "error_message", "case"]].copy()
+    notes = [c for c in NOTE_FIELDS if c in cases]  # heapbench-apps' replay_error, where an entry has it
+    out = cases[res.axes + ["gpu_index"] + counters + ["repetitions", "error", "error_message"] + notes
+                + ["case"]].copy()
     out["error_message"] = out["error_message"].fillna("")
     return out.reset_index(drop=True)
 

@@ -774,15 +774,20 @@ def _apps_table(res: Results, cases: pd.DataFrame) -> list[str]:
     apps = cases[(cases["pattern"] == APP) & ~cases["error"]]
     if apps.empty or "section_ms" not in apps or "program" not in apps:
         return []
+    replayed = "replay_vs_direct" in apps and apps["replay_vs_direct"].notna().any()
     rows = []
     for _, r in apps.sort_values(["program", "heap_mib", "section_ms"]).iterrows():
         rows.append([r["program"], _fmt_mib(int(r["heap_mib"])), style.api_label(r["api"], res.context),
                      f"{r['section_ms']:.4g}", f"{r.get('speedup_vs_malloc', math.nan):.3g}",
                      f"{100 * r.get('alloc_share', math.nan):.1f} %", f"{r.get('other_kernels_ms', math.nan):.3g}"])
+        if replayed:  # heapbench-apps' replay beside the direct run (docs/apps.md)
+            v, floor = r.get("replay_vs_direct", math.nan), r.get("replay_floor_ms", math.nan)
+            rows[-1] += [f"{v:.3g}" if pd.notna(v) else "no replay", f"{floor:.3g}" if pd.notna(floor) else ""]
+    head = ["program", "heap", "allocator", "section (ms)", "speedup vs malloc", "in allocating kernels",
+            "other kernels (ms)"] + (["replay / direct", "replay's floor (ms)"] if replayed else [])
     return ["## Real programs: each allocator against CUDA's malloc", "",
             "Outputs checked equal to the program's run on CUDA's heap; errors below.", "",
-            *markdown_table(["program", "heap", "allocator", "section (ms)", "speedup vs malloc",
-                             "in allocating kernels", "other kernels (ms)"], rows), ""]
+            *markdown_table(head, rows), ""]
 
 
 def summary(res: Results, cases: pd.DataFrame, written: list[Path], out: Path) -> Path:

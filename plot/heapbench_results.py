@@ -93,7 +93,8 @@ class Results:
         """The file's counters, in its order: those it declares, then any other number its
         entries carry (all of them, for a file written before the declarations)."""
         extra = set(self.extra_axes)
-        return [c for c in self.frame.columns if c not in _BASE and c not in extra and c not in SAMPLE_FIELDS]
+        return [c for c in self.frame.columns if c not in _BASE and c not in extra and c not in SAMPLE_FIELDS
+                and c not in NOTE_FIELDS]
 
     @property
     def extra_axes(self) -> list[str]:
@@ -187,13 +188,14 @@ class Results:
         if it.empty:  # error a bool column even so: cases[~cases["error"]] must select rows, not columns
             return pd.DataFrame(columns=keys + counters + ["error", "error_message", "repetitions"]).astype(
                 {"error": bool})
+        notes = [c for c in NOTE_FIELDS if c in it.columns]
         if not it.duplicated(["case", "gpu_index"]).any():  # one run per case: nothing to average
-            agg = it[keys + counters + ["error", "error_message"]].reset_index(drop=True)
+            agg = it[keys + counters + ["error", "error_message"] + notes].reset_index(drop=True)
             agg["repetitions"] = 1
         else:
             agg = it.groupby(keys, dropna=False, sort=False).agg(
                 {**{c: "mean" for c in counters}, "error": "any", "error_message": "first",
-                 "repetition_index": "count"})
+                 **{c: "first" for c in notes}, "repetition_index": "count"})
             agg = agg.rename(columns={"repetition_index": "repetitions"}).reset_index()
         agg.loc[agg["error"], counters] = math.nan
         return agg
@@ -457,7 +459,7 @@ class _Reader:
 
     def __init__(self):
         self.text_axes: set[str] = set()
-        self.columns = Columns(text=set(TEXT_COLUMNS) | set(SAMPLE_FIELDS), ints={"size", "align", "threads",
+        self.columns = Columns(text=set(TEXT_COLUMNS) | set(SAMPLE_FIELDS) | set(NOTE_FIELDS), ints={"size", "align", "threads",
                                                                                    "heap_mib", "gpu_index"})
         self.odd: dict[str, tuple[str, object]] = {}  # field -> (entry, a value that is no number)
         self.error: SchemaError | None = None
@@ -503,6 +505,8 @@ class _Reader:
         (remembered in self.odd) a value that is no number."""
         if k in SAMPLE_KEYS:
             row["round_seconds"] = _samples(v, f"{name!r}: {k}", SAMPLE_KEYS[k])
+        elif k in NOTE_FIELDS and type(v) is str:
+            row[k] = v
         elif type(v) is float or type(v) is int:
             if k in axes or k in _BASE:
                 raise SchemaError(f"{name!r}: {k!r} is both an axis (in axis_values) and a counter")
@@ -514,19 +518,23 @@ class _Reader:
         """(the frame, its extra axes, its counters in the file's order)."""
         extra = list(self.extra_axes)
         numbers = [k for k in self.columns.order if k not in _BASE and k not in self.extra_axes
-                   and k not in SAMPLE_FIELDS]
+                   and k not in SAMPLE_FIELDS and k not in NOTE_FIELDS]
         for k, (name, v) in self.odd.items():
             if k in declared or k in numbers:
                 raise SchemaError(f"{path}: {name!r}: {k} is {json.dumps(v)[:40]}, not a number")
         counters = list(dict.fromkeys([*declared, *numbers]))
         samples = [k for k in SAMPLE_FIELDS if k in self.columns.order]
-        frame = self.columns.frame(BASE_COLUMNS + extra + counters + samples)
+        notes = [k for k in NOTE_FIELDS if k in self.columns.order]
+        frame = self.columns.frame(BASE_COLUMNS + extra + counters + samples + notes)
         frame["error"] = frame["error"].astype(bool)
         return frame, extra, counters
 
 
 _BASE = set(BASE_COLUMNS)
 TEXT_COLUMNS = ("case", "pattern", "api", "limit", "name", "run_type", "aggregate_name", "error_message", "time_unit")
+# Text an entry may carry beside its figures, kept as a column where any entry has it:
+# heapbench-apps' reason an app entry has no replay (docs/apps.md, "Replay beside direct").
+NOTE_FIELDS = ("replay_error",)
 
 
 _NUMBER_FIELDS = (("repetition_index", 0), ("real_time", None), ("iterations", 0))

@@ -50,7 +50,7 @@ PAGE = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE), autoescape=True,
 # then (hidden until chosen) the file's other counters, at most MAX_COUNTER_COLUMNS in all.
 SHOWN = ["frees_per_s", "fail_rate", "utilization", "lat_p50_ns", "noise", "converged", "rounds",
          # a real program's (heapbench-apps, docs/apps.md)
-         "section_ms", "speedup_vs_malloc", "alloc_share", "other_kernels_ms"]
+         "section_ms", "speedup_vs_malloc", "alloc_share", "other_kernels_ms", "replay_vs_direct"]
 MAX_COUNTER_COLUMNS = 28
 FILTERS = {"file", "pattern", "program", "api", "size", "align", "threads", "heap_mib", "verdict"}
 

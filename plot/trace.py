@@ -148,6 +148,23 @@ def read(path) -> Trace:
     return Trace(header, launches, events)
 
 
+def launch_records(path) -> list[dict]:
+    """The trace's launch records (shape, events, dropped) with the header and each record checked as
+    read() checks them, the events skipped, not read: a trace's launches without its events' memory."""
+    try:
+        raw = read_input(path)
+    except OSError as err:
+        raise TraceError(str(err)) from None
+    path = shown(path)
+    _header(raw, path)
+    launches, at, planned = [], HEADER.itemsize, [0]
+    while at < len(raw):
+        launch = _launch(raw, at, len(launches), path, planned)
+        at += LAUNCH.itemsize + launch["events"] * EVENT.itemsize
+        launches.append(launch)
+    return launches
+
+
 def unmatched_releases(events: pd.DataFrame) -> int:
     """Releases of an address no live recorded block held then (a double free, a free of what the
     allocator did not return): what the C++ plan (plan_replay) counts and does not replay. Events

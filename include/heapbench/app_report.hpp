@@ -15,6 +15,14 @@
 //
 // write() writes JSON to the path in HEAPBENCH_APP_REPORT (to a temporary name,
 // renamed: heapbench/atomic_file.hpp), or one line to stdout without it.
+//
+// Built with HEAPBENCH_TRACE=1 (the recording build heapbench_add_app makes,
+// cmake/apps.cmake) and with HEAPBENCH_APP_TRACE naming a file, the Report also
+// records the launches that allocate (launch(..., true, ...)) into that trace
+// (heapbench/trace_recorder.hpp): one trace launch per launch(), its shape taken
+// from its events (a launch() may run several kernels), none for one that
+// recorded no event; write() finishes the file. Every other build records
+// nothing and pays nothing for it.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -22,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -31,6 +40,7 @@
 
 #include "heapbench/app_objects.hpp"  // fnv1a
 #include "heapbench/atomic_file.hpp"
+#include "heapbench/trace_recorder.hpp"
 
 namespace heapbench::app {
 
@@ -47,6 +57,10 @@ class Report {
   Report& operator=(const Report&) = delete;
 
   void begin() {
+    if (HEAPBENCH_TRACE && recorder_ == nullptr) {
+      const char* trace = std::getenv("HEAPBENCH_APP_TRACE");
+      if (trace != nullptr && *trace != '\0') recorder_ = std::make_unique<trace::Recorder>(trace);
+    }
     section_ = make();
     check(cudaEventRecord(section_.first), "cudaEventRecord");
   }
@@ -55,15 +69,19 @@ class Report {
     check(cudaEventRecord(section_.second), "cudaEventRecord");
   }
   // Runs `launch` (one kernel launch, or several that count as one kernel)
-  // between two events; `allocates`: its kernels call the allocator.
+  // between two events; `allocates`: its kernels call the allocator (and,
+  // recording, are one launch of the trace).
   template <class F>
   void launch(const std::string& kernel, bool allocates, F&& f) {
     Timed t{kernel, allocates, make()};
+    const bool recorded = HEAPBENCH_TRACE && allocates && recorder_ != nullptr;  // folded away in a measured build
+    if (recorded) recorder_->begin();
     check(cudaEventRecord(t.events.first), "cudaEventRecord");
     f();
     check(cudaGetLastError(), ("launching " + kernel).c_str());
     check(cudaEventRecord(t.events.second), "cudaEventRecord");
     launches_.push_back(std::move(t));
+    if (recorded) recorder_->end();
   }
   void output(std::uint64_t hash) { hash_ = hash; has_hash_ = true; }
   // Extra figures the program reports (steps run, objects alive at the end, ...).
@@ -84,13 +102,17 @@ class Report {
     }
     char hex[17];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash_));
-    const nlohmann::json j = {
+    nlohmann::json j = {
         {"version", kReportVersion},        {"program", program_},
         {"section_ms", elapsed(section_)},  {"alloc_kernels_ms", alloc_ms},
         {"other_kernels_ms", other_ms},     {"kernels", k},
         {"nulls", nulls},                   {"output_hash", hex},
         {"figures", figures_},
     };
+    if (recorder_ != nullptr) {
+      recorder_->finish();
+      j["trace"] = {{"launches", recorder_->launches()}, {"empty_launches", recorder_->empty_launches()}};
+    }
     const char* path = std::getenv("HEAPBENCH_APP_REPORT");
     if (path == nullptr || *path == '\0') {
       std::printf("%s\n", j.dump().c_str());
@@ -135,6 +157,7 @@ class Report {
   std::map<std::string, double> figures_;
   std::uint64_t hash_ = 0;
   bool has_hash_ = false;
+  std::unique_ptr<trace::Recorder> recorder_;  // recording: HEAPBENCH_TRACE=1 and HEAPBENCH_APP_TRACE set
 };
 
 }  // namespace heapbench::app

@@ -15,11 +15,12 @@
 //   rec.end();                                      // waits, appends the launch; returns events dropped
 //   rec.finish();                                   // the file appears under its name (also at destruction)
 //
-// The buffer is a __device__ variable of the translation unit that includes
-// this header: begin/end a launch in the .cu file whose kernels record (with
-// relocatable device code, one file per recorded kernel set). A kernel of
-// another .cu file records into that file's buffer, which no Recorder set up:
-// nothing, so end() prints one line for a launch that recorded no event. A launch whose
+// The Recorder is heapbench/trace_recorder.hpp's (host C++). The buffer is a
+// __device__ variable of each translation unit that includes this header (no
+// relocatable device code needed); with HEAPBENCH_TRACE=1 each such file
+// registers itself at start-up and a Recorder points every one at its buffer,
+// so a launch may be bracketed in any file of the program. end() says in one
+// line when a launch begun with its shape recorded no event. A launch whose
 // events overflow the buffer keeps the first ones and says how many it
 // dropped (end() returns it and prints one line); `heapbench replay` refuses a
 // trace that dropped events. Recording costs each call an atomic, a clock read
@@ -34,25 +35,27 @@
 #include <string>
 #include <vector>
 
-#include "heapbench/atomic_file.hpp"
 #include "heapbench/trace_format.hpp"
-
-#ifndef HEAPBENCH_TRACE
-#define HEAPBENCH_TRACE 0
-#endif
+#include "heapbench/trace_recorder.hpp"  // Recorder, the host side; HEAPBENCH_TRACE defaults to 0
 
 namespace heapbench::trace {
 
 namespace detail {
 
-struct DeviceLog {
-  Event* events;
-  unsigned long long* count;
-  unsigned long long capacity;
-};
-
-// One per translation unit (internal linkage): the Recorder of this file sets it.
+// One per translation unit (internal linkage); with HEAPBENCH_TRACE=1 the file
+// registers the function that sets it, which every Recorder calls
+// (heapbench/trace_recorder.hpp).
 static __device__ DeviceLog g_log;
+
+#if HEAPBENCH_TRACE
+namespace {
+void bind_log_this_unit(const DeviceLog& log) {
+  const cudaError_t e = cudaMemcpyToSymbol(g_log, &log, sizeof log);
+  if (e != cudaSuccess) throw std::runtime_error(std::string("heapbench::trace: binding the trace buffer: ") + cudaGetErrorString(e));
+}
+[[maybe_unused]] const bool g_log_registered = (log_binders().push_back(&bind_log_this_unit), true);
+}  // namespace
+#endif
 
 __device__ inline void record(std::uint32_t op, const void* p, std::uint64_t size, std::uint32_t align) {
   const DeviceLog log = g_log;
@@ -101,118 +104,5 @@ __device__ inline void delete_array(T* p) {
   if (HEAPBENCH_TRACE) detail::record(kDelete, p, 0, 0);
   delete[] p;
 }
-
-// The host side: the device buffer, one launch record per begin()/end(), and
-// the file (written to PATH.partial by heapbench/atomic_file.hpp, never through
-// a link, renamed to PATH by finish()). Throws std::runtime_error for a failed
-// CUDA call or write. With HEAPBENCH_TRACE=0
-// it allocates nothing and writes no file.
-class Recorder {
- public:
-  explicit Recorder(std::string path, unsigned long long capacity = 1ull << 22)
-      : path_(std::move(path)), capacity_(capacity) {
-    if (!HEAPBENCH_TRACE) return;
-    check(cudaMalloc(&events_, capacity_ * sizeof(Event)), "cudaMalloc of the trace buffer");
-    check(cudaMalloc(&count_, sizeof(unsigned long long)), "cudaMalloc of the trace counter");
-    const detail::DeviceLog log{events_, count_, capacity_};
-    check(cudaMemcpyToSymbol(detail::g_log, &log, sizeof log), "cudaMemcpyToSymbol of the trace buffer");
-    try {
-      file_ = std::make_unique<AtomicFile>(path_, ".partial");
-    } catch (const WriteError& e) {
-      throw std::runtime_error(std::string("heapbench::trace: ") + e.what());
-    }
-    FileHeader h{};
-    std::memcpy(h.magic, kMagic, sizeof kMagic);
-    h.version = kVersion;
-    h.header_bytes = sizeof(FileHeader);
-    h.launch_header_bytes = sizeof(LaunchHeader);
-    h.event_bytes = sizeof(Event);
-    size_t heap = 0;
-    if (cudaDeviceGetLimit(&heap, cudaLimitMallocHeapSize) == cudaSuccess) h.heap_bytes = heap;
-    int device = 0;
-    cudaDeviceProp prop{};
-    if (cudaGetDevice(&device) == cudaSuccess && cudaGetDeviceProperties(&prop, device) == cudaSuccess) {
-      std::strncpy(h.device, prop.name, sizeof h.device);
-    }
-    write(&h, sizeof h);
-  }
-  ~Recorder() {
-    try {
-      finish();
-    } catch (...) {
-    }
-    if (events_ != nullptr) cudaFree(events_);
-    if (count_ != nullptr) cudaFree(count_);
-  }
-  Recorder(const Recorder&) = delete;
-  Recorder& operator=(const Recorder&) = delete;
-
-  // Before a launch: its shape, and an empty buffer.
-  void begin(dim3 grid, dim3 block) {
-    if (!HEAPBENCH_TRACE) return;
-    grid_ = grid;
-    block_ = block;
-    check(cudaMemset(count_, 0, sizeof(unsigned long long)), "cudaMemset of the trace counter");
-  }
-  // After it: waits for the device, appends the launch's record, and returns
-  // the events the buffer had no room for (printing one line when there were any,
-  // and one when the launch recorded none: its kernels are in another translation unit,
-  // or called none of the recording functions).
-  unsigned long long end() {
-    if (!HEAPBENCH_TRACE) return 0;
-    check(cudaDeviceSynchronize(), "the recorded launch");
-    unsigned long long made = 0;
-    check(cudaMemcpy(&made, count_, sizeof made, cudaMemcpyDeviceToHost), "cudaMemcpy of the trace counter");
-    const unsigned long long kept = made < capacity_ ? made : capacity_;
-    std::vector<Event> events(kept);
-    if (kept > 0) {
-      check(cudaMemcpy(events.data(), events_, kept * sizeof(Event), cudaMemcpyDeviceToHost), "cudaMemcpy of the trace");
-    }
-    LaunchHeader h{kLaunchTag, launches_++, {grid_.x, grid_.y, grid_.z}, {block_.x, block_.y, block_.z}, kept, made - kept};
-    write(&h, sizeof h);
-    write(events.data(), kept * sizeof(Event));
-    if (made == 0) {
-      std::fprintf(stderr, "heapbench::trace: launch %u recorded no event: a kernel records only into the buffer "
-                           "of the .cu file whose Recorder brackets it (heapbench/trace.cuh, docs/trace.md)\n",
-                   h.launch);
-    }
-    if (made > kept) {
-      std::fprintf(stderr, "heapbench::trace: launch %u made %llu events, the buffer holds %llu: %llu dropped "
-                           "(give Recorder a larger capacity)\n", h.launch, made, capacity_, made - kept);
-    }
-    return made - kept;
-  }
-  // Closes the file and renames it into place; later calls do nothing.
-  void finish() {
-    if (file_ == nullptr) return;
-    const std::unique_ptr<AtomicFile> file = std::move(file_);
-    try {
-      file->commit();
-    } catch (const WriteError& e) {
-      throw std::runtime_error(std::string("heapbench::trace: ") + e.what());
-    }
-  }
-
- private:
-  std::string path_;
-  unsigned long long capacity_;
-  Event* events_ = nullptr;
-  unsigned long long* count_ = nullptr;
-  std::unique_ptr<AtomicFile> file_;  // null once finished (or with HEAPBENCH_TRACE=0)
-  dim3 grid_, block_;
-  std::uint32_t launches_ = 0;
-
-  static void check(cudaError_t err, const char* what) {
-    if (err != cudaSuccess) throw std::runtime_error(std::string("heapbench::trace: ") + what + ": " + cudaGetErrorString(err));
-  }
-  void write(const void* p, std::size_t bytes) {
-    if (file_ == nullptr) throw std::runtime_error("heapbench::trace: " + path_ + " is finished: begin a new Recorder");
-    try {
-      file_->write(p, bytes);
-    } catch (const WriteError& e) {
-      throw std::runtime_error(std::string("heapbench::trace: ") + e.what());
-    }
-  }
-};
 
 }  // namespace heapbench::trace

@@ -58,6 +58,27 @@ struct Event {
   std::uint32_t op;       // Op
 };
 
+// A launch's shape taken from its events, for a launch recorded without one
+// (heapbench::app::Report brackets a launch() that may run several kernels it
+// cannot see): grid (the largest linear block index + 1, 1, 1), block (the
+// largest linear thread index + 1, 1, 1). The replay runs each thread at its
+// recorded linear indices, so a 2-D or 3-D launch replays the same; threads
+// past the last one that recorded an event are not launched. No events: a
+// shape of zeros (no launch to append: the readers refuse a dimension of 0).
+struct LaunchShape {
+  std::uint32_t grid[3];
+  std::uint32_t block[3];
+};
+inline LaunchShape shape_of_events(const Event* events, std::uint64_t count) {
+  if (count == 0) return LaunchShape{{0, 0, 0}, {0, 0, 0}};
+  std::uint32_t block = 0, thread = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    if (events[i].block > block) block = events[i].block;
+    if (events[i].thread > thread) thread = events[i].thread;
+  }
+  return LaunchShape{{block + 1, 1, 1}, {thread + 1, 1, 1}};
+}
+
 static_assert(sizeof(FileHeader) == 64, "docs/trace.md gives the header as 64 bytes");
 static_assert(sizeof(LaunchHeader) == 48, "docs/trace.md gives a launch header as 48 bytes");
 static_assert(sizeof(Event) == 40, "docs/trace.md gives an event as 40 bytes");

@@ -343,3 +343,205 @@ def test_the_zoo_leaves_the_programs_out_and_says_so(tmp_path):
     rc, err = _tool(zoo.main, [COMMITTED, "-o", tmp_path])
     assert rc == 0 and "18 case(s) of real programs (pattern app) left out" in err, err
     assert "- left out: 18 case(s) of real programs (heapbench-apps)" in (tmp_path / "findings.md").read_text()
+
+
+# ---------------------------------------------------------------------------------------------
+# Replay beside direct (issue 51, item 3): each program's recording build (build/apps-record/
+# <program>/<program>: CUDA's heap, HEAPBENCH_TRACE=1) run once per heap, its trace replayed by
+# the build's `heapbench replay` on every allocator, the figures on that allocator's entry.
+
+# A stand-in recording build: as FAKE, and it copies trace.hbt (beside it) to $HEAPBENCH_APP_TRACE.
+RECORDER = FAKE.replace('path = os.environ["HEAPBENCH_APP_REPORT"]', '''if (here / "trace.hbt").exists():
+    Path(os.environ["HEAPBENCH_APP_TRACE"]).write_bytes((here / "trace.hbt").read_bytes())
+path = os.environ["HEAPBENCH_APP_REPORT"]''').replace('here.parent.name', 'here.name')
+
+# A stand-in heapbench: `counters --json` as HEAPBENCH's; `replay TRACE --apis=A --heaps=NM
+# --benchmark_out=F ...` writes F with one replay entry as replay.json (beside it) says for A.
+REPLAYER = """#!{python}
+import json, sys
+from pathlib import Path
+here = Path(__file__).resolve().parent
+args = sys.argv[1:]
+if args[:2] == ["counters", "--json"]:
+    print(json.dumps({apis}))
+    sys.exit(0)
+if args[:1] != ["replay"]:
+    sys.exit(2)
+with open(here / "replay-calls.txt", "a") as f:
+    f.write(" ".join(args) + "\\n")
+flags = dict(a[2:].split("=", 1) for a in args[2:] if a.startswith("--") and "=" in a)
+api, heap = flags["apis"], int(flags["heaps"].rstrip("M"))
+b = json.loads((here / "replay.json").read_text()).get(api, {{}})
+if b.get("crash"):
+    print("heapbench: the replay's child died", file=sys.stderr)
+    sys.exit(134)
+name = f"replay/{{api}}/size:64/trace:trace/threads:256/heap:{{heap}}/manual_time"
+e = {{"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1, "repetition_index": 0,
+     "threads": 1, "iterations": 3, "real_time": 1.0, "cpu_time": 1.0, "time_unit": "ms",
+     "axis_values": {{"pattern": "replay", "api": api, "trace": "trace", "malloc_heap": heap << 20}}}}
+if "error" in b:
+    e.update(error_occurred=True, error_message=b["error"], real_time=0.0)
+else:
+    e.update(launch_s=b["launch_s"], floor_s=b["floor_s"], empty_launch_s=b["floor_s"] / 4,
+             net_launch_s=b["launch_s"] - b["floor_s"], new_nulls=b.get("new_nulls", 0), unmatched_releases=0)
+Path(flags["benchmark_out"]).write_text(json.dumps({{"context": {{}}, "benchmarks": [e]}}))
+sys.exit(1 if "error" in b else 0)
+"""
+
+
+def make_recording(build: Path, program: str, behaviour: dict, launches: int | None) -> None:
+    """build/apps-record/<program>/<program>: a stand-in recording build whose trace has `launches`
+    launches of 256 threads, each allocating 64 B then freeing it (None: it writes no trace)."""
+    from heapbench_plot import trace as tr
+    d = build / "apps-record" / program
+    d.mkdir(parents=True)
+    exe = d / program
+    exe.write_text(RECORDER.format(python=sys.executable))
+    exe.chmod(exe.stat().st_mode | stat.S_IXUSR)
+    (d / "behaviour.json").write_text(json.dumps(behaviour))
+    if launches is not None:
+        shape = {"grid": (1, 1, 1), "block": (256, 1, 1)}
+        events = [e for t in range(256) for e in ({"address": 0x10000 + 0x100 * t, "size": 64, "clock": 10 + t,
+                                                    "thread": t, "op": 1},
+                                                   {"address": 0x10000 + 0x100 * t, "clock": 1000 + t, "thread": t,
+                                                    "op": 2})]
+        tr.write(d / "trace.hbt", {"heap_bytes": 64 << 20, "device": "stand-in"},
+                 [dict(shape, events=events) for _ in range(launches)])
+
+
+REPLAYED = {"grow": {"malloc": {"section_ms": [10.0]}, "slab": {"section_ms": [2.0]}, "bump": {"section_ms": [1.0]},
+                     "nully": {"section_ms": [1.0], "nulls": 2}},
+            "bare": {"malloc": {"section_ms": [4.0]}},     # no recording build
+            "drifts": {"malloc": {"section_ms": [4.0]}},   # its recording's output is not malloc's
+            "still": {"malloc": {"section_ms": [4.0]}},    # no launch of its section allocates
+            "lost": {"malloc": {"section_ms": [4.0]}}}     # its recording build crashes
+REPLAY_FIGURES = {"malloc": {"launch_s": 0.004, "floor_s": 0.0001}, "slab": {"launch_s": 0.0005, "floor_s": 0.0001},
+                  "bump": {"error": "a stamp did not read back: blocks 3 and 9 overlap"}}
+
+
+@pytest.fixture(scope="module")
+def replayed(tmp_path_factory):
+    root = tmp_path_factory.mktemp("replayed")
+    for behaviours in REPLAYED.values():
+        for b in behaviours.values():
+            b.setdefault("hash", GOOD)
+    build = make_build(root, REPLAYED)
+    (build / "heapbench").write_text(REPLAYER.format(python=sys.executable, apis=repr(APIS)))
+    (build / "replay.json").write_text(json.dumps(REPLAY_FIGURES))
+    make_recording(build, "grow", {"section_ms": [12.0], "hash": GOOD}, launches=2)
+    make_recording(build, "drifts", {"section_ms": [5.0], "hash": "00000000000000cc"}, launches=2)
+    make_recording(build, "still", {"section_ms": [5.0], "hash": GOOD}, launches=0)
+    make_recording(build, "lost", {"mode": "crash"}, launches=None)
+    out = root / "apps.json"
+    rc, err = run("--build", build, "--heaps", "64", "--runs", "1", "--timeout", "10", "-o", out)
+    return rc, err, out, build
+
+
+def test_each_allocator_entry_carries_its_replay_beside_the_direct_run(replayed):
+    rc, err, out, build = replayed
+    assert rc == 1, err  # nully's direct run is an error; no replay makes another
+    assert validate(out) == []
+    e = _by_api(out)
+    slab = e["slab"]
+    # 2 launches of 0.5 ms; the direct run's allocating kernels took 0.75 * 2 ms
+    assert slab["replay_ms"] == pytest.approx(1.0) and slab["replay_floor_ms"] == pytest.approx(0.2)
+    assert slab["replay_vs_direct"] == pytest.approx(1.0 / 1.5)
+    assert slab["replay_launches"] == 2 and "replay_error" not in slab
+    assert e["malloc"]["replay_ms"] == pytest.approx(8.0) and e["malloc"]["replay_vs_direct"] == pytest.approx(8 / 7.5)
+    doc = json.loads(out.read_text())
+    for k in ("replay_ms", "replay_floor_ms", "replay_vs_direct", "replay_launches"):
+        assert k in doc["counters"] and not doc["counters"][k]["description"].startswith("the program's own"), k
+    calls = (build / "replay-calls.txt").read_text().splitlines()
+    assert any("--apis=slab" in c and "--heaps=64M" in c and "--benchmark_out=" in c for c in calls), calls
+    assert not any("--apis=nully" in c for c in calls)  # an error entry has no direct figure to set a replay beside
+    assert "app/grow/slab/heap:64: replay 1.000 ms" in err
+
+
+def test_a_failed_replay_is_a_reason_on_the_entry_never_a_figure_nor_an_error_of_the_case(replayed):
+    _, err, out, _ = replayed
+    bump = _by_api(out)["bump"]
+    assert not bump.get("error_occurred") and bump["section_ms"] == 1.0  # the direct figure stands
+    assert "replay_ms" not in bump and "replay_vs_direct" not in bump
+    assert "blocks 3 and 9 overlap" in bump["replay_error"], bump
+    assert "app/grow/bump/heap:64: replay ERROR" in err
+
+
+def test_a_program_without_a_recording_build_or_whose_recording_fails_says_why(replayed):
+    _, _, out, _ = replayed
+    bare = _by_api(out, "bare")["malloc"]
+    assert "no recording build" in bare["replay_error"] and "apps-record/bare/bare" in bare["replay_error"]
+    assert bare["section_ms"] == 4.0 and "replay_ms" not in bare
+    drifts = _by_api(out, "drifts")["malloc"]
+    assert "the recording build's output differs from the run on CUDA's heap" in drifts["replay_error"]
+    still = _by_api(out, "still")["malloc"]
+    assert "no launch of its timed section allocates" in still["replay_error"]
+    lost = _by_api(out, "lost")["malloc"]
+    assert "the recording build" in lost["replay_error"] and "signal 11" in lost["replay_error"]
+
+
+def test_no_replay_leaves_the_entries_as_they_were(tmp_path):
+    build = make_build(tmp_path, {"grow": {"malloc": {"section_ms": [1.0], "hash": GOOD}}})
+    make_recording(build, "grow", {"section_ms": [1.0], "hash": GOOD}, launches=1)
+    out = tmp_path / "apps.json"
+    rc, err = run("--build", build, "--runs", "1", "--no-replay", "-o", out)
+    assert rc == 0, err
+    e = _by_api(out)["malloc"]
+    assert not any(k.startswith("replay") for k in e), e
+
+
+def test_the_page_gives_replay_over_direct(replayed, tmp_path):
+    _, _, out, _ = replayed
+    _, answer = _page(tmp_path, out)
+    assert "grow : fastest slab , 2 ms at heap 64 MiB" in answer
+    assert "replay / direct of its allocating kernels 0.667 (replay 1 ms, of it the replay's own floor 0.2 ms)" \
+        in answer, answer
+    # a program with no replay says why (the reader keeps replay_error: heapbench_results.NOTE_FIELDS)
+    assert "bare : fastest on CUDA's heap (malloc), 4 ms at heap 64 MiB; on CUDA's heap 75 % of its time is in " \
+        "kernels that allocate; no replay: no recording build" in answer, answer
+    cases = load(out).cases()
+    assert cases.set_index("case").loc["app/grow/bump/heap:64", "replay_error"].startswith("the replay failed")
+
+
+NOGPU = Path(os.environ.get("HEAPBENCH_NOGPU", ROOT / "build" / "tests" / "heapbench_nogpu"))
+
+
+@pytest.mark.skipif(not NOGPU.is_file(), reason="needs build/tests/heapbench_nogpu (scripts/build)")
+def test_the_real_heapbench_replays_a_recorded_trace_on_the_stand_in_device(tmp_path):
+    """The runner's flags and reading against heapbench's own replay (the CPU stand-in device)."""
+    build = make_build(tmp_path, {"grow": {"malloc": {"section_ms": [10.0], "hash": GOOD},
+                                           "slab": {"section_ms": [2.0], "hash": GOOD}}})
+    (build / "heapbench").unlink()
+    (build / "heapbench").symlink_to(NOGPU)
+    make_recording(build, "grow", {"section_ms": [12.0], "hash": GOOD}, launches=2)
+    out = tmp_path / "apps.json"
+    rc, err = run("--build", build, "--heaps", "64", "--runs", "1", "--timeout", "60", "-o", out)
+    assert rc == 0, err
+    assert validate(out) == []
+    for api, e in _by_api(out).items():
+        assert "replay_error" not in e, (api, e.get("replay_error"))
+        assert e["replay_launches"] == 2 and e["replay_ms"] > 0 and 0 < e["replay_floor_ms"], (api, e)
+        assert e["replay_vs_direct"] == pytest.approx(e["replay_ms"] / e["alloc_kernels_ms"])
+
+
+def test_the_figures_summary_gives_replay_over_direct(replayed, tmp_path):
+    from heapbench_plot import figures
+    _, _, out, _ = replayed
+    rc, err = _tool(figures.main, [out, "-o", tmp_path / "f"])
+    assert rc == 0, err
+    summary = (tmp_path / "f" / "summary.md").read_text()
+    assert "| replay / direct | replay's floor (ms) |" in summary
+    assert "| grow | 64 MiB | slab | 2 | 5 | 75.0 % | 0.5 | 0.667 | 0.2 |" in summary, summary
+    assert "| bare | 64 MiB | malloc | 4 | 1 | 75.0 % | 1 | no replay |  |" in summary
+
+
+def test_compare_and_export_take_a_file_with_replays(replayed, tmp_path):
+    _, _, out, _ = replayed
+    rc, err = _tool(compare.main, [out, out, "-o", tmp_path / "cmp"])
+    assert rc == 0 and "Traceback" not in err, err
+    t = compare.compare_pair(load(out), load(out)).set_index("case")
+    assert t.loc["app/grow/slab/heap:64", "ratio"] == pytest.approx(1.0)
+    (tmp_path / "x").mkdir()
+    rc, err = _tool(export.main, [out, "-o", tmp_path / "x", "--format", "csv"])
+    assert rc == 0, err
+    head = next((tmp_path / "x").iterdir()).read_text().splitlines()[0]
+    assert "replay_vs_direct" in head and "replay_floor_ms" in head and "replay_error" in head, head

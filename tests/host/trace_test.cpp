@@ -12,6 +12,7 @@
 #include <functional>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "cpu_rounds.hpp"
 #include "test_paths.hpp"
@@ -460,6 +461,41 @@ TEST(ReplayFloor, ATraceTooLargeForTheArenaReplaysWithoutAFloor) {
   Counters out = replayed_counters(replay_case(file), 1);
   EXPECT_TRUE(out.count("launch_s"));
   EXPECT_FALSE(out.count("floor_s") || out.count("net_launch_s")) << "no floor, no figure of one";
+}
+
+}  // namespace
+}  // namespace heapbench::trace
+
+// Issue 51: a launch recorded without its shape (heapbench::app::Report, which
+// brackets a launch() of one or several kernels it cannot see) takes the
+// smallest linear shape that holds every event's block and thread: the replay
+// runs each recorded thread at its recorded linear indices.
+namespace heapbench::trace {
+namespace {
+
+TEST(ShapeFromEvents, TheSmallestLinearShapeThatHoldsEveryEvent) {
+  std::vector<Event> e(3);
+  e[0].block = 4, e[0].thread = 31;
+  e[1].block = 0, e[1].thread = 255;
+  e[2].block = 9, e[2].thread = 0;
+  const LaunchShape s = shape_of_events(e.data(), e.size());
+  EXPECT_EQ(s.grid[0], 10u);
+  EXPECT_EQ(s.grid[1], 1u);
+  EXPECT_EQ(s.grid[2], 1u);
+  EXPECT_EQ(s.block[0], 256u);
+  EXPECT_EQ(s.block[1], 1u);
+  EXPECT_EQ(s.block[2], 1u);
+  // Every event's indices lie inside it, as the readers check them.
+  for (const Event& ev : e) {
+    EXPECT_LT(ev.block, s.grid[0] * s.grid[1] * s.grid[2]);
+    EXPECT_LT(ev.thread, s.block[0] * s.block[1] * s.block[2]);
+  }
+}
+
+TEST(ShapeFromEvents, NoEventsIsNoShape) {
+  const LaunchShape s = shape_of_events(nullptr, 0);
+  EXPECT_EQ(s.grid[0], 0u);  // nothing to replay: the Report appends no launch for it
+  EXPECT_EQ(s.block[0], 0u);
 }
 
 }  // namespace
