@@ -350,7 +350,12 @@ def replay(build: Path, trace: Path, api: str, heap: int, timeout: float, launch
                                     + (f": {tail}" if tail else "")}
     if len(entries) != 1:
         return {"replay_error": f"heapbench replay's results have {len(entries)} cases of {api}, not one"}
-    e = entries[0]
+    return replay_figures(entries[0], launches)
+
+
+def replay_figures(e: dict, launches: int) -> dict:
+    """A replay's results entry `e` over the trace's `launches`: the app entry's replay figures, or
+    {replay_error} for a replay that failed, has no launch_s, or met NULLs the recording did not."""
     if e.get("error_occurred"):
         return {"replay_error": f"the replay failed: {e.get('error_message', 'no message')}"}
     launch_s, floor_s, nulls = e.get("launch_s"), e.get("floor_s"), e.get("new_nulls", 0)

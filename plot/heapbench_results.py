@@ -128,7 +128,9 @@ class Results:
     @property
     def gpu(self) -> str:
         name = self.context.get("gpu_name")
-        return str(name) if name is not None else "unknown GPU"
+        if name is None:
+            return "unknown GPU"
+        return str(name)
 
     @property
     def commit(self) -> str:
@@ -146,11 +148,13 @@ class Results:
 
     def title_suffix(self) -> str:
         device = f" ({self.selection} of a --devices run)" if self.selection else ""
+        # A GPU's marketing name is some 30 characters; a longer one is cut so that the title still fits.
+        gpu = self.gpu if len(self.gpu) <= GPU_NAME_CHARS else self.gpu[:GPU_NAME_CHARS - 1] + "\u2026"
         if "source_harness" in self.context:  # imported by heapbench-import-survey (docs/generations.md)
             c = self.context
-            return (f"{self.gpu}{device}, {c['source_harness']} @{str(c.get('source_commit', '?'))[:7]}, "
+            return (f"{gpu}{device}, {c['source_harness']} @{str(c.get('source_commit', '?'))[:7]}, "
                     f"CUDA {c.get('source_cuda_versions', '?')}")
-        return (f"{self.gpu}{device}, CUDA {cuda_version(self.context.get('cuda_runtime_version'))}, "
+        return (f"{gpu}{device}, CUDA {cuda_version(self.context.get('cuda_runtime_version'))}, "
                 f"heapbench {self.context.get('heapbench_version', '?')}")
 
     def iterations(self) -> pd.DataFrame:
@@ -612,6 +616,12 @@ def _read(path: Path) -> tuple[dict, _Reader]:
     return doc, reader
 
 
+GPU_NAME_CHARS = 48
+# The context's values that figures' titles and tables' labels print (Results.gpu, title_suffix, label).
+TITLE_KEYS = ("gpu_name", "date", "heapbench_version", "heapbench_git_commit", "cuda_runtime_version",
+              "cuda_driver_version", "source_harness", "source_commit", "source_cuda_versions")
+
+
 def _check_context(doc, path: Path) -> dict:
     if not isinstance(doc, dict) or "context" not in doc or "benchmarks" not in doc:
         raise SchemaError(f"{path}: not a Google Benchmark results file (no context/benchmarks)")
@@ -628,6 +638,10 @@ def _check_context(doc, path: Path) -> dict:
         raise SchemaError(f"{path}: schema version {version}; this reader knows {sorted(KNOWN_SCHEMA_VERSIONS)}")
     if not isinstance(doc["benchmarks"], (Entries, list)):
         raise SchemaError(f"{path}: 'benchmarks' is not a list")
+    for key in TITLE_KEYS:  # what titles and labels print: a text, never an object drawn as one
+        v = ctx.get(key)
+        if v is not None and (not isinstance(v, (str, int, float)) or isinstance(v, bool)):
+            raise SchemaError(f"{path}: the context's {key} is {json.dumps(v)[:60]}, not a text")
     return ctx
 
 

@@ -282,31 +282,43 @@ def save(fig, stem: Path, written: list[Path] | None = None, formats=("png", "sv
     rename (outputs.atomic), warns (FigureWarning) about what cannot be read, closes `fig`.
     A figure with a panel that draws no data is a FigureError (check_has_data), never a file."""
     import matplotlib.pyplot as plt
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from heapbench_plot.outputs import atomic
     check_has_data(fig, stem)
     # problems() draws the figure; drawn at the PNG's resolution, that drawing is the PNG
     # (a second full draw by savefig was a third of the report's time).
     fig.set_dpi(DPI)
     paths = []
     try:
-        for p in problems(fig):
-            warnings.warn(f"{stem.name}: {p}", FigureWarning, stacklevel=2)
-        for ext in formats:
-            p = stem.with_name(f"{stem.name}.{ext}")
-            with atomic(p) as tmp:
-                if ext == "png" and isinstance(fig.canvas, FigureCanvasAgg):
-                    from PIL import Image
-                    Image.frombuffer("RGBA", fig.canvas.get_width_height(), fig.canvas.buffer_rgba(), "raw", "RGBA",
-                                     0, 1).save(tmp, format="PNG", dpi=(DPI, DPI))
-                else:
-                    fig.savefig(tmp, dpi=DPI, format=ext)
-            paths.append(p)
+        with warnings.catch_warnings():
+            # A name in a script the font lacks (a GPU's, a program's, from the file) is drawn as boxes:
+            # matplotlib's "Glyph ... missing from font" is no defect of the figure (hypothesis found it).
+            warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from font", category=UserWarning)
+            paths = _draw_and_write(fig, stem, formats)
     except (OverflowError, ValueError) as e:
         raise FigureError(f"{stem.name}: cannot be drawn from these values ({e})") from e
     finally:
         plt.close(fig)
     if written is not None:
         written.extend(paths)
+    return paths
+
+
+def _draw_and_write(fig, stem: Path, formats) -> list[Path]:
+    """save()'s drawing: the FigureWarnings of problems(fig), then each format's file."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from heapbench_plot.outputs import atomic
+    paths = []
+    for p in problems(fig):
+        warnings.warn(f"{stem.name}: {p}", FigureWarning, stacklevel=3)
+    for ext in formats:
+        p = stem.with_name(f"{stem.name}.{ext}")
+        with atomic(p) as tmp:
+            if ext == "png" and isinstance(fig.canvas, FigureCanvasAgg):
+                from PIL import Image
+                Image.frombuffer("RGBA", fig.canvas.get_width_height(), fig.canvas.buffer_rgba(), "raw", "RGBA",
+                                 0, 1).save(tmp, format="PNG", dpi=(DPI, DPI))
+            else:
+                fig.savefig(tmp, dpi=DPI, format=ext)
+        paths.append(p)
     return paths

@@ -109,6 +109,14 @@ def make_build(root: Path, programs: dict) -> Path:
     return build
 
 
+def make_good_build(root: Path, programs: dict) -> Path:
+    """make_build, each behaviour's output hash GOOD (malloc's) unless it names its own."""
+    for behaviours in programs.values():
+        for b in behaviours.values():
+            b.setdefault("hash", GOOD)
+    return make_build(root, programs)
+
+
 def run(*argv) -> tuple[int, str]:
     err = io.StringIO()
     with contextlib.redirect_stderr(err):
@@ -133,10 +141,7 @@ SUITE = {
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory):
     root = tmp_path_factory.mktemp("apps")
-    for behaviours in SUITE.values():
-        for b in behaviours.values():
-            b.setdefault("hash", GOOD)
-    build = make_build(root, SUITE)
+    build = make_good_build(root, SUITE)
     out = root / "apps.json"
     rc, err = run("--build", build, "--heaps", "64", "--runs", "3", "--timeout", "2", "-o", out)
     return rc, err, out
@@ -422,10 +427,7 @@ REPLAY_FIGURES = {"malloc": {"launch_s": 0.004, "floor_s": 0.0001}, "slab": {"la
 @pytest.fixture(scope="module")
 def replayed(tmp_path_factory):
     root = tmp_path_factory.mktemp("replayed")
-    for behaviours in REPLAYED.values():
-        for b in behaviours.values():
-            b.setdefault("hash", GOOD)
-    build = make_build(root, REPLAYED)
+    build = make_good_build(root, REPLAYED)
     (build / "heapbench").write_text(REPLAYER.format(python=sys.executable, apis=repr(APIS)))
     (build / "replay.json").write_text(json.dumps(REPLAY_FIGURES))
     make_recording(build, "grow", {"section_ms": [12.0], "hash": GOOD}, launches=2)

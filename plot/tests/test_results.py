@@ -110,6 +110,19 @@ def test_an_axis_that_is_also_a_counter_is_refused(write_results):
         load(write_results([b]))
 
 
+def test_a_context_value_titles_print_must_be_a_text(write_results):
+    # hypothesis found it: a gpu_name that was an object reached a figure's title as "{'...': None}",
+    # too wide for the canvas. It is refused in one line; a long name is cut in titles, kept whole elsewhere.
+    b = bench("per_thread/malloc/size:16/threads:32/heap:8", 1e6)
+    for key, value in (("gpu_name", {"H200": None}), ("heapbench_version", [1, 2]), ("date", True)):
+        with pytest.raises(SchemaError, match=f"the context's {key} is .*, not a text"):
+            load(write_results([b], **{key: value}))
+    long = load(write_results([b], gpu_name="NVIDIA " + "X" * 80))
+    assert long.gpu == "NVIDIA " + "X" * 80
+    assert long.title_suffix().startswith("NVIDIA " + "X" * 40 + "\u2026,")
+    assert load(write_results([b], cuda_runtime_version=13000)).title_suffix().endswith("CUDA 13.0, heapbench 0.1.0")
+
+
 def test_axis_values_without_a_limit_are_refused(write_results):
     b = bench("per_thread/malloc/size:16/threads:32/heap:8", 1e6)
     b["axis_values"] = {"pattern": "per_thread", "api": "malloc", "size": 16, "threads": 32}
