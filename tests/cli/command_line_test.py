@@ -240,6 +240,15 @@ class RoundThree(unittest.TestCase):
         self.refused("check", "--soak-ms=1", "--soak-ms=2", needle="--soak-ms=1 and --soak-ms=2")
         self.refused("--max-noise=1e20", needle="--max-noise=1e20:")
 
+    def test_the_tree_checks_every_subcommand_as_it_checks_the_run(self):
+        # Issue 54: one CLI::App tree parses every command line, its checks walking into the subcommand that
+        # took it; `counters --json=` (an unset shell variable) was taken, exit 0, where the run refuses it.
+        line = self.refused("counters", "--json=", needle="--json=: empty value")
+        self.assertTrue(line.startswith("heapbench counters: "), line)
+        self.assertTrue(self.refused("--sizes=64", "advise", needle="'advise': unexpected argument")
+                        .startswith("heapbench: "))
+        self.refused("advise", "check", needle="'check': unexpected argument")
+
 
 class Warts(unittest.TestCase):
     """Issue 36, item 7: the command line's warts."""
