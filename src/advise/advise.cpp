@@ -355,20 +355,6 @@ void set_trace_workload(const CLI::App& app, const AdviseParsed& p, Workload& w)
   }
 }
 
-// What CLI11 left over: an unknown flag, with the closest one, or a stray argument.
-void refuse_remaining(const CLI::App& app) {
-  for (const std::string& a : app.remaining()) {
-    if (a.size() > 1 && a[0] == '-') {
-      std::vector<std::string> known;
-      for (const CLI::Option* opt : app.get_options()) {
-        for (const auto& n : opt->get_lnames()) known.push_back("--" + n);
-      }
-      throw UsageError(fmt::format("{}: unknown flag{}", a, did_you_mean(a.substr(0, a.find('=')), known)));
-    }
-    throw UsageError(fmt::format("'{}': unexpected argument (flags start with --)", a));
-  }
-}
-
 // --margin, --tolerance, --rounds, --kernel-budget-ms, --device and --max-heap:
 // how the bisection runs.
 void set_search(const CLI::App& app, const AdviseParsed& p, AdviseOptions& o) {
@@ -401,7 +387,7 @@ AdviseCommandLine::~AdviseCommandLine() = default;
 
 void AdviseCommandLine::build(CLI::App& app) {
   build_app(app, *o_, *p_);
-  app.allow_extras();  // what is left is refused in options(), with the closest flag
+  app.allow_extras();  // what is left is refused in options() (refuse_extras), with the closest flag
 }
 
 AdviseOptions AdviseCommandLine::options(const CLI::App& app) const {
@@ -411,7 +397,7 @@ AdviseOptions AdviseCommandLine::options(const CLI::App& app) const {
     o.help_text = help_of(app);
     return o;
   }
-  refuse_remaining(app);
+  refuse_extras(app);
   if (!p.trace.empty()) {
     set_trace_workload(app, p, o.workload);
   } else {

@@ -641,7 +641,7 @@ CheckCommandLine::~CheckCommandLine() = default;
 
 void CheckCommandLine::build(CLI::App& app) {
   build_app(app, *o_, *p_);
-  app.allow_extras(false);  // in heapbench's tree too, whose root allows Google Benchmark's flags
+  app.allow_extras();  // what is left is refused in options() (refuse_extras), with the closest flag
 }
 
 CheckOptions CheckCommandLine::options(const CLI::App& app, const std::vector<std::string>& known_apis) const {
@@ -651,6 +651,7 @@ CheckOptions CheckCommandLine::options(const CLI::App& app, const std::vector<st
     o.help_text = help_of(app);
     return o;
   }
+  refuse_extras(app);
   o.apis = apis_of(p.apis, known_apis);
   if (o.apis.empty()) throw UsageError("--apis: no allocator given");
   o.heaps = heaps_of(p.heaps);

@@ -12,6 +12,7 @@
 
 #include "heapbench/case.hpp"
 #include "run/options.hpp"
+#include "run/suggest.hpp"
 #include "run/parse.hpp"
 
 namespace heapbench {
@@ -207,6 +208,20 @@ void parse_argv(CLI::App& app, int argc, const char* const* argv, const std::vec
   const CLI::App& command = command_of(app);
   refuse_flags_taken_as_values(command);
   refuse_repeated_options(command, &command == &app ? may_repeat : std::vector<std::string>{});
+}
+
+void refuse_extras(const CLI::App& app) {
+  for (const std::string& a : app.remaining()) {
+    if (a.size() > 1 && a[0] == '-') {
+      std::vector<std::string> known;
+      for (const CLI::Option* opt : app.get_options()) {
+        if (opt->get_group().empty()) continue;  // internal
+        for (const auto& n : opt->get_lnames()) known.push_back("--" + n);
+      }
+      throw UsageError(fmt::format("{}: unknown flag{}", a, did_you_mean(a.substr(0, a.find('=')), known)));
+    }
+    throw UsageError(fmt::format("'{}': unexpected argument (flags start with --)", a));
+  }
 }
 
 const CLI::App& command_of(const CLI::App& app) {

@@ -66,6 +66,12 @@ void refuse_repeated_options(const CLI::App& app, const std::vector<std::string>
 // parsers.
 void parse_argv(CLI::App& app, int argc, const char* const* argv, const std::vector<std::string>& may_repeat = {});
 
+// The rule for what CLI11 leaves over in a subcommand that takes none of
+// Google Benchmark's flags (advise, check; the run passes them on,
+// options.cpp): an unknown flag is refused with the closest of `app`'s own
+// (its internal ones, group "", left out), a word as an unexpected argument.
+void refuse_extras(const CLI::App& app);
+
 // The command of `app`'s tree that took the command line once it parsed: its
 // subcommand that got it (and so on down), else `app` itself.
 const CLI::App& command_of(const CLI::App& app);

@@ -249,6 +249,20 @@ class RoundThree(unittest.TestCase):
                         .startswith("heapbench: "))
         self.refused("advise", "check", needle="'check': unexpected argument")
 
+    def test_extras_follow_one_rule(self):
+        # Issue 54: the root passes Google Benchmark's flags on; advise and check take none of them, and a flag
+        # neither knows is named with the closest one. check said "The following argument was not expected".
+        self.refused("advise", "--threads=8", "--size=64", "--benchmark_filter=x",
+                     needle="--benchmark_filter=x: unknown flag")
+        for args, needle in ((("--soak=5",), "--soak=5: unknown flag; did you mean '--soak-ms'?"),
+                             (("--nosuch",), "--nosuch: unknown flag"),
+                             (("--benchmark_filter=x",), "--benchmark_filter=x: unknown flag"),
+                             (("extra",), "'extra': unexpected argument (flags start with --)")):
+            with self.subTest(args=args):
+                line = self.refused("check", *args, needle=needle)
+                self.assertTrue(line.startswith("heapbench check: "), line)
+                self.assertNotIn("not expected", line)
+
 
 class Warts(unittest.TestCase):
     """Issue 36, item 7: the command line's warts."""
