@@ -6,6 +6,7 @@
 // group and device (run_isolated.cpp). Exit statuses: exit_codes.hpp.
 #include "app.hpp"
 
+#include <CLI/CLI.hpp>
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -20,6 +21,7 @@
 #include <iostream>
 #include <streambuf>
 #include <optional>
+#include <sstream>
 #include <string_view>
 #include <system_error>
 
@@ -155,6 +157,67 @@ const std::vector<const Subcommand*>& subcommands() {
 
 namespace {
 
+// heapbench --help lists each subcommand with its one-line summary; the
+// subcommand's own --help opens with its description.
+class SummaryFormatter final : public CLI::Formatter {
+ public:
+  std::string make_subcommand(const CLI::App* sub) const override {
+    for (const Subcommand* s : subcommands()) {
+      if (sub->get_name() == s->name) {
+        std::stringstream out;
+        CLI::detail::format_help(out, sub->get_name(), s->summary, column_width_);
+        return out.str();
+      }
+    }
+    return CLI::Formatter::make_subcommand(sub);
+  }
+};
+
+// heapbench's one CLI::App: the run's flags at its root (RunCommandLine), each
+// subcommand's below it, built by its own ParsedCommand; each keeps what the
+// parse fills. A subcommand comes first on the line: only the one the first
+// word names takes part in the parse (the others, disabled, are words the run
+// refuses), so `heapbench --sizes=64 advise` is refused as before.
+class CommandTree {
+ public:
+  explicit CommandTree(std::string_view first) {
+    run_.build(root_);
+    root_.formatter(std::make_shared<SummaryFormatter>());
+    root_.require_subcommand(0, 1);  // `advise check`: "check" is a stray word of advise's
+    for (const Subcommand* s : subcommands()) {
+      CLI::App* app = root_.add_subcommand(s->name);
+      commands_.emplace_back(app, s->build(*app));
+      app->disabled(first != s->name);
+      if (first == s->name) named_ = app;
+    }
+  }
+  CommandTree(const CommandTree&) = delete;
+  CommandTree& operator=(const CommandTree&) = delete;
+
+  CLI::App& root() { return root_; }
+  // After the parse: every subcommand enabled again, as --help's usage line
+  // names them ("[SUBCOMMAND]").
+  void list_every_subcommand() {
+    for (const auto& command : commands_) command.first->disabled(false);
+  }
+  const RunCommandLine& run() const { return run_; }
+  // The subcommand the first word names, or nullptr.
+  const CLI::App* named() const { return named_; }
+  // After the parse: the subcommand the tree got and what runs it, or nullptr (the run).
+  std::pair<const CLI::App*, ParsedCommand*> got() const {
+    for (const auto& [app, command] : commands_) {
+      if (root_.got_subcommand(app)) return {app, command.get()};
+    }
+    return {nullptr, nullptr};
+  }
+
+ private:
+  CLI::App root_;
+  RunCommandLine run_;
+  std::vector<std::pair<CLI::App*, std::unique_ptr<ParsedCommand>>> commands_;
+  const CLI::App* named_ = nullptr;
+};
+
 // std::cout's writes (Google Benchmark's reporters) passed on to its own
 // buffer, with the reason of the first that fails kept: by the time the run
 // ends and the failure is seen, errno says something else.
@@ -278,19 +341,37 @@ void say_notes(const Options& o) {
   }
 }
 
-int run_program(int argc, char** argv, const DeviceHooks& hooks) {
-  if (argc > 1 && argv[1][0] != '-') {
+// The tree's one parse of the line: true, or false after saying why in the
+// words of the command the line named.
+bool parse_line(CommandTree& tree, int argc, char** argv) {
+  if (argc > 1 && argv[1][0] != '-' && tree.named() == nullptr) {
     std::vector<std::string> names;
-    for (const Subcommand* s : subcommands()) {
-      if (std::string_view(argv[1]) == s->name) return s->run(argc - 1, argv + 1, hooks);
-      names.emplace_back(s->name);
-    }
+    for (const Subcommand* s : subcommands()) names.emplace_back(s->name);
     fmt::print(stderr, "heapbench: '{}' is not a subcommand{} (heapbench --help lists them)\n", argv[1],
                did_you_mean(argv[1], names));
-    return kExitUsage;
+    return false;
   }
+  try {
+    parse_argv(tree.root(), argc, argv, kRunMayRepeat);
+  } catch (const UsageError& e) {
+    if (const CLI::App* sub = tree.named()) {
+      fmt::print(stderr, "heapbench {}: {} (see heapbench {} --help)\n", sub->get_name(), e.what(), sub->get_name());
+    } else {
+      fmt::print(stderr, "heapbench: {} (see --help)\n", e.what());
+    }
+    return false;
+  }
+  return true;
+}
+
+int run_program(int argc, char** argv, const DeviceHooks& hooks) {
+  CommandTree tree(argc > 1 ? argv[1] : "");
+  if (!parse_line(tree, argc, argv)) return kExitUsage;
+  if (const auto [app, command] = tree.got(); command != nullptr) return command->run(*app, hooks);
+  tree.list_every_subcommand();
+
   const Stopwatch clock;  // the run's wall time: what the measurement summary divides by
-  auto planned = plan_run(argc, argv);
+  auto planned = plan_run(tree.root(), tree.run(), argc, argv);
   if (const int* code = std::get_if<int>(&planned)) return *code;
   const Plan& plan = std::get<Plan>(planned);
   const Options& o = plan.options;

@@ -1,20 +1,35 @@
 #pragma once
 // heapbench's program, reaching the device through hooks: the real binary
 // passes the CUDA ones (bench/main.cpp); tests pass a device that needs no GPU.
+#include <memory>
 #include <vector>
 
 #include "device_hooks.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace heapbench {
 
 int run_heapbench(int argc, char** argv, const DeviceHooks& hooks);
 
-// `heapbench NAME ...` runs `run` with argv from NAME on (argv[0] is NAME);
-// it returns an exit status (exit_codes.hpp).
+// A subcommand's flags, built into its CLI::App of heapbench's tree, which
+// live here past the parse; run() reads them.
+class ParsedCommand {
+ public:
+  virtual ~ParsedCommand() = default;
+  // After the tree parsed a command line that named this subcommand: its exit
+  // status (exit_codes.hpp). `app` is its CLI::App of the tree.
+  virtual int run(const CLI::App& app, const DeviceHooks& hooks) = 0;
+};
+
+// `heapbench NAME ...`: `build` fills NAME's CLI::App of heapbench's tree
+// (description, flags) and returns what runs it once the tree has parsed.
 struct Subcommand {
   const char* name;
-  const char* summary;  // one line, for --help
-  int (*run)(int argc, char** argv, const DeviceHooks& hooks);
+  const char* summary;  // one line, for heapbench --help
+  std::unique_ptr<ParsedCommand> (*build)(CLI::App& app);
 };
 // Every subcommand, in the order --help lists them.
 const std::vector<const Subcommand*>& subcommands();
@@ -22,12 +37,16 @@ const std::vector<const Subcommand*>& subcommands();
 }  // namespace heapbench
 
 // A subcommand is a file of bench/subcommands/, <stem>.cpp, that ends with
-//   HEAPBENCH_SUBCOMMAND(<stem>, "one line for --help", run_<stem>)
+//   HEAPBENCH_SUBCOMMAND(<stem>, "one line for --help", <Command>)
+// where <Command> is a ParsedCommand whose constructor takes its CLI::App and
+// builds its flags into it (subcommand.hpp has what the device ones share),
 // and a heapbench_subcommand(<stem>) line in CMakeLists.txt, which lists it in
-// subcommands() (through the generated subcommand_list.hpp). Its flags are its
-// own (a CLI::App of its own: subcommand.hpp has what the device ones share).
-#define HEAPBENCH_SUBCOMMAND(stem, summary, run)                 \
-  namespace heapbench::commands {                                \
-  extern const Subcommand stem;                                  \
-  const Subcommand stem{#stem, summary, run};                    \
+// subcommands() (through the generated subcommand_list.hpp).
+#define HEAPBENCH_SUBCOMMAND(stem, summary, Command)                                                      \
+  namespace heapbench::commands {                                                                        \
+  extern const Subcommand stem;                                                                          \
+  const Subcommand stem{#stem, summary,                                                                  \
+                        [](CLI::App& app) -> std::unique_ptr<ParsedCommand> {                           \
+                          return std::make_unique<Command>(app);                                         \
+                        }};                                                                              \
   }

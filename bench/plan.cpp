@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "app.hpp"  // subcommands(), which --help lists
 #include "exit_codes.hpp"
 #include "run/benchmark_flags.hpp"  // count_matching
 #include "cases/catalog.hpp"
@@ -73,13 +72,11 @@ int plan_cases_of(Plan& plan) {
 
 }  // namespace
 
-std::variant<Plan, int> plan_run(int argc, char** argv) {
+std::variant<Plan, int> plan_run(const CLI::App& app, const RunCommandLine& run, int argc, char** argv) {
   Plan plan;
   Options& o = plan.options;
-  SubcommandList listed;  // what --help lists besides the flags
-  for (const Subcommand* s : subcommands()) listed.emplace_back(s->name, s->summary);
   try {
-    o = parse_options(argc, argv, listed);
+    o = run.options(app, argc, argv);
     plan.bflags = check_benchmark_flags(o.benchmark_args);
   } catch (const UsageError& e) {
     return fail(kExitUsage, "{} (see --help)", e.what());

@@ -32,7 +32,8 @@ struct Plan {
 
 // The plan, or the exit status that ends the run first: kExitUsage for a bad
 // command line, kExitOk after --help.
-std::variant<Plan, int> plan_run(int argc, char** argv);
+// `app` is the tree's root, which parsed argv into `run`.
+std::variant<Plan, int> plan_run(const CLI::App& app, const RunCommandLine& run, int argc, char** argv);
 
 // Whether --benchmark_filter selects any of `names`: kExitOk, or kExitUsage
 // after saying why.

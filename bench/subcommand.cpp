@@ -16,17 +16,6 @@ std::optional<DeviceInfo> probe_for(const char* name, const DeviceHooks& hooks, 
   }
 }
 
-std::optional<int> parse_cli(CLI::App& app, const char* name, int argc, char** argv) {
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == 0) return app.exit(e);
-    fmt::print(stderr, "heapbench {}: {} (see heapbench {} --help)\n", name, e.what(), name);
-    return kExitUsage;
-  }
-  return std::nullopt;
-}
-
 bool SubcommandFile::open(const std::optional<std::string>& path) {
   if (!path) return true;
   try {

@@ -26,11 +26,6 @@ auto parse_subcommand(const char* name, Parse parse) -> std::optional<decltype(p
   }
 }
 
-// CLI11 over a subcommand's flags: nullopt to go on, or the exit status after
-// --help (the usage, on stdout) or a refused flag (one line with the
-// subcommand's prefix; CLI11's own exit() prints two, without it).
-std::optional<int> parse_cli(CLI::App& app, const char* name, int argc, char** argv);
-
 // A file a subcommand writes (advise --out, check --json and --markdown),
 // checked, locked and written as the main program's results file
 // (results_file.hpp): refused before any device work if it cannot be written,

@@ -209,16 +209,8 @@ int report(const Advice& a, nlohmann::json& doc) {
   return kExitOk;
 }
 
-}  // namespace
-
-int run_advise(int argc, char** argv, const DeviceHooks& hooks) {
-  const std::optional<AdviseOptions> parsed = parse_subcommand("advise", [&] { return parse_advise_options(argc, argv); });
-  if (!parsed) return kExitUsage;
-  const AdviseOptions& o = *parsed;
-  if (o.help) {
-    fmt::print("{}", o.help_text);
-    return kExitOk;
-  }
+// The advice for the workload `o` describes.
+int advise(const AdviseOptions& o, const DeviceHooks& hooks) {
   SubcommandFile out("advise", "--out");
   if (!out.open(o.out)) return kExitUsage;
   const auto t0 = std::chrono::steady_clock::now();
@@ -245,7 +237,27 @@ int run_advise(int argc, char** argv, const DeviceHooks& hooks) {
   return written != kExitOk ? written : code;
 }
 
+// `heapbench advise`: its flags in its app of heapbench's tree (AdviseCommandLine).
+class AdviseCommand final : public ParsedCommand {
+ public:
+  explicit AdviseCommand(CLI::App& app) { flags_.build(app); }
+
+  int run(const CLI::App& app, const DeviceHooks& hooks) override {
+    const std::optional<AdviseOptions> parsed = parse_subcommand("advise", [&] { return flags_.options(app); });
+    if (!parsed) return kExitUsage;
+    if (parsed->help) {
+      fmt::print("{}", parsed->help_text);
+      return kExitOk;
+    }
+    return advise(*parsed, hooks);
+  }
+
+ private:
+  AdviseCommandLine flags_;
+};
+
+}  // namespace
 }  // namespace heapbench
 
 HEAPBENCH_SUBCOMMAND(advise, "The smallest cudaLimitMallocHeapSize that holds a workload, by bisection over real runs",
-                     heapbench::run_advise)
+                     heapbench::AdviseCommand)

@@ -389,24 +389,8 @@ int report_verdicts(const std::vector<ApiVerdict>& verdicts, const nlohmann::jso
   return failed ? kExitCheckFailed : kExitOk;
 }
 
-}  // namespace
-
-int run_check(int argc, char** argv, const DeviceHooks& hooks) {
-  if (!hooks.check) {
-    fmt::print(stderr, "heapbench check: this binary has no battery to run\n");
-    return kExitUsage;
-  }
-  const CheckHooks ch = hooks.check();
-  std::vector<std::string> known;
-  for (const CheckApi& a : ch.apis) known.push_back(a.name);
-  const std::optional<CheckOptions> parsed =
-      parse_subcommand("check", [&] { return parse_check_options(argc, argv, known); });
-  if (!parsed) return kExitUsage;
-  const CheckOptions& o = *parsed;
-  if (o.help) {
-    fmt::print("{}", o.help_text);
-    return kExitOk;
-  }
+// The battery `o` asks for, on the allocators `ch` reaches.
+int check_allocators(const CheckOptions& o, const CheckHooks& ch, const DeviceHooks& hooks) {
   if (o.child_out) return run_child(o, ch);
   // Refused before any device work, as advise --out is (the verdicts were
   // lost after the whole battery for an unwritable path).
@@ -432,7 +416,34 @@ int run_check(int argc, char** argv, const DeviceHooks& hooks) {
   return report_verdicts(*verdicts, context, t0, json_file, markdown_file);
 }
 
+// `heapbench check`: its flags in its app of heapbench's tree (CheckCommandLine).
+class CheckCommand final : public ParsedCommand {
+ public:
+  explicit CheckCommand(CLI::App& app) { flags_.build(app); }
+
+  int run(const CLI::App& app, const DeviceHooks& hooks) override {
+    if (!hooks.check) {
+      fmt::print(stderr, "heapbench check: this binary has no battery to run\n");
+      return kExitUsage;
+    }
+    const CheckHooks ch = hooks.check();
+    std::vector<std::string> known;
+    for (const CheckApi& a : ch.apis) known.push_back(a.name);
+    const std::optional<CheckOptions> parsed = parse_subcommand("check", [&] { return flags_.options(app, known); });
+    if (!parsed) return kExitUsage;
+    if (parsed->help) {
+      fmt::print("{}", parsed->help_text);
+      return kExitOk;
+    }
+    return check_allocators(*parsed, ch, hooks);
+  }
+
+ private:
+  CheckCommandLine flags_;
+};
+
+}  // namespace
 }  // namespace heapbench
 
 HEAPBENCH_SUBCOMMAND(check, "A conformance verdict for device allocators: PASS / FAIL / NOT SUPPORTED per property "
-                            "(docs/check.md)", heapbench::run_check)
+                            "(docs/check.md)", heapbench::CheckCommand)

@@ -5,6 +5,7 @@
 #include "exit_codes.hpp"
 #include "subcommand.hpp"
 #include "results/results_schema.hpp"
+#include "run/benchmark_flags.hpp"  // help_of
 
 namespace heapbench {
 namespace {
@@ -12,17 +13,30 @@ namespace {
 // `heapbench schema`: the JSON Schema of a results file, made from the counter
 // and axis declarations (results/results_schema.hpp); docs/results.schema.json
 // is its output (the test results_schema checks it).
-int run_schema(int argc, char** argv, const DeviceHooks&) {
-  CLI::App app{"heapbench schema: the JSON Schema every results file this program writes validates against "
-               "(docs/results.schema.json), made from its counter and axis declarations",
-               "heapbench schema"};
-  if (const auto code = parse_cli(app, "schema", argc, argv)) return *code;
-  fmt::print("{}\n", results_schema().dump(2));
-  return kExitOk;
-}
+class SchemaCommand final : public ParsedCommand {
+ public:
+  explicit SchemaCommand(CLI::App& app) {
+    app.description("heapbench schema: the JSON Schema every results file this program writes validates against "
+                    "(docs/results.schema.json), made from its counter and axis declarations");
+    app.add_flag("-h,--help", help_, "Print this help message and exit");
+    app.allow_extras(false);
+  }
+
+  int run(const CLI::App& app, const DeviceHooks&) override {
+    if (help_) {
+      fmt::print("{}", help_of(app));
+      return kExitOk;
+    }
+    fmt::print("{}\n", results_schema().dump(2));
+    return kExitOk;
+  }
+
+ private:
+  bool help_ = false;
+};
 
 }  // namespace
 }  // namespace heapbench
 
 HEAPBENCH_SUBCOMMAND(schema, "The JSON Schema of a results file, made from the counter and axis declarations "
-                     "(docs/results.schema.json)", heapbench::run_schema)
+                     "(docs/results.schema.json)", heapbench::SchemaCommand)

@@ -257,17 +257,17 @@ std::string set_limit_code(std::uint64_t mib) {
                      mib, mib);
 }
 
-namespace {
-
+// heapbench advise's flags as CLI11 fills them, before they are checked.
 struct AdviseParsed {
   std::string threads, size, max_heap, trace;
   double margin_pct = 10, tolerance_pct = 2, budget_ms = 20000;
 };
 
-// heapbench advise's command line, its description and flags: the one app
-// parse_advise_options parses with and whose help --help prints (help_text).
+namespace {
+
+// heapbench advise's description and flags: the one app that parses them and
+// whose help --help prints (help_text).
 void build_app(CLI::App& app, AdviseOptions& o, AdviseParsed& p) {
-  app.name("heapbench advise");
   app.description("heapbench advise: the smallest cudaLimitMallocHeapSize for a workload, by bisection over real runs");
   add_subcommand_flags(app, o.help, o.device);
   app.add_option("--threads", p.threads, "Allocating threads of the kernel (K/M suffixes; per_block: blocks x 256)");
@@ -355,20 +355,6 @@ void set_trace_workload(const CLI::App& app, const AdviseParsed& p, Workload& w)
   }
 }
 
-// What CLI11 left over: an unknown flag, with the closest one, or a stray argument.
-void refuse_remaining(const CLI::App& app) {
-  for (const std::string& a : app.remaining()) {
-    if (a.size() > 1 && a[0] == '-') {
-      std::vector<std::string> known;
-      for (const CLI::Option* opt : app.get_options()) {
-        for (const auto& n : opt->get_lnames()) known.push_back("--" + n);
-      }
-      throw UsageError(fmt::format("{}: unknown flag{}", a, did_you_mean(a.substr(0, a.find('=')), known)));
-    }
-    throw UsageError(fmt::format("'{}': unexpected argument (flags start with --)", a));
-  }
-}
-
 // --margin, --tolerance, --rounds, --kernel-budget-ms, --device and --max-heap:
 // how the bisection runs.
 void set_search(const CLI::App& app, const AdviseParsed& p, AdviseOptions& o) {
@@ -396,18 +382,22 @@ void set_search(const CLI::App& app, const AdviseParsed& p, AdviseOptions& o) {
 
 }  // namespace
 
-AdviseOptions parse_advise_options(int argc, const char* const* argv) {
-  CLI::App app;
-  AdviseOptions o;
-  AdviseParsed p;
-  build_app(app, o, p);
-  app.allow_extras();  // what is left is refused below, with the closest flag
-  parse_argv(app, argc, argv);
+AdviseCommandLine::AdviseCommandLine() : o_(std::make_unique<AdviseOptions>()), p_(std::make_unique<AdviseParsed>()) {}
+AdviseCommandLine::~AdviseCommandLine() = default;
+
+void AdviseCommandLine::build(CLI::App& app) {
+  build_app(app, *o_, *p_);
+  app.allow_extras();  // what is left is refused in options() (refuse_extras), with the closest flag
+}
+
+AdviseOptions AdviseCommandLine::options(const CLI::App& app) const {
+  AdviseOptions o = *o_;
+  const AdviseParsed& p = *p_;
   if (o.help) {
-    o.help_text = app.help();
+    o.help_text = help_of(app);
     return o;
   }
-  refuse_remaining(app);
+  refuse_extras(app);
   if (!p.trace.empty()) {
     set_trace_workload(app, p, o.workload);
   } else {
@@ -415,6 +405,15 @@ AdviseOptions parse_advise_options(int argc, const char* const* argv) {
   }
   set_search(app, p, o);
   return o;
+}
+
+AdviseOptions parse_advise_options(int argc, const char* const* argv) {
+  CLI::App app;
+  app.name("heapbench advise");
+  AdviseCommandLine advise;
+  advise.build(app);
+  parse_argv(app, argc, argv);
+  return advise.options(app);
 }
 
 }  // namespace heapbench

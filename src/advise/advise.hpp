@@ -5,12 +5,17 @@
 // code; the flow that runs the probes on a device is bench/subcommands/advise.cpp.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "heapbench/case.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace heapbench {
 
@@ -109,6 +114,27 @@ struct AdviseOptions {
   std::optional<std::string> out; // --out: the advice as JSON
   bool help = false;
   std::string help_text;          // with --help: what it prints, from the app that parsed
+};
+
+struct AdviseParsed;
+
+// heapbench advise's flags, built into a CLI::App (its subcommand of
+// heapbench's tree, bench/subcommands/advise.cpp, or an app of its own) and
+// read back once it has parsed; the values CLI11 fills live in here.
+class AdviseCommandLine {
+ public:
+  AdviseCommandLine();
+  ~AdviseCommandLine();
+  AdviseCommandLine(const AdviseCommandLine&) = delete;
+  AdviseCommandLine& operator=(const AdviseCommandLine&) = delete;
+  // The description and flags, into `app` (named by the caller).
+  void build(CLI::App& app);
+  // After `app` parsed: the options, or UsageError as parse_advise_options says.
+  AdviseOptions options(const CLI::App& app) const;
+
+ private:
+  std::unique_ptr<AdviseOptions> o_;
+  std::unique_ptr<AdviseParsed> p_;
 };
 
 // argv[0] is "advise". Throws UsageError (options.hpp) naming the bad value:

@@ -535,8 +535,7 @@ nlohmann::json verdicts_json(const std::vector<ApiVerdict>& verdicts, const nloh
   return doc;
 }
 
-namespace {
-
+// heapbench check's flags as CLI11 fills them, before they are checked.
 struct CheckParsed {
   std::string apis, heaps = "8M", rows, threads = "1M";
   double soak_ms = 2000, budget_ms = 10000;
@@ -544,10 +543,11 @@ struct CheckParsed {
   std::string child_out;
 };
 
-// heapbench check's command line, its description and flags: the one app
-// parse_check_options parses with and whose help --help prints (help_text).
+namespace {
+
+// heapbench check's description and flags: the one app that parses them and
+// whose help --help prints (help_text).
 void build_app(CLI::App& app, CheckOptions& o, CheckParsed& p) {
-  app.name("heapbench check");
   app.description("heapbench check: a conformance verdict for device allocators (docs/check.md)");
   add_subcommand_flags(app, o.help, o.device);
   app.add_option("--apis", p.apis, "Allocators to check, comma-separated (default: every one with a device handle)");
@@ -636,16 +636,22 @@ std::vector<Row> rows_of(const std::string& text) {
 
 }  // namespace
 
-CheckOptions parse_check_options(int argc, const char* const* argv, const std::vector<std::string>& known_apis) {
-  CLI::App app;
-  CheckOptions o;
-  CheckParsed p;
-  build_app(app, o, p);
-  parse_argv(app, argc, argv);
+CheckCommandLine::CheckCommandLine() : o_(std::make_unique<CheckOptions>()), p_(std::make_unique<CheckParsed>()) {}
+CheckCommandLine::~CheckCommandLine() = default;
+
+void CheckCommandLine::build(CLI::App& app) {
+  build_app(app, *o_, *p_);
+  app.allow_extras();  // what is left is refused in options() (refuse_extras), with the closest flag
+}
+
+CheckOptions CheckCommandLine::options(const CLI::App& app, const std::vector<std::string>& known_apis) const {
+  CheckOptions o = *o_;
+  const CheckParsed& p = *p_;
   if (o.help) {
-    o.help_text = app.help();
+    o.help_text = help_of(app);
     return o;
   }
+  refuse_extras(app);
   o.apis = apis_of(p.apis, known_apis);
   if (o.apis.empty()) throw UsageError("--apis: no allocator given");
   o.heaps = heaps_of(p.heaps);
@@ -667,6 +673,15 @@ CheckOptions parse_check_options(int argc, const char* const* argv, const std::v
     o.child_out = p.child_out;
   }
   return o;
+}
+
+CheckOptions parse_check_options(int argc, const char* const* argv, const std::vector<std::string>& known_apis) {
+  CLI::App app;
+  app.name("heapbench check");
+  CheckCommandLine check;
+  check.build(app);
+  parse_argv(app, argc, argv);
+  return check.options(app, known_apis);
 }
 
 std::vector<std::string> child_args(const CheckOptions& o, const std::string& api, std::uint64_t heap, Row row,

@@ -9,6 +9,7 @@
 // everything that decides a verdict is tested on the CPU.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,10 @@
 #include <nlohmann/json.hpp>
 
 #include "heapbench/api_traits.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace heapbench::check {
 
@@ -233,6 +238,27 @@ struct CheckOptions {
   std::string help_text;               // with --help: what it prints, from the app that parsed
   // A child of the check (one row of one API in its own process): where to write the row.
   std::optional<std::string> child_out;
+};
+
+struct CheckParsed;
+
+// heapbench check's flags, built into a CLI::App (its subcommand of
+// heapbench's tree, bench/subcommands/check.cpp, or an app of its own) and
+// read back once it has parsed; the values CLI11 fills live in here.
+class CheckCommandLine {
+ public:
+  CheckCommandLine();
+  ~CheckCommandLine();
+  CheckCommandLine(const CheckCommandLine&) = delete;
+  CheckCommandLine& operator=(const CheckCommandLine&) = delete;
+  // The description and flags, into `app` (named by the caller).
+  void build(CLI::App& app);
+  // After `app` parsed: the options, or UsageError as parse_check_options says.
+  CheckOptions options(const CLI::App& app, const std::vector<std::string>& known_apis) const;
+
+ private:
+  std::unique_ptr<CheckOptions> o_;
+  std::unique_ptr<CheckParsed> p_;
 };
 
 // argv[0] is "check". `known_apis` are the names --apis may take (those with a

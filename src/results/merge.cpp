@@ -210,7 +210,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The names run_children gives its children's files: device, heap in MiB, attempt.
+// The names run_children gives its children's files: device, heap in MiB,
+// attempt. The manifest says each file's device; a file it does not name has
+// only its name to say it.
 const std::regex kChildFileName(R"(device(\d{1,4})_heap\d{1,12}_\d{1,6}\.json)");
 
 // An entry as heapbench writes it: a name, the case's axes and, where it says
@@ -278,35 +280,44 @@ std::optional<RunManifest> read_manifest(const fs::path& groups, std::vector<std
   }
 }
 
-// The children's files: those in the folder with the names run_children
-// gives them, in the order the manifest started them, then any it does not
-// name. A manifest entry elsewhere is not this run's and is never read.
-std::vector<fs::path> child_files(const fs::path& groups, const std::optional<RunManifest>& m,
-                                  std::vector<std::string>& skipped) {
+// A child's file and the device it ran on.
+using ChildFile = std::pair<int, fs::path>;
+
+// The children's files, each with its device: the manifest's (device, file)
+// pairs in the order it started them, each a regular file in the folder
+// (whatever its name), then the files in the folder with the names
+// run_children gives them that the manifest does not name (all of them
+// without one), whose device only their name can say. A manifest entry
+// elsewhere is not this run's and is never read.
+std::vector<ChildFile> child_files(const fs::path& groups, const std::optional<RunManifest>& m,
+                                   std::vector<std::string>& skipped) {
   std::error_code ec;
-  std::vector<fs::path> files;
-  std::set<std::string> listed;
-  for (const auto& e : fs::directory_iterator(groups, ec)) {
-    const std::string name = e.path().filename().string();
-    if (std::regex_match(name, kChildFileName) && e.is_regular_file(ec) && !e.is_symlink(ec)) listed.insert(name);
-  }
+  std::vector<ChildFile> files;
+  auto named = [&](const fs::path& f) {
+    return std::any_of(files.begin(), files.end(), [&](const ChildFile& c) { return c.second == f; });
+  };
   if (m) {
     for (const auto& [device, file] : m->children) {
       const fs::path f(file);
-      if (f.parent_path().lexically_normal() != groups.lexically_normal() ||
-          !listed.count(f.filename().string())) {
-        if (!fs::exists(f, ec) && f.parent_path().lexically_normal() == groups.lexically_normal()) continue;
+      const bool here = f.parent_path().lexically_normal() == groups.lexically_normal();
+      if (here && !fs::exists(f, ec)) continue;  // the child had not written it
+      if (!here || !fs::is_regular_file(fs::symlink_status(f, ec))) {
         skipped.push_back(fmt::format("'{}' (named by {} but not one of its run's files: not read)", file,
                                       kManifestName));
         continue;
       }
-      if (std::find(files.begin(), files.end(), groups / f.filename()) == files.end()) {
-        files.push_back(groups / f.filename());
-      }
+      if (!named(groups / f.filename())) files.emplace_back(device, groups / f.filename());
     }
   }
+  std::set<std::string> listed;  // sorted: the order they are read in
+  for (const auto& e : fs::directory_iterator(groups, ec)) {
+    const std::string name = e.path().filename().string();
+    if (std::regex_match(name, kChildFileName) && e.is_regular_file(ec) && !e.is_symlink(ec)) listed.insert(name);
+  }
   for (const auto& name : listed) {
-    if (std::find(files.begin(), files.end(), groups / name) == files.end()) files.push_back(groups / name);
+    std::smatch match;
+    std::regex_match(name, match, kChildFileName);
+    if (!named(groups / name)) files.emplace_back(std::stoi(match[1].str()), groups / name);
   }
   return files;
 }
@@ -364,18 +375,15 @@ std::vector<std::string> remove_run_files(const std::string& groups_path) {
 namespace {
 
 // The children's documents that can be read, by device; what cannot is added to `skipped`.
-std::vector<std::pair<int, json>> readable_children(const std::vector<fs::path>& files,
+std::vector<std::pair<int, json>> readable_children(const std::vector<ChildFile>& files,
                                                     std::vector<std::string>& skipped) {
   std::vector<std::pair<int, json>> children;
-  for (const auto& f : files) {
-    std::smatch match;
-    const std::string name = f.filename().string();
-    std::regex_match(name, match, kChildFileName);
+  for (const auto& [device, f] : files) {
     std::string why;
     if (auto doc = read_child(f, why)) {
-      children.emplace_back(std::stoi(match[1].str()), std::move(*doc));
+      children.emplace_back(device, std::move(*doc));
     } else if (why != "missing") {
-      skipped.push_back(fmt::format("{} ({})", name, why));
+      skipped.push_back(fmt::format("{} ({})", f.filename().string(), why));
     }
   }
   return children;

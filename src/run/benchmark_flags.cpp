@@ -12,6 +12,7 @@
 
 #include "heapbench/case.hpp"
 #include "run/options.hpp"
+#include "run/suggest.hpp"
 #include "run/parse.hpp"
 
 namespace heapbench {
@@ -190,16 +191,50 @@ std::string conversion_message(const CLI::App& app, const CLI::ConversionError& 
 void parse_argv(CLI::App& app, int argc, const char* const* argv, const std::vector<std::string>& may_repeat) {
   std::vector<std::string> args;
   for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);  // CLI11 takes them reversed
-  refuse_empty_values({args.rbegin(), args.rend()});
+  // A subcommand that takes its line whole (CLI11's prefix command: `heapbench
+  // replay`) leaves it to be judged where it passes it on.
+  const std::vector<CLI::App*> subs = app.get_subcommands({});
+  const bool passed_on = argc > 1 && std::any_of(subs.begin(), subs.end(), [&](const CLI::App* sub) {
+                           return !sub->get_disabled() && sub->get_prefix_command() && sub->check_name(argv[1]);
+                         });
+  if (!passed_on) refuse_empty_values({args.rbegin(), args.rend()});
   try {
     app.parse(args);
   } catch (const CLI::ConversionError& e) {
-    throw UsageError(conversion_message(app, e));
+    throw UsageError(conversion_message(command_of(app), e));
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
-  refuse_flags_taken_as_values(app);
-  refuse_repeated_options(app, may_repeat);
+  const CLI::App& command = command_of(app);
+  refuse_flags_taken_as_values(command);
+  refuse_repeated_options(command, &command == &app ? may_repeat : std::vector<std::string>{});
+}
+
+void refuse_extras(const CLI::App& app) {
+  for (const std::string& a : app.remaining()) {
+    if (a.size() > 1 && a[0] == '-') {
+      std::vector<std::string> known;
+      for (const CLI::Option* opt : app.get_options()) {
+        if (opt->get_group().empty()) continue;  // internal
+        for (const auto& n : opt->get_lnames()) known.push_back("--" + n);
+      }
+      throw UsageError(fmt::format("{}: unknown flag{}", a, did_you_mean(a.substr(0, a.find('=')), known)));
+    }
+    throw UsageError(fmt::format("'{}': unexpected argument (flags start with --)", a));
+  }
+}
+
+const CLI::App& command_of(const CLI::App& app) {
+  const std::vector<CLI::App*> got = app.get_subcommands();  // those the line named, in order
+  return got.empty() ? app : command_of(*got.front());
+}
+
+std::string help_of(const CLI::App& app) {
+  std::string above;  // the names of the commands above it: "heapbench" for `heapbench advise`
+  for (const CLI::App* a = app.get_parent(); a != nullptr; a = a->get_parent()) {
+    above = above.empty() ? a->get_name() : a->get_name() + " " + above;
+  }
+  return app.help(above);
 }
 
 void refuse_empty_values(const std::vector<std::string>& args) {

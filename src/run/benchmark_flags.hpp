@@ -58,10 +58,27 @@ void refuse_repeated_options(const CLI::App& app, const std::vector<std::string>
 
 // CLI11 over argv (argv[0] the program or subcommand) with the refusals it
 // cannot make itself, every one a UsageError: an empty "--flag=", CLI11's own
-// parse errors, a flag taken as a value, a repeated option (but `may_repeat`).
+// parse errors, a flag taken as a value, a repeated option (but `may_repeat`,
+// which holds for `app` itself, not a subcommand of it). `app` may be a tree
+// (heapbench's, bench/app.cpp): the checks and the names of a value that does
+// not convert are those of the command that took the line (command_of).
 // The one preamble of heapbench's, `heapbench advise`'s and `heapbench check`'s
 // parsers.
 void parse_argv(CLI::App& app, int argc, const char* const* argv, const std::vector<std::string>& may_repeat = {});
+
+// The rule for what CLI11 leaves over in a subcommand that takes none of
+// Google Benchmark's flags (advise, check; the run passes them on,
+// options.cpp): an unknown flag is refused with the closest of `app`'s own
+// (its internal ones, group "", left out), a word as an unexpected argument.
+void refuse_extras(const CLI::App& app);
+
+// The command of `app`'s tree that took the command line once it parsed: its
+// subcommand that got it (and so on down), else `app` itself.
+const CLI::App& command_of(const CLI::App& app);
+
+// What --help prints for `app`, a command of a tree or an app of its own:
+// CLI11's help of it under its whole name ("Usage: heapbench advise ...").
+std::string help_of(const CLI::App& app);
 
 // A subcommand's -h/--help (its own flags only, not CLI11's help) and its
 // --device: the flags `heapbench advise` and `heapbench check` share.

@@ -22,9 +22,9 @@
 #include "replay/trace_reader.hpp"
 
 namespace heapbench {
-namespace {
 
-struct Parsed {
+// heapbench's flags as CLI11 fills them, before they are checked into Options.
+struct RunParsed {
   std::string patterns, apis, sizes, aligns, heaps;
   std::map<std::string, std::string, std::less<>> swept;  // the swept axes' flags (axes.hpp), by axis key
   std::string graphs, graph_file;                         // the graph workload's
@@ -48,6 +48,10 @@ struct Parsed {
   double max_noise_pct = -1, max_time_s = -1;
   int min_rounds = -1;
 };
+
+namespace {
+
+using Parsed = RunParsed;
 
 // What this build's toolkit could not build, and why, for --apis' help: the
 // APIs that share a reason are named together, in api_traits_list()'s order.
@@ -618,20 +622,10 @@ std::vector<std::string> benchmark_args(const CLI::App& app, const Options& o, c
   return args;
 }
 
-// heapbench's command line, its description and flags: the one app
-// parse_options parses with and whose help --help prints (help_text).
-void build_app(CLI::App& app, Parsed& p) {
-  app.name("heapbench");
-  app.description("heapbench: throughput and limits of CUDA's device heap");
-  add_flags(app, p);
-}
-
-// What --help prints: the app's help (its flags, and the subcommands, listed
-// only: app.cpp runs them before this parser sees the command line, so they
-// are added after the parse), then Google Benchmark's flags.
-std::string help_text(CLI::App& app, const SubcommandList& subcommands) {
-  for (const auto& [name, summary] : subcommands) app.add_subcommand(name, summary);
-  std::string text = app.help();
+// What --help prints: the app's help (its flags, and the subcommands of its
+// tree, each with its summary), then Google Benchmark's flags.
+std::string help_text(const CLI::App& app) {
+  std::string text = help_of(app);
   while (!text.empty() && text.back() == '\n') text.pop_back();
   text += "\n\nGoogle Benchmark's flags, passed on to it:\n";
   std::string refused;
@@ -644,19 +638,25 @@ std::string help_text(CLI::App& app, const SubcommandList& subcommands) {
     }
   }
   text += "\nGoogle Benchmark's flags that heapbench refuses, and why:\n" + refused;
-  if (!subcommands.empty()) text += "\nheapbench SUBCOMMAND --help lists a subcommand's flags. Exit codes and more: docs/cli.md\n";
+  if (!app.get_subcommands({}).empty()) {
+    text += "\nheapbench SUBCOMMAND --help lists a subcommand's flags. Exit codes and more: docs/cli.md\n";
+  }
   return text;
 }
 
 }  // namespace
 
-Options parse_options(int argc, const char* const* argv, const SubcommandList& subcommands) {
-  CLI::App app;
-  Parsed p;
-  build_app(app, p);
-  // A child of isolation gets --device and --benchmark_out appended to its parent's flags.
-  parse_argv(app, argc, argv, {"--device", "--benchmark_out"});
+RunCommandLine::RunCommandLine() : p_(std::make_unique<RunParsed>()) {}
+RunCommandLine::~RunCommandLine() = default;
 
+void RunCommandLine::build(CLI::App& app) {
+  app.name("heapbench");
+  app.description("heapbench: throughput and limits of CUDA's device heap");
+  add_flags(app, *p_);
+}
+
+Options RunCommandLine::options(const CLI::App& app, int argc, const char* const* argv) const {
+  const Parsed& p = *p_;
   Options o;
   o.help = p.help;
   o.version = p.version;
@@ -668,8 +668,20 @@ Options parse_options(int argc, const char* const* argv, const SubcommandList& s
   set_sweeps(app, p, o);
   apply_rules(kDeviceAndOutputRules, app, p, o);
   o.benchmark_args = benchmark_args(app, o, argc > 0 ? argv[0] : "heapbench");
-  if (o.help) o.help_text = help_text(app, subcommands);
+  if (o.help) o.help_text = help_text(app);
   return o;
+}
+
+Options parse_options(int argc, const char* const* argv, const SubcommandList& subcommands) {
+  CLI::App app;
+  RunCommandLine run;
+  run.build(app);
+  // Listed by --help only: this app parses heapbench's flags, never a subcommand.
+  std::vector<CLI::App*> listed;
+  for (const auto& [name, summary] : subcommands) listed.push_back(app.add_subcommand(name, summary)->disabled());
+  parse_argv(app, argc, argv, kRunMayRepeat);
+  for (CLI::App* sub : listed) sub->disabled(false);  // the usage line names them ("[SUBCOMMAND]")
+  return run.options(app, argc, argv);
 }
 
 }  // namespace heapbench

@@ -2,6 +2,7 @@
 // heapbench's own command line. Google Benchmark's flags (benchmark_flags.hpp)
 // are handed to it in order; any other flag is refused here.
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -10,6 +11,10 @@
 
 #include "run/measure.hpp"
 #include "run/sweep.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace heapbench {
 
@@ -42,6 +47,32 @@ struct Options {
   bool version = false;              // --version
   std::vector<std::string> benchmark_args;  // argv[0] then everything for Google Benchmark
 };
+
+struct RunParsed;
+
+// heapbench's own flags (the run's), built into a CLI::App and read back once
+// it has parsed: the root of the program's tree (bench/app.cpp, its
+// subcommands beside these flags) or an app of its own (parse_options). The
+// values CLI11 fills live in here, so it outlives the parse.
+class RunCommandLine {
+ public:
+  RunCommandLine();
+  ~RunCommandLine();
+  RunCommandLine(const RunCommandLine&) = delete;
+  RunCommandLine& operator=(const RunCommandLine&) = delete;
+  // heapbench's name, description and flags, into `app`.
+  void build(CLI::App& app);
+  // After `app` parsed argv (parse_argv, kRunMayRepeat): the options, checked
+  // as parse_options says. argv: raw_args, and argv[0] for Google Benchmark.
+  Options options(const CLI::App& app, int argc, const char* const* argv) const;
+
+ private:
+  std::unique_ptr<RunParsed> p_;
+};
+
+// A child of isolation gets --device and --benchmark_out appended to its
+// parent's flags: the last one counts.
+inline const std::vector<std::string> kRunMayRepeat = {"--device", "--benchmark_out"};
 
 // Parses argv. Throws UsageError (one line, naming the bad value) on malformed
 // values: sizes/threads/heaps that are 0, negative, not numbers, heaps that are

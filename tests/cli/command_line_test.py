@@ -240,6 +240,29 @@ class RoundThree(unittest.TestCase):
         self.refused("check", "--soak-ms=1", "--soak-ms=2", needle="--soak-ms=1 and --soak-ms=2")
         self.refused("--max-noise=1e20", needle="--max-noise=1e20:")
 
+    def test_the_tree_checks_every_subcommand_as_it_checks_the_run(self):
+        # Issue 54: one CLI::App tree parses every command line, its checks walking into the subcommand that
+        # took it; `counters --json=` (an unset shell variable) was taken, exit 0, where the run refuses it.
+        line = self.refused("counters", "--json=", needle="--json=: empty value")
+        self.assertTrue(line.startswith("heapbench counters: "), line)
+        self.assertTrue(self.refused("--sizes=64", "advise", needle="'advise': unexpected argument")
+                        .startswith("heapbench: "))
+        self.refused("advise", "check", needle="'check': unexpected argument")
+
+    def test_extras_follow_one_rule(self):
+        # Issue 54: the root passes Google Benchmark's flags on; advise and check take none of them, and a flag
+        # neither knows is named with the closest one. check said "The following argument was not expected".
+        self.refused("advise", "--threads=8", "--size=64", "--benchmark_filter=x",
+                     needle="--benchmark_filter=x: unknown flag")
+        for args, needle in ((("--soak=5",), "--soak=5: unknown flag; did you mean '--soak-ms'?"),
+                             (("--nosuch",), "--nosuch: unknown flag"),
+                             (("--benchmark_filter=x",), "--benchmark_filter=x: unknown flag"),
+                             (("extra",), "'extra': unexpected argument (flags start with --)")):
+            with self.subTest(args=args):
+                line = self.refused("check", *args, needle=needle)
+                self.assertTrue(line.startswith("heapbench check: "), line)
+                self.assertNotIn("not expected", line)
+
 
 class Warts(unittest.TestCase):
     """Issue 36, item 7: the command line's warts."""

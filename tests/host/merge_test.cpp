@@ -213,6 +213,35 @@ TEST_F(MergeTest, RecoveryKeepsTheKilledRunsMergedFileAndAddsWhatItHadNotSeen) {
   EXPECT_EQ(names, (std::vector<std::string>{"a/device:0", "a/device:1", "c/device:0", "b/device:1"}));
 }
 
+TEST_F(MergeTest, RecoveryTakesEachChildsDeviceFromTheManifestNotItsFileName) {
+  // Issue 54: the manifest holds (device, file) pairs, but recovery read the
+  // device out of the file's name. Device 1's file renamed: once to a name
+  // that says device 0, once to one that says none; its cases stay device 1's.
+  const auto out = (dir_ / "r.json").string();
+  const fs::path groups = dir_ / "r.json.groups";
+  for (const char* renamed : {"device0_heap8_1.json", "group.json"}) {
+    SCOPED_TRACE(renamed);
+    fs::remove(out);
+    fs::remove_all(groups);
+    fs::create_directories(groups);
+    const auto f0 = child("r.json.groups/device0_heap8_0.json", "GPU", {"a"});
+    const auto f1 = child("r.json.groups/device1_heap8_0.json", "GPU", {"a", "b"});
+    const std::string moved = (groups / renamed).string();
+    fs::rename(f1, moved);
+    RunManifest manifest;
+    manifest.tag_devices = true;
+    manifest.children = {{0, f0}, {1, moved}};
+    manifest.write((groups / kManifestName).string());
+    const Recovery r = recover_interrupted_run(out, groups.string());
+    EXPECT_EQ(r.added, 3u);
+    EXPECT_TRUE(r.skipped.empty()) << r.skipped.front();
+    const json doc = json::parse(std::ifstream(out));
+    std::vector<std::pair<std::string, int>> got;
+    for (const auto& b : doc["benchmarks"]) got.emplace_back(b["name"], b["gpu_index"]);
+    EXPECT_EQ(got, (std::vector<std::pair<std::string, int>>{{"a/device:0", 0}, {"a/device:1", 1}, {"b/device:1", 1}}));
+  }
+}
+
 TEST_F(MergeTest, RecoveryReadsEachChildFileOnItsOwnAndNothingOutsideTheFolder) {
   // Issue 24 (D9): one damaged child file, a deleted manifest or one pointing
   // elsewhere cost every case of the run.
