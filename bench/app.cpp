@@ -37,6 +37,14 @@
 #include "supervise.hpp"
 
 namespace heapbench {
+
+CLI::Option* ParsedCommand::add_help(CLI::App& app, const char* text) { return app.add_flag("-h,--help", help_, text); }
+
+bool ParsedCommand::printed_help(const CLI::App& app) const {
+  if (help_) fmt::print("{}", help_of(app));
+  return help_;
+}
+
 namespace {
 
 // --benchmark_list_tests: on stderr (stdout is the list), the APIs the sweep

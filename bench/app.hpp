@@ -8,6 +8,7 @@
 
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace heapbench {
@@ -22,6 +23,15 @@ class ParsedCommand {
   // After the tree parsed a command line that named this subcommand: its exit
   // status (exit_codes.hpp). `app` is its CLI::App of the tree.
   virtual int run(const CLI::App& app, const DeviceHooks& hooks) = 0;
+
+ protected:
+  // -h,--help on the subcommand's app, and, in run(), its help printed from
+  // that app when it was given (true: run() returns kExitOk).
+  CLI::Option* add_help(CLI::App& app, const char* text = "Print this help message and exit");
+  bool printed_help(const CLI::App& app) const;
+
+ private:
+  bool help_ = false;
 };
 
 // `heapbench NAME ...`: `build` fills NAME's CLI::App of heapbench's tree

@@ -19,16 +19,13 @@ class CountersCommand final : public ParsedCommand {
   explicit CountersCommand(CLI::App& app) {
     app.description("heapbench counters: every counter heapbench writes (name, unit, direction, meaning) and the APIs' "
                      "traits");
-    app.add_flag("-h,--help", help_, "Print this help message and exit");
+    add_help(app);
     app.add_flag("--json", json_, "The \"counters\" and \"apis\" blocks of a results file, as JSON");
     app.allow_extras(false);
   }
 
   int run(const CLI::App& app, const DeviceHooks&) override {
-    if (help_) {
-      fmt::print("{}", help_of(app));
-      return kExitOk;
-    }
+    if (printed_help(app)) return kExitOk;
     if (json_) {
       nlohmann::ordered_json doc;
       add_declarations(doc);
@@ -44,7 +41,6 @@ class CountersCommand final : public ParsedCommand {
   }
 
  private:
-  bool help_ = false;
   bool json_ = false;
 };
 

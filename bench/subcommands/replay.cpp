@@ -38,17 +38,14 @@ class ReplayCommand final : public ParsedCommand {
                     "allocator");
     app.footer("The same as heapbench --trace=TRACE: every flag of heapbench --help but --sweep, --patterns, --sizes\n"
                "and --threads, which the trace sets. docs/trace.md describes the file and what a replay reports.");
-    app.add_flag("-h,--help", help_, "Print this and exit")->group("Flags");
+    add_help(app, "Print this and exit")->group("Flags");
     app.formatter(std::make_shared<ReplayHelp>());
     app.allow_extras();
     app.prefix_command();
   }
 
   int run(const CLI::App& app, const DeviceHooks& hooks) override {
-    if (help_) {
-      fmt::print("{}", help_of(app));
-      return kExitOk;
-    }
+    if (printed_help(app)) return kExitOk;
     const std::vector<std::string> given = app.remaining();
     const std::string first = given.empty() ? "" : given.front();
     if (first.empty() || first[0] == '-') {
@@ -65,7 +62,6 @@ class ReplayCommand final : public ParsedCommand {
   }
 
  private:
-  bool help_ = false;
 };
 
 }  // namespace

@@ -18,21 +18,17 @@ class SchemaCommand final : public ParsedCommand {
   explicit SchemaCommand(CLI::App& app) {
     app.description("heapbench schema: the JSON Schema every results file this program writes validates against "
                     "(docs/results.schema.json), made from its counter and axis declarations");
-    app.add_flag("-h,--help", help_, "Print this help message and exit");
+    add_help(app);
     app.allow_extras(false);
   }
 
   int run(const CLI::App& app, const DeviceHooks&) override {
-    if (help_) {
-      fmt::print("{}", help_of(app));
-      return kExitOk;
-    }
+    if (printed_help(app)) return kExitOk;
     fmt::print("{}\n", results_schema().dump(2));
     return kExitOk;
   }
 
  private:
-  bool help_ = false;
 };
 
 }  // namespace
