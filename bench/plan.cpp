@@ -184,4 +184,10 @@ std::vector<std::pair<std::string, std::string>> timing_context(double wall_s, c
   return out;
 }
 
+void print_timing_lines(const Progress& progress, const Done& last, std::optional<double> file_wall_s, double now_s) {
+  const double wall = file_wall_s.value_or(now_s);
+  fmt::print(stderr, "{}\n", progress.summary(wall));
+  if (const std::string line = budget_line(last.budget, wall); !line.empty()) fmt::print(stderr, "{}\n", line);
+}
+
 }  // namespace heapbench

@@ -3,6 +3,7 @@
 // command line parsed, the cases planned, the devices checked. Every refusal
 // here says why on stderr and leaves the results file untouched.
 #include <chrono>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -60,5 +61,11 @@ class Stopwatch {
 
 // Wall and timed seconds of the run, for the results file's context.
 std::vector<std::pair<std::string, std::string>> timing_context(double wall_s, const Done& done);
+
+// The console's closing lines on the run's time (progress' summary, the budget's line), over
+// `file_wall_s`: the wall time timing_context last gave the file, so the console's share is the
+// file's heapbench_measured_fraction to the point (on a loaded machine the moments between the
+// file's last write and these lines moved it by a point); `now_s` where no file was written.
+void print_timing_lines(const Progress& progress, const Done& last, std::optional<double> file_wall_s, double now_s);
 
 }  // namespace heapbench

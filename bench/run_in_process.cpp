@@ -87,13 +87,7 @@ std::size_t run_into_file(const PlannedRun& run, const RunConfig& cfg, benchmark
   snapshots.carry(out.carried());
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks(display, &snapshots);
   if (!child) {
-    // The file's wall time, so the console's share is the file's heapbench_measured_fraction to the point
-    // (on a loaded machine the moments between the last write and this line moved it by a point).
-    const double wall = file_wall.value_or(run.clock.seconds());
-    fmt::print(stderr, "{}\n", progress.summary(wall));
-    if (const std::string line = budget_line(last.budget, wall); !line.empty()) {
-      fmt::print(stderr, "{}\n", line);
-    }
+    print_timing_lines(progress, last, file_wall, run.clock.seconds());
   }
   return ran;
 }

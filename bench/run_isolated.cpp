@@ -57,14 +57,10 @@ std::vector<HeapGroup> heap_groups(const PlannedRun& run, const std::vector<int>
 }
 
 // The closing lines, and the exit status (after dying of the signal that stopped the run, if one did).
-// `file_wall`: the wall time the file's context was last given, so the console's share is the file's
-// heapbench_measured_fraction to the point (the moments between the last merge and this line moved it
-// by a point on a loaded machine).
+// `file_wall`: the wall time the file's context was last given (print_timing_lines).
 int finish(const PlannedRun& run, const ChildrenOutcome& done, const Progress& progress, const Done& last,
            std::optional<double> file_wall, const std::set<std::string>& carried, ResultsFile& out) {
-  const double wall = file_wall.value_or(run.clock.seconds());
-  fmt::print(stderr, "{}\n", progress.summary(wall));
-  if (const std::string line = budget_line(last.budget, wall); !line.empty()) fmt::print(stderr, "{}\n", line);
+  print_timing_lines(progress, last, file_wall, run.clock.seconds());
   if (const std::string line = convergence_summary(convergence_of(own_entries(done.document, carried))); !line.empty()) {
     fmt::print(stderr, "{}\n", line);
   }
