@@ -595,6 +595,19 @@ def plan(a) -> tuple[Path, list[str], dict[str, list[str]], list[int]]:
     return root, programs, {p: _apis_of(p, a.apis, built) for p in programs}, heaps
 
 
+def write_results(a, argv: list[str], entries: list[dict], kernels: dict, apis: dict[str, list[str]]) -> bool:
+    """The results file with `entries` so far (a temporary name renamed over it), or False with one line."""
+    build = Path(a.build)
+    doc = results_document(provenance(build, argv, a.runs), entries, kernels,
+                           apis_block(build, {x for v in apis.values() for x in v}))
+    try:
+        write_text(a.out, json.dumps(doc, indent=1) + "\n")
+    except OSError as e:
+        print(f"{TOOL}: {a.out}: cannot be written ({e.strerror or e})", file=sys.stderr)
+        return False
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     ap = parser()
@@ -622,14 +635,9 @@ def main(argv: list[str] | None = None) -> int:
             if not a.no_replay:
                 replay_program(Path(a.build), program, heap, a.timeout, reference, these)
             entries += these
-    build = Path(a.build)
-    doc = results_document(provenance(build, argv, a.runs), entries, kernels,
-                           apis_block(build, {x for v in apis.values() for x in v}))
-    try:
-        write_text(a.out, json.dumps(doc, indent=1) + "\n")
-    except OSError as e:
-        print(f"{TOOL}: {a.out}: cannot be written ({e.strerror or e})", file=sys.stderr)
-        return 2
+            # Written after every program and heap, so a run stopped part-way keeps what it measured.
+            if not write_results(a, argv, entries, kernels, apis):
+                return 2
     print(f"{TOOL}: {len(entries)} cases, {failed} errors: {a.out}", file=sys.stderr)
     return 1 if failed else 0
 

@@ -547,3 +547,24 @@ def test_compare_and_export_take_a_file_with_replays(replayed, tmp_path):
     assert rc == 0, err
     head = next((tmp_path / "x").iterdir()).read_text().splitlines()[0]
     assert "replay_vs_direct" in head and "replay_floor_ms" in head and "replay_error" in head, head
+
+
+def test_a_run_stopped_part_way_keeps_the_programs_it_finished(tmp_path, monkeypatch):
+    """The results file is written after every program: stopped in the second (a time limit's
+    SIGTERM, Ctrl-C), the first one's entries are in it, whole and valid."""
+    build = make_good_build(tmp_path, {"aaa": {"malloc": {"section_ms": [1.0]}, "slab": {"section_ms": [0.5]}},
+                                       "bbb": {"malloc": {"section_ms": [1.0]}}})
+    out = tmp_path / "apps.json"
+    measure = apps.measure
+
+    def stopped_in_bbb(exe, program, *args, **kwargs):
+        if program == "bbb":
+            raise KeyboardInterrupt
+        return measure(exe, program, *args, **kwargs)
+
+    monkeypatch.setattr(apps, "measure", stopped_in_bbb)
+    with pytest.raises(KeyboardInterrupt):
+        run("--build", build, "--runs", "1", "--no-replay", "-o", out)
+    doc = json.loads(out.read_text())
+    assert sorted(b["name"] for b in doc["benchmarks"]) == ["app/aaa/malloc/heap:512", "app/aaa/slab/heap:512"]
+    assert validate(out) == []
