@@ -23,6 +23,11 @@
 // from its events (a launch() may run several kernels), none for one that
 // recorded no event; write() finishes the file. Every other build records
 // nothing and pays nothing for it.
+//
+// Report is BasicReport<CudaEvents>: its times are CUDA events'. A program on
+// heapbench's stand-in device (tests/apps/standin_list.cpp, whose kernels run
+// on the CPU) gives it a clock of its own with CudaEvents' members, and writes
+// the same report through the same code.
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -46,15 +51,43 @@ namespace heapbench::app {
 
 inline constexpr int kReportVersion = 1;
 
-class Report {
+// A Report's clock: CUDA events on the default stream, made, recorded, read in
+// milliseconds and destroyed; check_launch() throws with what failed.
+struct CudaEvents {
+  using Event = cudaEvent_t;
+  static Event make() {
+    Event e = nullptr;
+    check(cudaEventCreate(&e), "cudaEventCreate");
+    return e;
+  }
+  static void record(Event e) { check(cudaEventRecord(e), "cudaEventRecord"); }
+  static double ms(Event from, Event to) {
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, from, to), "cudaEventElapsedTime");
+    return ms;
+  }
+  static void destroy(Event e) { cudaEventDestroy(e); }
+  // After launching `what` (its launch's error), or with `wait` once the last kernel is done (its error).
+  static void check_launch(const char* what, bool wait) {
+    check(wait ? cudaDeviceSynchronize() : cudaGetLastError(), what);
+  }
+
+ private:
+  static void check(cudaError_t e, const char* what) {
+    if (e != cudaSuccess) throw std::runtime_error(std::string("heapbench::app: ") + what + ": " + cudaGetErrorString(e));
+  }
+};
+
+template <class Clock>
+class BasicReport {
  public:
-  explicit Report(std::string program) : program_(std::move(program)) {}
-  ~Report() {
+  explicit BasicReport(std::string program) : program_(std::move(program)) {}
+  ~BasicReport() {
     for (auto& l : launches_) destroy(l.events);
     destroy(section_);
   }
-  Report(const Report&) = delete;
-  Report& operator=(const Report&) = delete;
+  BasicReport(const BasicReport&) = delete;
+  BasicReport& operator=(const BasicReport&) = delete;
 
   void begin() {
     if (HEAPBENCH_TRACE && recorder_ == nullptr) {
@@ -62,11 +95,11 @@ class Report {
       if (trace != nullptr && *trace != '\0') recorder_ = std::make_unique<trace::Recorder>(trace);
     }
     section_ = make();
-    check(cudaEventRecord(section_.first), "cudaEventRecord");
+    Clock::record(section_.first);
   }
   void end() {
-    if (section_.first == nullptr) throw std::logic_error("heapbench::app::Report: end() before begin()");
-    check(cudaEventRecord(section_.second), "cudaEventRecord");
+    if (section_.first == Event{}) throw std::logic_error("heapbench::app::Report: end() before begin()");
+    Clock::record(section_.second);
   }
   // Runs `launch` (one kernel launch, or several that count as one kernel)
   // between two events; `allocates`: its kernels call the allocator (and,
@@ -76,10 +109,10 @@ class Report {
     Timed t{kernel, allocates, make()};
     const bool recorded = HEAPBENCH_TRACE && allocates && recorder_ != nullptr;  // folded away in a measured build
     if (recorded) recorder_->begin();
-    check(cudaEventRecord(t.events.first), "cudaEventRecord");
+    Clock::record(t.events.first);
     f();
-    check(cudaGetLastError(), ("launching " + kernel).c_str());
-    check(cudaEventRecord(t.events.second), "cudaEventRecord");
+    Clock::check_launch(("launching " + kernel).c_str(), false);
+    Clock::record(t.events.second);
     launches_.push_back(std::move(t));
     if (recorded) recorder_->end();
   }
@@ -88,7 +121,7 @@ class Report {
   void figure(const std::string& name, double value) { figures_[name] = value; }
 
   void write(unsigned long long nulls) {
-    check(cudaDeviceSynchronize(), "the program's last kernel");
+    Clock::check_launch("the program's last kernel", true);
     if (!has_hash_) throw std::logic_error("heapbench::app::Report: no output() given: the runner needs the hash");
     nlohmann::json k = nlohmann::json::object();
     double alloc_ms = 0, other_ms = 0;
@@ -124,31 +157,27 @@ class Report {
   }
 
  private:
-  using Events = std::pair<cudaEvent_t, cudaEvent_t>;
+  using Event = typename Clock::Event;
+  using Events = std::pair<Event, Event>;
   struct Timed {
     std::string kernel;
     bool allocates;
     Events events;
   };
-  static void check(cudaError_t e, const char* what) {
-    if (e != cudaSuccess) throw std::runtime_error(std::string("heapbench::app: ") + what + ": " + cudaGetErrorString(e));
-  }
   static Events make() {
     Events e{};
-    check(cudaEventCreate(&e.first), "cudaEventCreate");
-    check(cudaEventCreate(&e.second), "cudaEventCreate");
+    e.first = Clock::make();
+    e.second = Clock::make();
     return e;
   }
   static void destroy(Events& e) {
-    if (e.first != nullptr) cudaEventDestroy(e.first);
-    if (e.second != nullptr) cudaEventDestroy(e.second);
+    if (e.first != Event{}) Clock::destroy(e.first);
+    if (e.second != Event{}) Clock::destroy(e.second);
     e = {};
   }
   static double elapsed(const Events& e) {
-    if (e.first == nullptr) throw std::logic_error("heapbench::app::Report: the timed section was never begun");
-    float ms = 0;
-    check(cudaEventElapsedTime(&ms, e.first, e.second), "cudaEventElapsedTime");
-    return ms;
+    if (e.first == Event{}) throw std::logic_error("heapbench::app::Report: the timed section was never begun");
+    return Clock::ms(e.first, e.second);
   }
 
   std::string program_;
@@ -159,5 +188,7 @@ class Report {
   bool has_hash_ = false;
   std::unique_ptr<trace::Recorder> recorder_;  // recording: HEAPBENCH_TRACE=1 and HEAPBENCH_APP_TRACE set
 };
+
+using Report = BasicReport<CudaEvents>;
 
 }  // namespace heapbench::app

@@ -568,3 +568,53 @@ def test_a_run_stopped_part_way_keeps_the_programs_it_finished(tmp_path, monkeyp
     doc = json.loads(out.read_text())
     assert sorted(b["name"] for b in doc["benchmarks"]) == ["app/aaa/malloc/heap:512", "app/aaa/slab/heap:512"]
     assert validate(out) == []
+
+
+# A program compiled from tests/apps/standin_list.cpp, once per stand-in allocator: its kernels on
+# the CPU, its report written by heapbench::app's own Report (heapbench/app_report.hpp).
+STANDIN = Path(os.environ.get("HEAPBENCH_STANDIN_APPS", ROOT / "build" / "tests" / "standin-apps"))
+STANDIN_APIS = ("malloc", "pool", "overlap", "nulls", "crash")
+
+
+@pytest.fixture(scope="module")
+def standin(tmp_path_factory):
+    exes = {api: STANDIN / "apps" / "standin_list" / api / "standin_list" for api in STANDIN_APIS}
+    missing = [str(p) for p in exes.values() if not p.is_file()]
+    if missing:
+        pytest.skip(f"needs the stand-in programs built (scripts/build): {missing[0]}")
+    root = tmp_path_factory.mktemp("standin")
+    for api, exe in exes.items():
+        (root / "build" / "apps" / "standin_list" / api).mkdir(parents=True)
+        (root / "build" / "apps" / "standin_list" / api / "standin_list").symlink_to(exe)
+    out = root / "apps.json"
+    rc, err = run("--build", root / "build", "--heaps", "16", "--runs", "2", "--timeout", "60", "--no-replay",
+                  "-o", out)
+    return rc, err, out
+
+
+def test_a_real_program_on_the_stand_in_device_gives_figures_through_the_real_report(standin):
+    rc, err, out = standin
+    assert rc == 1, err  # three stand-in allocators are defective on purpose
+    assert validate(out) == []
+    e = _by_api(out, "standin_list")
+    assert sorted(e) == sorted(STANDIN_APIS)
+    malloc, pool = e["malloc"], e["pool"]
+    for x in (malloc, pool):
+        assert not x.get("error_occurred"), x.get("error_message")
+        assert x["section_ms"] > 0 and x["alloc_kernels_ms"] > 0 and x["other_kernels_ms"] > 0, x
+        assert x["alloc_kernels_ms"] + x["other_kernels_ms"] <= x["section_ms"] * 1.000001, x
+    assert pool["output_hash"] == malloc["output_hash"]
+    assert pool["speedup_vs_malloc"] == pytest.approx(malloc["section_ms"] / pool["section_ms"])
+    assert pool["points"] == 20000 and pool["kernel_ms:cell_sums"] > 0, pool  # its own figure, each kernel
+    assert load(out) is not None  # the one reader takes it
+
+
+def test_a_real_program_on_a_defective_allocator_is_one_error_and_no_figure(standin):
+    _, err, out = standin
+    e = _by_api(out, "standin_list")
+    expected = {"overlap": "differ", "nulls": "NULL", "crash": "signal 11"}
+    for api, words in expected.items():
+        assert e[api].get("error_occurred") is True, (api, e[api])
+        assert words in e[api]["error_message"], (api, e[api]["error_message"])
+        assert "section_ms" not in e[api], e[api]
+        assert f"app/standin_list/{api}/heap:16: ERROR" in err
