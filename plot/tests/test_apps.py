@@ -260,12 +260,15 @@ def test_the_page_opens_with_which_allocator_for_which_program(suite, tmp_path):
 def test_the_page_answers_for_the_committed_apps_file(tmp_path):
     _, answer = _page(tmp_path, COMMITTED)
     # bump never frees: the answer names the fastest allocator that frees, and bump beside it
-    assert "grid_points : fastest slab , 0.252 ms at heap 512 MiB: 1,432x CUDA's malloc (361 ms)" in answer
-    assert "bump, which never frees, 0.0879 ms (4,112x)" in answer
-    assert "survey_graph : fastest gallatin , 17.6 ms at heap 512 MiB: 3.6x CUDA's malloc (63.1 ms)" in answer
+    assert "grid_points : fastest slab , 0.264 ms at heap 512 MiB: 1,372x CUDA's malloc (362 ms)" in answer
+    assert "bump, which never frees, 0.0882 ms (4,104x)" in answer
+    assert "survey_graph : fastest gallatin , 18 ms at heap 512 MiB: 3.7x CUDA's malloc (66.6 ms)" in answer
     assert "on CUDA's heap 84 % of its time is in kernels that allocate" in answer
-    assert "add_strings : fastest on CUDA's heap (malloc), 3.17 s at heap 512 MiB" in answer
+    assert "add_strings : fastest gallatin , 0.558 ms at heap 512 MiB: 5,660x CUDA's malloc (3.16 s)" in answer
     assert "slab (heap 512 MiB): the program ended with exit 255" in answer
+    # replay beside direct, with its floor; a program whose section allocates nothing has none
+    assert "replay / direct of its allocating kernels 1.48 (replay 0.341 ms, of it the replay's own floor 0.123 ms)" in answer
+    assert "no replay: no launch of its timed section allocates: nothing to replay" in answer
 
 
 def _second_run(tmp_path, slab_ms: list) -> Path:
@@ -306,19 +309,20 @@ def test_export_writes_every_format_of_an_apps_file(fmt, tmp_path):
     if fmt == "gbench":
         doc = json.loads(text)
         slab = next(b for b in doc["benchmarks"] if b["name"] == "app/grid_points/slab/heap:512")
-        assert slab["real_time"] == pytest.approx(0.25248 * 1e6, rel=1e-4) and slab["time_unit"] == "ns"
+        assert slab["real_time"] == pytest.approx(0.263616 * 1e6, rel=1e-4) and slab["time_unit"] == "ns"
 
 
 def test_the_committed_apps_file_is_a_heapbench_results_file():
     assert validate(COMMITTED) == []
     doc = json.loads(COMMITTED.read_text())
-    assert doc["context"]["heapbench_git_commit"] == "d0d937655f2e7aff4c501a5f39c47dd4cb70cc32"
-    assert "conversion" in doc["context"]["heapbench_converted"]
+    assert doc["context"]["heapbench_git_commit"] == "ec84e3f648c72ec7708ff06ea14ecb83d82b04d9"
     e = {b["name"]: b for b in doc["benchmarks"]}
-    assert len(e) == 18 and sum(bool(b.get("error_occurred")) for b in e.values()) == 5
-    assert e["app/grid_points/malloc/heap:512"]["section_ms"] == 361.49566650390625
-    assert e["app/survey_graph/gallatin/heap:512"]["speedup_vs_malloc"] == pytest.approx(63.07219314575195 /
-                                                                                       17.600799560546875)
+    assert len(e) == 40 and [n for n, b in e.items() if b.get("error_occurred")] == ["app/add_strings/slab/heap:512"]
+    assert e["app/grid_points/malloc/heap:512"]["section_ms"] == pytest.approx(361.81, abs=0.01)
+    survey = e["app/survey_graph/gallatin/heap:512"]
+    assert survey["speedup_vs_malloc"] == pytest.approx(e["app/survey_graph/malloc/heap:512"]["section_ms"] /
+                                                        survey["section_ms"])
+    assert survey["replay_vs_direct"] == pytest.approx(survey["replay_ms"] / survey["alloc_kernels_ms"])
 
 
 def _tool(main, argv) -> tuple[int, str]:
@@ -333,7 +337,7 @@ def test_figures_and_report_draw_each_program_not_the_programs_pooled(tmp_path):
     rc, err = _tool(figures.main, [COMMITTED, "-o", tmp_path / "f"])
     assert rc == 0, err
     summary = (tmp_path / "f" / "summary.md").read_text()
-    assert "| grid_points | 512 MiB | slab | 0.2525 | 1.43e+03 | 87.5 % | 0.0234 |" in summary
+    assert "| grid_points | 512 MiB | slab | 0.2636 | 1.37e+03 | 87.7 % | 0.0235 | 1.48 | 0.123 |" in summary
     assert "sections_per_s" not in summary  # no geometric mean over different programs
     assert (tmp_path / "f" / "apps_speedup.png").exists()
     rc, err = _tool(report.main, [COMMITTED, "-o", tmp_path / "r"])
@@ -346,8 +350,8 @@ def test_figures_and_report_draw_each_program_not_the_programs_pooled(tmp_path):
 def test_the_zoo_leaves_the_programs_out_and_says_so(tmp_path):
     from heapbench_plot import zoo
     rc, err = _tool(zoo.main, [COMMITTED, "-o", tmp_path])
-    assert rc == 0 and "18 case(s) of real programs (pattern app) left out" in err, err
-    assert "- left out: 18 case(s) of real programs (heapbench-apps)" in (tmp_path / "findings.md").read_text()
+    assert rc == 0 and "40 case(s) of real programs (pattern app) left out" in err, err
+    assert "- left out: 40 case(s) of real programs (heapbench-apps)" in (tmp_path / "findings.md").read_text()
 
 
 # ---------------------------------------------------------------------------------------------
