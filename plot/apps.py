@@ -39,6 +39,9 @@ import tempfile
 import time
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 from heapbench_plot.outputs import ToolParser, write_text
 
 TOOL = "heapbench-apps"
@@ -95,6 +98,25 @@ REPLAY_COUNTERS = {
                                         "allocating kernels the replay of their allocations accounts for (1: all)"},
 }
 COUNTERS.update(REPLAY_COUNTERS)
+# The program's own allocation calls in its timed section, from its recording (the same calls on
+# every allocator whose output equals CUDA's heap's): on each entry of the program that has a figure.
+CALL_COUNTERS = {
+    "app_allocs": {"unit": "", "scale": "count", "higher_is_better": None,
+                   "description": "the program's allocation calls in its recorded (allocating) launches that "
+                                  "returned a block, as its recording on CUDA's heap made them"},
+    "app_frees": {"unit": "", "scale": "count", "higher_is_better": None,
+                  "description": "the program's frees, in its recorded launches, of a block its recording saw "
+                                 "given"},
+    "app_bytes": {"unit": "B", "scale": "bytes", "higher_is_better": None,
+                  "description": "bytes the program's allocation calls asked for in its recorded launches"},
+    "app_peak_bytes": {"unit": "B", "scale": "bytes", "higher_is_better": None,
+                       "description": "the most bytes the program held at once (asked for, not rounded), its "
+                                      "recorded events in order: launch by launch, each launch's by its clock"},
+    "app_calls_dropped": {"unit": "", "scale": "count", "higher_is_better": False,
+                          "description": "events the recording dropped (its buffer full): above 0, the four "
+                                         "figures before are short by that many calls"},
+}
+COUNTERS.update(CALL_COUNTERS)
 RECORD_DIR = "apps-record"  # build/apps-record/<program>/<program>: the recording build
 KERNEL = "kernel_ms:"  # a kernel's counter: kernel_ms:<kernel>
 
@@ -327,6 +349,35 @@ def record(build: Path, program: str, heap: int, timeout: float, reference: dict
     return launches, None
 
 
+def calls(trace: Path) -> dict:
+    """The program's allocation calls in `trace` (CALL_COUNTERS): allocations and frees of a block,
+    bytes asked, the most held at once (each free takes back the size its block was asked with, paired
+    with the allocations of its address in order), events dropped. Raises TraceError."""
+    from heapbench_plot import trace as tr
+    t = tr.read(trace)
+    e = t.events
+    dropped = int(sum(launch["dropped"] for launch in t.launches))
+    if e.empty:
+        return {"app_allocs": 0, "app_frees": 0, "app_bytes": 0, "app_peak_bytes": 0, "app_calls_dropped": dropped}
+    e = e.iloc[np.lexsort((np.arange(len(e)), e["clock"].to_numpy(), e["launch"].to_numpy()))]
+    address = e["address"].to_numpy()
+    asked = e["op"].isin(["malloc", "aligned", "new"]).to_numpy() & (address != 0)
+    freed = ~e["op"].isin(["malloc", "aligned", "new"]).to_numpy() & (address != 0)
+    size = e["size"].to_numpy().astype(np.float64)
+    # the k-th free of an address takes back the k-th block given at it
+    allocs = pd.DataFrame({"address": address[asked], "size": size[asked]})
+    allocs["k"] = allocs.groupby("address").cumcount()
+    frees = pd.DataFrame({"address": address[freed], "row": np.flatnonzero(freed)})
+    frees["k"] = frees.groupby("address").cumcount()
+    paired = frees.merge(allocs, on=["address", "k"], how="left")
+    delta = np.zeros(len(e))
+    delta[asked] = size[asked]
+    delta[paired["row"].to_numpy()] = -paired["size"].fillna(0.0).to_numpy()
+    return {"app_allocs": int(asked.sum()), "app_frees": int(paired["size"].notna().sum()),
+            "app_bytes": int(size[asked].sum()),
+            "app_peak_bytes": int(max(0.0, np.cumsum(delta).max())), "app_calls_dropped": dropped}
+
+
 def replay(build: Path, trace: Path, api: str, heap: int, timeout: float, launches: int) -> dict:
     """`heapbench replay` of `trace` on `api` and `heap`: the entry's replay figures, or {replay_error}."""
     with tempfile.TemporaryDirectory(prefix="heapbench-replay-") as tmp:
@@ -384,14 +435,23 @@ def with_replay(e: dict, got: dict) -> dict:
 def replay_program(build: Path, program: str, heap: int, timeout: float, reference: dict | None,
                    entries: list[dict]) -> None:
     """The recording and each allocator's replay of `program` at `heap`, onto `entries` (its cases
-    at that heap; an error entry has no direct figure and gets nothing)."""
+    at that heap; an error entry has no direct figure and gets nothing), with the program's calls
+    the recording made (calls())."""
+    from heapbench_plot import trace as tr
     figures = [e for e in entries if not e.get("error_occurred")]
     if not figures:
         return
     with tempfile.TemporaryDirectory(prefix="heapbench-trace-") as tmp:
         trace = Path(tmp) / f"{program}.hbt"
         launches, error = record(build, program, heap, timeout, reference, trace)
+        program_calls = {}
+        if not error:
+            try:
+                program_calls = calls(trace)
+            except tr.TraceError as err:
+                print(f"{program}: its recording's calls are not counted: {err}", file=sys.stderr)
         for e in figures:
+            e.update(program_calls)
             api = e["axis_values"]["api"]
             with_replay(e, {"replay_error": error} if error else replay(build, trace, api, heap, timeout, launches))
             if "replay_error" in e:

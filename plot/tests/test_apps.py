@@ -622,3 +622,39 @@ def test_a_real_program_on_a_defective_allocator_is_one_error_and_no_figure(stan
         assert words in e[api]["error_message"], (api, e[api]["error_message"])
         assert "section_ms" not in e[api], e[api]
         assert f"app/standin_list/{api}/heap:16: ERROR" in err
+
+
+def test_the_entries_carry_the_programs_calls_from_its_recording(replayed):
+    # grow's recording: 2 launches of 256 threads, each allocating 64 B and freeing it later
+    _, _, out, _ = replayed
+    for api, e in _by_api(out).items():
+        if e.get("error_occurred"):
+            assert "app_allocs" not in e, api
+            continue
+        assert (e["app_allocs"], e["app_frees"], e["app_bytes"], e["app_peak_bytes"], e["app_calls_dropped"]) == \
+            (512, 512, 512 * 64, 256 * 64, 0), (api, e)
+    doc = json.loads(out.read_text())
+    assert {"app_allocs", "app_frees", "app_bytes", "app_peak_bytes", "app_calls_dropped"} <= set(doc["counters"])
+    # a program with no recording has no calls, and says why it has no replay
+    bare = _by_api(out, "bare")["malloc"]
+    assert "app_allocs" not in bare and "replay_error" in bare
+
+
+def test_calls_pair_each_free_with_its_block_in_the_recorded_order(tmp_path):
+    from heapbench_plot import trace as tr
+    ev = lambda op, address, clock, size=0: {"op": op, "address": address, "size": size, "clock": clock}  # noqa: E731
+    launches = [
+        # A 100 B, B 50 B, A freed, A again (30 B), a free of what no block was (not counted), a NULL
+        {"grid": (1, 1, 1), "block": (32, 1, 1), "dropped": 5,
+         "events": [ev(1, 0xA0, 1, 100), ev(4, 0xB0, 2, 50), ev(2, 0xA0, 3), dict(ev(3, 0xA0, 4, 30), align=64), ev(2, 0xC0, 5),
+                    ev(1, 0, 6, 64)]},
+        # B and A freed; the events out of clock order in the file
+        {"grid": (1, 1, 1), "block": (32, 1, 1), "events": [ev(2, 0xA0, 2), ev(5, 0xB0, 1)]},
+    ]
+    path = tmp_path / "t.hbt"
+    tr.write(path, {"heap_bytes": 1 << 20, "device": "stand-in"}, launches)
+    # held: 100, 150, 50, 80, 80 (C: nothing), 80 (NULL), 30, 0
+    assert apps.calls(path) == {"app_allocs": 3, "app_frees": 3, "app_bytes": 180, "app_peak_bytes": 150,
+                                "app_calls_dropped": 5}
+    tr.write(path, {"heap_bytes": 1 << 20, "device": "stand-in"}, [{"grid": (1, 1, 1), "block": (1, 1, 1)}])
+    assert apps.calls(path)["app_allocs"] == 0
