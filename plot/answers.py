@@ -248,6 +248,7 @@ def _program_line(res: Results, program: str, g: pd.DataFrame) -> Markup:
         if m["section_ms"] > 0 and pd.notna(m.get("alloc_kernels_ms")):
             text += Markup("; on CUDA's heap {:.0f} % of its time is in kernels that allocate").format(
                 min(100.0, 100 * m["alloc_kernels_ms"] / m["section_ms"]))
+        text += _calls_words(m)
         for _, b in ok[ok["api"].isin(res.baselines())].head(1).iterrows():
             if b["section_ms"] < top["section_ms"]:
                 text += Markup("; {}, which never frees, {} ({})").format(
@@ -260,6 +261,14 @@ def _program_line(res: Results, program: str, g: pd.DataFrame) -> Markup:
                                               _short(e["error_message"]))
             for _, e in errs.iterrows()))
     return text
+
+
+def _calls_words(m: pd.Series) -> Markup:
+    """What the program asks of an allocator, from its recording (heapbench-apps' app_allocs, ...)."""
+    allocs, peak = m.get("app_allocs"), m.get("app_peak_bytes")
+    if allocs is None or peak is None or pd.isna(allocs) or pd.isna(peak):
+        return Markup("")
+    return Markup("; its section allocates {:,.0f} blocks, holding {} at most").format(allocs, style.fmt_bytes(peak))
 
 
 def _replay_words(top: pd.Series) -> Markup:

@@ -117,6 +117,7 @@ CALL_COUNTERS = {
                                          "figures before are short by that many calls"},
 }
 COUNTERS.update(CALL_COUNTERS)
+NOTHING_TO_REPLAY = "no launch of its timed section allocates: nothing to replay"
 RECORD_DIR = "apps-record"  # build/apps-record/<program>/<program>: the recording build
 KERNEL = "kernel_ms:"  # a kernel's counter: kernel_ms:<kernel>
 
@@ -345,7 +346,7 @@ def record(build: Path, program: str, heap: int, timeout: float, reference: dict
     except tr.TraceError as e:
         return None, f"the recording build's trace: {e}"
     if launches == 0:
-        return None, "no launch of its timed section allocates: nothing to replay"
+        return None, NOTHING_TO_REPLAY
     return launches, None
 
 
@@ -445,7 +446,7 @@ def replay_program(build: Path, program: str, heap: int, timeout: float, referen
         trace = Path(tmp) / f"{program}.hbt"
         launches, error = record(build, program, heap, timeout, reference, trace)
         program_calls = {}
-        if not error:
+        if not error or error == NOTHING_TO_REPLAY:  # a section that allocates nothing: its calls are none
             try:
                 program_calls = calls(trace)
             except tr.TraceError as err:

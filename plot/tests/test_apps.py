@@ -499,6 +499,7 @@ def test_the_page_gives_replay_over_direct(replayed, tmp_path):
     _, _, out, _ = replayed
     _, answer = _page(tmp_path, out)
     assert "grow : fastest slab , 2 ms at heap 64 MiB" in answer
+    assert "; its section allocates 512 blocks, holding 16 KiB at most" in answer, answer
     assert "replay / direct of its allocating kernels 0.667 (replay 1 ms, of it the replay's own floor 0.2 ms)" \
         in answer, answer
     # a program with no replay says why (the reader keeps replay_error: heapbench_results.NOTE_FIELDS)
@@ -638,6 +639,9 @@ def test_the_entries_carry_the_programs_calls_from_its_recording(replayed):
     # a program with no recording has no calls, and says why it has no replay
     bare = _by_api(out, "bare")["malloc"]
     assert "app_allocs" not in bare and "replay_error" in bare
+    # a program whose section allocates nothing: its calls are none, and it has no replay
+    still = _by_api(out, "still")["malloc"]
+    assert (still["app_allocs"], still["app_peak_bytes"]) == (0, 0) and "nothing to replay" in still["replay_error"]
 
 
 def test_calls_pair_each_free_with_its_block_in_the_recorded_order(tmp_path):
