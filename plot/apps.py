@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from heapbench_plot import trace as tr
 from heapbench_plot.outputs import ToolParser, write_text
 
 TOOL = "heapbench-apps"
@@ -323,7 +324,6 @@ def record(build: Path, program: str, heap: int, timeout: float, reference: dict
            trace: Path) -> tuple[int | None, str | None]:
     """Runs the program's recording build once, its trace written to `trace`: (the trace's launches,
     None) or (None, why there is no trace to replay)."""
-    from heapbench_plot import trace as tr
     exe = recording_build(build, program)
     if not exe.is_file():
         return None, (f"no recording build ({exe}): built by heapbench_add_app with HEAPBENCH_APP_RECORD on "
@@ -354,7 +354,6 @@ def calls(trace: Path) -> dict:
     """The program's allocation calls in `trace` (CALL_COUNTERS): allocations and frees of a block,
     bytes asked, the most held at once (each free takes back the size its block was asked with, paired
     with the allocations of its address in order), events dropped. Raises TraceError."""
-    from heapbench_plot import trace as tr
     t = tr.read(trace)
     e = t.events
     dropped = int(sum(launch["dropped"] for launch in t.launches))
@@ -438,7 +437,6 @@ def replay_program(build: Path, program: str, heap: int, timeout: float, referen
     """The recording and each allocator's replay of `program` at `heap`, onto `entries` (its cases
     at that heap; an error entry has no direct figure and gets nothing), with the program's calls
     the recording made (calls())."""
-    from heapbench_plot import trace as tr
     figures = [e for e in entries if not e.get("error_occurred")]
     if not figures:
         return

@@ -45,6 +45,7 @@ def test_a_closed_pipe_is_one_line_not_a_traceback():
     proc = subprocess.Popen([sys.executable, str(script), str(ROOT / "results" / "H200" / "repetitions.json")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     proc.stdout.close()
-    err = proc.stderr.read()
+    with proc.stderr:
+        err = proc.stderr.read()
     assert proc.wait(timeout=120) == 2
     assert err.strip().splitlines() == ["repetitions.py: cannot write to standard output: Broken pipe"], err
