@@ -14,7 +14,7 @@
 #include "run/benchmark_flags.hpp"
 #include "run/input_file.hpp"
 #include "cases/catalog.hpp"
-#include "patterns/mixed_sizes.hpp"
+#include "run/mixed_sizes.hpp"
 #include "run/options.hpp"
 #include "run/parse.hpp"
 #include "run/suggest.hpp"

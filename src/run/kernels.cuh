@@ -7,7 +7,7 @@
 
 #include "run/device_util.cuh"
 #include "run/backend.hpp"  // KernelCost
-#include "patterns/mixed_sizes.hpp"
+#include "run/mixed_sizes.hpp"
 
 namespace heapbench::detail {
 

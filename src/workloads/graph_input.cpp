@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "workloads/graph_body.hpp"  // capacity_for
-#include "patterns/mixed_sizes.hpp"  // mix64
+#include "run/mixed_sizes.hpp"  // mix64
 #include "run/input_file.hpp"   // regular_input_size, shown_path
 #include "run/parse.hpp"        // name_of_file
 

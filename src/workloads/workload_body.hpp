@@ -4,7 +4,7 @@
 // device's under nvcc and the compiler's builtins on the host.
 #include <cstdint>
 
-#include "patterns/mixed_sizes.hpp"  // HEAPBENCH_HD, mix64
+#include "run/mixed_sizes.hpp"  // HEAPBENCH_HD, mix64
 
 namespace heapbench::workloads {
 

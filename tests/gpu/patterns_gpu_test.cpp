@@ -10,7 +10,7 @@
 
 #include "cases/catalog.hpp"
 #include "run/device.hpp"
-#include "patterns/mixed_sizes.hpp"
+#include "run/mixed_sizes.hpp"
 #include "patterns/printf_fifo.hpp"
 #include "round.hpp"
 #include "zoo_apis.hpp"

@@ -6,7 +6,7 @@
 
 #include <set>
 
-#include "patterns/mixed_sizes.hpp"
+#include "run/mixed_sizes.hpp"
 #include "run/options.hpp"
 
 namespace heapbench {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "patterns/mixed_sizes.hpp"
+#include "run/mixed_sizes.hpp"
 
 namespace heapbench {
 namespace {

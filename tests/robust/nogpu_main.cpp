@@ -40,7 +40,7 @@
 #include "app.hpp"
 #include "cpu_rounds.hpp"
 #include "cases/catalog.hpp"
-#include "patterns/mixed_sizes.hpp"
+#include "run/mixed_sizes.hpp"
 
 namespace heapbench {
 namespace {
