@@ -27,6 +27,7 @@
 
 #include "cases.hpp"
 #include "exit_codes.hpp"
+#include "inputs.hpp"
 #include "run/benchmark_flags.hpp"  // count_matching
 #include "cases/catalog.hpp"
 #include "run/suggest.hpp"
@@ -221,7 +222,7 @@ class CommandTree {
 
  private:
   CLI::App root_;
-  RunCommandLine run_;
+  RunCommandLine run_{file_readers()};
   std::vector<std::pair<CLI::App*, std::unique_ptr<ParsedCommand>>> commands_;
   const CLI::App* named_ = nullptr;
 };

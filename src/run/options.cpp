@@ -18,8 +18,8 @@
 #include "run/parse.hpp"
 #include "run/suggest.hpp"
 #include "run/version.hpp"
-#include "workloads/graph_input.hpp"
-#include "replay/trace_reader.hpp"
+#include "cases/graph_names.hpp"
+#include "run/input_files.hpp"
 
 namespace heapbench {
 
@@ -378,7 +378,7 @@ const AxisRule kAxisRules[] = {
     {"--graphs", false,
      [](const Parsed& p, std::vector<Sweep>& sweeps) {
        set_all(sweeps, &Sweep::graphs,
-               names("--graphs", p.graphs, workloads::is_generated_graph, workloads::kGeneratedGraphs));
+               names("--graphs", p.graphs, is_generated_graph, kGeneratedGraphs));
      }},
     {"--aligns", false,
      [](const Parsed& p, std::vector<Sweep>& sweeps) {
@@ -424,29 +424,28 @@ void refuse_invalid_sizes(const Parsed& p, const std::vector<Sweep>& sweeps) {
 // any device work), one part: the replay of its launches with the largest
 // request and launch as the case's size and threads, on the heap it was
 // recorded with (whole MiB, at least 8) unless --heaps says otherwise.
-Sweep replay_sweep(const CLI::App& app, const Parsed& p) {
+Sweep replay_sweep(const CLI::App& app, const Parsed& p, const InputReaders& read) {
   for (const char* flag : {"--sweep", "--patterns", "--sizes", "--threads", "--graph"}) {
     if (app.count(flag)) throw UsageError(fmt::format("--trace={} and {}: the trace sets the cases (give one)", shown_path(p.trace_file), flag));
   }
-  trace::ReplayPlan plan;
-  std::uint64_t recorded_heap = 0;
-  Sweep s;
+  if (!read.trace) throw UsageError(fmt::format("--trace={}: this program reads no trace", shown_path(p.trace_file)));
+  TraceFacts t;
   try {
-    const trace::Trace t = trace::read_trace(p.trace_file);
-    plan = trace::plan_replay(t, p.trace_file, trace::PlanDetail::kShape);  // no memory per thread to list the cases
-    recorded_heap = t.header.heap_bytes;
-    s.trace = trace::trace_name_of_file(p.trace_file);
-    s.note = trace::unmatched_note(plan, p.trace_file);
-    s.replay_device_bytes = trace::replay_device_bytes(plan);
-    s.input_hash = t.content_hash;
-  } catch (const trace::TraceError& e) {
+    t = read.trace(p.trace_file);
+  } catch (const std::exception& e) {
     throw UsageError(fmt::format("--trace={}: {}", shown_path(p.trace_file), e.what()));
   }
+  const std::uint64_t recorded_heap = t.heap_bytes;
+  Sweep s;
+  s.trace = t.name;
+  s.note = t.note;
+  s.replay_device_bytes = t.device_bytes;
+  s.input_hash = t.content_hash;
   s.patterns = {"replay"};
   s.apis = zoo_apis();
-  s.sizes = {std::max<std::uint64_t>(plan.max_size, 1)};
+  s.sizes = {std::max<std::uint64_t>(t.max_size, 1)};
   s.aligns = {16};
-  s.set("threads", {plan.max_threads});
+  s.set("threads", {t.max_threads});
   const std::uint64_t mib = recorded_heap / kMiB + (recorded_heap % kMiB != 0 ? 1 : 0);  // rounded up, never wrapped
   if (mib > ~std::uint64_t{0} / kMiB && app.count("--heaps") == 0) {
     throw UsageError(fmt::format("--trace={}: recorded with a heap of {} bytes, more than 2^64 in whole MiB: give --heaps",
@@ -459,8 +458,8 @@ Sweep replay_sweep(const CLI::App& app, const Parsed& p) {
 
 // The sweep --sweep names; without --sweep, --patterns that only a sweep of
 // their own measures (size_map, the workloads) bring that sweep's parts along.
-std::vector<Sweep> base_sweeps(const CLI::App& app, const Parsed& p) {
-  if (app.count("--trace")) return {replay_sweep(app, p)};
+std::vector<Sweep> base_sweeps(const CLI::App& app, const Parsed& p, const InputReaders& read) {
+  if (app.count("--trace")) return {replay_sweep(app, p, read)};
   if (p.sweep == "quick") return quick_sweep();
   if (p.sweep == "size_map") return size_map_sweep();
   if (p.sweep == "zoo") return zoo_sweep();
@@ -482,15 +481,15 @@ std::vector<Sweep> base_sweeps(const CLI::App& app, const Parsed& p) {
 // work, naming its line), and measured as a part of its own: the graph parts
 // with that graph alone, one thread per vertex of it. It replaces the
 // generated graphs unless --graphs names them too.
-void add_graph_file(const CLI::App& app, const Parsed& p, std::vector<Sweep>& sweeps) {
-  workloads::Csr g;
-  std::string name;
+void add_graph_file(const CLI::App& app, const Parsed& p, const InputReaders& read, std::vector<Sweep>& sweeps) {
+  if (!read.graph) throw UsageError(fmt::format("--graph={}: this program reads no graph file", shown_path(p.graph_file)));
+  GraphFacts g;
   try {
-    g = workloads::read_matrix_market(p.graph_file);
-    name = workloads::graph_name_of_file(p.graph_file);
-  } catch (const workloads::GraphFileError& e) {
+    g = read.graph(p.graph_file);
+  } catch (const std::exception& e) {
     throw UsageError(fmt::format("--graph={}: {}", shown_path(p.graph_file), e.what()));
   }
+  const std::string& name = g.name;
   if (g.vertices == 0) throw UsageError(fmt::format("--graph={}: the graph has no vertex", shown_path(p.graph_file)));
   std::vector<Sweep> files;
   for (const Sweep& s : sweeps) {
@@ -551,9 +550,9 @@ void refuse_unusable_aligns(const Parsed& p, const std::vector<Sweep>& sweeps) {
 }
 
 // --sweep, then the axis flags over every part of it.
-void set_sweeps(const CLI::App& app, const Parsed& p, Options& o) {
+void set_sweeps(const CLI::App& app, const Parsed& p, const InputReaders& read, Options& o) {
   o.sweep = p.sweep;
-  o.sweeps = base_sweeps(app, p);
+  o.sweeps = base_sweeps(app, p, read);
   bool demand_axis_given = false;
   for (const AxisRule& r : kAxisRules) {
     if (app.count(r.flag) == 0) continue;
@@ -567,7 +566,7 @@ void set_sweeps(const CLI::App& app, const Parsed& p, Options& o) {
     demand_axis_given |= a->swept.demand;
   }
   if (app.count("--sizes") && app.count("--patterns")) refuse_invalid_sizes(p, o.sweeps);
-  if (app.count("--graph")) add_graph_file(app, p, o.sweeps);
+  if (app.count("--graph")) add_graph_file(app, p, read, o.sweeps);
   if (app.count("--aligns")) refuse_unusable_aligns(p, o.sweeps);
   if (demand_axis_given) set_all(o.sweeps, &Sweep::max_demand_fraction, 0.0);
   if (app.count("--max-demand-fraction")) {
@@ -646,7 +645,8 @@ std::string help_text(const CLI::App& app) {
 
 }  // namespace
 
-RunCommandLine::RunCommandLine() : p_(std::make_unique<RunParsed>()) {}
+RunCommandLine::RunCommandLine(InputReaders readers)
+    : p_(std::make_unique<RunParsed>()), readers_(std::move(readers)) {}
 RunCommandLine::~RunCommandLine() = default;
 
 void RunCommandLine::build(CLI::App& app) {
@@ -665,16 +665,16 @@ Options RunCommandLine::options(const CLI::App& app, int argc, const char* const
   if (!o.help && !o.version) check_remaining(app);
   for (int i = 1; i < argc; ++i) o.raw_args.emplace_back(argv[i]);
   apply_rules(kRunRules, app, p, o);
-  set_sweeps(app, p, o);
+  set_sweeps(app, p, readers_, o);
   apply_rules(kDeviceAndOutputRules, app, p, o);
   o.benchmark_args = benchmark_args(app, o, argc > 0 ? argv[0] : "heapbench");
   if (o.help) o.help_text = help_text(app);
   return o;
 }
 
-Options parse_options(int argc, const char* const* argv, const SubcommandList& subcommands) {
+Options parse_options(int argc, const char* const* argv, const SubcommandList& subcommands, InputReaders readers) {
   CLI::App app;
-  RunCommandLine run;
+  RunCommandLine run(std::move(readers));
   run.build(app);
   // Listed by --help only: this app parses heapbench's flags, never a subcommand.
   std::vector<CLI::App*> listed;

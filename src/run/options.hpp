@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "run/input_files.hpp"
 #include "run/measure.hpp"
 #include "run/sweep.hpp"
 
@@ -56,7 +57,9 @@ struct RunParsed;
 // values CLI11 fills live in here, so it outlives the parse.
 class RunCommandLine {
  public:
-  RunCommandLine();
+  // `readers`: what reads a --trace and a --graph file (run/input_files.hpp);
+  // empty, those flags are refused.
+  explicit RunCommandLine(InputReaders readers = {});
   ~RunCommandLine();
   RunCommandLine(const RunCommandLine&) = delete;
   RunCommandLine& operator=(const RunCommandLine&) = delete;
@@ -68,6 +71,7 @@ class RunCommandLine {
 
  private:
   std::unique_ptr<RunParsed> p_;
+  InputReaders readers_;
 };
 
 // A child of isolation gets --device and --benchmark_out appended to its
@@ -84,7 +88,8 @@ inline const std::vector<std::string> kRunMayRepeat = {"--device", "--benchmark_
 // `subcommands` (name, one-line summary) are what --help lists besides the
 // flags; bench/ runs them before this parser sees the command line.
 using SubcommandList = std::vector<std::pair<std::string, std::string>>;
-Options parse_options(int argc, const char* const* argv, const SubcommandList& subcommands = {});
+Options parse_options(int argc, const char* const* argv, const SubcommandList& subcommands = {},
+                      InputReaders readers = {});
 
 // --case-timeout in seconds, 0 for none: as given, else kCaseTimeoutBaseS
 // plus kCaseTimeoutMaxTimes times --max-time (a case stops measuring after

@@ -206,10 +206,6 @@ Csr read_matrix_market(const std::string& path_given, const std::string& pinned)
   return g;
 }
 
-bool is_generated_graph(std::string_view name) {
-  return std::find(kGeneratedGraphs.begin(), kGeneratedGraphs.end(), name) != kGeneratedGraphs.end();
-}
-
 std::string graph_name_of_file(const std::string& path) {
   const std::string base = name_of_file(path);
   if (base.empty()) {

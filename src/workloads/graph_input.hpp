@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cases/graph_names.hpp"
+
 namespace heapbench::workloads {
 
 // A directed graph in compressed sparse rows: vertex u's out-neighbours are
@@ -49,9 +51,9 @@ Csr read_matrix_market(const std::string& path, const std::string& pinned = "");
 // Throws GraphFileError for a stem that is empty or names a generated graph.
 std::string graph_name_of_file(const std::string& path);
 
-// The generated graphs (axis values "rmat" and "grid"), `vertices` vertices.
-inline constexpr std::array<std::string_view, 2> kGeneratedGraphs{"rmat", "grid"};
-bool is_generated_graph(std::string_view name);
+// The generated graphs (axis values "rmat" and "grid": cases/graph_names.hpp), `vertices` vertices.
+using ::heapbench::is_generated_graph;
+using ::heapbench::kGeneratedGraphs;
 
 // R-MAT (Graph500's a=0.57, b=0.19, c=0.19): vertices x kRmatEdgeFactor edges
 // drawn over the next power of two, those outside the graph, self-loops and

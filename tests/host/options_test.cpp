@@ -460,3 +460,57 @@ TEST(Help, IsWhatTheParserAnswersAndListsOnlyFlagsItTakes) {
 
 }  // namespace
 }  // namespace heapbench
+
+namespace heapbench {
+namespace {
+
+// Issue 54: run/ reads --trace and --graph files only through the readers the
+// program hands it (run/input_files.hpp; the program's are bench/inputs.cpp).
+Options parse_with(InputReaders readers, std::vector<const char*> args) {
+  args.insert(args.begin(), "heapbench");
+  return parse_options(static_cast<int>(args.size()), args.data(), {}, std::move(readers));
+}
+
+TEST(OptionsInputs, ATraceMakesTheReplaySweepFromWhatItsReaderSays) {
+  InputReaders r;
+  std::string asked;
+  r.trace = [&](const std::string& path) {
+    asked = path;
+    TraceFacts f;
+    f.name = "particles";
+    f.content_hash = "00000000000000aa";
+    f.max_size = 48;
+    f.max_threads = 4096;
+    f.heap_bytes = 20u << 20;
+    return f;
+  };
+  const Options o = parse_with(r, {"--trace=some/particles.hbt"});
+  EXPECT_EQ(asked, "some/particles.hbt");
+  ASSERT_EQ(o.sweeps.size(), 1u);
+  const Sweep& s = o.sweeps[0];
+  EXPECT_EQ(s.patterns, std::vector<std::string>{"replay"});
+  EXPECT_EQ(s.trace, "particles");
+  EXPECT_EQ(s.input_hash, "00000000000000aa");
+  EXPECT_EQ(s.sizes, std::vector<std::uint64_t>{48});
+  EXPECT_EQ(s.values("threads"), std::vector<std::uint64_t>{4096});
+  EXPECT_EQ(s.heaps, std::vector<std::uint64_t>{20ull << 20});
+}
+
+TEST(OptionsInputs, AReaderThatRefusesIsOneLineNamingTheFlagAndTheFile) {
+  InputReaders r;
+  r.graph = [](const std::string&) -> GraphFacts { throw std::runtime_error("line 3: not a number"); };
+  try {
+    parse_with(r, {"--sweep=workloads", "--graph=g.mtx"});
+    FAIL() << "no UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--graph=g.mtx: line 3: not a number");
+  }
+}
+
+TEST(OptionsInputs, WithoutReadersTheFlagsAreRefused) {
+  EXPECT_THROW(parse_with({}, {"--trace=t.hbt"}), UsageError);
+  EXPECT_THROW(parse_with({}, {"--sweep=workloads", "--graph=g.mtx"}), UsageError);
+}
+
+}  // namespace
+}  // namespace heapbench
