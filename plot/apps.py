@@ -39,9 +39,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 from heapbench_plot import trace as tr
 from heapbench_plot.outputs import ToolParser, write_text
 
@@ -351,31 +348,13 @@ def record(build: Path, program: str, heap: int, timeout: float, reference: dict
 
 
 def calls(trace: Path) -> dict:
-    """The program's allocation calls in `trace` (CALL_COUNTERS): allocations and frees of a block,
-    bytes asked, the most held at once (each free takes back the size its block was asked with, paired
-    with the allocations of its address in order), events dropped. Raises TraceError."""
+    """The program's allocation calls in `trace` (CALL_COUNTERS), from the trace reader's walk of its
+    blocks (trace.walk_blocks): blocks given, blocks released, bytes asked, the most held at once,
+    events dropped. Raises TraceError."""
     t = tr.read(trace)
-    e = t.events
-    dropped = int(sum(launch["dropped"] for launch in t.launches))
-    if e.empty:
-        return {"app_allocs": 0, "app_frees": 0, "app_bytes": 0, "app_peak_bytes": 0, "app_calls_dropped": dropped}
-    e = e.iloc[np.lexsort((np.arange(len(e)), e["clock"].to_numpy(), e["launch"].to_numpy()))]
-    address = e["address"].to_numpy()
-    asked = e["op"].isin(["malloc", "aligned", "new"]).to_numpy() & (address != 0)
-    freed = ~e["op"].isin(["malloc", "aligned", "new"]).to_numpy() & (address != 0)
-    size = e["size"].to_numpy().astype(np.float64)
-    # the k-th free of an address takes back the k-th block given at it
-    allocs = pd.DataFrame({"address": address[asked], "size": size[asked]})
-    allocs["k"] = allocs.groupby("address").cumcount()
-    frees = pd.DataFrame({"address": address[freed], "row": np.flatnonzero(freed)})
-    frees["k"] = frees.groupby("address").cumcount()
-    paired = frees.merge(allocs, on=["address", "k"], how="left")
-    delta = np.zeros(len(e))
-    delta[asked] = size[asked]
-    delta[paired["row"].to_numpy()] = -paired["size"].fillna(0.0).to_numpy()
-    return {"app_allocs": int(asked.sum()), "app_frees": int(paired["size"].notna().sum()),
-            "app_bytes": int(size[asked].sum()),
-            "app_peak_bytes": int(max(0.0, np.cumsum(delta).max())), "app_calls_dropped": dropped}
+    b = t.blocks
+    return {"app_allocs": b.allocations, "app_frees": b.releases, "app_bytes": b.bytes_asked,
+            "app_peak_bytes": b.peak_bytes, "app_calls_dropped": int(sum(launch["dropped"] for launch in t.launches))}
 
 
 def replay(build: Path, trace: Path, api: str, heap: int, timeout: float, launches: int) -> dict:
@@ -654,15 +633,12 @@ def plan(a) -> tuple[Path, list[str], dict[str, list[str]], list[int]]:
     return root, programs, {p: _apis_of(p, a.apis, built) for p in programs}, heaps
 
 
-def write_results(a, argv: list[str], entries: list[dict], kernels: dict, apis: dict[str, list[str]]) -> bool:
+def write_results(path: str, context: dict, entries: list[dict], kernels: dict, apis: dict) -> bool:
     """The results file with `entries` so far (a temporary name renamed over it), or False with one line."""
-    build = Path(a.build)
-    doc = results_document(provenance(build, argv, a.runs), entries, kernels,
-                           apis_block(build, {x for v in apis.values() for x in v}))
     try:
-        write_text(a.out, json.dumps(doc, indent=1) + "\n")
+        write_text(path, json.dumps(results_document(context, entries, kernels, apis), indent=1) + "\n")
     except OSError as e:
-        print(f"{TOOL}: {a.out}: cannot be written ({e.strerror or e})", file=sys.stderr)
+        print(f"{TOOL}: {path}: cannot be written ({e.strerror or e})", file=sys.stderr)
         return False
     return True
 
@@ -677,6 +653,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{TOOL}: {e}", file=sys.stderr)
         return 2
     entries, kernels, failed = [], {}, 0
+    # How the file was made and the build's APIs: asked once (nvidia-smi, nvcc, git, the build's heapbench).
+    build = Path(a.build)
+    context = provenance(build, argv, a.runs)
+    apis_declared = apis_block(build, {x for v in apis.values() for x in v})
     for program in programs:
         for heap in heaps:
             reference, these = None, []
@@ -692,10 +672,10 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"{e['name']}: {e['section_ms']:.3f} ms (allocating kernels {e['alloc_kernels_ms']:.3f}, "
                           f"others {e['other_kernels_ms']:.3f})", file=sys.stderr)
             if not a.no_replay:
-                replay_program(Path(a.build), program, heap, a.timeout, reference, these)
+                replay_program(build, program, heap, a.timeout, reference, these)
             entries += these
             # Written after every program and heap, so a run stopped part-way keeps what it measured.
-            if not write_results(a, argv, entries, kernels, apis):
+            if not write_results(a.out, context, entries, kernels, apis_declared):
                 return 2
     print(f"{TOOL}: {len(entries)} cases, {failed} errors: {a.out}", file=sys.stderr)
     return 1 if failed else 0

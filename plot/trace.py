@@ -12,6 +12,7 @@ reads (or not a regular file: a FIFO, a pipe, a device) is one line and exit 2.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -50,7 +51,8 @@ class Trace:
         self.header = header          # heap_bytes, device, version
         self.launches = launches      # launch, grid, block, events, dropped
         self.events = events          # one row per event: launch, op (name), address, size, clock, block, thread, align
-        self.unmatched_releases = unmatched_releases(events)
+        self.blocks = walk_blocks(events)
+        self.unmatched_releases = self.blocks.unmatched_releases
 
 
 def _header(raw: bytes, path) -> dict:
@@ -165,25 +167,46 @@ def launch_records(path) -> list[dict]:
     return launches
 
 
-def unmatched_releases(events: pd.DataFrame) -> int:
-    """Releases of an address no live recorded block held then (a double free, a free of what the
-    allocator did not return): what the C++ plan (plan_replay) counts and does not replay. Events
-    in time order, launch by launch, by clock, ties in file order; free(NULL) is none."""
+ALLOCATIONS = ("malloc", "aligned", "new")  # the operations that give a block (the others release one)
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """The trace's blocks, its events walked in time order: releases of an address no live recorded
+    block held (a double free, a free of what the allocator did not return: what the C++ plan,
+    plan_replay, counts and does not replay), blocks given and released, bytes asked, the most held
+    at once (asked for, not rounded)."""
+    unmatched_releases: int = 0
+    allocations: int = 0
+    releases: int = 0
+    bytes_asked: int = 0
+    peak_bytes: int = 0
+
+
+def walk_blocks(events: pd.DataFrame) -> Blocks:
+    """Blocks of the events: launch by launch, each launch's by clock, ties in file order; a NULL
+    given or freed is none."""
     if events.empty:
-        return 0
+        return Blocks()
     order = np.lexsort((np.arange(len(events)), events["clock"].to_numpy(), events["launch"].to_numpy()))
     ops, addresses = events["op"].to_numpy()[order], events["address"].to_numpy()[order]
-    live, unmatched = set(), 0
-    for op, address in zip(ops.tolist(), addresses.tolist()):
-        if op in ("malloc", "aligned", "new"):
-            if address:
-                live.add(address)
-        elif address:
-            if address in live:
-                live.discard(address)
-            else:
-                unmatched += 1
-    return unmatched
+    sizes = events["size"].to_numpy()[order]
+    live, unmatched, allocations, releases, asked, held, peak = {}, 0, 0, 0, 0, 0, 0
+    for op, address, size in zip(ops.tolist(), addresses.tolist(), sizes.tolist()):
+        if not address:
+            continue
+        if op in ALLOCATIONS:
+            live[address] = size
+            allocations += 1
+            asked += size
+            held += size
+            peak = max(peak, held)
+        elif address in live:
+            held -= live.pop(address)
+            releases += 1
+        else:
+            unmatched += 1
+    return Blocks(unmatched, allocations, releases, asked, peak)
 
 
 def encode(header: dict, launches: list[dict]) -> bytes:
@@ -221,7 +244,7 @@ def summary(t: Trace) -> pd.DataFrame:
     launch = e["launch"].to_numpy(dtype=np.int64)
     for op in OPS.values():
         out[op] = np.bincount(launch[(e["op"] == op).to_numpy()], minlength=len(out)).astype(np.int64)
-    asked = e["op"].isin(["malloc", "aligned", "new"]).to_numpy()
+    asked = e["op"].isin(ALLOCATIONS).to_numpy()
     sizes = np.zeros(len(out), dtype=object)  # exact: a sum of requests of up to 2^40 B can pass 2^64
     np.add.at(sizes, launch[asked], e["size"].to_numpy()[asked].astype(object))
     out["bytes"] = [int(v) for v in sizes]
