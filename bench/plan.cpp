@@ -116,8 +116,11 @@ namespace {
 
 // A replay's plan takes device memory beside the heap (a plan within the
 // trace reader's ceiling can still pass a device's memory): kExitOk, or
-// kExitUsage after saying so.
+// kExitUsage after saying so. The parent's check: a child has not read the
+// trace (run/options.cpp, child_trace_facts); its rounds check the plan
+// against the memory free then (replay.cu).
 int check_replay_memory(const Options& o, const Case& c, const DeviceInfo& device) {
+  if (o.child()) return kExitOk;
   for (const Sweep& s : o.sweeps) {
     if (s.trace_file.empty() || s.trace_file != c.trace_file) continue;
     if (s.replay_device_bytes > device.total_memory - c.limit_bytes) {

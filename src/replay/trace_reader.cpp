@@ -137,9 +137,7 @@ void check_event(Bytes& b, const Launch& l, const Event& e, std::uint64_t k) {
   }
 }
 
-}  // namespace
-
-Trace read_trace(const std::string& path, const std::string& pinned) {
+Trace read_whole_trace(const std::string& path) {
   Bytes b(path);
   Trace t{};
   if (!b.read(t.header)) throw b.fail(fmt::format("{} bytes, shorter than a trace's 64-byte header", b.left()));
@@ -157,7 +155,20 @@ Trace read_trace(const std::string& path, const std::string& pinned) {
     t.launches.push_back(std::move(l));
   }
   t.content_hash = b.hash();
-  if (!pinned.empty() && t.content_hash != pinned) throw TraceError(changed_input_message(path, pinned, t.content_hash));
+  return t;
+}
+
+}  // namespace
+
+Trace read_trace(const std::string& path, const std::string& pinned) {
+  if (pinned.empty()) return read_whole_trace(path);
+  Trace t;
+  try {
+    t = read_whole_trace(path);
+  } catch (const TraceError& e) {
+    throw TraceError(unreadable_input_message(path, pinned, e.what()));
+  }
+  if (t.content_hash != pinned) throw TraceError(changed_input_message(path, pinned, t.content_hash));
   return t;
 }
 

@@ -48,7 +48,8 @@ inline constexpr std::uint64_t plan_ceiling(std::uint64_t file_bytes) { return (
 // the plan within plan_ceiling), every event (its op, its thread inside the
 // launch's shape, a power-of-two alignment, a size within kMaxTraceSize).
 // With `pinned` (a content_hash an earlier read gave), a file that hashes
-// differently is refused: it was replaced during the run. Throws TraceError.
+// differently, or no longer reads (one being written as it is read), is
+// refused as changed: it was replaced during the run. Throws TraceError.
 Trace read_trace(const std::string& path, const std::string& pinned = "");
 
 // Writes `t` to `path` (through a temporary name and a rename): what the

@@ -47,4 +47,10 @@ std::string changed_input_message(const std::string& path, const std::string& pi
                      shown_path(path), now, pinned);
 }
 
+std::string unreadable_input_message(const std::string& path, const std::string& pinned, const std::string& why) {
+  return fmt::format("{}: changed since this run first read it (content hash {}; now: {}): a run measures one file; "
+                     "start it again",
+                     shown_path(path), pinned, why);
+}
+
 }  // namespace heapbench

@@ -40,5 +40,9 @@ class ContentHash {
 
 // The one line for a file whose content hash is not the pinned one.
 std::string changed_input_message(const std::string& path, const std::string& pinned, const std::string& now);
+// The one line for a pinned file that no longer reads at all (`why`: its
+// reader's line): the file the run read did, so this is another one, or one
+// being written as it was read.
+std::string unreadable_input_message(const std::string& path, const std::string& pinned, const std::string& why);
 
 }  // namespace heapbench

@@ -420,6 +420,20 @@ void refuse_invalid_sizes(const Parsed& p, const std::vector<Sweep>& sweeps) {
   }
 }
 
+// A child of isolation reads no --trace or --graph file while it parses its
+// command line: its cases are its plan's, each held to the content hash its
+// parent read (results/child_plan.cpp), and only its rounds read the file,
+// pinned to that hash. A child that read here met a file being replaced half
+// written and exited refused, its cases' error saying only its exit status.
+// So a child's sweep knows a file by its name alone (the name its cases carry).
+TraceFacts child_trace_facts(const std::string& path) {
+  TraceFacts t;
+  t.name = name_of_file(path);
+  t.max_size = 1;
+  t.max_threads = 1;
+  return t;
+}
+
 // --trace=FILE: read whole and planned now (a damaged file is refused before
 // any device work), one part: the replay of its launches with the largest
 // request and launch as the case's size and threads, on the heap it was
@@ -430,10 +444,14 @@ Sweep replay_sweep(const CLI::App& app, const Parsed& p, const InputReaders& rea
   }
   if (!read.trace) throw UsageError(fmt::format("--trace={}: this program reads no trace", shown_path(p.trace_file)));
   TraceFacts t;
-  try {
-    t = read.trace(p.trace_file);
-  } catch (const std::exception& e) {
-    throw UsageError(fmt::format("--trace={}: {}", shown_path(p.trace_file), e.what()));
+  if (!p.child_plan.empty()) {
+    t = child_trace_facts(p.trace_file);
+  } else {
+    try {
+      t = read.trace(p.trace_file);
+    } catch (const std::exception& e) {
+      throw UsageError(fmt::format("--trace={}: {}", shown_path(p.trace_file), e.what()));
+    }
   }
   const std::uint64_t recorded_heap = t.heap_bytes;
   Sweep s;
@@ -484,10 +502,14 @@ std::vector<Sweep> base_sweeps(const CLI::App& app, const Parsed& p, const Input
 void add_graph_file(const CLI::App& app, const Parsed& p, const InputReaders& read, std::vector<Sweep>& sweeps) {
   if (!read.graph) throw UsageError(fmt::format("--graph={}: this program reads no graph file", shown_path(p.graph_file)));
   GraphFacts g;
-  try {
-    g = read.graph(p.graph_file);
-  } catch (const std::exception& e) {
-    throw UsageError(fmt::format("--graph={}: {}", shown_path(p.graph_file), e.what()));
+  if (!p.child_plan.empty()) {
+    g = GraphFacts{name_of_file(p.graph_file), "", 1};  // a child's: see child_trace_facts
+  } else {
+    try {
+      g = read.graph(p.graph_file);
+    } catch (const std::exception& e) {
+      throw UsageError(fmt::format("--graph={}: {}", shown_path(p.graph_file), e.what()));
+    }
   }
   const std::string& name = g.name;
   if (g.vertices == 0) throw UsageError(fmt::format("--graph={}: the graph has no vertex", shown_path(p.graph_file)));

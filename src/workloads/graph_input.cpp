@@ -149,14 +149,7 @@ std::uint64_t input_size(const std::string& path) {
   }
 }
 
-// Refuses a file whose content hash is not the one it was pinned to ("": not pinned).
-void check_pinned(const std::string& path, const std::string& pinned, const ContentHash& hash) {
-  if (!pinned.empty() && hash.hex() != pinned) throw GraphFileError(changed_input_message(path, pinned, hash.hex()));
-}
-
-}  // namespace
-
-Csr read_matrix_market(const std::string& path_given, const std::string& pinned) {
+Csr read_whole_matrix_market(const std::string& path_given) {
   const std::string path = shown_path(path_given);  // as messages show it: a newline in it is quoted
   const std::uint64_t file_bytes = input_size(path_given);
   std::ifstream in(path_given, std::ios::binary);
@@ -200,9 +193,22 @@ Csr read_matrix_market(const std::string& path_given, const std::string& pinned)
     throw GraphFileError(fmt::format("{}:{}: ends after {} of the {} entries its size line declares", path, lineno,
                                      read, size.entries));
   }
-  check_pinned(path_given, pinned, hash);
   Csr g = to_csr(std::max(size.rows, size.cols), edges);
   g.content_hash = hash.hex();
+  return g;
+}
+
+}  // namespace
+
+Csr read_matrix_market(const std::string& path, const std::string& pinned) {
+  if (pinned.empty()) return read_whole_matrix_market(path);
+  Csr g;
+  try {
+    g = read_whole_matrix_market(path);
+  } catch (const GraphFileError& e) {
+    throw GraphFileError(unreadable_input_message(path, pinned, e.what()));
+  }
+  if (g.content_hash != pinned) throw GraphFileError(changed_input_message(path, pinned, g.content_hash));
   return g;
 }
 

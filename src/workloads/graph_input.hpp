@@ -42,8 +42,8 @@ inline constexpr std::uint64_t kMaxGraphEdges = 1ull << 31;
 // values are ignored, self-loops and repeated edges dropped. Vertices: the
 // larger of rows and columns. A regular file only (a FIFO or a device is
 // refused before it is opened). With `pinned` (a content_hash an earlier read
-// gave), a file that hashes differently is refused: it was replaced during
-// the run. Throws GraphFileError.
+// gave), a file that hashes differently, or no longer reads, is refused as
+// changed: it was replaced during the run. Throws GraphFileError.
 Csr read_matrix_market(const std::string& path, const std::string& pinned = "");
 
 // The graph axis' name for a file: its stem with every character other than

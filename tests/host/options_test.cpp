@@ -507,6 +507,23 @@ TEST(OptionsInputs, AReaderThatRefusesIsOneLineNamingTheFlagAndTheFile) {
   }
 }
 
+TEST(OptionsInputs, AChildReadsNoFileWhileItParsesItsCommandLine) {
+  // A child started while the group before it ran read --trace as it parsed; a file being replaced then
+  // refused it whole (exit 2), its cases' error naming only that. Its rounds read the file, pinned.
+  InputReaders r;
+  r.trace = [](const std::string&) -> TraceFacts { throw std::runtime_error("0 bytes"); };
+  r.graph = [](const std::string&) -> GraphFacts { throw std::runtime_error("empty file"); };
+  const Options t = parse_with(r, {"--trace=some/particles.hbt", "--child-plan=p.json", "--heaps=8M"});
+  ASSERT_EQ(t.sweeps.size(), 1u);
+  EXPECT_EQ(t.sweeps[0].trace, "particles") << "the name its cases carry, from the file's name";
+  EXPECT_EQ(t.sweeps[0].trace_file, "some/particles.hbt");
+  const Options g = parse_with(r, {"--sweep=workloads", "--graph=road-usa.mtx", "--child-plan=p.json"});
+  EXPECT_TRUE(std::any_of(g.sweeps.begin(), g.sweeps.end(), [](const Sweep& s) {
+    return s.graph_file == "road-usa.mtx" && s.graphs == std::vector<std::string>{"road-usa"};
+  }));
+  EXPECT_THROW(parse_with(r, {"--trace=some/particles.hbt"}), UsageError) << "the parent reads it";
+}
+
 TEST(OptionsInputs, WithoutReadersTheFlagsAreRefused) {
   EXPECT_THROW(parse_with({}, {"--trace=t.hbt"}), UsageError);
   EXPECT_THROW(parse_with({}, {"--sweep=workloads", "--graph=g.mtx"}), UsageError);

@@ -250,6 +250,28 @@ TEST(TraceFile, ATraceReplacedSinceItWasPinnedIsRefused) {
   }
 }
 
+TEST(TraceFile, APinnedTraceThatNoLongerReadsIsChangedNotDamaged) {
+  // A child's round met a file being written: it is not the file the run read, which read whole.
+  const std::string p = written(make_trace(8), "half.hbt");
+  const std::string hash = read_trace(p).content_hash;
+  std::ofstream(p, std::ios::trunc).close();
+  try {
+    read_trace(p, hash);
+    FAIL();
+  } catch (const TraceError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("changed since this run first read it (content hash " + hash + "; now: "), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("0 bytes, shorter than a trace's 64-byte header"), std::string::npos) << what;
+  }
+  try {
+    read_trace(p);
+    FAIL();
+  } catch (const TraceError& e) {
+    EXPECT_EQ(std::string(e.what()).find("changed"), std::string::npos) << "unpinned, it is only damaged: " << e.what();
+  }
+}
+
 TEST(TraceFile, ProductsThatWrapAndPlansOverTheCeilingAreRefusedInOneLine) {
   // Issue 53, G4 and G5: a block of 2^31 x 2^31 x 4 threads wrapped to 0 (SIGFPE); 2^31 threads in a
   // 152-byte file planned 32 GiB.

@@ -146,6 +146,21 @@ TEST(MatrixMarket, AFileReplacedSinceItWasPinnedIsRefused) {
   }
 }
 
+TEST(MatrixMarket, APinnedFileThatNoLongerReadsIsChangedNotMalformed) {
+  const std::string path = write_file("half.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n2 3\n");
+  const std::string hash = workloads::read_matrix_market(path).content_hash;
+  write_file("half.mtx", "%%MatrixMarket matrix coordinate pattern general\n3 3 2\n1 2\n");  // half written
+  try {
+    workloads::read_matrix_market(path, hash);
+    FAIL() << "no error";
+  } catch (const GraphFileError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("changed since this run first read it (content hash " + hash + "; now: "), std::string::npos)
+        << what;
+    EXPECT_NE(what.find("ends after 1 of the 2 entries"), std::string::npos) << what;
+  }
+}
+
 TEST(MatrixMarket, AGraphIsNamedByItsFilesStemSafely) {
   EXPECT_EQ(workloads::graph_name_of_file("/data/road-usa.mtx"), "road-usa");
   EXPECT_EQ(workloads::graph_name_of_file("a b/c d.e.mtx"), "c_d_e");
