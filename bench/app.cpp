@@ -361,7 +361,7 @@ bool parse_line(CommandTree& tree, int argc, char** argv) {
     return false;
   }
   try {
-    parse_argv(tree.root(), argc, argv, kRunMayRepeat);
+    parse_argv(tree.root(), argc, argv);
   } catch (const UsageError& e) {
     if (const CLI::App* sub = tree.named()) {
       fmt::print(stderr, "heapbench {}: {} (see heapbench {} --help)\n", sub->get_name(), e.what(), sub->get_name());

@@ -13,6 +13,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <numeric>
 #include <set>
 #include <stdexcept>
@@ -121,8 +122,8 @@ using Left = std::vector<std::size_t>;
 // names their files. Every member below mutex_ is shared by those threads.
 class Children {
  public:
-  Children(const std::vector<std::string>& args, const std::string& out_path, const ChildrenSettings& settings)
-      : args_(args), out_path_(out_path), settings_(settings), work_(out_path + ".groups"),
+  Children(const ChildRun& run, const std::string& out_path, const ChildrenSettings& settings)
+      : run_(run), out_path_(out_path), settings_(settings), work_(out_path + ".groups"),
         manifest_path_((work_ / kManifestName).string()),
         merger_(settings.tag_devices, error_entry) {
     std::filesystem::create_directories(work_);
@@ -203,26 +204,30 @@ class Children {
   GatedChild start(int device, const HeapGroup& g, const Left& left, int attempt) {
     const std::string file = child_path(device, g, attempt, ".json");
     const std::string plan = child_path(device, g, attempt, ".plan");
-    if (!record_child(device, file) || !write_plan(g, left, plan)) return GatedChild();
-    return GatedChild::start(child_spec(command(device, plan, file), settings_.quiet_children));
+    if (!record_child(device, file)) return GatedChild();
+    const std::optional<std::string> input = write_plan(device, g, left, plan);
+    if (!input) return GatedChild();
+    return GatedChild::start(child_spec(command(plan, file, *input), settings_.quiet_children));
   }
 
-  std::vector<std::string> command(int device, const std::string& plan, const std::string& file) const {
-    std::vector<std::string> child = {"heapbench"};
-    child.insert(child.end(), args_.begin(), args_.end());
-    child.push_back(fmt::format("--device={}", device));
-    child.push_back("--child-plan=" + plan);
-    child.push_back("--benchmark_out=" + file);
+  // The child's whole command line: never its parent's flags (its run is in the plan).
+  static std::vector<std::string> command(const std::string& plan, const std::string& file, const std::string& input) {
+    std::vector<std::string> child = {"heapbench", "--child-plan=" + plan, "--benchmark_out=" + file};
+    if (!input.empty()) child.push_back("--child-input=" + input);
     return child;
   }
 
-  // The cases `left` of `g` in a plan file for the next child (false: it
-  // cannot be written, and the run stops as when the manifest cannot).
-  bool write_plan(const HeapGroup& g, const Left& left, const std::string& path) {
+  // The cases `left` of `g`, measured on `device` as the run measures, in a
+  // plan file for the next child; returns the file its cases read ("": none),
+  // or nothing when the plan cannot be written (the run then stops, as when
+  // the manifest cannot).
+  std::optional<std::string> write_plan(int device, const HeapGroup& g, const Left& left, const std::string& path) {
     ChildPlan plan;
     for (std::size_t i : left) plan.cases.push_back(g.cases[i]);
     plan.context_and_header = g.context_and_header;
     plan.name_width = settings_.name_width;
+    plan.run = run_;
+    plan.run.device = device;
     try {
       write_child_plan(path, plan);
     } catch (const ResultsWriteError& e) {
@@ -230,9 +235,9 @@ class Children {
       if (outcome_.write_error.empty()) outcome_.write_error = e.what();
       cannot_write_ = true;
       stop_all_children();
-      return false;
+      return std::nullopt;
     }
-    return true;
+    return child_input_of(plan);
   }
 
   // The planned records of `left`, for the error entries of cases a child did not finish.
@@ -392,7 +397,7 @@ class Children {
     }
   }
 
-  const std::vector<std::string>& args_;
+  const ChildRun& run_;
   const std::string& out_path_;
   const ChildrenSettings& settings_;
   const std::filesystem::path work_;
@@ -407,9 +412,9 @@ class Children {
 
 }  // namespace
 
-ChildrenOutcome run_children(const std::vector<std::string>& args, const std::vector<HeapGroup>& groups,
-                             const std::string& out_path, const ChildrenSettings& settings) {
-  return Children(args, out_path, settings).run(groups);
+ChildrenOutcome run_children(const ChildRun& run, const std::vector<HeapGroup>& groups, const std::string& out_path,
+                             const ChildrenSettings& settings) {
+  return Children(run, out_path, settings).run(groups);
 }
 
 }  // namespace heapbench

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "heapbench/case.hpp"
+#include "results/child_plan.hpp"
 
 namespace heapbench {
 
@@ -52,8 +53,9 @@ struct ChildrenOutcome {
   nlohmann::json document;      // the merged results
 };
 
-// Runs this program (/proc/self/exe) with `args` plus --device, --child-plan and
-// --benchmark_out for each group: the entries of one device one after
+// Runs this program (/proc/self/exe) for each group with --child-plan (its
+// cases, and `run` with the group's device: how to measure them),
+// --benchmark_out and, where its cases read a file, --child-input: the entries of one device one after
 // another, the devices at the same time. Each case a child finishes is merged
 // into `out_path` (rewritten whole, through a rename) as soon as the child's
 // file shows it, so `out_path` holds every finished case while a group runs;
@@ -68,8 +70,8 @@ struct ChildrenOutcome {
 // killed; it becomes an error result and the rest of its group run in a new
 // child. A failed write stops the run: the running children
 // are stopped, `out_path` keeps its last complete version, `write_error` says why.
-ChildrenOutcome run_children(const std::vector<std::string>& args, const std::vector<HeapGroup>& groups,
-                             const std::string& out_path, const ChildrenSettings& settings);
+ChildrenOutcome run_children(const ChildRun& run, const std::vector<HeapGroup>& groups, const std::string& out_path,
+                             const ChildrenSettings& settings);
 
 
 }  // namespace heapbench

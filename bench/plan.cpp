@@ -46,12 +46,23 @@ std::string overflowing_case(const std::vector<Case>& cases) {
 int plan_cases_of(Plan& plan) {
   const Options& o = plan.options;
   if (o.child()) {
-    // A child of --isolate/--devices: the cases its parent planned for it, not planned again.
+    // A child of --isolate/--devices: the cases its parent planned for it and how to measure
+    // them, as its parent's parser read them; nothing planned or parsed again.
     try {
-      ChildPlan child = read_child_plan(o.child_plan, o.sweeps);
+      ChildPlan child = read_child_plan(o.child_plan, o.child_input);
       plan.cases = std::move(child.cases);
       plan.context_and_header = child.context_and_header;
       plan.name_width = child.name_width;
+      Options& mine = plan.options;
+      mine.device = child.run.device;
+      mine.rule = child.run.rule;
+      mine.kernel_budget_s = child.run.kernel_budget_s;
+      mine.profile = child.run.profile_iterations > 0;
+      if (mine.profile) mine.profile_iterations = child.run.profile_iterations;
+      mine.sweep = child.run.sweep;
+      mine.benchmark_args = std::move(child.run.benchmark_args);
+      mine.raw_args = std::move(child.run.parent_args);
+      plan.bflags = check_benchmark_flags(mine.benchmark_args);
     } catch (const std::exception& e) {
       return fail(kExitUsage, "{}", e.what());
     }
@@ -77,7 +88,7 @@ std::variant<Plan, int> plan_run(const CLI::App& app, const RunCommandLine& run,
   Options& o = plan.options;
   try {
     o = run.options(app, argc, argv);
-    plan.bflags = check_benchmark_flags(o.benchmark_args);
+    if (!o.child()) plan.bflags = check_benchmark_flags(o.benchmark_args);  // a child's: its plan's
   } catch (const UsageError& e) {
     return fail(kExitUsage, "{} (see --help)", e.what());
   }
@@ -116,9 +127,8 @@ namespace {
 
 // A replay's plan takes device memory beside the heap (a plan within the
 // trace reader's ceiling can still pass a device's memory): kExitOk, or
-// kExitUsage after saying so. The parent's check: a child has not read the
-// trace (run/options.cpp, child_trace_facts); its rounds check the plan
-// against the memory free then (replay.cu).
+// kExitUsage after saying so. The parent's check (a child has no sweeps): a
+// child's rounds check the plan against the memory free then (replay.cu).
 int check_replay_memory(const Options& o, const Case& c, const DeviceInfo& device) {
   if (o.child()) return kExitOk;
   for (const Sweep& s : o.sweeps) {

@@ -3,57 +3,110 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
 #include <fstream>
+#include <functional>
 #include <stdexcept>
 
 #include "cases/axes.hpp"
 #include "cases/axis_values.hpp"
 #include "results/results_file.hpp"
+#include "run/parse.hpp"  // name_of_file
 
 namespace heapbench {
 namespace {
 
 using nlohmann::json;
 
-constexpr int kChildPlanVersion = 2;  // 2: "inputs", the content hash of each file its cases read
-
-// The --graph and --trace files of the child's own command line, by the names
-// the planner gave their cases (sweep.cpp).
-void attach_files(Case& c, const std::vector<Sweep>& sweeps) {
-  for (const Sweep& s : sweeps) {
-    if (!c.graph.empty() && !s.graph_file.empty() &&
-        std::find(s.graphs.begin(), s.graphs.end(), c.graph) != s.graphs.end()) {
-      c.graph_file = s.graph_file;
-    }
-    if (!c.trace.empty() && s.trace == c.trace) c.trace_file = s.trace_file;
-  }
-}
+// 2: "inputs", the content hash of each file its cases read. 3: "run", the
+// parent's measuring settings; the cases that read a file by index, with its
+// hash (the path is the child's --child-input).
+constexpr int kChildPlanVersion = 3;
 
 // The file a case reads ("": none).
 const std::string& input_of(const Case& c) { return !c.trace_file.empty() ? c.trace_file : c.graph_file; }
 
+json run_json(const ChildRun& r) {
+  return {{"device", r.device},
+          {"max_noise", r.rule.max_noise},
+          {"min_rounds", r.rule.min_rounds},
+          {"max_time_s", r.rule.max_time_s},
+          {"kernel_budget_s", r.kernel_budget_s},
+          {"profile_iterations", r.profile_iterations},
+          {"sweep", r.sweep},
+          {"benchmark_args", r.benchmark_args},
+          {"parent_args", r.parent_args}};
+}
+
+// The plan's "run", each field of its type, else the why.
+ChildRun run_from_json(const json& j, const std::function<std::runtime_error(const std::string&)>& refuse) {
+  const auto need = [&](const char* key, bool ok) {
+    if (!ok) throw refuse(fmt::format("run.{} is missing or of the wrong type", key));
+  };
+  need("device", j.contains("device") && j["device"].is_number_integer());
+  for (const char* key : {"max_noise", "max_time_s", "kernel_budget_s"}) need(key, j.contains(key) && j[key].is_number());
+  for (const char* key : {"min_rounds", "profile_iterations"}) {
+    need(key, j.contains(key) && j[key].is_number_integer());
+  }
+  need("sweep", j.contains("sweep") && j["sweep"].is_string());
+  for (const char* key : {"benchmark_args", "parent_args"}) {
+    bool strings = j.contains(key) && j[key].is_array();
+    if (strings) {
+      for (const json& a : j[key]) strings = strings && a.is_string();
+    }
+    need(key, strings);
+  }
+  ChildRun r;
+  r.device = j["device"].get<int>();
+  r.rule.max_noise = j["max_noise"].get<double>();
+  r.rule.min_rounds = j["min_rounds"].get<int>();
+  r.rule.max_time_s = j["max_time_s"].get<double>();
+  r.kernel_budget_s = j["kernel_budget_s"].get<double>();
+  r.profile_iterations = j["profile_iterations"].get<int>();
+  r.sweep = j["sweep"].get<std::string>();
+  r.benchmark_args = j["benchmark_args"].get<std::vector<std::string>>();
+  r.parent_args = j["parent_args"].get<std::vector<std::string>>();
+  if (r.benchmark_args.empty()) throw refuse("run.benchmark_args has no program name");
+  return r;
+}
+
 }  // namespace
+
+std::string child_input_of(const ChildPlan& plan) {
+  for (const Case& c : plan.cases) {
+    if (!input_of(c).empty()) return input_of(c);
+  }
+  return {};
+}
 
 void write_child_plan(const std::string& path, const ChildPlan& plan) {
   json cases = json::array();
-  json inputs = json::object();  // path -> content hash, as the parent read it: the child's rounds are pinned to it
-  for (const Case& c : plan.cases) {
+  json reading = json::array();  // the cases that read the run's one --trace or --graph file
+  std::string hash;              // its content hash, as the parent read it: the child's rounds are pinned to it
+  for (std::size_t i = 0; i < plan.cases.size(); ++i) {
+    const Case& c = plan.cases[i];
     cases.push_back(json(axis_values(c)));
-    if (!input_of(c).empty()) inputs[input_of(c)] = c.input_hash;
+    if (input_of(c).empty()) continue;
+    if (input_of(c) != child_input_of(plan) || (!hash.empty() && c.input_hash != hash)) {
+      throw std::logic_error("a child plan's cases read one file, at one content hash");
+    }
+    reading.push_back(i);
+    hash = c.input_hash;
   }
   const json doc = {{"heapbench_child_plan", kChildPlanVersion},
                     {"context_and_header", plan.context_and_header},
                     {"name_width", plan.name_width},
-                    {"inputs", std::move(inputs)},
+                    {"run", run_json(plan.run)},
+                    {"input", {{"content_hash", hash}, {"cases", std::move(reading)}}},
                     {"cases", std::move(cases)}};
   write_atomically(path, doc.dump(1) + '\n');
 }
 
-ChildPlan read_child_plan(const std::string& path, const std::vector<Sweep>& sweeps) {
-  const auto refuse = [&](const std::string& why) {
-    return std::runtime_error(fmt::format("--child-plan={}: {}", path, why));
-  };
+namespace {
+
+using Refuse = std::function<std::runtime_error(const std::string&)>;
+
+// The plan file as JSON, of the shape write_child_plan writes, else the why.
+json plan_document(const std::string& path, const Refuse& refuse) {
   std::ifstream in(path);
   if (!in) throw refuse("cannot be read");
   json doc;
@@ -62,29 +115,60 @@ ChildPlan read_child_plan(const std::string& path, const std::vector<Sweep>& swe
   } catch (const json::parse_error& e) {
     throw refuse(fmt::format("not JSON: {}", e.what()));
   }
+  const json none;
   if (!doc.is_object() || doc.value("heapbench_child_plan", 0) != kChildPlanVersion || !doc.contains("cases") ||
-      !doc["cases"].is_array() || !doc.value("context_and_header", json()).is_boolean() ||
-      !doc.value("name_width", json()).is_number_unsigned() || !doc.value("inputs", json()).is_object()) {
+      !doc["cases"].is_array() || !doc.value("context_and_header", none).is_boolean() ||
+      !doc.value("name_width", none).is_number_unsigned() || !doc.value("run", none).is_object() ||
+      !doc.value("input", none).is_object() || !doc["input"].value("content_hash", none).is_string() ||
+      !doc["input"].value("cases", none).is_array()) {
     throw refuse(fmt::format("not a plan this heapbench writes (heapbench_child_plan {})", kChildPlanVersion));
   }
+  return doc;
+}
+
+// The plan's cases that read a file (`reading`, by index) read `input`, at the parent's `hash`.
+void attach_input(std::vector<Case>& cases, const json& reading, const std::string& hash, const std::string& input,
+                  const Refuse& refuse) {
+  if (reading.empty() != input.empty()) {
+    throw refuse(reading.empty() ? fmt::format("--child-input={}: no case of the plan reads a file", input)
+                                 : std::string("its cases read a file: give it as --child-input"));
+  }
+  for (const json& i : reading) {
+    if (!i.is_number_unsigned() || i.get<std::size_t>() >= cases.size()) {
+      throw refuse(fmt::format("input.cases: {} is no case of the plan's", i.dump()));
+    }
+    Case& c = cases[i.get<std::size_t>()];
+    // The file's name is the case's trace or graph name: the file the parent read.
+    const std::string& name = !c.trace.empty() ? c.trace : c.graph;
+    if (name.empty() || name != name_of_file(input)) {
+      throw refuse(fmt::format("--child-input={}: case {} reads '{}', not this file", input,
+                               i.get<std::size_t>() + 1, name));
+    }
+    (!c.trace.empty() ? c.trace_file : c.graph_file) = input;
+    c.input_hash = hash;  // the parent's, never this child's own read of the file
+  }
+}
+
+}  // namespace
+
+ChildPlan read_child_plan(const std::string& path, const std::string& input) {
+  const Refuse refuse = [&](const std::string& why) {
+    return std::runtime_error(fmt::format("--child-plan={}: {}", path, why));
+  };
+  const json doc = plan_document(path, refuse);
   ChildPlan plan;
   plan.context_and_header = doc["context_and_header"].get<bool>();
   plan.name_width = doc["name_width"].get<std::size_t>();
+  plan.run = run_from_json(doc["run"], refuse);
   for (const json& v : doc["cases"]) {
     try {
       plan.cases.push_back(case_from_axis_values(v));
     } catch (const std::invalid_argument& e) {
       throw refuse(fmt::format("case {}: {}", plan.cases.size() + 1, e.what()));
     }
-    Case& c = plan.cases.back();
-    attach_files(c, sweeps);
-    if (!input_of(c).empty()) {
-      const json& hash = doc["inputs"].value(input_of(c), json());
-      if (!hash.is_string()) throw refuse(fmt::format("case {}: no content hash for {}", plan.cases.size(), input_of(c)));
-      c.input_hash = hash.get<std::string>();  // the parent's, never this child's own read of the file
-    }
   }
   if (plan.cases.empty()) throw refuse("no case");
+  attach_input(plan.cases, doc["input"]["cases"], doc["input"]["content_hash"].get<std::string>(), input, refuse);
   return plan;
 }
 

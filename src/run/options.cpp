@@ -44,6 +44,7 @@ struct RunParsed {
   bool no_isolate = false;
   std::string devices;
   std::string child_plan;
+  std::string child_input;
   std::string sweep = "default";
   double max_noise_pct = -1, max_time_s = -1;
   int min_rounds = -1;
@@ -115,8 +116,10 @@ void add_run_flags(CLI::App& app, Parsed& p) {
                "the process costs only that group's unfinished cases, which become error results "
                "(the default whenever --benchmark_out is given, except under --profile)");
   app.add_flag("--no-isolate", p.no_isolate, "Run every case in this one process");
-  // Internal: the file a child of --isolate/--devices takes its cases from (child_plan.hpp).
+  // Internal: the file a child of --isolate/--devices takes its run from, and the file its cases
+  // read (results/child_plan.hpp).
   app.add_option("--child-plan", p.child_plan)->group("");
+  app.add_option("--child-input", p.child_input)->group("");
   app.add_option("--kernel-budget-ms", p.kernel_budget_ms,
                  fmt::format("Deadline for one allocating kernel; threads that find it passed do not allocate "
                              "and the case is reported as an error (default {:g})",
@@ -290,7 +293,6 @@ const FlagRule kRunRules[] = {
        // timeline simple. Elsewhere it is the default: a sticky CUDA error or a
        // crash then costs one heap group, not the run.
        o.isolate = p.isolate || (!p.no_isolate && app.count("--benchmark_out") > 0 && !p.profile && !p.list_tests);
-       o.child_plan = p.child_plan;
      }},
     {"--devices",
      [](const CLI::App& app, const Parsed& p, Options& o) {
@@ -299,8 +301,7 @@ const FlagRule kRunRules[] = {
        } else {
          o.devices = axis_or_index("--devices", p.devices);
        }
-       // A child gets --device appended to its parent's --devices; a user who gives both meant one.
-       if (app.count("--device") && p.child_plan.empty()) {
+       if (app.count("--device")) {
          throw UsageError(fmt::format("--devices={} and --device={}: give one", p.devices, p.device));
        }
      }},
@@ -341,7 +342,7 @@ const FlagRule kRunRules[] = {
                                       typed_value(app, "--case-timeout")));
        }
        // Only a parent can kill a case: in one process a hung case hangs the run.
-       if (!o.isolate && o.devices.empty() && p.child_plan.empty() && !o.list_tests) {
+       if (!o.isolate && o.devices.empty() && !o.list_tests) {
          throw UsageError("--case-timeout: only a case in a child process can be stopped; give --benchmark_out "
                           "(isolation is its default) or --isolate, not --no-isolate or --profile");
        }
@@ -420,20 +421,6 @@ void refuse_invalid_sizes(const Parsed& p, const std::vector<Sweep>& sweeps) {
   }
 }
 
-// A child of isolation reads no --trace or --graph file while it parses its
-// command line: its cases are its plan's, each held to the content hash its
-// parent read (results/child_plan.cpp), and only its rounds read the file,
-// pinned to that hash. A child that read here met a file being replaced half
-// written and exited refused, its cases' error saying only its exit status.
-// So a child's sweep knows a file by its name alone (the name its cases carry).
-TraceFacts child_trace_facts(const std::string& path) {
-  TraceFacts t;
-  t.name = name_of_file(path);
-  t.max_size = 1;
-  t.max_threads = 1;
-  return t;
-}
-
 // --trace=FILE: read whole and planned now (a damaged file is refused before
 // any device work), one part: the replay of its launches with the largest
 // request and launch as the case's size and threads, on the heap it was
@@ -444,14 +431,10 @@ Sweep replay_sweep(const CLI::App& app, const Parsed& p, const InputReaders& rea
   }
   if (!read.trace) throw UsageError(fmt::format("--trace={}: this program reads no trace", shown_path(p.trace_file)));
   TraceFacts t;
-  if (!p.child_plan.empty()) {
-    t = child_trace_facts(p.trace_file);
-  } else {
-    try {
-      t = read.trace(p.trace_file);
-    } catch (const std::exception& e) {
-      throw UsageError(fmt::format("--trace={}: {}", shown_path(p.trace_file), e.what()));
-    }
+  try {
+    t = read.trace(p.trace_file);
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("--trace={}: {}", shown_path(p.trace_file), e.what()));
   }
   const std::uint64_t recorded_heap = t.heap_bytes;
   Sweep s;
@@ -502,14 +485,10 @@ std::vector<Sweep> base_sweeps(const CLI::App& app, const Parsed& p, const Input
 void add_graph_file(const CLI::App& app, const Parsed& p, const InputReaders& read, std::vector<Sweep>& sweeps) {
   if (!read.graph) throw UsageError(fmt::format("--graph={}: this program reads no graph file", shown_path(p.graph_file)));
   GraphFacts g;
-  if (!p.child_plan.empty()) {
-    g = GraphFacts{name_of_file(p.graph_file), "", 1};  // a child's: see child_trace_facts
-  } else {
-    try {
-      g = read.graph(p.graph_file);
-    } catch (const std::exception& e) {
-      throw UsageError(fmt::format("--graph={}: {}", shown_path(p.graph_file), e.what()));
-    }
+  try {
+    g = read.graph(p.graph_file);
+  } catch (const std::exception& e) {
+    throw UsageError(fmt::format("--graph={}: {}", shown_path(p.graph_file), e.what()));
   }
   const std::string& name = g.name;
   if (g.vertices == 0) throw UsageError(fmt::format("--graph={}: the graph has no vertex", shown_path(p.graph_file)));
@@ -677,8 +656,36 @@ void RunCommandLine::build(CLI::App& app) {
   add_flags(app, *p_);
 }
 
+namespace {
+
+// A child of isolation: its command line is what its parent gave it (--child-plan,
+// --benchmark_out, --child-input where its cases read a file), never its
+// parent's; everything else comes from the plan (bench/plan.cpp). A child that
+// parsed its parent's flags again planned the sweep again and read --trace and
+// --graph again, at its own moment (a file being replaced refused it whole).
+Options child_options(const Parsed& p, int argc, const char* const* argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view a(argv[i]);
+    if (a.rfind("--child-plan=", 0) != 0 && a.rfind("--child-input=", 0) != 0 && a.rfind("--benchmark_out=", 0) != 0) {
+      throw UsageError(fmt::format("--child-plan: {}: a child of isolation takes its run from its plan, not from flags",
+                                   argv[i]));
+    }
+    o.raw_args.emplace_back(argv[i]);
+  }
+  if (p.out.empty()) throw UsageError("--child-plan: a child writes its results to --benchmark_out: give one");
+  o.child_plan = p.child_plan;
+  o.child_input = p.child_input;
+  o.out = p.out;
+  return o;
+}
+
+}  // namespace
+
 Options RunCommandLine::options(const CLI::App& app, int argc, const char* const* argv) const {
   const Parsed& p = *p_;
+  if (!p.child_plan.empty() && !p.help && !p.version) return child_options(p, argc, argv);
+  if (!p.child_input.empty()) throw UsageError("--child-input: an internal flag of a child of isolation");
   Options o;
   o.help = p.help;
   o.version = p.version;
@@ -701,7 +708,7 @@ Options parse_options(int argc, const char* const* argv, const SubcommandList& s
   // Listed by --help only: this app parses heapbench's flags, never a subcommand.
   std::vector<CLI::App*> listed;
   for (const auto& [name, summary] : subcommands) listed.push_back(app.add_subcommand(name, summary)->disabled());
-  parse_argv(app, argc, argv, kRunMayRepeat);
+  parse_argv(app, argc, argv);
   for (CLI::App* sub : listed) sub->disabled(false);  // the usage line names them ("[SUBCOMMAND]")
   return run.options(app, argc, argv);
 }

@@ -36,9 +36,12 @@ struct Options {
   bool profile = false;              // --profile: fixed iterations, for a clean timeline
   bool isolate = false;              // --isolate: each heap group in a child process
   std::vector<int> devices;          // --devices: one child per device, concurrently (-1: all)
-  std::string child_plan;            // --child-plan (children of --isolate/--devices): the file of cases it runs
+  // A child of --isolate/--devices: the file its run comes from (results/child_plan.hpp); then every
+  // field above but `out` is the plan's (bench/plan.cpp), and `sweeps` is empty.
+  std::string child_plan;            // --child-plan
+  std::string child_input;           // --child-input: the file its cases read ("": none)
   bool child() const { return !child_plan.empty(); }
-  std::vector<std::string> raw_args; // argv[1..], for children
+  std::vector<std::string> raw_args; // argv[1..]: the context's record of the command line
   int profile_iterations = 3;        // --profile-iterations
   bool help = false;                 // --help / -h
   // With --help: what it prints, from the app that parsed: heapbench's flags,
@@ -65,7 +68,7 @@ class RunCommandLine {
   RunCommandLine& operator=(const RunCommandLine&) = delete;
   // heapbench's name, description and flags, into `app`.
   void build(CLI::App& app);
-  // After `app` parsed argv (parse_argv, kRunMayRepeat): the options, checked
+  // After `app` parsed argv (parse_argv): the options, checked
   // as parse_options says. argv: raw_args, and argv[0] for Google Benchmark.
   Options options(const CLI::App& app, int argc, const char* const* argv) const;
 
@@ -74,9 +77,6 @@ class RunCommandLine {
   InputReaders readers_;
 };
 
-// A child of isolation gets --device and --benchmark_out appended to its
-// parent's flags: the last one counts.
-inline const std::vector<std::string> kRunMayRepeat = {"--device", "--benchmark_out"};
 
 // Parses argv. Throws UsageError (one line, naming the bad value) on malformed
 // values: sizes/threads/heaps that are 0, negative, not numbers, heaps that are

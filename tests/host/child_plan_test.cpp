@@ -1,6 +1,7 @@
 // A child of --isolate/--devices runs the cases its parent hands it: each case
 // written as its axis_values (the axis table) and made again from them, the
-// same case; a damaged plan file is refused in one line naming it.
+// same case, with the run's measuring settings beside them; a damaged plan
+// file is refused in one line naming it.
 #include "results/child_plan.hpp"
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include "cases/axes.hpp"
 #include "cases/axis_values.hpp"
 #include "cases/catalog.hpp"
+#include "run/sweep.hpp"
 
 namespace heapbench {
 namespace {
@@ -49,10 +51,10 @@ TEST(ChildPlan, EveryPlannedCaseOfEverySweepIsMadeAgainFromItsAxisValues) {
   }
 }
 
-TEST(ChildPlan, AWrittenPlanReadsBackWithTheChildsOwnFiles) {
+TEST(ChildPlan, AWrittenPlanReadsBackWithItsRunAndTheChildsOwnFile) {
   const fs::path dir = fs::temp_directory_path() / ("heapbench_plan_" + std::to_string(::getpid()));
   fs::create_directories(dir);
-  // --graph=FILE: the parent's and the child's command lines both name it.
+  // --graph=FILE: the parent read it; the child is handed its path on its own command line.
   std::vector<Sweep> sweeps = workloads_sweep();
   Sweep file_part = sweeps[2];
   ASSERT_EQ(file_part.patterns, std::vector<std::string>{"graph"});
@@ -65,26 +67,62 @@ TEST(ChildPlan, AWrittenPlanReadsBackWithTheChildsOwnFiles) {
   plan.cases = plan_cases(sweeps);
   plan.context_and_header = false;
   plan.name_width = 71;
-  const std::string path = (dir / "device0_heap1024_0.plan").string();
+  plan.run.device = 3;
+  plan.run.rule.max_noise = 0.0125;
+  plan.run.rule.min_rounds = 7;
+  plan.run.rule.max_time_s = 0.1;  // not exact in binary: it must come back the same double
+  plan.run.kernel_budget_s = 2.5;
+  plan.run.profile_iterations = 4;
+  plan.run.sweep = "workloads";
+  plan.run.benchmark_args = {"/opt/heapbench", "--benchmark_min_time=1x", "--benchmark_repetitions=3"};
+  plan.run.parent_args = {"--sweep=workloads", "--graph=/data/road.mtx", "--benchmark_out=r.json"};
+  EXPECT_EQ(child_input_of(plan), "/data/road.mtx");
+  const std::string path = (dir / "device3_heap1024_0.plan").string();
   write_child_plan(path, plan);
-  const ChildPlan back = read_child_plan(path, sweeps);
+  const ChildPlan back = read_child_plan(path, "/elsewhere/road.mtx");
   EXPECT_FALSE(back.context_and_header);
   EXPECT_EQ(back.name_width, 71u);
+  EXPECT_EQ(back.run.device, 3);
+  EXPECT_EQ(back.run.rule.max_noise, 0.0125);
+  EXPECT_EQ(back.run.rule.min_rounds, 7);
+  EXPECT_EQ(back.run.rule.max_time_s, 0.1);
+  EXPECT_EQ(back.run.kernel_budget_s, 2.5);
+  EXPECT_EQ(back.run.profile_iterations, 4);
+  EXPECT_EQ(back.run.sweep, "workloads");
+  EXPECT_EQ(back.run.benchmark_args, plan.run.benchmark_args);
+  EXPECT_EQ(back.run.parent_args, plan.run.parent_args);
   ASSERT_EQ(back.cases.size(), plan.cases.size());
-  bool saw_file = false;
+  std::size_t reading = 0;
   for (std::size_t i = 0; i < plan.cases.size(); ++i) {
-    expect_same_case(back.cases[i], plan.cases[i]);
-    saw_file = saw_file || back.cases[i].graph_file == "/data/road.mtx";
+    SCOPED_TRACE(case_name(plan.cases[i]));
+    Case expected = plan.cases[i];
+    if (!expected.graph_file.empty()) {
+      // The child's own path, never the plan's; the parent's content hash (issue 53, G6).
+      expected.graph_file = "/elsewhere/road.mtx";
+      EXPECT_EQ(back.cases[i].input_hash, "0123456789abcdef");
+      ++reading;
+    } else {
+      EXPECT_TRUE(back.cases[i].input_hash.empty());
+    }
+    expect_same_case(back.cases[i], expected);
   }
-  EXPECT_TRUE(saw_file);
-  // The child's cases keep the parent's content hash, whatever its own read of the file gave (issue 53, G6).
-  std::vector<Sweep> childs = sweeps;
-  childs.back().input_hash = "fedcba9876543210";
-  for (const Case& c : read_child_plan(path, childs).cases) {
-    if (c.graph_file == "/data/road.mtx") EXPECT_EQ(c.input_hash, "0123456789abcdef");
+  EXPECT_GT(reading, 0u);
+  // Its cases read a file: without one, or with a file of another name, the plan is refused.
+  EXPECT_THROW(read_child_plan(path, ""), std::runtime_error);
+  try {
+    read_child_plan(path, "/data/rail.mtx");
+    ADD_FAILURE() << "a file of another name was taken";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("reads 'road', not this file"), std::string::npos) << e.what();
   }
-  // Without --graph on the child's own command line, no file: a path is never taken from the plan.
-  for (const Case& c : read_child_plan(path, workloads_sweep()).cases) EXPECT_TRUE(c.graph_file.empty());
+  // A plan whose cases read no file refuses one.
+  ChildPlan plain;
+  plain.cases = plan_cases(default_sweep());
+  plain.run.benchmark_args = {"heapbench"};
+  write_child_plan(path, plain);
+  EXPECT_EQ(child_input_of(plain), "");
+  EXPECT_EQ(read_child_plan(path, "").cases.size(), plain.cases.size());
+  EXPECT_THROW(read_child_plan(path, "/data/road.mtx"), std::runtime_error);
   fs::remove_all(dir);
 }
 
@@ -93,7 +131,7 @@ std::string refusal_of(const std::string& text) {
   std::ofstream(p) << text;
   std::string why;
   try {
-    read_child_plan(p.string(), default_sweep());
+    read_child_plan(p.string(), "");
   } catch (const std::runtime_error& e) {
     why = e.what();
   }
@@ -104,7 +142,9 @@ std::string refusal_of(const std::string& text) {
 }
 
 TEST(ChildPlan, ADamagedPlanIsRefusedInOneLine) {
-  const std::string head = R"({"heapbench_child_plan": 2, "context_and_header": true, "name_width": 0, "inputs": {}, "cases": )";
+  const std::string run = R"("run": {"device": 0, "max_noise": 0.005, "min_rounds": 5, "max_time_s": 0.5, "kernel_budget_s": 5, "profile_iterations": 0, "sweep": "default", "benchmark_args": ["heapbench"], "parent_args": []})";
+  const std::string head = R"({"heapbench_child_plan": 3, "context_and_header": true, "name_width": 0, )" + run +
+                           R"(, "input": {"content_hash": "", "cases": []}, "cases": )";
   const std::string good = R"({"pattern": "per_thread", "api": "malloc", "size": 64, "threads": 32, "malloc_heap": 8388608})";
   EXPECT_NE(refusal_of("{ half").find("not JSON"), std::string::npos);
   EXPECT_NE(refusal_of(R"({"cases": []})").find("not a plan this heapbench writes"), std::string::npos);
@@ -123,6 +163,17 @@ TEST(ChildPlan, ADamagedPlanIsRefusedInOneLine) {
                 .find("is not a case's axis_values"), std::string::npos);
   EXPECT_NE(refusal_of(head + R"([{"pattern": "printf", "api": "printf", "size": 8, "threads": 32, "malloc_heap": 8}]})")
                 .find("is not a case's axis_values"), std::string::npos);
+  // The run: a field missing or of the wrong type; an input case that is none of the plan's.
+  std::string no_device = head;
+  no_device.replace(no_device.find(R"("device": 0, )"), 13, "");
+  EXPECT_NE(refusal_of(no_device + "[" + good + "]}").find("run.device is missing or of the wrong type"),
+            std::string::npos);
+  std::string bad_args = head;
+  bad_args.replace(bad_args.find(R"(["heapbench"])"), 13, "[7]");
+  EXPECT_NE(refusal_of(bad_args + "[" + good + "]}").find("run.benchmark_args is missing"), std::string::npos);
+  std::string stray = head;
+  stray.replace(stray.find(R"("cases": []})"), 12, R"("cases": [4]})");
+  EXPECT_NE(refusal_of(stray + "[" + good + "]}").find("its cases read a file"), std::string::npos);
 }
 
 TEST(AxisTable, NamesAxisValuesAndTheSchemaFollowTheRowsInOrder) {

@@ -118,6 +118,35 @@ class Isolation(unittest.TestCase):
             self.assertTrue(measured)
             self.assertFalse([n for n in measured if "heap:16/" in n], "the waiting child ran a case")
 
+    def test_a_child_is_handed_its_run_in_its_plan_and_parses_none_of_its_parents_flags(self):
+        # Issue 54, item 1: each child got the parent's whole command line and planned the sweep again.
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r.json")
+            p = subprocess.Popen([BINARY, *SMALL[:3], "--heaps=8M,16M", "--sizes=16,32", "--isolate", "--min-rounds=3",
+                                  "--kernel-budget-ms=1234", "--benchmark_repetitions=2",
+                                  f"--benchmark_out={out}"],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                 env=dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS="100"))
+            self.assertTrue(wait_until(lambda: children_of(p.pid), timeout=30), "no child started")
+            lines = []
+            for kid in children_of(p.pid):
+                try:
+                    with open(f"/proc/{kid}/cmdline", "rb") as f:
+                        lines.append(f.read().decode().split("\0")[1:-1])
+                except OSError:
+                    pass  # ended meanwhile
+            _, err = p.communicate(timeout=120)
+            self.assertEqual(p.returncode, 0, err)
+            self.assertTrue(lines, "no child's command line read")
+            for line in lines:
+                self.assertEqual([a.split("=")[0] for a in line], ["--child-plan", "--benchmark_out"], line)
+            # What the parent was told, the children measured: 2 repetitions of each case, 3 rounds each
+            # (the stand-in's rounds do not vary: the stopping rule ends them at --min-rounds; 5 by default).
+            doc = load(out)
+            runs = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration"]
+            self.assertEqual(len(runs), 2 * 4, [b["name"] for b in doc["benchmarks"]])
+            self.assertEqual({b["rounds"] for b in runs}, {3}, [b["rounds"] for b in runs])
+
     def test_a_process_killing_fault_costs_only_its_heap_group(self):
         # run_results checks that no child's file is left beside the results.
         r, doc = run_results(BINARY, *SMALL[:3], "--heaps=8M,16M", "--sizes=16,32,64", "--isolate", "--min-rounds=2",
