@@ -161,15 +161,7 @@ Trace read_whole_trace(const std::string& path) {
 }  // namespace
 
 Trace read_trace(const std::string& path, const std::string& pinned) {
-  if (pinned.empty()) return read_whole_trace(path);
-  Trace t;
-  try {
-    t = read_whole_trace(path);
-  } catch (const TraceError& e) {
-    throw TraceError(unreadable_input_message(path, pinned, e.what()));
-  }
-  if (t.content_hash != pinned) throw TraceError(changed_input_message(path, pinned, t.content_hash));
-  return t;
+  return read_pinned<TraceError>(path, pinned, read_whole_trace);
 }
 
 void write_trace(const std::string& path, const Trace& t) {

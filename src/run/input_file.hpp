@@ -45,4 +45,20 @@ std::string changed_input_message(const std::string& path, const std::string& pi
 // being written as it was read.
 std::string unreadable_input_message(const std::string& path, const std::string& pinned, const std::string& why);
 
+// `read(path)` (a record with a content_hash; throws Error, one line, for a
+// file it refuses) held to `pinned` ("": not pinned): a file that hashes
+// otherwise, or no longer reads, is refused as changed (Error).
+template <class Error, class Read>
+auto read_pinned(const std::string& path, const std::string& pinned, Read read) -> decltype(read(path)) {
+  if (pinned.empty()) return read(path);
+  decltype(read(path)) got;
+  try {
+    got = read(path);
+  } catch (const Error& e) {
+    throw Error(unreadable_input_message(path, pinned, e.what()));
+  }
+  if (got.content_hash != pinned) throw Error(changed_input_message(path, pinned, got.content_hash));
+  return got;
+}
+
 }  // namespace heapbench

@@ -201,15 +201,7 @@ Csr read_whole_matrix_market(const std::string& path_given) {
 }  // namespace
 
 Csr read_matrix_market(const std::string& path, const std::string& pinned) {
-  if (pinned.empty()) return read_whole_matrix_market(path);
-  Csr g;
-  try {
-    g = read_whole_matrix_market(path);
-  } catch (const GraphFileError& e) {
-    throw GraphFileError(unreadable_input_message(path, pinned, e.what()));
-  }
-  if (g.content_hash != pinned) throw GraphFileError(changed_input_message(path, pinned, g.content_hash));
-  return g;
+  return read_pinned<GraphFileError>(path, pinned, read_whole_matrix_market);
 }
 
 std::string graph_name_of_file(const std::string& path) {
