@@ -17,6 +17,20 @@ std::string shown_path(const std::string& path) {
   return plain ? path : fmt::format("{:?}", path);
 }
 
+std::string shown_words(std::string_view text) {
+  const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u >= 0x20 && u < 0x7f;
+  });
+  if (plain) return fmt::format("'{}'", text);
+  std::string escaped = "\"";
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    escaped += u >= 0x20 && u < 0x7f && c != '"' && c != '\\' ? std::string(1, c) : fmt::format("\\x{:02x}", u);
+  }
+  return escaped + "\"";
+}
+
 std::uint64_t regular_input_size(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace heapbench {
 
@@ -17,6 +18,12 @@ struct InputFileError : std::runtime_error {
 // `path` as a message shows it: as it is, or quoted with C escapes where it
 // holds a control character (a newline in a path must not split the line).
 std::string shown_path(const std::string& path);
+
+// Words read from a file, as a message quotes them: in single quotes where
+// every byte is printable ASCII, else in double quotes with escapes (a byte a
+// reader of the message takes for a line break, such as \x1e or U+2028, must
+// not split it).
+std::string shown_words(std::string_view text);
 
 // The size in bytes of the regular file `path` (a link to one: the file it
 // names). InputFileError, one line "PATH: why", for a path that does not

@@ -74,9 +74,9 @@ Header read_banner(const std::string& path, const std::string& line) {
   if (w.size() != 5) throw fail("the banner needs five words: %%MatrixMarket matrix coordinate <field> <symmetry>");
   const std::string object = lower(std::string(w[1])), format = lower(std::string(w[2]));
   const std::string field = lower(std::string(w[3])), symmetry = lower(std::string(w[4]));
-  if (object != "matrix") throw fail(fmt::format("object '{}' is not supported: only matrix", w[1]));
+  if (object != "matrix") throw fail(fmt::format("object {} is not supported: only matrix", shown_words(w[1])));
   if (format != "coordinate") {
-    throw fail(fmt::format("format '{}' is not supported: only coordinate (a sparse matrix) is a graph", w[2]));
+    throw fail(fmt::format("format {} is not supported: only coordinate (a sparse matrix) is a graph", shown_words(w[2])));
   }
   Header h;
   if (field == "pattern") {
@@ -86,12 +86,12 @@ Header read_banner(const std::string& path, const std::string& line) {
   } else if (field == "complex") {
     h.values = 2;
   } else {
-    throw fail(fmt::format("field '{}' is not supported: real, double, integer, complex or pattern", w[3]));
+    throw fail(fmt::format("field {} is not supported: real, double, integer, complex or pattern", shown_words(w[3])));
   }
   if (symmetry == "symmetric" || symmetry == "skew-symmetric" || symmetry == "hermitian") {
     h.mirrored = true;
   } else if (symmetry != "general") {
-    throw fail(fmt::format("symmetry '{}' is not supported: general, symmetric, skew-symmetric or hermitian", w[4]));
+    throw fail(fmt::format("symmetry {} is not supported: general, symmetric, skew-symmetric or hermitian", shown_words(w[4])));
   }
   return h;
 }
@@ -106,7 +106,8 @@ std::pair<std::uint32_t, std::uint32_t> read_entry(const std::string& where, con
   }
   std::uint64_t i = 0, j = 0;
   if (!read_uint(w[0], i) || !read_uint(w[1], j)) {
-    throw GraphFileError(fmt::format("{}: '{} {}' is not a row and a column (whole numbers from 1)", where, w[0], w[1]));
+    throw GraphFileError(fmt::format("{}: {} is not a row and a column (whole numbers from 1)", where,
+                                     shown_words(fmt::format("{} {}", w[0], w[1]))));
   }
   if (i < 1 || i > rows || j < 1 || j > cols) {
     throw GraphFileError(fmt::format("{}: entry ({}, {}) is outside the {} x {} matrix", where, i, j, rows, cols));

@@ -73,6 +73,9 @@ TEST(MatrixMarket, EveryMalformedFileIsOneLineNamingItsLine) {
       {banner + "% c\n2 2 2\n1 2\n", ":4: ends after 1 of the 2 entries"},
       {banner + "2 2 1\n1 2\n2 1\n", ":4: more entries than the 1"},
       {banner + "2 2 1\n1 x\n", ":3: '1 x' is not a row and a column"},
+      // A byte a reader takes for a line break (Python's splitlines: \x1e, U+2028) is escaped, the word quoted.
+      {banner + "2 2 1\n\x1e 0\n", ":3: \"\\x1e 0\" is not a row and a column"},
+      {"%%MatrixMarket matrix coordinate p\xe2\x80\xa8 general\n", ":1: field \"p\\xe2\\x80\\xa8\" is not supported"},
       {banner + "2 2 1\n1 2 3\n", ":3: an entry needs 2 numbers"},
       {banner + "2 2 1\n0 1\n", ":3: entry (0, 1) is outside the 2 x 2 matrix"},
       {banner + "2 2 1\n3 1\n", ":3: entry (3, 1) is outside"},
