@@ -104,6 +104,9 @@ std::vector<RowResult> read_rows(const fs::path& file) {
   return rows;
 }
 
+// A row's file (and plan), as every file heapbench writes: a temporary name, then a rename.
+void write_json_file(const std::string& path, const nlohmann::json& j) { write_atomically(path, j.dump(2) + '\n'); }
+
 // A parent's view of the limits: each launch may take the budget (the soak its
 // time) and a row makes a few dozen; a process that has not answered by then
 // is stuck beyond its own watchdog.
@@ -113,10 +116,18 @@ RowResult run_row_process(const CheckOptions& o, const std::string& api, std::ui
                           const fs::path& dir) {
   const fs::path out = dir / fmt::format("{}_{}_{}.json", api, heap >> 20, row_name(row));
   const fs::path log = dir / fmt::format("{}_{}_{}.log", api, heap >> 20, row_name(row));
-  std::vector<std::string> args = child_args(o, api, heap, row, out.string());
-  args.insert(args.begin(), "/proc/self/exe");
-  const ChildEnd s = spawn_and_wait(args, log, row_timeout_s(o));
+  const fs::path plan = dir / fmt::format("{}_{}_{}.plan", api, heap >> 20, row_name(row));
   RowResult r;
+  try {
+    write_json_file(plan.string(), to_json(row_slice(o, api, heap, row)));
+  } catch (const std::exception& e) {
+    r = died(row, fmt::format("its plan could not be written ({})", e.what()), "");
+    return r;
+  }
+  // The row's whole command line: what it runs is the plan's (RowSlice), never flags parsed again.
+  const std::vector<std::string> args = {"/proc/self/exe", "check", "--child-plan=" + plan.string(),
+                                         "--child-out=" + out.string()};
+  const ChildEnd s = spawn_and_wait(args, log, row_timeout_s(o));
   if (s.killed) {
     r = hung(row, s.seconds, "the row's process was killed");
   } else if (WIFEXITED(s.status) && WEXITSTATUS(s.status) == 0 && fs::exists(out)) {
@@ -257,8 +268,6 @@ RowPlan plan_for(const CheckOptions& o, const CheckApi& api, std::uint64_t heap,
   return p;
 }
 
-// A row's file, as every file heapbench writes: a temporary name, then a rename.
-void write_json_file(const std::string& path, const nlohmann::json& j) { write_atomically(path, j.dump(2) + '\n'); }
 
 // In a row's process: the rows asked, in order, into --child-out.
 int run_child(const CheckOptions& o, const CheckHooks& hooks) {
@@ -391,7 +400,18 @@ int report_verdicts(const std::vector<ApiVerdict>& verdicts, const nlohmann::jso
 
 // The battery `o` asks for, on the allocators `ch` reaches.
 int check_allocators(const CheckOptions& o, const CheckHooks& ch, const DeviceHooks& hooks) {
-  if (o.child_out) return run_child(o, ch);
+  if (o.child_plan) {
+    CheckOptions row;
+    try {
+      std::ifstream in(*o.child_plan);
+      if (!in) throw std::invalid_argument("cannot be read");
+      row = options_of_slice(o, row_slice_from_json(nlohmann::json::parse(in)));
+    } catch (const std::exception& e) {
+      fmt::print(stderr, "heapbench check: --child-plan={}: {}\n", *o.child_plan, e.what());
+      return kExitUsage;
+    }
+    return run_child(row, ch);
+  }
   // Refused before any device work, as advise --out is (the verdicts were
   // lost after the whole battery for an unwritable path).
   if (o.json && o.markdown && same_file(*o.json, *o.markdown)) {

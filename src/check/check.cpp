@@ -540,7 +540,7 @@ struct CheckParsed {
   std::string apis, heaps = "8M", rows, threads = "1M";
   double soak_ms = 2000, budget_ms = 10000;
   bool no_sanitizer = false;
-  std::string child_out;
+  std::string child_plan, child_out;
 };
 
 namespace {
@@ -568,8 +568,8 @@ void build_app(CLI::App& app, CheckOptions& o, CheckParsed& p) {
   app.add_option("--json", o.json, "Also write the verdict as JSON to this file");
   app.add_option("--markdown", o.markdown, "Also write the verdict as markdown to this file");
   app.add_flag("--no-sanitizer", p.no_sanitizer, "Leave out the compute-sanitizer row (NOT RUN)");
-  app.add_option("--child-out", p.child_out, "(internal) run one row of one API and write it to this file")
-      ->group("");
+  app.add_option("--child-plan", p.child_plan, "(internal) the row a row's process runs")->group("");
+  app.add_option("--child-out", p.child_out, "(internal) where a row's process writes its row")->group("");
 }
 
 // A list of names, none of them empty.
@@ -644,6 +644,27 @@ void CheckCommandLine::build(CLI::App& app) {
   app.allow_extras();  // what is left is refused in options() (refuse_extras), with the closest flag
 }
 
+namespace {
+
+// A row's process: its command line is the plan it runs and where it writes its row, nothing else.
+CheckOptions row_process_options(const CLI::App& app, const CheckParsed& p) {
+  for (const CLI::Option* opt : app.get_options()) {
+    // Its long name: get_name() says nothing for an internal (hidden) option.
+    const std::string name = opt->get_lnames().empty() ? opt->get_name() : "--" + opt->get_lnames().front();
+    if (opt->count() > 0 && name != "--child-plan" && name != "--child-out") {
+      throw UsageError(fmt::format("--child-plan: {}: a row's process takes its row from its plan, not from flags",
+                                   name));
+    }
+  }
+  if (p.child_out.empty()) throw UsageError("--child-plan: a row's process writes its row to --child-out: give one");
+  CheckOptions o;
+  o.child_plan = p.child_plan;
+  o.child_out = p.child_out;
+  return o;
+}
+
+}  // namespace
+
 CheckOptions CheckCommandLine::options(const CLI::App& app, const std::vector<std::string>& known_apis) const {
   CheckOptions o = *o_;
   const CheckParsed& p = *p_;
@@ -652,6 +673,8 @@ CheckOptions CheckCommandLine::options(const CLI::App& app, const std::vector<st
     return o;
   }
   refuse_extras(app);
+  if (!p.child_plan.empty()) return row_process_options(app, p);
+  if (!p.child_out.empty()) throw UsageError("--child-out: an internal flag of a row's process");
   o.apis = apis_of(p.apis, known_apis);
   if (o.apis.empty()) throw UsageError("--apis: no allocator given");
   o.heaps = heaps_of(p.heaps);
@@ -668,10 +691,6 @@ CheckOptions CheckCommandLine::options(const CLI::App& app, const std::vector<st
   if (o.device < 0) throw UsageError(fmt::format("--device={}: must be >= 0", typed_value(app, "--device")));
   o.soak_s = p.soak_ms / 1000;
   o.sanitizer = !p.no_sanitizer;
-  if (!p.child_out.empty()) {
-    if (o.apis.size() != 1 || o.heaps.size() != 1) throw UsageError("--child-out: one API and one heap");
-    o.child_out = p.child_out;
-  }
   return o;
 }
 
@@ -684,18 +703,50 @@ CheckOptions parse_check_options(int argc, const char* const* argv, const std::v
   return check.options(app, known_apis);
 }
 
-std::vector<std::string> child_args(const CheckOptions& o, const std::string& api, std::uint64_t heap, Row row,
-                                    const std::string& out) {
-  std::vector<std::string> a = {"check",
-                                "--apis=" + api,
-                                fmt::format("--heaps={}M", heap >> 20),
-                                "--rows=" + std::string(row_name(row)),
-                                fmt::format("--threads={}", o.threads),
-                                fmt::format("--soak-ms={}", o.soak_s * 1000),
-                                fmt::format("--kernel-budget-ms={}", o.kernel_budget_s * 1000),
-                                fmt::format("--device={}", o.device),
-                                "--child-out=" + out};
-  return a;
+RowSlice row_slice(const CheckOptions& o, const std::string& api, std::uint64_t heap, Row row) {
+  return RowSlice{api, heap, row, o.threads, o.soak_s, o.kernel_budget_s, o.device};
+}
+
+nlohmann::json to_json(const RowSlice& s) {
+  return {{"heapbench_check_row", 1},   {"api", s.api},         {"heap_bytes", s.heap},
+          {"row", row_name(s.row)},     {"threads", s.threads}, {"soak_s", s.soak_s},
+          {"kernel_budget_s", s.kernel_budget_s}, {"device", s.device}};
+}
+
+RowSlice row_slice_from_json(const nlohmann::json& j) {
+  const auto refuse = [](const std::string& why) {
+    return std::invalid_argument(fmt::format("not a row plan this heapbench writes: {}", why));
+  };
+  if (!j.is_object() || j.value("heapbench_check_row", 0) != 1) throw refuse("heapbench_check_row is not 1");
+  for (const char* key : {"api", "row"}) {
+    if (!j.contains(key) || !j[key].is_string()) throw refuse(fmt::format("{} is not a string", key));
+  }
+  for (const char* key : {"heap_bytes", "threads"}) {
+    if (!j.contains(key) || !j[key].is_number_unsigned()) throw refuse(fmt::format("{} is not a count", key));
+  }
+  for (const char* key : {"soak_s", "kernel_budget_s"}) {
+    if (!j.contains(key) || !j[key].is_number()) throw refuse(fmt::format("{} is not a number", key));
+  }
+  if (!j.contains("device") || !j["device"].is_number_integer()) throw refuse("device is not an integer");
+  const std::optional<Row> row = find_row(j["row"].get<std::string>());
+  if (!row) throw refuse(fmt::format("no row '{}'", j["row"].get<std::string>()));
+  return RowSlice{j["api"].get<std::string>(),     j["heap_bytes"].get<std::uint64_t>(), *row,
+                  j["threads"].get<std::uint64_t>(), j["soak_s"].get<double>(),          j["kernel_budget_s"].get<double>(),
+                  j["device"].get<int>()};
+}
+
+CheckOptions options_of_slice(const CheckOptions& o, const RowSlice& s) {
+  CheckOptions out;
+  out.apis = {s.api};
+  out.heaps = {s.heap};
+  out.rows = {s.row};
+  out.threads = s.threads;
+  out.soak_s = s.soak_s;
+  out.kernel_budget_s = s.kernel_budget_s;
+  out.device = s.device;
+  out.child_plan = o.child_plan;
+  out.child_out = o.child_out;
+  return out;
 }
 
 }  // namespace heapbench::check

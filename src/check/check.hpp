@@ -236,9 +236,29 @@ struct CheckOptions {
   bool sanitizer = true;               // --no-sanitizer turns the sanitizer row off (NOT RUN)
   bool help = false;
   std::string help_text;               // with --help: what it prints, from the app that parsed
-  // A child of the check (one row of one API in its own process): where to write the row.
+  // A row's process (one row of one API): the plan it takes its row from (--child-plan, every
+  // field above is the plan's: RowSlice) and where it writes the row (--child-out).
+  std::optional<std::string> child_plan;
   std::optional<std::string> child_out;
 };
+
+// What a row's process runs, handed to it in a plan file by the check that
+// starts it: never a command line of flags to parse again.
+struct RowSlice {
+  std::string api;
+  std::uint64_t heap = 0;  // bytes
+  Row row = Row::overlap;
+  std::uint64_t threads = 0;
+  double soak_s = 0;
+  double kernel_budget_s = 0;
+  int device = 0;
+};
+RowSlice row_slice(const CheckOptions& o, const std::string& api, std::uint64_t heap, Row row);
+nlohmann::json to_json(const RowSlice& s);
+// Throws std::invalid_argument (one line) for a plan this heapbench did not write.
+RowSlice row_slice_from_json(const nlohmann::json& j);
+// The options of a row's process: `s` as CheckOptions (child_plan and child_out kept from `o`).
+CheckOptions options_of_slice(const CheckOptions& o, const RowSlice& s);
 
 struct CheckParsed;
 
@@ -265,8 +285,5 @@ class CheckCommandLine {
 // handle in this binary). Throws UsageError (run/options.hpp).
 CheckOptions parse_check_options(int argc, const char* const* argv, const std::vector<std::string>& known_apis);
 
-// The arguments that make a child run `row` of `api` on `heap` and write it to `out`.
-std::vector<std::string> child_args(const CheckOptions& o, const std::string& api, std::uint64_t heap, Row row,
-                                    const std::string& out);
 
 }  // namespace heapbench::check

@@ -145,6 +145,7 @@ class Verdicts(unittest.TestCase):
         for flag in ("--apis", "--heaps", "--rows", "--threads", "--json", "--markdown", "--no-sanitizer"):
             self.assertIn(flag, r.stdout)
         self.assertNotIn("--child-out", r.stdout)
+        self.assertNotIn("--child-plan", r.stdout)
         r = run(BINARY, "--help")
         self.assertRegex(r.stdout, r"\nSubcommands:\n  advise +.*\n  check +A conformance verdict")
 

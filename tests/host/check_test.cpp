@@ -218,8 +218,55 @@ TEST(CheckOptions, DefaultsAndRefusals) {
   EXPECT_EQ(o.threads, 1u << 20);
   const char* child[] = {"check", "--apis=malloc,bump", "--child-out=x"};
   EXPECT_THROW(parse_check_options(3, child, known), UsageError);
+  // A row's process: its plan and its row's file, nothing else (issue 54: check handed its children flags).
+  const char* row[] = {"check", "--child-plan=p.plan", "--child-out=x"};
+  const CheckOptions r = parse_check_options(3, row, known);
+  EXPECT_EQ(r.child_plan.value_or(""), "p.plan");
+  EXPECT_EQ(r.child_out.value_or(""), "x");
+  const char* flagged[] = {"check", "--child-plan=p.plan", "--child-out=x", "--rows=soak"};
+  try {
+    parse_check_options(4, flagged, known);
+    ADD_FAILURE() << "a row's process took a flag";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--rows: a row's process takes its row from its plan"), std::string::npos)
+        << e.what();
+  }
+  const char* no_out[] = {"check", "--child-plan=p.plan"};
+  EXPECT_THROW(parse_check_options(2, no_out, known), UsageError);
   const char* rows[] = {"check", "--rows=soak,overlap,soak"};
   EXPECT_EQ(parse_check_options(2, rows, known).rows, (std::vector<Row>{Row::soak, Row::overlap}));
+}
+
+TEST(CheckOptions, ARowsPlanCarriesItsRowAndReadsBackTheSame) {
+  CheckOptions o;
+  o.threads = 4096;
+  o.soak_s = 0.25;
+  o.kernel_budget_s = 0.1;  // not exact in binary: the same double must come back
+  o.device = 2;
+  const RowSlice s = row_slice(o, "bump", 16u << 20, Row::soak);
+  const RowSlice back = row_slice_from_json(nlohmann::json::parse(to_json(s).dump()));
+  EXPECT_EQ(back.api, "bump");
+  EXPECT_EQ(back.heap, 16u << 20);
+  EXPECT_EQ(back.row, Row::soak);
+  EXPECT_EQ(back.threads, 4096u);
+  EXPECT_EQ(back.soak_s, 0.25);
+  EXPECT_EQ(back.kernel_budget_s, 0.1);
+  EXPECT_EQ(back.device, 2);
+  CheckOptions child;
+  child.child_plan = "p.plan";
+  child.child_out = "x.json";
+  const CheckOptions made = options_of_slice(child, back);
+  EXPECT_EQ(made.apis, std::vector<std::string>{"bump"});
+  EXPECT_EQ(made.heaps, std::vector<std::uint64_t>{16u << 20});
+  EXPECT_EQ(made.rows, std::vector<Row>{Row::soak});
+  EXPECT_EQ(made.child_out.value_or(""), "x.json");
+  nlohmann::json bad = to_json(s);
+  bad["row"] = "nope";
+  EXPECT_THROW(row_slice_from_json(bad), std::invalid_argument);
+  bad = to_json(s);
+  bad.erase("device");
+  EXPECT_THROW(row_slice_from_json(bad), std::invalid_argument);
+  EXPECT_THROW(row_slice_from_json(nlohmann::json::array()), std::invalid_argument);
 }
 
 // check refuses a budget and a heap in the main program's words (benchmark_flags.hpp),
