@@ -53,16 +53,8 @@ int plan_cases_of(Plan& plan) {
       plan.cases = std::move(child.cases);
       plan.context_and_header = child.context_and_header;
       plan.name_width = child.name_width;
-      Options& mine = plan.options;
-      mine.device = child.run.device;
-      mine.rule = child.run.rule;
-      mine.kernel_budget_s = child.run.kernel_budget_s;
-      mine.profile = child.run.profile_iterations > 0;
-      if (mine.profile) mine.profile_iterations = child.run.profile_iterations;
-      mine.sweep = child.run.sweep;
-      mine.benchmark_args = std::move(child.run.benchmark_args);
-      mine.raw_args = std::move(child.run.parent_args);
-      plan.bflags = check_benchmark_flags(mine.benchmark_args);
+      take_child_run(std::move(child.run), plan.options);
+      plan.bflags = check_benchmark_flags(plan.options.benchmark_args);
     } catch (const std::exception& e) {
       return fail(kExitUsage, "{}", e.what());
     }
@@ -130,7 +122,6 @@ namespace {
 // kExitUsage after saying so. The parent's check (a child has no sweeps): a
 // child's rounds check the plan against the memory free then (replay.cu).
 int check_replay_memory(const Options& o, const Case& c, const DeviceInfo& device) {
-  if (o.child()) return kExitOk;
   for (const Sweep& s : o.sweeps) {
     if (s.trace_file.empty() || s.trace_file != c.trace_file) continue;
     if (s.replay_device_bytes > device.total_memory - c.limit_bytes) {

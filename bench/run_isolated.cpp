@@ -84,18 +84,6 @@ int finish(const PlannedRun& run, const ChildrenOutcome& done, const Progress& p
   return done.runs_merged == 0 ? kExitNoResults : kExitOk;
 }
 
-// How every child measures: the run's options as this process parsed them.
-ChildRun child_run(const Options& o) {
-  ChildRun r;
-  r.rule = o.rule;
-  r.kernel_budget_s = o.kernel_budget_s;
-  r.profile_iterations = o.profile ? o.profile_iterations : 0;
-  r.sweep = o.sweep;
-  r.benchmark_args = o.benchmark_args;
-  r.parent_args = o.raw_args;
-  return r;
-}
-
 }  // namespace
 
 int run_isolated(const PlannedRun& run, const std::vector<int>& devices, ResultsFile& out,
@@ -131,7 +119,7 @@ int run_isolated(const PlannedRun& run, const std::vector<int>& devices, Results
   };
   ChildrenOutcome done;
   try {
-    done = run_children(child_run(plan.options), children, out.path(), settings);
+    done = run_children(child_run_of(plan.options), children, out.path(), settings);
   } catch (const std::exception& e) {
     fmt::print(stderr, "heapbench: {}\n", e.what());
     return kExitNoResults;

@@ -117,17 +117,16 @@ RowResult run_row_process(const CheckOptions& o, const std::string& api, std::ui
   const fs::path out = dir / fmt::format("{}_{}_{}.json", api, heap >> 20, row_name(row));
   const fs::path log = dir / fmt::format("{}_{}_{}.log", api, heap >> 20, row_name(row));
   const fs::path plan = dir / fmt::format("{}_{}_{}.plan", api, heap >> 20, row_name(row));
-  RowResult r;
   try {
     write_json_file(plan.string(), to_json(row_slice(o, api, heap, row)));
   } catch (const std::exception& e) {
-    r = died(row, fmt::format("its plan could not be written ({})", e.what()), "");
-    return r;
+    return died(row, fmt::format("its plan could not be written ({})", e.what()), "");
   }
   // The row's whole command line: what it runs is the plan's (RowSlice), never flags parsed again.
   const std::vector<std::string> args = {"/proc/self/exe", "check", "--child-plan=" + plan.string(),
                                          "--child-out=" + out.string()};
   const ChildEnd s = spawn_and_wait(args, log, row_timeout_s(o));
+  RowResult r;
   if (s.killed) {
     r = hung(row, s.seconds, "the row's process was killed");
   } else if (WIFEXITED(s.status) && WEXITSTATUS(s.status) == 0 && fs::exists(out)) {

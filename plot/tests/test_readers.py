@@ -272,6 +272,12 @@ def replaced_during_run(tmp_path, path, second, args):
     return json.loads(out.read_text())["benchmarks"]
 
 
+def ring32(size):
+    """One launch of 32 threads, each allocating one block of `size` bytes and keeping it."""
+    return [{"grid": (1, 1, 1), "block": (32, 1, 1),
+             "events": [alloc(0x1000 + 256 * i, size, i, 0, i) for i in range(32)]}]
+
+
 def changed_errors(entries):
     return [b for b in entries if b.get("error_occurred") and "changed since this run first read it"
             in b.get("error_message", "")]
@@ -280,11 +286,8 @@ def changed_errors(entries):
 @needs_binary
 def test_a_trace_replaced_during_a_run_is_an_error_never_measured_under_the_old_name(tmp_path):
     # G6: later heap groups measured the new file under the old names, exit 0.
-    def ring(size):
-        return [{"grid": (1, 1, 1), "block": (32, 1, 1),
-                 "events": [alloc(0x1000 + 256 * i, size, i, 0, i) for i in range(32)]}]
-    path = trace_file(tmp_path / "t.hbt", ring(64))
-    other = tr.encode({"heap_bytes": 8 << 20, "device": "t"}, ring(128))
+    path = trace_file(tmp_path / "t.hbt", ring32(64))
+    other = tr.encode({"heap_bytes": 8 << 20, "device": "t"}, ring32(128))
     entries = replaced_during_run(tmp_path, path, other, ("replay", path, "--apis=malloc"))
     assert len(entries) == 3
     for b in entries:  # each case measured the file it names (32 x 64 B live at most), or is an error
@@ -299,10 +302,7 @@ def test_a_trace_caught_half_written_is_changed_for_the_later_cases_never_a_refu
     # The next group's child starts while the group before it runs: it read the file as it parsed its
     # command line, met it empty (a file being written, caught at its first byte), exited refused (status 2),
     # and its case's error said only that.
-    def ring(size):
-        return [{"grid": (1, 1, 1), "block": (32, 1, 1),
-                 "events": [alloc(0x1000 + 256 * i, size, i, 0, i) for i in range(32)]}]
-    path = trace_file(tmp_path / "t.hbt", ring(64))
+    path = trace_file(tmp_path / "t.hbt", ring32(64))
     entries = replaced_during_run(tmp_path, path, b"", ("replay", path, "--apis=malloc"))
     assert entries[2] in changed_errors(entries), entries
     assert "now: " in entries[2]["error_message"] and "shorter than a trace's 64-byte header" in entries[2]["error_message"]

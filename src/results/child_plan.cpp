@@ -6,6 +6,7 @@
 #include <fstream>
 #include <functional>
 #include <stdexcept>
+#include <utility>
 
 #include "cases/axes.hpp"
 #include "cases/axis_values.hpp"
@@ -16,6 +17,7 @@ namespace heapbench {
 namespace {
 
 using nlohmann::json;
+using Refuse = std::function<std::runtime_error(const std::string&)>;
 
 // 2: "inputs", the content hash of each file its cases read. 3: "run", the
 // parent's measuring settings; the cases that read a file by index, with its
@@ -38,7 +40,7 @@ json run_json(const ChildRun& r) {
 }
 
 // The plan's "run", each field of its type, else the why.
-ChildRun run_from_json(const json& j, const std::function<std::runtime_error(const std::string&)>& refuse) {
+ChildRun run_from_json(const json& j, const Refuse& refuse) {
   const auto need = [&](const char* key, bool ok) {
     if (!ok) throw refuse(fmt::format("run.{} is missing or of the wrong type", key));
   };
@@ -71,6 +73,28 @@ ChildRun run_from_json(const json& j, const std::function<std::runtime_error(con
 
 }  // namespace
 
+ChildRun child_run_of(const Options& o) {
+  ChildRun r;
+  r.rule = o.rule;
+  r.kernel_budget_s = o.kernel_budget_s;
+  r.profile_iterations = o.profile ? o.profile_iterations : 0;
+  r.sweep = o.sweep;
+  r.benchmark_args = o.benchmark_args;
+  r.parent_args = o.raw_args;
+  return r;
+}
+
+void take_child_run(ChildRun r, Options& o) {
+  o.device = r.device;
+  o.rule = r.rule;
+  o.kernel_budget_s = r.kernel_budget_s;
+  o.profile = r.profile_iterations > 0;
+  if (o.profile) o.profile_iterations = r.profile_iterations;
+  o.sweep = std::move(r.sweep);
+  o.benchmark_args = std::move(r.benchmark_args);
+  o.raw_args = std::move(r.parent_args);
+}
+
 std::string child_input_of(const ChildPlan& plan) {
   for (const Case& c : plan.cases) {
     if (!input_of(c).empty()) return input_of(c);
@@ -82,11 +106,12 @@ void write_child_plan(const std::string& path, const ChildPlan& plan) {
   json cases = json::array();
   json reading = json::array();  // the cases that read the run's one --trace or --graph file
   std::string hash;              // its content hash, as the parent read it: the child's rounds are pinned to it
+  const std::string input = child_input_of(plan);
   for (std::size_t i = 0; i < plan.cases.size(); ++i) {
     const Case& c = plan.cases[i];
     cases.push_back(json(axis_values(c)));
     if (input_of(c).empty()) continue;
-    if (input_of(c) != child_input_of(plan) || (!hash.empty() && c.input_hash != hash)) {
+    if (input_of(c) != input || (!hash.empty() && c.input_hash != hash)) {
       throw std::logic_error("a child plan's cases read one file, at one content hash");
     }
     reading.push_back(i);
@@ -102,8 +127,6 @@ void write_child_plan(const std::string& path, const ChildPlan& plan) {
 }
 
 namespace {
-
-using Refuse = std::function<std::runtime_error(const std::string&)>;
 
 // The plan file as JSON, of the shape write_child_plan writes, else the why.
 json plan_document(const std::string& path, const Refuse& refuse) {

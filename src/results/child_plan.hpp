@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "heapbench/case.hpp"
-#include "run/measure.hpp"
+#include "run/options.hpp"
 
 namespace heapbench {
 
@@ -25,6 +25,12 @@ struct ChildRun {
   std::vector<std::string> benchmark_args;   // argv[0] then Google Benchmark's flags, as the parent hands them on
   std::vector<std::string> parent_args;      // the parent's argv[1..]: the child's context records it, never parses it
 };
+
+// The run's measuring settings as the parent's parser read them (the device is
+// each child's own, set by the parent), and the child's Options taking them
+// back: the two directions side by side, so a setting is never carried one way only.
+ChildRun child_run_of(const Options& o);
+void take_child_run(ChildRun r, Options& o);
 
 struct ChildPlan {
   std::vector<Case> cases;          // in run order
