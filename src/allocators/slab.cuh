@@ -283,8 +283,9 @@ struct slab {
   // The slot's page is full or gone: this warp takes a new page and offers it
   // to the slot, without a lock. Warps that find the page full at the same
   // time each take one and none waits; the first to swap its page in makes it
-  // the slot's (the page it replaced leaves the slot), the others keep theirs
-  // out of any slot, so it goes back to the pool once emptied.
+  // the slot's (the page it replaced leaves the slot). Each of the others
+  // moves its blocks into the winner's page where they fit (join_winner), and
+  // else keeps its page out of any slot, so it goes back to the pool once emptied.
   __device__ __noinline__ std::uint32_t refill(unsigned cls, std::uint32_t* slot, std::uint32_t s, std::uint32_t want,
                                                std::uint32_t& page, std::uint32_t& first) const {
     using namespace slab_math;
@@ -296,10 +297,34 @@ struct slab {
     const std::uint32_t was = atomicCAS(slot, s, page + 1);
     if (was == s) {
       if (s != kSlotEmpty && s - 1 != page) unslot(s - 1, tag);
-    } else if (marked && was != page + 1) {
-      unslot(page, tag);  // another warp's page is the slot's now; this one is no slot's
+    } else if (was != page + 1) {
+      if (was != kSlotEmpty && join_winner(cls, was - 1, want, got, marked, page, first)) return want;
+      if (marked) unslot(page, tag);  // another warp's page is the slot's now; this one is no slot's
     }
     return got;
+  }
+
+  // This warp lost the slot to another warp's page (`winner`) after taking a
+  // page of its own with `got` blocks reserved. Under contention (a million
+  // threads at once) every loser kept its page with one warp's blocks in it,
+  // so one class spread over nearly every page of the arena and another class
+  // found none (docs/slab.md, "Pages spread by contention"). Instead it
+  // reserves all `want` blocks in the winner's page, as reserve does, and
+  // gives its own reservation back: the page retires once nothing else is in
+  // it. False (nothing changed) when the winner's page cannot take them all.
+  __device__ __noinline__ bool join_winner(unsigned cls, std::uint32_t winner, std::uint32_t want, std::uint32_t got,
+                                           bool marked, std::uint32_t& page, std::uint32_t& first) const {
+    using namespace slab_math;
+    const std::uint32_t old = atomicAdd(header + winner, want);
+    if (header_tag(old) != tag_of_class(cls) || header_count(old) + want > blocks_per_page(cls)) {
+      release_count(winner, want);
+      return false;
+    }
+    if (marked) atomicAnd(header + page, ~kSlotted);  // no slot's: the release below may retire it
+    release_count(page, got);
+    page = winner;
+    first = header_count(old);
+    return true;
   }
 
   // A new page for `want` blocks of class cls, marked `mark` (kSlotted for a

@@ -429,6 +429,25 @@ TEST(SlabGpu, CapacityFiguresAreWhatTheLayoutPredicts) {
   }
 }
 
+// halloc's add-strings (docs/findings/apps.md): a million threads at once take
+// two 32-byte blocks each, then one of 64 bytes, about 128 MB live in 512 MiB.
+// When each warp that lost the race for its slot's new page kept that page
+// with its own blocks in it, the 32-byte blocks spread over nearly every page
+// and 787,008 of the 64-byte calls returned NULL. The first size must stay on
+// about the pages it fills, and every call be served.
+TEST(SlabGpu, AMillionThreadsAtOnceKeepAClassOnAboutTheFewPagesItFills) {
+  HeapSession session(0);
+  SlabArena a(512 * kMiB);
+  constexpr std::uint64_t kThreads = 1000000;
+  ASSERT_EQ(a.fill(32, kThreads, 2), 2 * kThreads);
+  const std::uint64_t packed = (2 * kThreads + sm::blocks_per_page(sm::class_of(32)) - 1) / sm::blocks_per_page(sm::class_of(32));
+  EXPECT_LE(a.pages_in_use(), 2 * packed + 256) << "of " << a.layout().pages << " pages; " << packed << " hold them all";
+  EXPECT_EQ(a.fill(64, kThreads, 1), kThreads) << "the second size found too few pages";
+  a.free_all();
+  EXPECT_EQ(a.misaligned(), 0u);
+  EXPECT_EQ(a.bad(), 0u) << "two live blocks overlapped";
+}
+
 TEST(SlabGpu, ChurnRoundsThroughTheHarnessNeverFail) {
   if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
   // At most 65,536 x 8 x 64 B = 32 MiB live of 1 GiB.
