@@ -41,6 +41,7 @@ namespace {
 using namespace check;
 namespace fs = std::filesystem;
 
+constexpr std::uint64_t kSanitizerHeap = 8ull << 20;  // at least kMinCheckHeap; small, so the largest block is quick to check
 constexpr int kSanitizerErrorExit = 86;  // compute-sanitizer --error-exitcode: it found an error
 
 double since(std::chrono::steady_clock::time_point t0) {
@@ -118,13 +119,13 @@ RowResult run_row_process(const CheckOptions& o, const std::string& api, std::ui
   const fs::path log = dir / fmt::format("{}_{}_{}.log", api, heap >> 20, row_name(row));
   const fs::path plan = dir / fmt::format("{}_{}_{}.plan", api, heap >> 20, row_name(row));
   try {
-    write_json_file(plan.string(), to_json(row_slice(o, api, heap, row)));
+    write_json_file(plan.string(), to_json(row_slice(o, api, heap, {row})));
   } catch (const std::exception& e) {
     return died(row, fmt::format("its plan could not be written ({})", e.what()), "");
   }
   // The row's whole command line: what it runs is the plan's (RowSlice), never flags parsed again.
-  const std::vector<std::string> args = {"/proc/self/exe", "check", "--child-plan=" + plan.string(),
-                                         "--child-out=" + out.string()};
+  std::vector<std::string> args = row_process_args(plan.string(), out.string());
+  args.insert(args.begin(), "/proc/self/exe");
   const ChildEnd s = spawn_and_wait(args, log, row_timeout_s(o));
   RowResult r;
   if (s.killed) {
@@ -162,35 +163,40 @@ std::optional<std::string> find_sanitizer() {
 // One compute-sanitizer tool over some rows of the battery.
 struct SanitizerRun {
   const char* tool;
-  const char* rows;
-  const char* threads;
+  std::vector<Row> rows;
+  std::uint64_t threads;
 };
 
-// The command line of `run` over one allocator's battery, its verdicts into `out`.
+std::string rows_text(const std::vector<Row>& rows) {
+  std::vector<std::string_view> names;
+  for (Row r : rows) names.push_back(row_name(r));
+  return fmt::format("{}", fmt::join(names, ","));
+}
+
+// The command line of `run` over one allocator's battery: a row process (its
+// plan written to `plan`, its verdicts into `out`) under the tool.
 std::vector<std::string> sanitizer_command(const std::string& tool, const SanitizerRun& run, const CheckOptions& o,
-                                           const std::string& api, const fs::path& out) {
-  return {tool,
-          "--tool",
-          run.tool,
-          "--error-exitcode",
-          std::to_string(kSanitizerErrorExit),
-          // The battery checks every CUDA call itself; under the tool
-          // the child's heap-limit call is refused (the tool's own
-          // kernels ran first), which is no finding about the allocator.
-          "--report-api-errors",
-          "no",
-          "--print-limit",
-          "10",
-          // /proc/self/exe would name compute-sanitizer inside it: give the real path.
-          fs::read_symlink("/proc/self/exe").string(),
-          "check",
-          "--apis=" + api,
-          "--heaps=8M",  // at least kMinCheckHeap; small, so the largest block is quick to check
-          std::string("--rows=") + run.rows,
-          std::string("--threads=") + run.threads,
-          fmt::format("--kernel-budget-ms={}", o.kernel_budget_s * 1000 * 10),
-          fmt::format("--device={}", o.device),
-          "--child-out=" + out.string()};
+                                           const std::string& api, const fs::path& plan, const fs::path& out) {
+  RowSlice slice = row_slice(o, api, kSanitizerHeap, run.rows);
+  slice.threads = run.threads;
+  slice.kernel_budget_s = o.kernel_budget_s * 10;  // the tool slows every launch
+  write_json_file(plan.string(), to_json(slice));
+  std::vector<std::string> args = {tool,
+                                   "--tool",
+                                   run.tool,
+                                   "--error-exitcode",
+                                   std::to_string(kSanitizerErrorExit),
+                                   // The battery checks every CUDA call itself; under the tool
+                                   // the child's heap-limit call is refused (the tool's own
+                                   // kernels ran first), which is no finding about the allocator.
+                                   "--report-api-errors",
+                                   "no",
+                                   "--print-limit",
+                                   "10",
+                                   // /proc/self/exe would name compute-sanitizer inside it: give the real path.
+                                   fs::read_symlink("/proc/self/exe").string()};
+  for (std::string& a : row_process_args(plan.string(), out.string())) args.push_back(std::move(a));
+  return args;
 }
 
 // Why the run fails the row (no answer, errors found, the battery ended
@@ -198,7 +204,7 @@ std::vector<std::string> sanitizer_command(const std::string& tool, const Saniti
 std::optional<std::string> sanitizer_failure(const SanitizerRun& run, const ChildEnd& s, const fs::path& log) {
   if (s.killed) return fmt::format("{}: no answer within {:.0f} s", run.tool, s.seconds);
   if (WIFEXITED(s.status) && WEXITSTATUS(s.status) == kSanitizerErrorExit) {
-    return fmt::format("{} found errors in rows {}: {}", run.tool, run.rows, sanitizer_findings(log));
+    return fmt::format("{} found errors in rows {}: {}", run.tool, rows_text(run.rows), sanitizer_findings(log));
   }
   if (!(WIFEXITED(s.status) && WEXITSTATUS(s.status) == 0)) {
     return fmt::format("under {}, the battery {}: {}", run.tool, how_it_ended(s), tail_of(log, 400));
@@ -226,17 +232,27 @@ RowResult run_sanitizer(const CheckOptions& o, const CheckHooks& hooks, const st
   }
   const auto t0 = std::chrono::steady_clock::now();
   std::vector<std::string> parts;
-  for (const SanitizerRun& run :
-       {SanitizerRun{"memcheck", "overlap,lifetimes,edge", "4096"}, SanitizerRun{"racecheck", "overlap", "1024"}}) {
+  for (const SanitizerRun& run : {SanitizerRun{"memcheck", {Row::overlap, Row::lifetimes, Row::edge}, 4096},
+                                  SanitizerRun{"racecheck", {Row::overlap}, 1024}}) {
     const fs::path out = dir / fmt::format("{}_{}.json", api, run.tool);
     const fs::path log = dir / fmt::format("{}_{}.log", api, run.tool);
-    const ChildEnd s = spawn_and_wait(sanitizer_command(*tool, run, o, api, out), log, 10 * row_timeout_s(o));
+    const fs::path plan = dir / fmt::format("{}_{}.plan", api, run.tool);
+    std::vector<std::string> command;
+    try {
+      command = sanitizer_command(*tool, run, o, api, plan, out);
+    } catch (const std::exception& e) {
+      r.verdict = check::Verdict::fail;
+      r.evidence = fmt::format("{}: its plan could not be written ({})", run.tool, e.what());
+      break;
+    }
+    const ChildEnd s = spawn_and_wait(command, log, 10 * row_timeout_s(o));
     if (auto why = sanitizer_failure(run, s, log)) {
       r.verdict = check::Verdict::fail;
       r.evidence = *why;
       break;
     }
-    parts.push_back(fmt::format("{} ({}, {} threads): no error, {:.1f} s", run.tool, run.rows, run.threads, s.seconds));
+    parts.push_back(
+        fmt::format("{} ({}, {} threads): no error, {:.1f} s", run.tool, rows_text(run.rows), run.threads, s.seconds));
   }
   if (r.verdict != check::Verdict::fail) {
     r.verdict = check::Verdict::pass;

@@ -703,13 +703,19 @@ CheckOptions parse_check_options(int argc, const char* const* argv, const std::v
   return check.options(app, known_apis);
 }
 
-RowSlice row_slice(const CheckOptions& o, const std::string& api, std::uint64_t heap, Row row) {
-  return RowSlice{api, heap, row, o.threads, o.soak_s, o.kernel_budget_s, o.device};
+RowSlice row_slice(const CheckOptions& o, const std::string& api, std::uint64_t heap, std::vector<Row> rows) {
+  return RowSlice{api, heap, std::move(rows), o.threads, o.soak_s, o.kernel_budget_s, o.device};
+}
+
+std::vector<std::string> row_process_args(const std::string& plan, const std::string& out) {
+  return {"check", "--child-plan=" + plan, "--child-out=" + out};
 }
 
 nlohmann::json to_json(const RowSlice& s) {
-  return {{"heapbench_check_row", 1},   {"api", s.api},         {"heap_bytes", s.heap},
-          {"row", row_name(s.row)},     {"threads", s.threads}, {"soak_s", s.soak_s},
+  nlohmann::json rows = nlohmann::json::array();
+  for (Row r : s.rows) rows.push_back(row_name(r));
+  return {{"heapbench_check_row", 2},   {"api", s.api},         {"heap_bytes", s.heap},
+          {"rows", rows},               {"threads", s.threads}, {"soak_s", s.soak_s},
           {"kernel_budget_s", s.kernel_budget_s}, {"device", s.device}};
 }
 
@@ -717,10 +723,8 @@ RowSlice row_slice_from_json(const nlohmann::json& j) {
   const auto refuse = [](const std::string& why) {
     return std::invalid_argument(fmt::format("not a row plan this heapbench writes: {}", why));
   };
-  if (!j.is_object() || j.value("heapbench_check_row", 0) != 1) throw refuse("heapbench_check_row is not 1");
-  for (const char* key : {"api", "row"}) {
-    if (!j.contains(key) || !j[key].is_string()) throw refuse(fmt::format("{} is not a string", key));
-  }
+  if (!j.is_object() || j.value("heapbench_check_row", 0) != 2) throw refuse("heapbench_check_row is not 2");
+  if (!j.contains("api") || !j["api"].is_string()) throw refuse("api is not a string");
   for (const char* key : {"heap_bytes", "threads"}) {
     if (!j.contains(key) || !j[key].is_number_unsigned()) throw refuse(fmt::format("{} is not a count", key));
   }
@@ -728,9 +732,14 @@ RowSlice row_slice_from_json(const nlohmann::json& j) {
     if (!j.contains(key) || !j[key].is_number()) throw refuse(fmt::format("{} is not a number", key));
   }
   if (!j.contains("device") || !j["device"].is_number_integer()) throw refuse("device is not an integer");
-  const std::optional<Row> row = find_row(j["row"].get<std::string>());
-  if (!row) throw refuse(fmt::format("no row '{}'", j["row"].get<std::string>()));
-  return RowSlice{j["api"].get<std::string>(),     j["heap_bytes"].get<std::uint64_t>(), *row,
+  if (!j.contains("rows") || !j["rows"].is_array() || j["rows"].empty()) throw refuse("rows is not a list of rows");
+  std::vector<Row> rows;
+  for (const auto& name : j["rows"]) {
+    const std::optional<Row> row = name.is_string() ? find_row(name.get<std::string>()) : std::nullopt;
+    if (!row) throw refuse(fmt::format("no row {}", name.dump()));
+    rows.push_back(*row);
+  }
+  return RowSlice{j["api"].get<std::string>(),     j["heap_bytes"].get<std::uint64_t>(), std::move(rows),
                   j["threads"].get<std::uint64_t>(), j["soak_s"].get<double>(),          j["kernel_budget_s"].get<double>(),
                   j["device"].get<int>()};
 }
@@ -739,7 +748,7 @@ CheckOptions options_of_slice(const CheckOptions& o, const RowSlice& s) {
   CheckOptions out;
   out.apis = {s.api};
   out.heaps = {s.heap};
-  out.rows = {s.row};
+  out.rows = s.rows;
   out.threads = s.threads;
   out.soak_s = s.soak_s;
   out.kernel_budget_s = s.kernel_budget_s;

@@ -243,17 +243,22 @@ struct CheckOptions {
 };
 
 // What a row's process runs, handed to it in a plan file by the check that
-// starts it: never a command line of flags to parse again.
+// starts it: never a command line of flags to parse again. One row for each
+// process of the battery; the sanitizer row's processes run several.
 struct RowSlice {
   std::string api;
   std::uint64_t heap = 0;  // bytes
-  Row row = Row::overlap;
+  std::vector<Row> rows;
   std::uint64_t threads = 0;
   double soak_s = 0;
   double kernel_budget_s = 0;
   int device = 0;
 };
-RowSlice row_slice(const CheckOptions& o, const std::string& api, std::uint64_t heap, Row row);
+RowSlice row_slice(const CheckOptions& o, const std::string& api, std::uint64_t heap, std::vector<Row> rows);
+// A row's process's whole command line after the program's path: the plan it
+// runs and the file it writes its rows to (the check's row processes and the
+// sanitizer's battery both start it so).
+std::vector<std::string> row_process_args(const std::string& plan, const std::string& out);
 nlohmann::json to_json(const RowSlice& s);
 // Throws std::invalid_argument (one line) for a plan this heapbench did not write.
 RowSlice row_slice_from_json(const nlohmann::json& j);

@@ -43,11 +43,11 @@ FAILS = {
 SMALL = ["--threads=4K", "--heaps=4M", "--soak-ms=300", "--kernel-budget-ms=2000"]
 
 
-def check(*args, timeout=300):
+def check(*args, timeout=300, env=None):
     with tempfile.TemporaryDirectory() as d:
         js, md = os.path.join(d, "v.json"), os.path.join(d, "v.md")
         start = time.monotonic()
-        r = run(BINARY, "check", *SMALL, f"--json={js}", f"--markdown={md}", *args, timeout=timeout)
+        r = run(BINARY, "check", *SMALL, f"--json={js}", f"--markdown={md}", *args, timeout=timeout, env=env)
         seconds = time.monotonic() - start
         doc = text = None
         if os.path.exists(js):
@@ -138,6 +138,32 @@ class Verdicts(unittest.TestCase):
             r = run(BINARY, "check", *args)
             self.assertEqual(r.returncode, EXIT_USAGE, f"{args}: {r.stdout}{r.stderr}")
             self.assertTrue(r.stderr.startswith("heapbench check: "), r.stderr)
+
+    def test_the_sanitizer_row_starts_its_battery_as_a_row_process(self):
+        # A stand-in compute-sanitizer on PATH that notes its command line and runs the battery it is
+        # handed (what follows the program's path). At b10f88c the row's processes took a plan and no
+        # flags, but the sanitizer row still handed its battery flags: every sanitizer row failed on the
+        # H200 ("--child-out: an internal flag of a row's process").
+        with tempfile.TemporaryDirectory() as d:
+            tool, log = os.path.join(d, "compute-sanitizer"), os.path.join(d, "calls")
+            with open(tool, "w") as f:
+                f.write('#!/bin/sh\necho "$@" >> "$CALLS"\n'
+                        'while [ $# -gt 0 ] && [ ! -x "$1" ]; do shift; done\nexec "$@"\n')
+            os.chmod(tool, 0o755)
+            env = {"PATH": d + os.pathsep + os.environ.get("PATH", ""), "CALLS": log,
+                   "HEAPBENCH_CHECK_TEST_SANITIZER": "1"}
+            r, doc, _, _ = check("--apis=reference", "--rows=sanitizer", env=env)
+            self.assertEqual(r.returncode, EXIT_OK, r.stdout + r.stderr)
+            row = doc["apis"][0]["rows"][0]
+            self.assertEqual(row["verdict"], "PASS", row["evidence"])
+            self.assertRegex(row["evidence"], r"^memcheck \(overlap,lifetimes,edge, 4096 threads\): no error, .*"
+                                              r"; racecheck \(overlap, 1024 threads\): no error")
+            with open(log) as f:
+                calls = f.read().splitlines()
+        self.assertEqual(len(calls), 2, calls)
+        for call, tool in zip(calls, ("memcheck", "racecheck")):
+            self.assertIn(f"--tool {tool} ", call)
+            self.assertRegex(call, r" check --child-plan=\S+\.plan --child-out=\S+\.json$")
 
     def test_help_lists_the_flags_and_the_main_help_lists_check(self):
         r = run(BINARY, "check", "--help")

@@ -219,8 +219,11 @@ TEST(CheckOptions, DefaultsAndRefusals) {
   const char* child[] = {"check", "--apis=malloc,bump", "--child-out=x"};
   EXPECT_THROW(parse_check_options(3, child, known), UsageError);
   // A row's process: its plan and its row's file, nothing else (issue 54: check handed its children flags).
-  const char* row[] = {"check", "--child-plan=p.plan", "--child-out=x"};
-  const CheckOptions r = parse_check_options(3, row, known);
+  // Its line as the check and the sanitizer row compose it (row_process_args), which the parser takes.
+  const std::vector<std::string> line = row_process_args("p.plan", "x");
+  std::vector<const char*> row;
+  for (const std::string& a : line) row.push_back(a.c_str());
+  const CheckOptions r = parse_check_options(static_cast<int>(row.size()), row.data(), known);
   EXPECT_EQ(r.child_plan.value_or(""), "p.plan");
   EXPECT_EQ(r.child_out.value_or(""), "x");
   const char* flagged[] = {"check", "--child-plan=p.plan", "--child-out=x", "--rows=soak"};
@@ -243,11 +246,11 @@ TEST(CheckOptions, ARowsPlanCarriesItsRowAndReadsBackTheSame) {
   o.soak_s = 0.25;
   o.kernel_budget_s = 0.1;  // not exact in binary: the same double must come back
   o.device = 2;
-  const RowSlice s = row_slice(o, "bump", 16u << 20, Row::soak);
+  const RowSlice s = row_slice(o, "bump", 16u << 20, {Row::soak, Row::edge});
   const RowSlice back = row_slice_from_json(nlohmann::json::parse(to_json(s).dump()));
   EXPECT_EQ(back.api, "bump");
   EXPECT_EQ(back.heap, 16u << 20);
-  EXPECT_EQ(back.row, Row::soak);
+  EXPECT_EQ(back.rows, (std::vector<Row>{Row::soak, Row::edge}));
   EXPECT_EQ(back.threads, 4096u);
   EXPECT_EQ(back.soak_s, 0.25);
   EXPECT_EQ(back.kernel_budget_s, 0.1);
@@ -258,10 +261,12 @@ TEST(CheckOptions, ARowsPlanCarriesItsRowAndReadsBackTheSame) {
   const CheckOptions made = options_of_slice(child, back);
   EXPECT_EQ(made.apis, std::vector<std::string>{"bump"});
   EXPECT_EQ(made.heaps, std::vector<std::uint64_t>{16u << 20});
-  EXPECT_EQ(made.rows, std::vector<Row>{Row::soak});
+  EXPECT_EQ(made.rows, (std::vector<Row>{Row::soak, Row::edge}));
   EXPECT_EQ(made.child_out.value_or(""), "x.json");
   nlohmann::json bad = to_json(s);
-  bad["row"] = "nope";
+  bad["rows"] = {"soak", "nope"};
+  EXPECT_THROW(row_slice_from_json(bad), std::invalid_argument);
+  bad["rows"] = nlohmann::json::array();
   EXPECT_THROW(row_slice_from_json(bad), std::invalid_argument);
   bad = to_json(s);
   bad.erase("device");
