@@ -91,7 +91,12 @@ struct slab {
     if (__popc(group) >= blocks_per_page(cls)) need &= ~take_whole_pages(cls, group, slot, result);
     for (int round = 0; round < kMaxRounds && need != 0; ++round) {
       std::uint32_t page = 0, first = 0, reserved = 0;
-      if (lane == leader) reserved = reserve(cls, slot, __popc(need), page, first);
+      if (lane == leader) {
+        reserved = reserve(cls, slot, __popc(need), page, first);
+        // Before a NULL, the search for room or an empty page reads every header, not only kRoomScan of
+        // them: without it a call failed with room elsewhere in the arena (docs/slab.md, "Searches that end").
+        if (reserved == 0 && !scan_covers(pages, kRoomScan)) reserved = take_page<true>(cls, slot, __popc(need), 0, page, first);
+      }
       reserved = __shfl_sync(group, reserved, leader);
       if (reserved == 0) break;  // the arena is full: NULL for the lanes left
       page = __shfl_sync(group, page, leader);
@@ -330,28 +335,29 @@ struct slab {
   // A new page for `want` blocks of class cls, marked `mark` (kSlotted for a
   // slot's): a free page; once none is free, room in a page of the class
   // (reserve_room); once none has room, a free page again after taking an empty
-  // page of another class (steal_empty). 0 when none of them is found.
+  // page of another class (steal_empty). 0 when none of them is found. Those
+  // two searches read kRoomScan headers from a start of the slot's, or with
+  // kEvery (allocate's last try before a NULL) every header. A template, not a
+  // loop over both or an argument: either kept one more value live across the
+  // calls below, and every slab kernel went from 72-74 registers to 82-84 and
+  // from 37.5 % occupancy to 25 % (docs/slab.md, "Searches that end").
+  template <bool kEvery = false>
   __device__ __noinline__ std::uint32_t take_page(unsigned cls, const std::uint32_t* slot, std::uint32_t want, std::uint32_t mark,
                                      std::uint32_t& page, std::uint32_t& first, bool* marked = nullptr) const {
     using namespace slab_math;
     if (marked != nullptr) *marked = mark != 0;
     page = acquire(1, hint(cls, slot));
-    // No page free: room in a page of the class, else an empty page of another class, first among
-    // kRoomScan headers from a start of the slot's, then (before a NULL) among all of them. Without the
-    // second pass a call failed with room elsewhere in the arena (docs/slab.md, "Searches that end").
-    for (std::uint32_t scan = kRoomScan; page == kNone; scan = pages) {
-      const std::uint32_t got = reserve_room(cls, want, room_start(cls, slot), scan, page, first);
+    if (page == kNone) {
+      // No page free: room in a page of the class, else an empty page of another class.
+      const std::uint32_t got = reserve_room(cls, want, room_start(cls, slot), kEvery ? pages : kRoomScan, page, first);
       if (got != 0) {
         // A page with room may be a slot's already: its mark is that slot's, not this caller's.
         if (mark != 0 && (atomicOr(header + page, mark) & mark) != 0 && marked != nullptr) *marked = false;
         return got;
       }
-      if (steal_empty(room_start(cls, slot), false, scan)) {
-        page = acquire(1, hint(cls, slot));
-        if (page == kNone) return 0;  // another caller took the page given back
-      } else if (scan_covers(pages, scan)) {
-        return 0;  // every header read: no room anywhere
-      }
+      if (!steal_empty(room_start(cls, slot), false, kEvery ? pages : kRoomScan)) return 0;
+      page = acquire(1, hint(cls, slot));
+      if (page == kNone) return 0;  // another caller took the page given back
     }
     // An add: keeps what stale reservers added meanwhile (a free page never has the slotted bit).
     atomicAdd(header + page, make_header(tag_of_class(cls), want) | mark);
