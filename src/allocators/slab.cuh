@@ -93,9 +93,11 @@ struct slab {
       std::uint32_t page = 0, first = 0, reserved = 0;
       if (lane == leader) {
         reserved = reserve(cls, slot, __popc(need), page, first);
-        // Before a NULL, the search for room or an empty page reads every header, not only kRoomScan of
-        // them: without it a call failed with room elsewhere in the arena (docs/slab.md, "Searches that end").
-        if (reserved == 0 && !scan_covers(pages, kRoomScan)) reserved = take_page<true>(cls, slot, __popc(need), 0, page, first);
+        // Before a NULL, one more search for a free page, room or an empty page, that reads every header,
+        // not only kRoomScan of them: without it a call failed with room elsewhere in the arena, and (in
+        // an arena of fewer pages than that) when every free page was just taken by warps whose pages did
+        // not yet show as their class's (docs/slab.md, "Searches that end").
+        if (reserved == 0) reserved = take_page<true>(cls, slot, __popc(need), 0, page, first);
       }
       reserved = __shfl_sync(group, reserved, leader);
       if (reserved == 0) break;  // the arena is full: NULL for the lanes left
