@@ -91,14 +91,7 @@ struct slab {
     if (__popc(group) >= blocks_per_page(cls)) need &= ~take_whole_pages(cls, group, slot, result);
     for (int round = 0; round < kMaxRounds && need != 0; ++round) {
       std::uint32_t page = 0, first = 0, reserved = 0;
-      if (lane == leader) {
-        reserved = reserve(cls, slot, __popc(need), page, first);
-        // Before a NULL, one more search for a free page, room or an empty page, that reads every header,
-        // not only kRoomScan of them: without it a call failed with room elsewhere in the arena, and (in
-        // an arena of fewer pages than that) when every free page was just taken by warps whose pages did
-        // not yet show as their class's (docs/slab.md, "Searches that end").
-        if (reserved == 0) reserved = take_page<true>(cls, slot, __popc(need), 0, page, first);
-      }
+      if (lane == leader) reserved = reserve_or_last_try(cls, slot, __popc(need), page, first);
       reserved = __shfl_sync(group, reserved, leader);
       if (reserved == 0) break;  // the arena is full: NULL for the lanes left
       page = __shfl_sync(group, page, leader);
@@ -257,6 +250,18 @@ struct slab {
       return false;
     }
   };
+
+  // The leader's reservation (reserve), and before a NULL one more search for a
+  // free page, room or an empty page, that reads every header, not only
+  // kRoomScan of them: without it a call failed with room elsewhere in the
+  // arena, and (in an arena of fewer pages than that) when every free page was
+  // just taken by warps whose pages did not yet show as their class's
+  // (docs/slab.md, "Searches that end").
+  __device__ std::uint32_t reserve_or_last_try(unsigned cls, std::uint32_t* slot, std::uint32_t want,
+                                               std::uint32_t& page, std::uint32_t& first) const {
+    const std::uint32_t got = reserve(cls, slot, want, page, first);
+    return got != 0 ? got : take_page<true>(cls, slot, want, 0, page, first);
+  }
 
   // Reserves up to `want` blocks (at most a page's) in the slot's page, or in
   // a new page when it is full or gone; returns how many (0: no page left).
