@@ -719,27 +719,40 @@ nlohmann::json to_json(const RowSlice& s) {
           {"kernel_budget_s", s.kernel_budget_s}, {"device", s.device}};
 }
 
-RowSlice row_slice_from_json(const nlohmann::json& j) {
-  const auto refuse = [](const std::string& why) {
-    return std::invalid_argument(fmt::format("not a row plan this heapbench writes: {}", why));
-  };
-  if (!j.is_object() || j.value("heapbench_check_row", 0) != 2) throw refuse("heapbench_check_row is not 2");
-  if (!j.contains("api") || !j["api"].is_string()) throw refuse("api is not a string");
-  for (const char* key : {"heap_bytes", "threads"}) {
-    if (!j.contains(key) || !j[key].is_number_unsigned()) throw refuse(fmt::format("{} is not a count", key));
-  }
-  for (const char* key : {"soak_s", "kernel_budget_s"}) {
-    if (!j.contains(key) || !j[key].is_number()) throw refuse(fmt::format("{} is not a number", key));
-  }
-  if (!j.contains("device") || !j["device"].is_number_integer()) throw refuse("device is not an integer");
-  if (!j.contains("rows") || !j["rows"].is_array() || j["rows"].empty()) throw refuse("rows is not a list of rows");
+namespace {
+
+std::invalid_argument not_a_row_plan(const std::string& why) {
+  return std::invalid_argument(fmt::format("not a row plan this heapbench writes: {}", why));
+}
+
+// Throws unless j[key] is there and `is` says it is of its type (`what`, for the message).
+void need(const nlohmann::json& j, const char* key, bool (nlohmann::json::*is)() const noexcept, const char* what) {
+  if (!j.contains(key) || !(j[key].*is)()) throw not_a_row_plan(fmt::format("{} is not {}", key, what));
+}
+
+std::vector<Row> rows_of_plan(const nlohmann::json& names) {
+  if (!names.is_array() || names.empty()) throw not_a_row_plan("rows is not a list of rows");
   std::vector<Row> rows;
-  for (const auto& name : j["rows"]) {
+  for (const auto& name : names) {
     const std::optional<Row> row = name.is_string() ? find_row(name.get<std::string>()) : std::nullopt;
-    if (!row) throw refuse(fmt::format("no row {}", name.dump()));
+    if (!row) throw not_a_row_plan(fmt::format("no row {}", name.dump()));
     rows.push_back(*row);
   }
-  return RowSlice{j["api"].get<std::string>(),     j["heap_bytes"].get<std::uint64_t>(), std::move(rows),
+  return rows;
+}
+
+}  // namespace
+
+RowSlice row_slice_from_json(const nlohmann::json& j) {
+  if (!j.is_object() || j.value("heapbench_check_row", 0) != 2) throw not_a_row_plan("heapbench_check_row is not 2");
+  need(j, "api", &nlohmann::json::is_string, "a string");
+  need(j, "heap_bytes", &nlohmann::json::is_number_unsigned, "a count");
+  need(j, "threads", &nlohmann::json::is_number_unsigned, "a count");
+  need(j, "soak_s", &nlohmann::json::is_number, "a number");
+  need(j, "kernel_budget_s", &nlohmann::json::is_number, "a number");
+  need(j, "device", &nlohmann::json::is_number_integer, "an integer");
+  need(j, "rows", &nlohmann::json::is_array, "a list of rows");
+  return RowSlice{j["api"].get<std::string>(),     j["heap_bytes"].get<std::uint64_t>(), rows_of_plan(j["rows"]),
                   j["threads"].get<std::uint64_t>(), j["soak_s"].get<double>(),          j["kernel_budget_s"].get<double>(),
                   j["device"].get<int>()};
 }
