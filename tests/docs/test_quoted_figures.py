@@ -71,7 +71,7 @@ def test_every_finding_of_the_readme_is_guarded(copy):
 def copy(tmp_path):
     """The pages and the files they cite, copied: the check run against the copy."""
     for q in [*quoted.QUOTES, *quoted.TABLE_ROWS]:
-        for rel in (q.page, q.file):
+        for rel in (q.page, *(q.files() if isinstance(q, quoted.TableRow) else [q.file])):
             (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(ROOT / rel, tmp_path / rel)
     return tmp_path
