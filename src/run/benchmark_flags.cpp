@@ -260,6 +260,7 @@ void allow_repeats_to_be_judged(CLI::App& app) {
 void refuse_repeated_options(const CLI::App& app, const std::vector<std::string>& may_repeat) {
   for (const CLI::Option* opt : app.get_options()) {
     if (opt->get_expected_min() == 0 || opt->results().size() < 2) continue;  // a flag, or given once
+    if (opt->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll) continue;  // made to repeat (--axis)
     if (std::find(may_repeat.begin(), may_repeat.end(), opt->get_name()) != may_repeat.end()) continue;
     std::vector<std::string> given;
     for (const std::string& v : opt->results()) given.push_back(fmt::format("{}={}", opt->get_name(), v));

@@ -52,8 +52,8 @@ void refuse_flags_taken_as_values(const CLI::App& app);
 void allow_repeats_to_be_judged(CLI::App& app);
 // After parsing: refuses an option given more than once, naming every value
 // typed ("--sizes=16 and --sizes=32: given 2 times; ..."), except those named
-// in `may_repeat` (a child of isolation gets --device and --benchmark_out
-// appended to its parent's: the last counts).
+// in `may_repeat` and an option made to repeat (MultiOptionPolicy::TakeAll:
+// --axis KEY=VALUES, once per axis).
 void refuse_repeated_options(const CLI::App& app, const std::vector<std::string>& may_repeat = {});
 
 // CLI11 over argv (argv[0] the program or subcommand) with the refusals it

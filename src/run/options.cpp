@@ -27,6 +27,7 @@ namespace heapbench {
 struct RunParsed {
   std::string patterns, apis, sizes, aligns, heaps;
   std::map<std::string, std::string, std::less<>> swept;  // the swept axes' flags (axes.hpp), by axis key
+  std::vector<std::string> axis;                          // --axis KEY=VALUES, each as given
   std::string graphs, graph_file;                         // the graph workload's
   std::string trace_file;                                       // replay
   double max_demand_fraction = -1.0;  // <0: not given
@@ -82,6 +83,8 @@ void add_workload_flags(CLI::App& app, Parsed& p) {
                  "by the file's stem, and replaces the generated ones unless --graphs is given too");
 }
 
+std::string axis_keys();  // the keys --axis takes (below)
+
 // The flags that set the sweep's axes.
 void add_axis_flags(CLI::App& app, Parsed& p) {
   app.add_option("--patterns", p.patterns, fmt::format("Patterns, comma-separated ({})", fmt::join(kPatterns, ",")));
@@ -95,6 +98,13 @@ void add_axis_flags(CLI::App& app, Parsed& p) {
     app.add_option(std::string(a->swept.flag), p.swept[std::string(a->key)], std::string(a->swept.help));
   }
   add_workload_flags(app, p);
+  app.add_option("--axis", p.axis,
+                 fmt::format("An axis by its key (a case name's and axis_values' key: {}), KEY=VALUES, the values its "
+                             "own flag takes (e.g. --axis threads=1K,1M --axis malloc_heap=64M); repeatable, one axis "
+                             "each, never beside its flag",
+                             axis_keys()))
+      ->allow_extra_args(false)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   app.add_option("--heaps", p.heaps,
                  "cudaLimitMallocHeapSize values (printf: cudaLimitPrintfFifoSize), whole MiB; a number without a "
                  "unit is MiB, as case names print it (e.g. 8,64M,1G)");
@@ -421,13 +431,94 @@ void refuse_invalid_sizes(const Parsed& p, const std::vector<Sweep>& sweeps) {
   }
 }
 
+// Whether a flag was given: on the command line, or through --axis KEY=VALUES
+// for the axis that flag sets (its values then stand in Parsed as the flag's).
+struct Given {
+  const CLI::App& app;
+  std::map<std::string, std::string, std::less<>> via_axis;  // flag -> VALUES, from --axis
+  bool operator()(std::string_view flag) const {
+    return app.count(std::string(flag)) > 0 || via_axis.count(flag) > 0;
+  }
+};
+
+// The axes --axis sets that are no swept axis (those go through their row's flag,
+// axes.hpp): the flag each one's values go through, and where Parsed keeps them.
+struct ListAxis {
+  std::string_view key;
+  std::string_view flag;
+  std::string Parsed::*field;
+};
+const ListAxis kListAxes[] = {
+    {"pattern", "--patterns", &Parsed::patterns}, {"api", "--apis", &Parsed::apis},
+    {"size", "--sizes", &Parsed::sizes},          {"align", "--aligns", &Parsed::aligns},
+    {"graph", "--graphs", &Parsed::graphs},       {"malloc_heap", "--heaps", &Parsed::heaps},
+    {"printf_fifo", "--heaps", &Parsed::heaps},
+};
+
+// The flag --axis KEY=VALUES stands for ("" where KEY is no axis --axis sets: trace, whose
+// value comes from --trace=FILE).
+std::string_view flag_of_axis(std::string_view key) {
+  for (const ListAxis& l : kListAxes) {
+    if (l.key == key) return l.flag;
+  }
+  const AxisDecl* a = find_axis(key);
+  return a != nullptr && a->is_swept() ? a->swept.flag : std::string_view{};
+}
+
+std::string axis_keys() {
+  std::vector<std::string_view> keys;
+  for (const AxisDecl& a : axis_table()) {
+    if (!flag_of_axis(a.key).empty()) keys.push_back(a.key);
+  }
+  return fmt::format("{}", fmt::join(keys, ", "));
+}
+
+// Each --axis KEY=VALUES: an axis --axis sets, given once, never beside its own flag.
+Given given_flags(const CLI::App& app, const Parsed& p) {
+  Given g{app, {}};
+  for (const std::string& arg : p.axis) {
+    const auto eq = arg.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == arg.size()) {
+      throw UsageError(fmt::format("--axis={}: give KEY=VALUES (e.g. --axis threads=1K,1M)", arg));
+    }
+    const std::string key = arg.substr(0, eq);
+    const std::string_view flag = flag_of_axis(key);
+    if (flag.empty()) {
+      throw UsageError(fmt::format("--axis={}: {}; --axis takes {}", arg,
+                                   find_axis(key) != nullptr ? "a trace comes from --trace=FILE, not from a list"
+                                                             : fmt::format("no axis '{}'", key),
+                                   axis_keys()));
+    }
+    if (app.count(std::string(flag)) > 0) {
+      throw UsageError(fmt::format("--axis={} and {}: the same axis twice; give one", arg, flag));
+    }
+    if (!g.via_axis.emplace(flag, arg.substr(eq + 1)).second) {
+      throw UsageError(fmt::format("--axis={}: its flag {} is given by another --axis already", arg, flag));
+    }
+  }
+  return g;
+}
+
+// Parsed as if each --axis had been its flag.
+Parsed with_axes(Parsed p, const Given& g) {
+  for (const auto& [flag, values] : g.via_axis) {
+    for (const ListAxis& l : kListAxes) {
+      if (l.flag == flag) p.*l.field = values;
+    }
+    for (const AxisDecl* a : swept_axes()) {
+      if (a->swept.flag == flag) p.swept[std::string(a->key)] = values;
+    }
+  }
+  return p;
+}
+
 // --trace=FILE: read whole and planned now (a damaged file is refused before
 // any device work), one part: the replay of its launches with the largest
 // request and launch as the case's size and threads, on the heap it was
 // recorded with (whole MiB, at least 8) unless --heaps says otherwise.
-Sweep replay_sweep(const CLI::App& app, const Parsed& p, const InputReaders& read) {
+Sweep replay_sweep(const Given& given, const Parsed& p, const InputReaders& read) {
   for (const char* flag : {"--sweep", "--patterns", "--sizes", "--threads", "--graph"}) {
-    if (app.count(flag)) throw UsageError(fmt::format("--trace={} and {}: the trace sets the cases (give one)", shown_path(p.trace_file), flag));
+    if (given(flag)) throw UsageError(fmt::format("--trace={} and {}: the trace sets the cases (give one)", shown_path(p.trace_file), flag));
   }
   if (!read.trace) throw UsageError(fmt::format("--trace={}: this program reads no trace", shown_path(p.trace_file)));
   TraceFacts t;
@@ -448,7 +539,7 @@ Sweep replay_sweep(const CLI::App& app, const Parsed& p, const InputReaders& rea
   s.aligns = {16};
   s.set("threads", {t.max_threads});
   const std::uint64_t mib = recorded_heap / kMiB + (recorded_heap % kMiB != 0 ? 1 : 0);  // rounded up, never wrapped
-  if (mib > ~std::uint64_t{0} / kMiB && app.count("--heaps") == 0) {
+  if (mib > ~std::uint64_t{0} / kMiB && !given("--heaps")) {
     throw UsageError(fmt::format("--trace={}: recorded with a heap of {} bytes, more than 2^64 in whole MiB: give --heaps",
                                  shown_path(p.trace_file), recorded_heap));
   }
@@ -459,20 +550,20 @@ Sweep replay_sweep(const CLI::App& app, const Parsed& p, const InputReaders& rea
 
 // The sweep --sweep names; without --sweep, --patterns that only a sweep of
 // their own measures (size_map, the workloads) bring that sweep's parts along.
-std::vector<Sweep> base_sweeps(const CLI::App& app, const Parsed& p, const InputReaders& read) {
-  if (app.count("--trace")) return {replay_sweep(app, p, read)};
+std::vector<Sweep> base_sweeps(const Given& given, const Parsed& p, const InputReaders& read) {
+  if (given("--trace")) return {replay_sweep(given, p, read)};
   if (p.sweep == "quick") return quick_sweep();
   if (p.sweep == "size_map") return size_map_sweep();
   if (p.sweep == "zoo") return zoo_sweep();
   if (p.sweep == "workloads") return workloads_sweep();
   std::vector<Sweep> out = default_sweep();
-  if (app.count("--patterns") > 0) {
+  if (given("--patterns")) {
     const auto asked = names("--patterns", p.patterns, is_pattern, kPatterns);
     if (std::find(asked.begin(), asked.end(), "replay") != asked.end()) {
       throw UsageError("--patterns=replay: a replay needs its trace: give --trace=FILE (or heapbench replay FILE)");
     }
   }
-  if (app.count("--sweep") == 0 && app.count("--patterns") > 0) {
+  if (!given("--sweep") && given("--patterns")) {
     for (auto extra : {size_map_sweep(), workloads_sweep()}) out.insert(out.end(), extra.begin(), extra.end());
   }
   return out;
@@ -482,7 +573,7 @@ std::vector<Sweep> base_sweeps(const CLI::App& app, const Parsed& p, const Input
 // work, naming its line), and measured as a part of its own: the graph parts
 // with that graph alone, one thread per vertex of it. It replaces the
 // generated graphs unless --graphs names them too.
-void add_graph_file(const CLI::App& app, const Parsed& p, const InputReaders& read, std::vector<Sweep>& sweeps) {
+void add_graph_file(const Given& given, const Parsed& p, const InputReaders& read, std::vector<Sweep>& sweeps) {
   if (!read.graph) throw UsageError(fmt::format("--graph={}: this program reads no graph file", shown_path(p.graph_file)));
   GraphFacts g;
   try {
@@ -507,7 +598,7 @@ void add_graph_file(const CLI::App& app, const Parsed& p, const InputReaders& re
     throw UsageError(fmt::format("--graph={}: the sweep has no graph case (give --sweep=workloads or --patterns=graph)",
                                  shown_path(p.graph_file)));
   }
-  if (app.count("--graphs") == 0) {
+  if (!given("--graphs")) {
     for (Sweep& s : sweeps) {
       s.patterns.erase(std::remove(s.patterns.begin(), s.patterns.end(), "graph"), s.patterns.end());
     }
@@ -551,28 +642,28 @@ void refuse_unusable_aligns(const Parsed& p, const std::vector<Sweep>& sweeps) {
 }
 
 // --sweep, then the axis flags over every part of it.
-void set_sweeps(const CLI::App& app, const Parsed& p, const InputReaders& read, Options& o) {
+void set_sweeps(const Given& given, const Parsed& p, const InputReaders& read, Options& o) {
   o.sweep = p.sweep;
-  o.sweeps = base_sweeps(app, p, read);
+  o.sweeps = base_sweeps(given, p, read);
   bool demand_axis_given = false;
   for (const AxisRule& r : kAxisRules) {
-    if (app.count(r.flag) == 0) continue;
+    if (!given(r.flag)) continue;
     r.apply(p, o.sweeps);
     demand_axis_given |= r.demand;
   }
   for (const AxisDecl* a : swept_axes()) {
-    if (app.count(std::string(a->swept.flag)) == 0) continue;
+    if (!given(a->swept.flag)) continue;
     const auto values = swept_values(*a, p.swept.at(std::string(a->key)));
     for (Sweep& s : o.sweeps) s.set(a->key, values);
     demand_axis_given |= a->swept.demand;
   }
-  if (app.count("--sizes") && app.count("--patterns")) refuse_invalid_sizes(p, o.sweeps);
-  if (app.count("--graph")) add_graph_file(app, p, read, o.sweeps);
-  if (app.count("--aligns")) refuse_unusable_aligns(p, o.sweeps);
+  if (given("--sizes") && given("--patterns")) refuse_invalid_sizes(p, o.sweeps);
+  if (given("--graph")) add_graph_file(given, p, read, o.sweeps);
+  if (given("--aligns")) refuse_unusable_aligns(p, o.sweeps);
   if (demand_axis_given) set_all(o.sweeps, &Sweep::max_demand_fraction, 0.0);
-  if (app.count("--max-demand-fraction")) {
+  if (given("--max-demand-fraction")) {
     if (!(p.max_demand_fraction >= 0.0)) {
-      throw UsageError(fmt::format("--max-demand-fraction={}: must be >= 0", typed_value(app, "--max-demand-fraction")));
+      throw UsageError(fmt::format("--max-demand-fraction={}: must be >= 0", typed_value(given.app, "--max-demand-fraction")));
     }
     set_all(o.sweeps, &Sweep::max_demand_fraction, p.max_demand_fraction);
   }
@@ -693,9 +784,12 @@ Options RunCommandLine::options(const CLI::App& app, int argc, const char* const
   // --sizes=0 is refused), the flags beside them are not.
   if (!o.help && !o.version) check_remaining(app);
   for (int i = 1; i < argc; ++i) o.raw_args.emplace_back(argv[i]);
-  apply_rules(kRunRules, app, p, o);
-  set_sweeps(app, p, readers_, o);
-  apply_rules(kDeviceAndOutputRules, app, p, o);
+  // --axis KEY=VALUES is its axis's flag from here on.
+  const Given given = given_flags(app, p);
+  const Parsed q = with_axes(p, given);
+  apply_rules(kRunRules, app, q, o);
+  set_sweeps(given, q, readers_, o);
+  apply_rules(kDeviceAndOutputRules, app, q, o);
   o.benchmark_args = benchmark_args(app, o, argc > 0 ? argv[0] : "heapbench");
   if (o.help) o.help_text = help_text(app);
   return o;

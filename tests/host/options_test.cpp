@@ -64,6 +64,44 @@ TEST(Options, AxisFlagsReplaceAxesAndKeepEveryPoint) {
   EXPECT_EQ(parse({"--sizes=16", "--max-demand-fraction=0.25"}).sweeps[1].max_demand_fraction, 0.25);
 }
 
+// --axis KEY=VALUES is its axis's flag (issue 54, item 2): the same sweep, the same refusals.
+TEST(Options, AxisByKeyIsItsFlag) {
+  const std::vector<std::vector<const char*>> pairs[] = {
+      {{"--axis=threads=32,100000", "--axis", "size=16,1K", "--axis=malloc_heap=8M,1G"},
+       {"--threads=32,100000", "--sizes=16,1K", "--heaps=8M,1G"}},
+      {{"--axis=pattern=per_warp,churn", "--axis=api=bump,aligned", "--axis=align=64,4K"},
+       {"--patterns=per_warp,churn", "--apis=bump,aligned", "--aligns=64,4K"}},
+      {{"--axis=pattern=hash", "--axis=load_pct=50,200"}, {"--patterns=hash", "--load-pcts=50,200"}},
+  };
+  for (const auto& pair : pairs) {
+    const Options a = parse(pair[0]), b = parse(pair[1]);
+    ASSERT_EQ(a.sweeps.size(), b.sweeps.size());
+    for (std::size_t i = 0; i < a.sweeps.size(); ++i) {
+      EXPECT_EQ(a.sweeps[i].patterns, b.sweeps[i].patterns);
+      EXPECT_EQ(a.sweeps[i].apis, b.sweeps[i].apis);
+      EXPECT_EQ(a.sweeps[i].sizes, b.sweeps[i].sizes);
+      EXPECT_EQ(a.sweeps[i].aligns, b.sweeps[i].aligns);
+      EXPECT_EQ(a.sweeps[i].heaps, b.sweeps[i].heaps);
+      EXPECT_EQ(a.sweeps[i].values("threads"), b.sweeps[i].values("threads"));
+      EXPECT_EQ(a.sweeps[i].values("load_pct"), b.sweeps[i].values("load_pct"));
+      EXPECT_EQ(a.sweeps[i].max_demand_fraction, b.sweeps[i].max_demand_fraction);
+    }
+  }
+  EXPECT_EQ(refusal({"--axis=threads=0"}), refusal({"--threads=0"}));
+  EXPECT_EQ(refusal({"--axis=writes=2"}), refusal({"--writes=2"}));
+  EXPECT_EQ(refusal({"--axis=threads"}), "--axis=threads: give KEY=VALUES (e.g. --axis threads=1K,1M)");
+  EXPECT_EQ(refusal({"--axis=threads="}), "--axis=threads=: give KEY=VALUES (e.g. --axis threads=1K,1M)");
+  EXPECT_EQ(refusal({"--axis=thread=1"}),
+            "--axis=thread=1: no axis 'thread'; --axis takes pattern, api, size, size_min, align, graph, threads, "
+            "load_pct, writes, malloc_heap, printf_fifo");
+  EXPECT_NE(refusal({"--axis=trace=x"}).find("--axis=trace=x: a trace comes from --trace=FILE"), std::string::npos);
+  EXPECT_EQ(refusal({"--axis=threads=1", "--threads=2"}), "--axis=threads=1 and --threads: the same axis twice; give one");
+  EXPECT_EQ(refusal({"--axis=threads=1", "--axis=threads=2"}),
+            "--axis=threads=2: its flag --threads is given by another --axis already");
+  EXPECT_EQ(refusal({"--axis=malloc_heap=8M", "--axis=printf_fifo=1M"}),
+            "--axis=printf_fifo=1M: its flag --heaps is given by another --axis already");
+}
+
 TEST(Options, PatternApiAndAlignFlagsReplaceTheirAxes) {
   const Options o = parse({"--patterns=per_warp,churn", "--apis=bump,aligned", "--aligns=64,4K"});
   for (const Sweep& s : o.sweeps) {
