@@ -257,10 +257,13 @@ struct slab {
   // arena, and (in an arena of fewer pages than that) when every free page was
   // just taken by warps whose pages did not yet show as their class's
   // (docs/slab.md, "Searches that end").
+  // Like reserve, it asks for a page's worth at most.
   __device__ std::uint32_t reserve_or_last_try(unsigned cls, std::uint32_t* slot, std::uint32_t want,
                                                std::uint32_t& page, std::uint32_t& first) const {
     const std::uint32_t got = reserve(cls, slot, want, page, first);
-    return got != 0 ? got : take_page<true>(cls, slot, want, 0, page, first);
+    if (got != 0) return got;
+    const std::uint32_t cap = slab_math::blocks_per_page(cls);
+    return take_page<true>(cls, slot, want < cap ? want : cap, 0, page, first);
   }
 
   // Reserves up to `want` blocks (at most a page's) in the slot's page, or in
