@@ -113,19 +113,28 @@ void write_json_file(const std::string& path, const nlohmann::json& j) { write_a
 // is stuck beyond its own watchdog.
 double row_timeout_s(const CheckOptions& o) { return 60 + 20 * o.kernel_budget_s + o.soak_s; }
 
+// A row process's command line: `program` (the row process itself, or a tool that runs
+// it), then its plan (`slice`, written to `plan`) and the file it writes its rows to.
+// Throws when the plan cannot be written.
+std::vector<std::string> row_process_line(std::vector<std::string> program, const RowSlice& slice,
+                                          const fs::path& plan, const fs::path& out) {
+  write_json_file(plan.string(), to_json(slice));
+  for (std::string& a : row_process_args(plan.string(), out.string())) program.push_back(std::move(a));
+  return program;
+}
+
 RowResult run_row_process(const CheckOptions& o, const std::string& api, std::uint64_t heap, Row row,
                           const fs::path& dir) {
   const fs::path out = dir / fmt::format("{}_{}_{}.json", api, heap >> 20, row_name(row));
   const fs::path log = dir / fmt::format("{}_{}_{}.log", api, heap >> 20, row_name(row));
   const fs::path plan = dir / fmt::format("{}_{}_{}.plan", api, heap >> 20, row_name(row));
+  // The row's whole command line: what it runs is the plan's (RowSlice), never flags parsed again.
+  std::vector<std::string> args;
   try {
-    write_json_file(plan.string(), to_json(row_slice(o, api, heap, {row})));
+    args = row_process_line({"/proc/self/exe"}, row_slice(o, api, heap, {row}), plan, out);
   } catch (const std::exception& e) {
     return died(row, fmt::format("its plan could not be written ({})", e.what()), "");
   }
-  // The row's whole command line: what it runs is the plan's (RowSlice), never flags parsed again.
-  std::vector<std::string> args = row_process_args(plan.string(), out.string());
-  args.insert(args.begin(), "/proc/self/exe");
   const ChildEnd s = spawn_and_wait(args, log, row_timeout_s(o));
   RowResult r;
   if (s.killed) {
@@ -173,30 +182,31 @@ std::string rows_text(const std::vector<Row>& rows) {
   return fmt::format("{}", fmt::join(names, ","));
 }
 
-// The command line of `run` over one allocator's battery: a row process (its
-// plan written to `plan`, its verdicts into `out`) under the tool.
-std::vector<std::string> sanitizer_command(const std::string& tool, const SanitizerRun& run, const CheckOptions& o,
-                                           const std::string& api, const fs::path& plan, const fs::path& out) {
+// What `run`'s row process runs over one allocator: its rows, on a small heap, with the
+// budget the tool's slower launches need.
+RowSlice sanitizer_slice(const SanitizerRun& run, const CheckOptions& o, const std::string& api) {
   RowSlice slice = row_slice(o, api, kSanitizerHeap, run.rows);
   slice.threads = run.threads;
   slice.kernel_budget_s = o.kernel_budget_s * 10;  // the tool slows every launch
-  write_json_file(plan.string(), to_json(slice));
-  std::vector<std::string> args = {tool,
-                                   "--tool",
-                                   run.tool,
-                                   "--error-exitcode",
-                                   std::to_string(kSanitizerErrorExit),
-                                   // The battery checks every CUDA call itself; under the tool
-                                   // the child's heap-limit call is refused (the tool's own
-                                   // kernels ran first), which is no finding about the allocator.
-                                   "--report-api-errors",
-                                   "no",
-                                   "--print-limit",
-                                   "10",
-                                   // /proc/self/exe would name compute-sanitizer inside it: give the real path.
-                                   fs::read_symlink("/proc/self/exe").string()};
-  for (std::string& a : row_process_args(plan.string(), out.string())) args.push_back(std::move(a));
-  return args;
+  return slice;
+}
+
+// The tool's part of `run`'s command line: the row process follows it (row_process_line).
+std::vector<std::string> sanitizer_command(const std::string& tool, const SanitizerRun& run) {
+  return {tool,
+          "--tool",
+          run.tool,
+          "--error-exitcode",
+          std::to_string(kSanitizerErrorExit),
+          // The battery checks every CUDA call itself; under the tool
+          // the child's heap-limit call is refused (the tool's own
+          // kernels ran first), which is no finding about the allocator.
+          "--report-api-errors",
+          "no",
+          "--print-limit",
+          "10",
+          // /proc/self/exe would name compute-sanitizer inside it: give the real path.
+          fs::read_symlink("/proc/self/exe").string()};
 }
 
 // Why the run fails the row (no answer, errors found, the battery ended
@@ -239,7 +249,7 @@ RowResult run_sanitizer(const CheckOptions& o, const CheckHooks& hooks, const st
     const fs::path plan = dir / fmt::format("{}_{}.plan", api, run.tool);
     std::vector<std::string> command;
     try {
-      command = sanitizer_command(*tool, run, o, api, plan, out);
+      command = row_process_line(sanitizer_command(*tool, run), sanitizer_slice(run, o, api), plan, out);
     } catch (const std::exception& e) {
       r.verdict = check::Verdict::fail;
       r.evidence = fmt::format("{}: its plan could not be written ({})", run.tool, e.what());
