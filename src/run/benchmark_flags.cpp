@@ -188,7 +188,7 @@ std::string conversion_message(const CLI::App& app, const CLI::ConversionError& 
 
 }  // namespace
 
-void parse_argv(CLI::App& app, int argc, const char* const* argv, const std::vector<std::string>& may_repeat) {
+void parse_argv(CLI::App& app, int argc, const char* const* argv) {
   std::vector<std::string> args;
   for (int i = argc - 1; i >= 1; --i) args.emplace_back(argv[i]);  // CLI11 takes them reversed
   // A subcommand that takes its line whole (CLI11's prefix command: `heapbench
@@ -207,7 +207,7 @@ void parse_argv(CLI::App& app, int argc, const char* const* argv, const std::vec
   }
   const CLI::App& command = command_of(app);
   refuse_flags_taken_as_values(command);
-  refuse_repeated_options(command, &command == &app ? may_repeat : std::vector<std::string>{});
+  refuse_repeated_options(command);
 }
 
 void refuse_extras(const CLI::App& app) {
@@ -257,11 +257,10 @@ void allow_repeats_to_be_judged(CLI::App& app) {
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
 }
 
-void refuse_repeated_options(const CLI::App& app, const std::vector<std::string>& may_repeat) {
+void refuse_repeated_options(const CLI::App& app) {
   for (const CLI::Option* opt : app.get_options()) {
     if (opt->get_expected_min() == 0 || opt->results().size() < 2) continue;  // a flag, or given once
     if (opt->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll) continue;  // made to repeat (--axis)
-    if (std::find(may_repeat.begin(), may_repeat.end(), opt->get_name()) != may_repeat.end()) continue;
     std::vector<std::string> given;
     for (const std::string& v : opt->results()) given.push_back(fmt::format("{}={}", opt->get_name(), v));
     throw UsageError(fmt::format("{}: given {} times; give it once (several values go in one, comma-separated)",

@@ -51,20 +51,18 @@ void refuse_flags_taken_as_values(const CLI::App& app);
 // values unnamed): call on an app before adding its options.
 void allow_repeats_to_be_judged(CLI::App& app);
 // After parsing: refuses an option given more than once, naming every value
-// typed ("--sizes=16 and --sizes=32: given 2 times; ..."), except those named
-// in `may_repeat` and an option made to repeat (MultiOptionPolicy::TakeAll:
-// --axis KEY=VALUES, once per axis).
-void refuse_repeated_options(const CLI::App& app, const std::vector<std::string>& may_repeat = {});
+// typed ("--sizes=16 and --sizes=32: given 2 times; ..."), except an option
+// made to repeat (MultiOptionPolicy::TakeAll: --axis KEY=VALUES, once per axis).
+void refuse_repeated_options(const CLI::App& app);
 
 // CLI11 over argv (argv[0] the program or subcommand) with the refusals it
 // cannot make itself, every one a UsageError: an empty "--flag=", CLI11's own
-// parse errors, a flag taken as a value, a repeated option (but `may_repeat`,
-// which holds for `app` itself, not a subcommand of it). `app` may be a tree
+// parse errors, a flag taken as a value, a repeated option. `app` may be a tree
 // (heapbench's, bench/app.cpp): the checks and the names of a value that does
 // not convert are those of the command that took the line (command_of).
 // The one preamble of heapbench's, `heapbench advise`'s and `heapbench check`'s
 // parsers.
-void parse_argv(CLI::App& app, int argc, const char* const* argv, const std::vector<std::string>& may_repeat = {});
+void parse_argv(CLI::App& app, int argc, const char* const* argv);
 
 // The rule for what CLI11 leaves over in a subcommand that takes none of
 // Google Benchmark's flags (advise, check; the run passes them on,
