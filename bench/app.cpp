@@ -32,6 +32,7 @@
 #include "cases/catalog.hpp"
 #include "run/suggest.hpp"
 #include "orchestrate.hpp"
+#include "results/merge.hpp"  // clean_leftovers
 #include "plan.hpp"
 #include "runners.hpp"
 #include "subcommand_list.hpp"
@@ -145,7 +146,7 @@ int register_and_run(const Plan& plan, const DeviceHooks& hooks, ResultsFile* ou
     return kExitOk;
   }
 
-  const auto devices = check_devices(plan, hooks);
+  const auto devices = check_devices(plan, hooks.probe);
   if (const int* code = std::get_if<int>(&devices)) return *code;
   const Devices& d = std::get<Devices>(devices);
   const PlannedRun run{plan, names, filter, clock};
@@ -400,7 +401,7 @@ int run_program(int argc, char** argv, const DeviceHooks& hooks) {
     out->remove_scratch_on_signal();
     if (!o.child()) {
       try {
-        if (const std::string said = out->clean_leftovers(); !said.empty()) fmt::print(stderr, "heapbench: {}\n", said);
+        if (const std::string said = clean_leftovers(*out); !said.empty()) fmt::print(stderr, "heapbench: {}\n", said);
       } catch (const std::exception& e) {
         fmt::print(stderr, "heapbench: {}\n", e.what());
         return kExitCannotWrite;

@@ -63,8 +63,8 @@ struct ChildrenOutcome {
 // written only once a child has finished a case: a run that finishes none
 // leaves an earlier file as it was. Children's files and a manifest live in
 // "<out_path>.groups/" until the end (a run killed by SIGKILL leaves them for
-// the next run to recover, ResultsFile::clean_leftovers). A SIGINT, SIGTERM or
-// SIGHUP is passed on to the running children; their finished cases are
+// the next run to recover: clean_leftovers in results/merge.hpp). A SIGINT,
+// SIGTERM or SIGHUP is passed on to the running children; their finished cases are
 // merged, no further group starts, and `signal` says which one came (the
 // caller then dies of it). A case that runs past case_timeout_s has its child
 // killed; it becomes an error result and the rest of its group run in a new

@@ -134,7 +134,7 @@ int check_replay_memory(const Options& o, const Case& c, const DeviceInfo& devic
 
 }  // namespace
 
-std::variant<Devices, int> check_devices(const Plan& plan, const DeviceHooks& hooks) {
+std::variant<Devices, int> check_devices(const Plan& plan, const std::function<DeviceInfo(int device)>& probe) {
   const Options& o = plan.options;
   Devices d;
   d.indices = o.devices.empty() || o.child() ? std::vector<int>{o.device} : o.devices;
@@ -142,7 +142,7 @@ std::variant<Devices, int> check_devices(const Plan& plan, const DeviceHooks& ho
     d.indices.clear();
     for (int i = 0; i < 64; ++i) {
       try {
-        hooks.probe(i);
+        probe(i);
         d.indices.push_back(i);
       } catch (const std::exception&) {
         break;
@@ -150,7 +150,7 @@ std::variant<Devices, int> check_devices(const Plan& plan, const DeviceHooks& ho
     }
     if (d.indices.empty()) {
       try {
-        hooks.probe(0);  // says why there is none
+        probe(0);  // says why there is none
       } catch (const std::exception& e) {
         fmt::print(stderr, "heapbench: --devices=all: {}\n", e.what());
       }
@@ -159,7 +159,7 @@ std::variant<Devices, int> check_devices(const Plan& plan, const DeviceHooks& ho
   }
   for (int i : d.indices) {
     try {
-      d.last = hooks.probe(i);
+      d.last = probe(i);
     } catch (const NoDeviceError& e) {
       return fail(kExitNoDevice, "{}", e.what());
     } catch (const DeviceError& e) {

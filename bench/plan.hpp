@@ -3,13 +3,13 @@
 // command line parsed, the cases planned, the devices checked. Every refusal
 // here says why on stderr and leaves the results file untouched.
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
 #include <variant>
 #include <vector>
 
-#include "device_hooks.hpp"
 #include "run/benchmark_flags.hpp"
 #include "heapbench/case.hpp"
 #include "run/device.hpp"
@@ -48,7 +48,8 @@ struct Devices {
 // The devices the run uses (--device; --devices, all of them for
 // --devices=all), each answering and with more memory than every heap asked
 // for; or the exit status (kExitNoDevice, kExitUsage) after saying why.
-std::variant<Devices, int> check_devices(const Plan& plan, const DeviceHooks& hooks);
+// `probe`: DeviceHooks::probe, which throws NoDeviceError or DeviceError.
+std::variant<Devices, int> check_devices(const Plan& plan, const std::function<DeviceInfo(int device)>& probe);
 
 // Seconds since the run began: progress and the measurement summary.
 class Stopwatch {

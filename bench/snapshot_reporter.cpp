@@ -2,7 +2,6 @@
 
 #include "cases.hpp"
 #include "cases/axis_values.hpp"
-#include "results/merge.hpp"
 #include "results/results_file.hpp"
 #include "run_error.hpp"
 

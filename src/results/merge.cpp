@@ -1,8 +1,10 @@
 #include "results/merge.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -455,6 +457,66 @@ Recovery recover_interrupted_run(const std::string& out_path, const std::string&
   if (r.added > 0) merger.write(out_path);
   r.carry = adopt || r.added > 0;
   return r;
+}
+
+namespace {
+
+// A child of a killed run dies with it (PR_SET_PDEATHSIG), but may still be
+// between the signal and its end; each child holds a lock on its own scratch
+// file until it ends. Waits a few seconds at most for them.
+void wait_for_children_of_a_dead_run(const fs::path& groups) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(groups, ec)) {
+    if (e.path().extension() != ".partial") continue;
+    const int fd = open_scratch(e.path().string(), O_RDONLY);
+    if (fd < 0) continue;
+    for (int i = 0; i < 50 && ::flock(fd, LOCK_EX | LOCK_NB) != 0; ++i) ::usleep(100 * 1000);
+    ::close(fd);
+  }
+}
+
+}  // namespace
+
+std::string clean_leftovers(ResultsFile& out) {
+  const std::string path = out.path(), groups = out.groups_path();
+  std::string said;
+  std::error_code ec;
+  if (fs::is_directory(fs::symlink_status(groups, ec))) {
+    wait_for_children_of_a_dead_run(groups);
+    Recovery r;
+    try {
+      r = recover_interrupted_run(path, groups);
+    } catch (const std::exception& e) {
+      // Its cases are still there: the folder is left as it is, for a run that can write them.
+      throw std::runtime_error(fmt::format("could not recover the cases of an interrupted run from '{}': {}; the "
+                                           "folder is kept as it was",
+                                           groups, e.what()));
+    }
+    if (!r.moved_aside.empty()) {
+      said = fmt::format("'{}' was not heapbench's results ({}): moved aside to '{}', kept; ", path, r.moved_why,
+                         r.moved_aside);
+    }
+    if (r.added > 0) {
+      said += fmt::format("recovered {} finished case(s) of an interrupted run from '{}' into '{}'", r.added, groups,
+                          path);
+    } else {
+      said += fmt::format("removed '{}', left by an interrupted run (no case in it that '{}' lacked)", groups, path);
+    }
+    for (const auto& s : r.skipped) said += fmt::format("; not recovered from: {}", s);
+    if (r.carry) {
+      // The killed run's cases stay in the file through this run (until it
+      // has results of its own for them).
+      const nlohmann::json doc = nlohmann::json::parse(std::ifstream(path), nullptr, false);
+      if (doc.is_object() && doc.contains("benchmarks") && doc["benchmarks"].is_array()) out.carry(doc["benchmarks"]);
+    }
+    if (const auto kept = remove_run_files(groups); !kept.empty()) {
+      said += fmt::format("; kept '{}': it also holds {}, which heapbench did not write", groups, fmt::join(kept, ", "));
+    }
+  }
+  // A snapshot never renamed over <path>: possibly incomplete, and at most the
+  // one case that was being written when the run was killed ahead of <path>.
+  fs::remove(path + ".tmp", ec);
+  return said;
 }
 
 }  // namespace heapbench

@@ -167,4 +167,15 @@ std::vector<std::string> remove_run_files(const std::string& groups_path);
 // be written; `groups_path` is never touched.
 Recovery recover_interrupted_run(const std::string& out_path, const std::string& groups_path);
 
+// Scratch files a run killed with SIGKILL (or a power cut) leaves behind
+// `out`: "<path>.tmp" and "<path>.groups/". Since this process holds the
+// file's lock, no live run owns them. The cases finished in "<path>.groups/"
+// are merged into <path> (recover_interrupted_run: a <path> that is not
+// heapbench's results is moved aside, never merged), kept in it for this run
+// (ResultsFile::carry), and only then are the files heapbench wrote there
+// removed (anything else stays, with the folder). Returns what was done, in
+// words, or "" if nothing was left behind. Throws std::runtime_error, leaving
+// the folder as it was, if the cases cannot be written.
+std::string clean_leftovers(ResultsFile& out);
+
 }  // namespace heapbench

@@ -4,7 +4,6 @@
 #include "results/counter_units.hpp"
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -18,8 +17,6 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
-
-#include "results/merge.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -153,24 +150,6 @@ void watch_output() {
   std::signal(SIGPIPE, note_output_closed);
 }
 
-namespace {
-
-// A child of a killed run dies with it (PR_SET_PDEATHSIG), but may still be
-// between the signal and its end; each child holds a lock on its own scratch
-// file until it ends. Waits a few seconds at most for them.
-void wait_for_children_of_a_dead_run(const fs::path& groups) {
-  std::error_code ec;
-  for (const auto& e : fs::directory_iterator(groups, ec)) {
-    if (e.path().extension() != ".partial") continue;
-    const int fd = open_scratch(e.path().string(), O_RDONLY);
-    if (fd < 0) continue;
-    for (int i = 0; i < 50 && ::flock(fd, LOCK_EX | LOCK_NB) != 0; ++i) ::usleep(100 * 1000);
-    ::close(fd);
-  }
-}
-
-}  // namespace
-
 void write_atomically(const std::string& path, const std::string& content) {
   AtomicFile file(path);
   file.write(content);
@@ -268,49 +247,6 @@ ResultsFile::~ResultsFile() {
     discard();
     ::close(lock_fd_);
   }
-}
-
-std::string ResultsFile::clean_leftovers() {
-  std::string said;
-  std::error_code ec;
-  if (fs::is_directory(fs::symlink_status(groups_path(), ec))) {
-    wait_for_children_of_a_dead_run(groups_path());
-    Recovery r;
-    try {
-      r = recover_interrupted_run(path_, groups_path());
-    } catch (const std::exception& e) {
-      // Its cases are still there: the folder is left as it is, for a run that can write them.
-      throw std::runtime_error(fmt::format("could not recover the cases of an interrupted run from '{}': {}; the "
-                                           "folder is kept as it was",
-                                           groups_path(), e.what()));
-    }
-    if (!r.moved_aside.empty()) {
-      said = fmt::format("'{}' was not heapbench's results ({}): moved aside to '{}', kept; ", path_, r.moved_why,
-                         r.moved_aside);
-    }
-    if (r.added > 0) {
-      said += fmt::format("recovered {} finished case(s) of an interrupted run from '{}' into '{}'", r.added,
-                          groups_path(), path_);
-    } else {
-      said += fmt::format("removed '{}', left by an interrupted run (no case in it that '{}' lacked)", groups_path(),
-                          path_);
-    }
-    for (const auto& s : r.skipped) said += fmt::format("; not recovered from: {}", s);
-    if (r.carry) {
-      // The killed run's cases stay in the file through this run (until it
-      // has results of its own for them).
-      const nlohmann::json doc = nlohmann::json::parse(std::ifstream(path_), nullptr, false);
-      if (doc.is_object() && doc.contains("benchmarks") && doc["benchmarks"].is_array()) carried_ = doc["benchmarks"];
-    }
-    if (const auto kept = remove_run_files(groups_path()); !kept.empty()) {
-      said += fmt::format("; kept '{}': it also holds {}, which heapbench did not write", groups_path(),
-                          fmt::join(kept, ", "));
-    }
-  }
-  // A snapshot never renamed over <path>: possibly incomplete, and at most the
-  // one case that was being written when the run was killed ahead of <path>.
-  fs::remove(path_ + ".tmp", ec);
-  return said;
 }
 
 void ResultsFile::discard() {

@@ -10,6 +10,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace heapbench {
@@ -85,20 +86,12 @@ class ResultsFile {
   // Where --isolate and --devices keep their children's files during a run.
   std::string groups_path() const { return path_ + ".groups"; }
 
-  // Scratch files a run killed with SIGKILL (or a power cut) leaves behind:
-  // "<path>.tmp" and "<path>.groups/". Since this process holds the lock, no
-  // live run owns them. The cases finished in "<path>.groups/" are merged into
-  // <path> (recover_interrupted_run in merge.hpp: a <path> that is not
-  // heapbench's results is moved aside, never merged) and only then are the
-  // files heapbench wrote there removed (anything else stays, with the
-  // folder). Returns what was done, in words, or "" if nothing was left
-  // behind. Throws std::runtime_error, leaving the folder as it was, if the
-  // cases cannot be written.
-  std::string clean_leftovers();
-  // The entries <path> held after clean_leftovers() recovered an interrupted
-  // run (its finished cases): this run keeps them in <path> until it has its
-  // own results for the same cases. Empty when nothing was recovered.
+  // The entries <path> held when clean_leftovers() (merge.hpp) recovered an
+  // interrupted run into it (its finished cases): this run keeps them in
+  // <path> until it has its own results for the same cases. Empty when nothing
+  // was recovered.
   const nlohmann::json& carried() const { return carried_; }
+  void carry(nlohmann::json entries) { carried_ = std::move(entries); }
 
   // Removes the scratch file; path() is left as it is. The destructor does
   // too.

@@ -17,7 +17,6 @@
 #include "run/input_file.hpp"
 #include "run/parse.hpp"
 #include "run/suggest.hpp"
-#include "run/version.hpp"
 #include "cases/graph_names.hpp"
 #include "run/input_files.hpp"
 

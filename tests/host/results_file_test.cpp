@@ -200,7 +200,7 @@ TEST_F(ResultsFileTest, LeftoversOfAKilledRunAreRecoveredThenRemoved) {
   m.write((groups / kManifestName).string());
   std::ofstream(path + ".tmp") << "{\"half";
   ResultsFile f(path);
-  const std::string said = f.clean_leftovers();
+  const std::string said = clean_leftovers(f);
   EXPECT_NE(said.find("recovered 1 finished case"), std::string::npos) << said;
   EXPECT_FALSE(fs::exists(groups));
   EXPECT_FALSE(fs::exists(path + ".tmp"));
@@ -212,7 +212,7 @@ TEST_F(ResultsFileTest, LeftoversOfAKilledRunAreRecoveredThenRemoved) {
   EXPECT_EQ(doc["benchmarks"][0]["name"], "a");
   EXPECT_NE(said.find("moved aside to '" + path + ".foreign'"), std::string::npos) << said;
   EXPECT_EQ(slurp(path + ".foreign"), R"({"benchmarks": [{"name": "old"}]})");
-  EXPECT_EQ(f.clean_leftovers(), "") << "nothing left the second time";
+  EXPECT_EQ(clean_leftovers(f), "") << "nothing left the second time";
 }
 
 TEST_F(ResultsFileTest, AFileNamedLikeTheGroupsFolderIsRefusedAndKept) {
@@ -231,7 +231,7 @@ TEST_F(ResultsFileTest, WhatHeapbenchDidNotWriteStaysInTheGroupsFolder) {
   std::ofstream(groups / "notes.txt") << "mine";
   std::ofstream(groups / "run.json") << R"({"children": []})";
   ResultsFile f(path);
-  const std::string said = f.clean_leftovers();
+  const std::string said = clean_leftovers(f);
   EXPECT_NE(said.find("it also holds notes.txt"), std::string::npos) << said;
   EXPECT_EQ(slurp((groups / "notes.txt").string()), "mine");
   EXPECT_FALSE(fs::exists(groups / "run.json"));
