@@ -28,9 +28,9 @@
 #include "cases.hpp"
 #include "exit_codes.hpp"
 #include "inputs.hpp"
-#include "run/benchmark_flags.hpp"  // count_matching
+#include "plan/benchmark_flags.hpp"  // count_matching
 #include "cases/catalog.hpp"
-#include "run/suggest.hpp"
+#include "plan/suggest.hpp"
 #include "orchestrate.hpp"
 #include "results/merge.hpp"  // clean_leftovers
 #include "plan.hpp"

@@ -16,9 +16,9 @@
 #include "cases/axis_values.hpp"
 #include "cases/catalog.hpp"
 #include "round.hpp"
-#include "run/measure.hpp"
-#include "run/nvtx.hpp"
-#include "run/parse.hpp"
+#include "measure/measure.hpp"
+#include "measure/nvtx.hpp"
+#include "cases/parse.hpp"
 
 namespace heapbench {
 namespace {

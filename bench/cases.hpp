@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "run/backend.hpp"
+#include "measure/backend.hpp"
 #include "heapbench/case.hpp"
-#include "run/energy.hpp"
-#include "run/measure.hpp"
+#include "measure/energy.hpp"
+#include "measure/measure.hpp"
 
 namespace heapbench {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "cases/catalog.hpp"  // zoo_pins()
-#include "run/version.hpp"
+#include "report/version.hpp"
 
 extern char** environ;
 

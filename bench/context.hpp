@@ -1,9 +1,9 @@
 #pragma once
 #include <string>
 
-#include "run/device.hpp"
-#include "run/energy.hpp"
-#include "run/options.hpp"
+#include "device/device.hpp"
+#include "measure/energy.hpp"
+#include "plan/options.hpp"
 
 namespace heapbench {
 // Records the device and the build in the results file (AddCustomContext), so

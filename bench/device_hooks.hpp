@@ -6,10 +6,10 @@
 #include <functional>
 #include <memory>
 
-#include "run/backend.hpp"
+#include "measure/backend.hpp"
 #include "check/check_hooks.hpp"
-#include "run/device.hpp"
-#include "run/energy.hpp"
+#include "device/device.hpp"
+#include "measure/energy.hpp"
 
 namespace heapbench {
 

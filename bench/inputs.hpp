@@ -1,8 +1,8 @@
 #pragma once
 // The readers of --trace and --graph files the program hands the options
-// parser (run/input_files.hpp): replay/'s trace reader and workloads/'
+// parser (plan/input_files.hpp): replay/'s trace reader and workloads/'
 // Matrix Market reader, from up here where both may be included.
-#include "run/input_files.hpp"
+#include "plan/input_files.hpp"
 
 namespace heapbench {
 

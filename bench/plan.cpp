@@ -7,13 +7,13 @@
 #include <stdexcept>
 
 #include "exit_codes.hpp"
-#include "run/benchmark_flags.hpp"  // count_matching
+#include "plan/benchmark_flags.hpp"  // count_matching
 #include "cases/catalog.hpp"
 #include "results/child_plan.hpp"
 #include "replay/trace_reader.hpp"  // a replay plan's device memory
-#include "run/parse.hpp"
-#include "run/sweep.hpp"
-#include "run/version.hpp"
+#include "cases/parse.hpp"
+#include "plan/sweep.hpp"
+#include "report/version.hpp"
 
 namespace heapbench {
 namespace {

@@ -10,11 +10,11 @@
 #include <variant>
 #include <vector>
 
-#include "run/benchmark_flags.hpp"
+#include "plan/benchmark_flags.hpp"
 #include "heapbench/case.hpp"
-#include "run/device.hpp"
-#include "run/options.hpp"
-#include "run/progress.hpp"  // Done: what a run has done, its budget
+#include "device/device.hpp"
+#include "plan/options.hpp"
+#include "report/progress.hpp"  // Done: what a run has done, its budget
 
 namespace heapbench {
 

@@ -1,6 +1,6 @@
 #include "round.hpp"
 
-#include "run/nvtx.hpp"
+#include "measure/nvtx.hpp"
 
 namespace heapbench {
 

@@ -1,10 +1,10 @@
 #pragma once
 // A round's phases enqueued in order, each inside its NVTX range: the harness's
-// part of running a Round (src/run/backend.hpp), apart from the
+// part of running a Round (src/measure/backend.hpp), apart from the
 // seam itself. The GPU tests compile bench/round.cpp too, without the harness.
 #include <cstdint>
 
-#include "run/backend.hpp"
+#include "measure/backend.hpp"
 
 namespace heapbench {
 

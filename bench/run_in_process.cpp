@@ -15,8 +15,8 @@
 #include "console_reporter.hpp"
 #include "context.hpp"
 #include "exit_codes.hpp"
-#include "run/benchmark_flags.hpp"  // count_matching
-#include "run/progress.hpp"
+#include "plan/benchmark_flags.hpp"  // count_matching
+#include "report/progress.hpp"
 #include "runners.hpp"
 #include "snapshot_reporter.hpp"
 

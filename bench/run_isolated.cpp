@@ -11,9 +11,9 @@
 
 #include "context.hpp"
 #include "exit_codes.hpp"
-#include "run/benchmark_flags.hpp"  // filter_matches
+#include "plan/benchmark_flags.hpp"  // filter_matches
 #include "results/merge.hpp"
-#include "run/progress.hpp"
+#include "report/progress.hpp"
 #include "orchestrate.hpp"
 #include "runners.hpp"
 

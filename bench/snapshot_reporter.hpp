@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "run/progress.hpp"
+#include "report/progress.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "exit_codes.hpp"
-#include "run/version.hpp"
+#include "report/version.hpp"
 
 namespace heapbench {
 

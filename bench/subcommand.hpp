@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "device_hooks.hpp"
-#include "run/options.hpp"
+#include "plan/options.hpp"
 #include "results/results_file.hpp"
 
 namespace heapbench {

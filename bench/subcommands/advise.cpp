@@ -19,11 +19,11 @@
 #include "app.hpp"
 #include "exit_codes.hpp"
 #include "advise/advise.hpp"
-#include "run/options.hpp"
-#include "run/parse.hpp"
+#include "plan/options.hpp"
+#include "cases/parse.hpp"
 #include "replay/trace_reader.hpp"  // a replay plan's device memory
 #include "results/results_file.hpp"
-#include "run/version.hpp"
+#include "report/version.hpp"
 #include "subcommand.hpp"
 
 namespace heapbench {

@@ -31,8 +31,8 @@
 
 #include "exit_codes.hpp"
 #include "check/check_battery.hpp"
-#include "run/options.hpp"
-#include "run/version.hpp"
+#include "plan/options.hpp"
+#include "report/version.hpp"
 #include "supervise.hpp"
 
 namespace heapbench {

@@ -6,7 +6,7 @@
 #include "exit_codes.hpp"
 #include "subcommand.hpp"
 #include "results/counter_units.hpp"
-#include "run/benchmark_flags.hpp"  // help_of
+#include "plan/benchmark_flags.hpp"  // help_of
 #include "results/results_file.hpp"  // add_declarations
 
 namespace heapbench {

@@ -8,7 +8,7 @@
 
 #include "app.hpp"
 #include "exit_codes.hpp"
-#include "run/benchmark_flags.hpp"  // help_of
+#include "plan/benchmark_flags.hpp"  // help_of
 
 namespace heapbench {
 namespace {

@@ -5,7 +5,7 @@
 #include "exit_codes.hpp"
 #include "subcommand.hpp"
 #include "results/results_schema.hpp"
-#include "run/benchmark_flags.hpp"  // help_of
+#include "plan/benchmark_flags.hpp"  // help_of
 
 namespace heapbench {
 namespace {

@@ -1,11 +1,11 @@
 #pragma once
 // The allocation APIs heapbench knows, by name and traits: what an API is
 // (ApiTraits) and the built-in ones (api::). Plain C++: the host side cannot
-// include CUDA headers, so each device handle (src/run/allocators.cuh,
+// include CUDA headers, so each device handle (src/device/allocators.cuh,
 // call_paths.cuh, and the adapters of -DHEAPBENCH_ALLOCATORS,
 // docs/allocators.md) points at its entry as `static constexpr const
 // ApiTraits& traits`. The list of every API, these and the adapters', is
-// cases/api_list.hpp (internal); src/run/api_registry.cu checks at
+// cases/api_list.hpp (internal); src/device/api_registry.cu checks at
 // compile time that it and the device handles agree.
 #include <array>
 #include <cstddef>

@@ -46,7 +46,7 @@ struct Case {
   std::string trace;           // replay: the trace's name (its file's stem, --trace)
   std::string trace_file;      // replay: that file's path, as given on the command line; never from a results file
   std::string input_hash;      // the content hash of graph_file or trace_file as the run's parent read it ("": not
-                               // pinned); a round reading a file that hashes otherwise is an error (run/input_file.hpp)
+                               // pinned); a round reading a file that hashes otherwise is an error (plan/input_file.hpp)
 
   std::string_view pattern_name() const;
   std::string_view api_name() const;

@@ -11,13 +11,13 @@
 #include <map>
 #include <stdexcept>
 
-#include "run/benchmark_flags.hpp"
-#include "run/input_file.hpp"
+#include "plan/benchmark_flags.hpp"
+#include "plan/input_file.hpp"
 #include "cases/catalog.hpp"
-#include "run/mixed_sizes.hpp"
-#include "run/options.hpp"
-#include "run/parse.hpp"
-#include "run/suggest.hpp"
+#include "cases/mixed_sizes.hpp"
+#include "plan/options.hpp"
+#include "cases/parse.hpp"
+#include "plan/suggest.hpp"
 
 namespace heapbench {
 

@@ -4,7 +4,7 @@
 // zoo's, -DHEAPBENCH_ALLOCATORS'), through the generated heapbench/user_apis.hpp.
 //
 // Included by the device library (the handles are checked against it,
-// src/run/api_registry.cu) and, on the host, by src/cases/api_list.cpp alone,
+// src/device/api_registry.cu) and, on the host, by src/cases/api_list.cpp alone,
 // which serves it to the rest of the host code at run time (api_traits_list(),
 // built_api_names(), find_api_traits(): cases/catalog.hpp). So another set
 // of adapters recompiles one host file, not every one (the bring-your-own test

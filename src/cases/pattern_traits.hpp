@@ -11,7 +11,7 @@
 // budget)`. The CMake line compiles the file into the device library and
 // appends it to the generated cases/pattern_list.hpp, which includes the
 // traits part of every file: cases/catalog.hpp builds kPatternTraits from
-// the lists, src/run/pattern_registry.cu pairs each list with its factory.
+// the lists, src/device/pattern_registry.cu pairs each list with its factory.
 #include <array>
 #include <cstdint>
 #include <limits>

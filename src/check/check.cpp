@@ -2,7 +2,7 @@
 // command line (src/check/check.hpp).
 #include "check/check.hpp"
 
-#include "run/suggest.hpp"
+#include "plan/suggest.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -10,10 +10,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "run/benchmark_flags.hpp"
-#include "run/options.hpp"
-#include "run/parse.hpp"
-#include "run/version.hpp"
+#include "plan/benchmark_flags.hpp"
+#include "plan/options.hpp"
+#include "cases/parse.hpp"
+#include "report/version.hpp"
 
 namespace heapbench::check {
 

@@ -14,13 +14,13 @@
 #include <thread>
 #include <vector>
 
-#include "run/allocators.cuh"
+#include "device/allocators.cuh"
 #include "heapbench/cuda_check.cuh"
-#include "run/device_buffer.cuh"
+#include "device/device_buffer.cuh"
 #include "cases/catalog.hpp"
 #include "check/check_battery.hpp"
 #include "check/check_hooks.hpp"
-#include "run/device.hpp"
+#include "device/device.hpp"
 
 namespace heapbench::check::gpu {
 namespace {

@@ -287,7 +287,7 @@ class CheckCommandLine {
 };
 
 // argv[0] is "check". `known_apis` are the names --apis may take (those with a
-// handle in this binary). Throws UsageError (run/options.hpp).
+// handle in this binary). Throws UsageError (plan/options.hpp).
 CheckOptions parse_check_options(int argc, const char* const* argv, const std::vector<std::string>& known_apis);
 
 

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "check/check.hpp"
-#include "run/mixed_sizes.hpp"
+#include "cases/mixed_sizes.hpp"
 
 #if defined(__CUDACC__)
 #define HB_CHECK_BODY __device__

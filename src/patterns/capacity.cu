@@ -31,7 +31,7 @@ inline constexpr PatternList<2> capacity_patterns = {&capacity_traits, &capacity
 #include <chrono>
 #include <random>
 
-#include "run/round.cuh"
+#include "device/round.cuh"
 
 namespace heapbench::detail {
 

@@ -14,7 +14,7 @@
 inline constexpr PatternTraits churn_traits{"churn", "seeded random allocations and frees of mixed sizes in one kernel"};
 inline constexpr PatternList<1> churn_patterns = {&churn_traits};
 #else
-#include "run/round.cuh"
+#include "device/round.cuh"
 
 namespace heapbench::detail {
 

@@ -16,7 +16,7 @@ inline constexpr PatternTraits cross_kernel_remote_free_traits{"cross_kernel_rem
                                                                "the same, each block freed by a different thread"};
 inline constexpr PatternList<2> cross_kernel_patterns = {&cross_kernel_traits, &cross_kernel_remote_free_traits};
 #else
-#include "run/round.cuh"
+#include "device/round.cuh"
 
 namespace heapbench::detail {
 

@@ -13,12 +13,12 @@
 #ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
 inline constexpr PatternTraits per_warp_traits =
     PatternTraits{"per_warp", "lane 0 allocates for the warp, shares by shuffle, frees once"}.shared_by(32);
-// 256 threads share a call: kThreadsPerBlock (src/run/kernels.cuh), checked below.
+// 256 threads share a call: kThreadsPerBlock (src/device/kernels.cuh), checked below.
 inline constexpr PatternTraits per_block_traits =
     PatternTraits{"per_block", "thread 0 allocates for the block, shares through __shared__"}.shared_by(256);
 inline constexpr PatternList<2> per_group_patterns = {&per_warp_traits, &per_block_traits};
 #else
-#include "run/round.cuh"
+#include "device/round.cuh"
 
 namespace heapbench::detail {
 

@@ -24,7 +24,7 @@ inline constexpr PatternTraits size_map_traits =
         .in_own_sweep();
 inline constexpr PatternList<3> per_thread_patterns = {&per_thread_traits, &per_thread_mixed_traits, &size_map_traits};
 #else
-#include "run/call_paths.cuh"
+#include "device/call_paths.cuh"
 
 namespace heapbench::detail {
 

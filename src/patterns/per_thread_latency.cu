@@ -15,7 +15,7 @@ inline constexpr PatternTraits per_thread_latency_traits =
         .with_call_paths();
 inline constexpr PatternList<1> per_thread_latency_patterns = {&per_thread_latency_traits};
 #else
-#include "run/call_paths.cuh"
+#include "device/call_paths.cuh"
 
 namespace heapbench::detail {
 

@@ -5,7 +5,7 @@
 #include <charconv>
 #include <vector>
 
-#include "run/iteration_result.hpp"
+#include "measure/iteration_result.hpp"
 
 namespace heapbench {
 namespace {

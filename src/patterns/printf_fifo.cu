@@ -33,7 +33,7 @@ inline constexpr PatternList<1> printf_fifo_patterns = {&printf_traits};
 
 #include "cases/catalog.hpp"
 #include "patterns/printf_fifo.hpp"
-#include "run/round.cuh"
+#include "device/round.cuh"
 
 namespace heapbench::detail {
 namespace {

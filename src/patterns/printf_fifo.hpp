@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "run/reducer.hpp"
+#include "measure/reducer.hpp"
 
 namespace heapbench {
 

@@ -34,7 +34,7 @@ inline constexpr PatternList<1> replay_patterns = {&replay_traits};
 
 #include "replay/replay_body.hpp"
 #include "replay/replay_metrics.hpp"
-#include "run/round.cuh"
+#include "device/round.cuh"
 #include "replay/trace_reader.hpp"
 
 namespace heapbench::detail {

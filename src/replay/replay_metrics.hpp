@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "run/iteration_result.hpp"
-#include "run/reducer.hpp"
+#include "measure/iteration_result.hpp"
+#include "measure/reducer.hpp"
 
 namespace heapbench {
 

@@ -11,8 +11,8 @@
 #include <map>
 #include <numeric>
 
-#include "run/input_file.hpp"
-#include "run/parse.hpp"
+#include "plan/input_file.hpp"
+#include "cases/parse.hpp"
 #include "results/results_file.hpp"  // write_atomically
 
 namespace heapbench::trace {

@@ -28,7 +28,7 @@ struct Launch {
 struct Trace {
   FileHeader header;
   std::vector<Launch> launches;
-  std::string content_hash;    // of the file's bytes (ContentHash, run/input_file.hpp)
+  std::string content_hash;    // of the file's bytes (ContentHash, plan/input_file.hpp)
   std::string device() const;  // header.device up to its NUL
 };
 

@@ -11,7 +11,7 @@
 #include "cases/axes.hpp"
 #include "cases/axis_values.hpp"
 #include "results/results_file.hpp"
-#include "run/parse.hpp"  // name_of_file
+#include "cases/parse.hpp"  // name_of_file
 
 namespace heapbench {
 namespace {

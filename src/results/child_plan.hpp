@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "heapbench/case.hpp"
-#include "run/options.hpp"
+#include "plan/options.hpp"
 
 namespace heapbench {
 

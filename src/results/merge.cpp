@@ -20,7 +20,7 @@
 
 #include "cases/axis_values.hpp"
 #include "results/results_file.hpp"
-#include "run/version.hpp"  // kSchemaVersion
+#include "report/version.hpp"  // kSchemaVersion
 
 namespace heapbench {
 namespace {

@@ -27,7 +27,7 @@ inline constexpr PatternList<1> graph_patterns = {&graph_traits};
 #else
 #include <fmt/format.h>
 
-#include "run/round.cuh"
+#include "device/round.cuh"
 #include "workloads/graph_body.hpp"
 #include "workloads/graph_input.hpp"
 #include "workloads/workload_metrics.hpp"

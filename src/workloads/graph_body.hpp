@@ -11,7 +11,7 @@
 // vertex's list, in order, with the host's reference (graph_input.hpp).
 #include <cstdint>
 
-#include "run/mixed_sizes.hpp"  // HEAPBENCH_HD
+#include "cases/mixed_sizes.hpp"  // HEAPBENCH_HD
 
 namespace heapbench::workloads {
 

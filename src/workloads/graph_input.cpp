@@ -10,9 +10,9 @@
 #include <utility>
 
 #include "workloads/graph_body.hpp"  // capacity_for
-#include "run/mixed_sizes.hpp"  // mix64
-#include "run/input_file.hpp"   // regular_input_size, shown_path
-#include "run/parse.hpp"        // name_of_file
+#include "cases/mixed_sizes.hpp"  // mix64
+#include "plan/input_file.hpp"   // regular_input_size, shown_path
+#include "cases/parse.hpp"        // name_of_file
 
 namespace heapbench::workloads {
 namespace {

@@ -21,7 +21,7 @@ struct Csr {
   std::uint64_t vertices = 0;
   std::vector<std::uint64_t> offsets;  // vertices + 1 entries
   std::vector<std::uint32_t> targets;
-  std::string content_hash;  // read from a file: its lines' hash (ContentHash, run/input_file.hpp); else ""
+  std::string content_hash;  // read from a file: its lines' hash (ContentHash, plan/input_file.hpp); else ""
   std::uint64_t edges() const { return targets.size(); }
 };
 

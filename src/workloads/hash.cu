@@ -20,7 +20,7 @@ inline constexpr PatternTraits hash_traits =
         .in_own_sweep();
 inline constexpr PatternList<1> hash_patterns = {&hash_traits};
 #else
-#include "run/round.cuh"
+#include "device/round.cuh"
 #include "workloads/hash_body.hpp"
 #include "workloads/workload_metrics.hpp"
 

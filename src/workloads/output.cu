@@ -35,7 +35,7 @@ inline constexpr PatternList<1> output_patterns = {&output_traits};
 #else
 #include <cub/device/device_scan.cuh>
 
-#include "run/round.cuh"
+#include "device/round.cuh"
 #include "workloads/workload_metrics.hpp"
 #include "workloads/output_body.hpp"
 

@@ -13,7 +13,7 @@
 // then reads the other's words) is an error, never a figure.
 #include <cstdint>
 
-#include "run/mixed_sizes.hpp"  // mix64, HEAPBENCH_HD
+#include "cases/mixed_sizes.hpp"  // mix64, HEAPBENCH_HD
 
 namespace heapbench::workloads {
 

@@ -4,7 +4,7 @@
 // device's under nvcc and the compiler's builtins on the host.
 #include <cstdint>
 
-#include "run/mixed_sizes.hpp"  // HEAPBENCH_HD, mix64
+#include "cases/mixed_sizes.hpp"  // HEAPBENCH_HD, mix64
 
 namespace heapbench::workloads {
 

@@ -7,7 +7,7 @@
 #include <fmt/format.h>
 
 #include "workloads/hash_body.hpp"
-#include "run/iteration_result.hpp"
+#include "measure/iteration_result.hpp"
 
 namespace heapbench {
 namespace {

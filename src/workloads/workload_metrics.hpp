@@ -6,8 +6,8 @@
 #include <memory>
 #include <string>
 
-#include "run/iteration_result.hpp"
-#include "run/reducer.hpp"
+#include "measure/iteration_result.hpp"
+#include "measure/reducer.hpp"
 
 namespace heapbench {
 

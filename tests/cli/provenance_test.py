@@ -29,7 +29,7 @@ GETENV = {
     "bench/run_in_process.cpp": ["TERM"],
     "bench/subcommands/check.cpp": ["PATH", "CUDA_HOME", "CUDA_PATH"],
     "bench/supervise.cpp": ["HEAPBENCH_PARENT_PID", "HEAPBENCH_GATE_FD"],
-    "src/run/energy.cpp": ["HEAPBENCH_ENERGY_RESOLUTION"],
+    "src/measure/energy.cpp": ["HEAPBENCH_ENERGY_RESOLUTION"],
 }
 UNRECORDED = {"PATH": "check's search for compute-sanitizer, not part of a results run",
               "HEAPBENCH_PARENT_PID": "internal: the parent of a child heapbench supervises",

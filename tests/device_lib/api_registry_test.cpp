@@ -1,7 +1,7 @@
 // The catalog's answers about APIs, against facts stated here (not derived from
 // the traits they come from), and the API names, each once. That the device
 // library has a handle for every API the host lists needs no run-time test:
-// both come from cases/api_list.hpp, and src/run/api_registry.cu checks
+// both come from cases/api_list.hpp, and src/device/api_registry.cu checks
 // each handle against its entry at compile time (issue 37: the run-time
 // comparison of the two lists could not fail).
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cases/catalog.hpp"
-#include "run/device.hpp"
+#include "device/device.hpp"
 #include "same_names.hpp"
 
 namespace heapbench {

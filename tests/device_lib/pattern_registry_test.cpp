@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "cases/catalog.hpp"
-#include "run/device.hpp"
+#include "device/device.hpp"
 #include "same_names.hpp"
 
 namespace heapbench {

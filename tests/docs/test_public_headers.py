@@ -1,7 +1,7 @@
 """The header split (docs/development.md, "Public and internal headers"): a public
 header (include/heapbench, spelled heapbench/<name>) and an allocator adapter
 include only public headers, never the harness's own, which sit in its feature
-folders under src/ and are spelled by folder (run/sweep.hpp, check/check.hpp);
+folders under src/ and are spelled by folder (plan/sweep.hpp, check/check.hpp);
 no harness code spells an internal header heapbench/<name>; and every path to a
 source file that the docs or the sources name exists (a moved file leaves no
 stale reference). The build checks the first rule too, by compiling each public
@@ -42,15 +42,18 @@ def adapters():
 
 def non_public_includes(text, public, folder=None):
     """The includes of `text` that reach the harness: heapbench/<name> of no
-    public header, or <feature>/<name> (run/sweep.hpp) that is not a file of the
-    includer's own `folder` (an adapter's detail/ files). Other libraries'
-    headers (an adapter's allocator) are not the harness's."""
+    public header, or <feature>/<name> that is a harness file (plan/sweep.hpp)
+    and not a file of the includer's own `folder` (an adapter's detail/ files).
+    Other libraries' headers (an adapter's allocator) are not the harness's,
+    even where their folder bears a feature's name (Ouroboros spells its own
+    "device/Ouroboros_impl.cuh", beside the harness's src/device/)."""
     out = []
     for name in INCLUDE.findall(text):
         if name.startswith("heapbench/"):
             if name[len("heapbench/"):] not in public:
                 out.append(name)
-        elif name.split("/")[0] in FEATURES and not (folder is not None and (folder / name).is_file()):
+        elif (name.split("/")[0] in FEATURES and (ROOT / "src" / name).is_file()
+              and not (folder is not None and (folder / name).is_file())):
             out.append(name)
     return out
 
@@ -70,8 +73,8 @@ def test_an_adapter_includes_only_public_headers(header):
 
 
 def test_the_rule_sees_an_internal_include(tmp_path):
-    text = '#include <vector>\n#include "heapbench/case.hpp"\n  #  include "run/sweep.hpp"\n#include "heapbench/sweep.hpp"\n'
-    assert non_public_includes(text, public_names(), tmp_path) == ["run/sweep.hpp", "heapbench/sweep.hpp"]
+    text = '#include <vector>\n#include "heapbench/case.hpp"\n  #  include "plan/sweep.hpp"\n#include "heapbench/sweep.hpp"\n'
+    assert non_public_includes(text, public_names(), tmp_path) == ["plan/sweep.hpp", "heapbench/sweep.hpp"]
 
 
 def harness_sources():
@@ -102,8 +105,8 @@ def test_internal_headers_are_spelled_by_their_folder():
 
 
 def test_the_spelling_rule_sees_an_old_spelling():
-    text = '#include "heapbench/sweep.hpp"\n#include "run/sweep.hpp"\n#include "run/nothing.hpp"\n#include "cases/pattern_list.hpp"\n'
-    assert misspelled_includes(None, text) == ["heapbench/sweep.hpp", "run/nothing.hpp"]
+    text = '#include "heapbench/sweep.hpp"\n#include "plan/sweep.hpp"\n#include "plan/nothing.hpp"\n#include "cases/pattern_list.hpp"\n'
+    assert misspelled_includes(None, text) == ["heapbench/sweep.hpp", "plan/nothing.hpp"]
 
 
 def referring_files():
@@ -139,6 +142,6 @@ def test_every_named_header_path_exists():
 
 def test_the_path_check_sees_a_moved_header(tmp_path):
     page = tmp_path / "p.md"
-    page.write_text("`include/heapbench/sweep.hpp` and `src/run/sweep.hpp`, `include/heapbench/case.hpp`, "
+    page.write_text("`include/heapbench/sweep.hpp` and `src/plan/sweep.hpp`, `include/heapbench/case.hpp`, "
                     "`src/host/case.cpp`, `bench/check.cpp`, `bench/subcommands/check.cpp`\n")
     assert stale_header_paths(page) == ["include/heapbench/sweep.hpp", "src/host/case.cpp", "bench/check.cpp"]

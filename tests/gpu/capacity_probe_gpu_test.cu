@@ -5,8 +5,8 @@
 
 #include <cstdint>
 
-#include "run/backend.hpp"
-#include "run/device.hpp"
+#include "measure/backend.hpp"
+#include "device/device.hpp"
 
 namespace heapbench {
 namespace {

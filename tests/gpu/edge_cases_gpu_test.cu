@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-#include "run/device.hpp"
+#include "device/device.hpp"
 #include "heapbench/case.hpp"
 
 namespace heapbench {

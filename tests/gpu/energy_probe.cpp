@@ -32,7 +32,7 @@
 #include <optional>
 #include <vector>
 
-#include "run/energy.hpp"
+#include "measure/energy.hpp"
 
 namespace {
 

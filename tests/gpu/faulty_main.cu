@@ -12,8 +12,8 @@
 #include <string>
 
 #include "app.hpp"
-#include "run/backend.hpp"
-#include "run/device.hpp"
+#include "measure/backend.hpp"
+#include "device/device.hpp"
 
 namespace heapbench {
 namespace {

@@ -1,7 +1,7 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include "run/device.hpp"
+#include "device/device.hpp"
 #include "round.hpp"
 
 namespace heapbench {

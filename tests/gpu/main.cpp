@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "run/device.hpp"
+#include "device/device.hpp"
 
 int main(int argc, char** argv) {
   try {

@@ -9,8 +9,8 @@
 #include <tuple>
 
 #include "cases/catalog.hpp"
-#include "run/device.hpp"
-#include "run/mixed_sizes.hpp"
+#include "device/device.hpp"
+#include "cases/mixed_sizes.hpp"
 #include "patterns/printf_fifo.hpp"
 #include "round.hpp"
 #include "zoo_apis.hpp"

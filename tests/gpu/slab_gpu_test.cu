@@ -13,8 +13,8 @@
 #include "heapbench/api_traits.hpp"
 #include "../../src/allocators/slab.cuh"
 #include "cases/catalog.hpp"
-#include "run/device.hpp"
-#include "run/metrics.hpp"
+#include "device/device.hpp"
+#include "measure/metrics.hpp"
 #include "round.hpp"
 
 namespace heapbench {

@@ -1,5 +1,5 @@
 // The untimed verification a warp to a slice (write_slices_by_warp,
-// check_slices_by_warp: src/run/kernels.cu) against the per-thread kernels
+// check_slices_by_warp: src/device/kernels.cu) against the per-thread kernels
 // it stands in for: over the same table -- blocks, NULLs, calls that never
 // started, misaligned blocks, blocks whose address is not a multiple of 4 --
 // both write the same words and count the same attempts, successes, calls not
@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "run/kernels.cuh"
+#include "device/kernels.cuh"
 
 namespace heapbench::detail {
 namespace {

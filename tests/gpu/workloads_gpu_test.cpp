@@ -9,7 +9,7 @@
 #include <tuple>
 
 #include "cases/catalog.hpp"
-#include "run/device.hpp"
+#include "device/device.hpp"
 #include "workloads/output_body.hpp"
 #include "round.hpp"
 #include "zoo_apis.hpp"

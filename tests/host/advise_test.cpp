@@ -6,8 +6,8 @@
 
 #include <set>
 
-#include "run/mixed_sizes.hpp"
-#include "run/options.hpp"
+#include "cases/mixed_sizes.hpp"
+#include "plan/options.hpp"
 
 namespace heapbench {
 namespace {

@@ -1,8 +1,8 @@
-#include "run/benchmark_flags.hpp"
+#include "plan/benchmark_flags.hpp"
 
 #include <gtest/gtest.h>
 
-#include "run/options.hpp"
+#include "plan/options.hpp"
 
 namespace heapbench {
 namespace {

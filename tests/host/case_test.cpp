@@ -1,7 +1,7 @@
 #include "heapbench/case.hpp"
 #include "cases/catalog.hpp"
-#include "run/benchmark_flags.hpp"
-#include "run/sweep.hpp"
+#include "plan/benchmark_flags.hpp"
+#include "plan/sweep.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,7 +5,7 @@
 #include "cpu_grid.hpp"
 #include "check/check.hpp"
 #include "check/check_battery.hpp"
-#include "run/options.hpp"
+#include "plan/options.hpp"
 #include "host_allocators.hpp"
 
 namespace heapbench::check {

@@ -14,7 +14,7 @@
 #include "cases/axes.hpp"
 #include "cases/axis_values.hpp"
 #include "cases/catalog.hpp"
-#include "run/sweep.hpp"
+#include "plan/sweep.hpp"
 
 namespace heapbench {
 namespace {

@@ -1,7 +1,7 @@
 // The energy figures' rules on a fake counter: its resolution measured from
 // samples, the threshold a section must pass, the per-allocation arithmetic,
 // the clock-event decoding, and the runs without a counter.
-#include "run/energy.hpp"
+#include "measure/energy.hpp"
 
 #include <gtest/gtest.h>
 

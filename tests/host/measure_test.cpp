@@ -1,4 +1,4 @@
-#include "run/measure.hpp"
+#include "measure/measure.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "run/metrics.hpp"
+#include "measure/metrics.hpp"
 
 #include <gtest/gtest.h>
 
-#include "run/iteration_result.hpp"
+#include "measure/iteration_result.hpp"
 
 namespace heapbench {
 namespace {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "run/device.hpp"
+#include "device/device.hpp"
 
 namespace heapbench {
 namespace {

@@ -1,8 +1,8 @@
 #include "advise/advise.hpp"
 #include "cases/catalog.hpp"
 #include "check/check.hpp"
-#include "run/options.hpp"
-#include "run/benchmark_flags.hpp"
+#include "plan/options.hpp"
+#include "plan/benchmark_flags.hpp"
 
 #include <gtest/gtest.h>
 
@@ -522,8 +522,8 @@ TEST(Help, IsWhatTheParserAnswersAndListsOnlyFlagsItTakes) {
 namespace heapbench {
 namespace {
 
-// Issue 54: run/ reads --trace and --graph files only through the readers the
-// program hands it (run/input_files.hpp; the program's are bench/inputs.cpp).
+// Issue 54: plan/ reads --trace and --graph files only through the readers the
+// program hands it (plan/input_files.hpp; the program's are bench/inputs.cpp).
 TEST(OptionsInputs, ATraceMakesTheReplaySweepFromWhatItsReaderSays) {
   InputReaders r;
   std::string asked;

@@ -1,10 +1,10 @@
-#include "run/parse.hpp"
+#include "cases/parse.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
-#include "run/mixed_sizes.hpp"
+#include "cases/mixed_sizes.hpp"
 
 namespace heapbench {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "run/iteration_result.hpp"
+#include "measure/iteration_result.hpp"
 
 namespace heapbench {
 namespace {

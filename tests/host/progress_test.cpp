@@ -1,4 +1,4 @@
-#include "run/progress.hpp"
+#include "report/progress.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "run/suggest.hpp"
+#include "plan/suggest.hpp"
 
 #include <gtest/gtest.h>
 

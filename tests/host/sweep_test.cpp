@@ -1,4 +1,4 @@
-#include "run/sweep.hpp"
+#include "plan/sweep.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -17,7 +17,7 @@
 #include "test_paths.hpp"
 #include "workloads/graph_input.hpp"
 #include "cases/catalog.hpp"
-#include "run/iteration_result.hpp"
+#include "measure/iteration_result.hpp"
 #include "workloads/output_body.hpp"
 #include "workloads/workload_metrics.hpp"
 

@@ -40,7 +40,7 @@
 #include "app.hpp"
 #include "cpu_rounds.hpp"
 #include "cases/catalog.hpp"
-#include "run/mixed_sizes.hpp"
+#include "cases/mixed_sizes.hpp"
 
 namespace heapbench {
 namespace {

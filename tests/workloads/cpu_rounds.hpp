@@ -27,7 +27,7 @@
 #include "workloads/graph_body.hpp"
 #include "workloads/graph_input.hpp"
 #include "workloads/hash_body.hpp"
-#include "run/backend.hpp"
+#include "measure/backend.hpp"
 #include "cases/catalog.hpp"
 #include "workloads/output_body.hpp"
 #include "replay/replay_body.hpp"

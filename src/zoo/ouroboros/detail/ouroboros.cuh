@@ -76,7 +76,7 @@ struct Handle {
 
   struct Owner {
     // reset() runs upstream's initialize(), which waits for the device: the
-    // harness must not hold the stream around a batch (src/run/allocators.cuh).
+    // harness must not hold the stream around a batch (src/device/allocators.cuh).
     static constexpr bool reset_synchronizes = Rebuild;
     explicit Owner(const heapbench::Case& c) : bytes_(c.arena_bytes()) {
       const char* name = Derived::traits.name.data();
