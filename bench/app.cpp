@@ -1,9 +1,10 @@
 // heapbench's program: Google Benchmark's command line plus heapbench's own
 // flags (--sizes, --threads, --heaps, ...; see --help), over the device that
-// DeviceHooks reach. The steps: plan (plan.cpp: parse, plan the cases, check
-// the filter and the devices), register the cases with Google Benchmark, then
-// run them in this process (run_in_process.cpp) or in children, one per heap
-// group and device (run_isolated.cpp). Exit statuses: exit_codes.hpp.
+// DeviceHooks reach. The steps: plan (orchestrate/run_plan.cpp: parse, plan
+// the cases, check the filter and the devices), register the cases with Google
+// Benchmark (measure/case_loop.cpp), then run them in this process
+// (orchestrate/run_in_process.cpp) or in children, one per heap group and
+// device (orchestrate/run_isolated.cpp). Exit statuses: orchestrate/exit_codes.hpp.
 #include "app.hpp"
 
 #include <CLI/CLI.hpp>
@@ -25,18 +26,18 @@
 #include <string_view>
 #include <system_error>
 
-#include "cases.hpp"
-#include "exit_codes.hpp"
+#include "measure/case_loop.hpp"
+#include "orchestrate/exit_codes.hpp"
 #include "inputs.hpp"
 #include "plan/benchmark_flags.hpp"  // count_matching
 #include "cases/catalog.hpp"
 #include "plan/suggest.hpp"
-#include "orchestrate.hpp"
-#include "results/merge.hpp"  // clean_leftovers
-#include "plan.hpp"
-#include "runners.hpp"
+#include "orchestrate/orchestrate.hpp"
+#include "orchestrate/merge.hpp"  // clean_leftovers
+#include "orchestrate/run_plan.hpp"
+#include "orchestrate/runners.hpp"
 #include "subcommand_list.hpp"
-#include "supervise.hpp"
+#include "orchestrate/supervise.hpp"
 
 namespace heapbench {
 

@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "exit_codes.hpp"
+#include "orchestrate/exit_codes.hpp"
 #include "report/version.hpp"
 
 namespace heapbench {

@@ -11,7 +11,7 @@
 
 #include "device_hooks.hpp"
 #include "plan/options.hpp"
-#include "results/results_file.hpp"
+#include "report/results_file.hpp"
 
 namespace heapbench {
 

@@ -443,7 +443,7 @@ def replay_program(build: Path, program: str, heap: int, timeout: float, referen
 # ---------------------------------------------------------------------------------------------
 # What the file records of how it was made (docs/json.md, "The context")
 
-# The variables that bear on a run, as heapbench records them (bench/context.cpp).
+# The variables that bear on a run, as heapbench records them (src/report/context.cpp).
 RECORDED_VARIABLES = ("CUDA_VISIBLE_DEVICES", "CUDA_DEVICE_ORDER", "CUDA_LAUNCH_BLOCKING", "CUDA_MODULE_LOADING",
                       "CUDA_DEVICE_MAX_CONNECTIONS", "CUDA_CACHE_DISABLE", "CUDA_HOME", "CUDA_PATH", "TERM")
 # CMakeCache.txt's entries -> the context keys heapbench's own files give them.

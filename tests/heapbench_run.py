@@ -19,10 +19,10 @@ import sys
 import tempfile
 import time
 
-# heapbench's exit statuses, read from the one list, bench/exit_codes.hpp
+# heapbench's exit statuses, read from the one list, src/orchestrate/exit_codes.hpp
 # (docs/robustness.md lists which input gets which), so the tests cannot drift from it.
 def _exit_codes():
-    header = pathlib.Path(__file__).resolve().parent.parent / "bench" / "exit_codes.hpp"
+    header = pathlib.Path(__file__).resolve().parent.parent / "src" / "orchestrate" / "exit_codes.hpp"
     codes = {name: int(value) for name, value in re.findall(r"\bkExit(\w+) = (\d+),", header.read_text())}
     wanted = ("Ok", "NoResults", "NoAdvice", "Usage", "NoDevice", "DeviceError", "CannotWrite")
     missing = [w for w in wanted if w not in codes]

@@ -7,7 +7,7 @@
 // Prints the probes, the smallest heap that held everything, the utilisation
 // there, the advice with its safety margin and the line of code to paste, and
 // the fail rate at CUDA's default 8 MiB heap; --out writes the same as JSON.
-#include "round.hpp"
+#include "measure/round_phases.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -17,12 +17,12 @@
 #include <optional>
 
 #include "app.hpp"
-#include "exit_codes.hpp"
+#include "orchestrate/exit_codes.hpp"
 #include "advise/advise.hpp"
 #include "plan/options.hpp"
 #include "cases/parse.hpp"
 #include "replay/trace_reader.hpp"  // a replay plan's device memory
-#include "results/results_file.hpp"
+#include "report/results_file.hpp"
 #include "report/version.hpp"
 #include "subcommand.hpp"
 

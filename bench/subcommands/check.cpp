@@ -29,11 +29,11 @@
 #include <sstream>
 #include <thread>
 
-#include "exit_codes.hpp"
+#include "orchestrate/exit_codes.hpp"
 #include "check/check_battery.hpp"
 #include "plan/options.hpp"
 #include "report/version.hpp"
-#include "supervise.hpp"
+#include "orchestrate/supervise.hpp"
 
 namespace heapbench {
 namespace {

@@ -3,11 +3,11 @@
 #include <nlohmann/json.hpp>
 
 #include "app.hpp"
-#include "exit_codes.hpp"
+#include "orchestrate/exit_codes.hpp"
 #include "subcommand.hpp"
-#include "results/counter_units.hpp"
+#include "report/counter_units.hpp"
 #include "plan/benchmark_flags.hpp"  // help_of
-#include "results/results_file.hpp"  // add_declarations
+#include "report/results_file.hpp"  // add_declarations
 
 namespace heapbench {
 namespace {

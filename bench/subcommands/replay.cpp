@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "app.hpp"
-#include "exit_codes.hpp"
+#include "orchestrate/exit_codes.hpp"
 #include "plan/benchmark_flags.hpp"  // help_of
 
 namespace heapbench {

@@ -2,16 +2,16 @@
 #include <fmt/format.h>
 
 #include "app.hpp"
-#include "exit_codes.hpp"
+#include "orchestrate/exit_codes.hpp"
 #include "subcommand.hpp"
-#include "results/results_schema.hpp"
+#include "report/results_schema.hpp"
 #include "plan/benchmark_flags.hpp"  // help_of
 
 namespace heapbench {
 namespace {
 
 // `heapbench schema`: the JSON Schema of a results file, made from the counter
-// and axis declarations (results/results_schema.hpp); docs/results.schema.json
+// and axis declarations (report/results_schema.hpp); docs/results.schema.json
 // is its output (the test results_schema checks it).
 class SchemaCommand final : public ParsedCommand {
  public:

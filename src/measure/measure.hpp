@@ -2,7 +2,7 @@
 // When a case has measured enough, and which rounds count: the stopping rule,
 // the SM-clock filter and the batch size, as pure functions of round times so
 // they are tested on the host (tests/host/measure_test.cpp). The harness
-// (bench/cases.cpp) feeds them what the GPU reports. Definitions: docs/metrics.md
+// (src/measure/case_loop.cpp) feeds them what the GPU reports. Definitions: docs/metrics.md
 // ("How long a case runs").
 #include <cstddef>
 #include <cstdint>

@@ -126,7 +126,7 @@ void add_run_flags(CLI::App& app, Parsed& p) {
                "(the default whenever --benchmark_out is given, except under --profile)");
   app.add_flag("--no-isolate", p.no_isolate, "Run every case in this one process");
   // Internal: the file a child of --isolate/--devices takes its run from, and the file its cases
-  // read (results/child_plan.hpp).
+  // read (orchestrate/child_plan.hpp).
   app.add_option("--child-plan", p.child_plan)->group("");
   app.add_option("--child-input", p.child_input)->group("");
   app.add_option("--kernel-budget-ms", p.kernel_budget_ms,
@@ -698,7 +698,7 @@ void apply_rules(const FlagRule (&rules)[N], const CLI::App& app, const Parsed& 
 std::vector<std::string> benchmark_args(const CLI::App& app, const Options& o, const char* program) {
   std::vector<std::string> args{program};
   // One Google Benchmark iteration per case: inside it heapbench runs rounds
-  // until the stopping rule is met (bench/cases.cpp). Google Benchmark 1.8 and
+  // until the stopping rule is met (src/measure/case_loop.cpp). Google Benchmark 1.8 and
   // later take "1x" (one iteration); 1.7 takes seconds, and any time at all
   // satisfies it after the first iteration (a bare number makes 1.8 warn at
   // every case).
@@ -750,7 +750,7 @@ namespace {
 
 // A child of isolation: its command line is what its parent gave it (--child-plan,
 // --benchmark_out, --child-input where its cases read a file), never its
-// parent's; everything else comes from the plan (bench/plan.cpp). A child that
+// parent's; everything else comes from the plan (src/orchestrate/run_plan.cpp). A child that
 // parsed its parent's flags again planned the sweep again and read --trace and
 // --graph again, at its own moment (a file being replaced refused it whole).
 Options child_options(const Parsed& p, int argc, const char* const* argv) {

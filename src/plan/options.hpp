@@ -36,8 +36,8 @@ struct Options {
   bool profile = false;              // --profile: fixed iterations, for a clean timeline
   bool isolate = false;              // --isolate: each heap group in a child process
   std::vector<int> devices;          // --devices: one child per device, concurrently (-1: all)
-  // A child of --isolate/--devices: the file its run comes from (results/child_plan.hpp); then every
-  // field above but `out` is the plan's (bench/plan.cpp), and `sweeps` is empty.
+  // A child of --isolate/--devices: the file its run comes from (orchestrate/child_plan.hpp); then every
+  // field above but `out` is the plan's (src/orchestrate/run_plan.cpp), and `sweeps` is empty.
   std::string child_plan;            // --child-plan
   std::string child_input;           // --child-input: the file its cases read ("": none)
   bool child() const { return !child_plan.empty(); }

@@ -217,7 +217,7 @@ class ReplayRound final : public Round {
   // The plan's buffers must fit in what the device has free now (the heap
   // and the allocator's owner already hold theirs): one line, the case an
   // error, before any of them is allocated. The parent checked the plan and
-  // heap against the device's whole memory (bench/plan.cpp); this sees what
+  // heap against the device's whole memory (src/orchestrate/run_plan.cpp); this sees what
   // other processes and the context hold.
   static void refuse_what_does_not_fit(const Case& c, const trace::ReplayPlan& plan) {
     const std::uint64_t need = trace::replay_device_bytes(plan);

@@ -13,7 +13,7 @@
 
 #include "plan/input_file.hpp"
 #include "cases/parse.hpp"
-#include "results/results_file.hpp"  // write_atomically
+#include "report/results_file.hpp"  // write_atomically
 
 namespace heapbench::trace {
 

@@ -124,7 +124,7 @@ std::string unmatched_note(const ReplayPlan& p, const std::string& path);
 // allocate; saturates at 2^64 - 1. The read_trace ceiling bounds what the
 // host may plan from a file's size; this is what the device must hold: the
 // parent refuses a replay whose plan and heap pass the device's memory
-// (bench/plan.cpp, heapbench advise), and a round one that passes what the
+// (src/orchestrate/run_plan.cpp, heapbench advise), and a round one that passes what the
 // device has free (replay.cu), each in one line before anything is allocated.
 std::uint64_t replay_device_bytes(const ReplayPlan& p);
 

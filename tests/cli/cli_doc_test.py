@@ -71,7 +71,7 @@ class CliDoc(unittest.TestCase):
                 self.assertEqual([f for f in flags if f not in section and f != "-h"], [])
 
     def test_the_exit_codes_are_the_programs(self):
-        with open(os.path.join(ROOT, "bench", "exit_codes.hpp")) as f:
+        with open(os.path.join(ROOT, "src", "orchestrate", "exit_codes.hpp")) as f:
             codes = sorted({int(v) for v in re.findall(r"\bkExit\w+ = (\d+),", f.read())})
         table = re.findall(r"(?m)^\| (\d+) \|", self.doc.split("## Exit codes")[1].split("\n## ")[0])
         self.assertEqual([int(c) for c in table], codes)

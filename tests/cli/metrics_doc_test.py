@@ -1,6 +1,6 @@
 """docs/metrics.md describes every counter heapbench declares: `heapbench
 counters --json` lists the declarations (the one list, kCounters in
-src/results/counter_units.cpp), and each name must appear in metrics.md as
+src/report/counter_units.cpp), and each name must appear in metrics.md as
 `name`. A counter declared without its paragraph fails.
 
 usage: metrics_doc_test.py PATH/TO/heapbench PATH/TO/REPOSITORY

@@ -3,7 +3,7 @@ counters`, `--help` and `--benchmark_format=json` aborted with std::system_error
 (exit 134, a `.partial` left behind), and `--benchmark_list_tests`, `--version`,
 `advise --help` and `check --help` exited 0 having written nothing. Every
 subcommand now ends an output error (ENOSPC, EPIPE, EFBIG) with one line on
-stderr and exit 5 (bench/exit_codes.hpp), leaving no scratch file.
+stderr and exit 5 (src/orchestrate/exit_codes.hpp), leaving no scratch file.
 
 usage: output_errors_test.py PATH/TO/heapbench PATH/TO/heapbench_nogpu
 """

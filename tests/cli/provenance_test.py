@@ -24,11 +24,11 @@ NOISY = {"HEAPBENCH_NOGPU_ROUND_NOISE": "0.3"}
 
 # Every getenv() of heapbench's sources, by file: a new one must be added here
 # and, unless it is one of UNRECORDED, to the results' heapbench_environment
-# (kRecordedVariables, bench/context.cpp).
+# (kRecordedVariables, src/report/context.cpp).
 GETENV = {
-    "bench/run_in_process.cpp": ["TERM"],
+    "src/orchestrate/run_in_process.cpp": ["TERM"],
     "bench/subcommands/check.cpp": ["PATH", "CUDA_HOME", "CUDA_PATH"],
-    "bench/supervise.cpp": ["HEAPBENCH_PARENT_PID", "HEAPBENCH_GATE_FD"],
+    "src/orchestrate/supervise.cpp": ["HEAPBENCH_PARENT_PID", "HEAPBENCH_GATE_FD"],
     "src/measure/energy.cpp": ["HEAPBENCH_ENERGY_RESOLUTION"],
 }
 UNRECORDED = {"PATH": "check's search for compute-sanitizer, not part of a results run",
@@ -73,7 +73,7 @@ class Provenance(unittest.TestCase):
                     if n:
                         found[os.path.relpath(path, ROOT)] = n
         self.assertEqual(sorted(found), sorted(GETENV), "a getenv() was added or removed: update GETENV and "
-                         "bench/context.cpp's kRecordedVariables")
+                         "src/report/context.cpp's kRecordedVariables")
         recorded = [v for names in GETENV.values() for v in names if v not in UNRECORDED] + RUNTIME
         env = {v: f"probe {v}" for v in recorded}
         env["HEAPBENCH_NOGPU_ROUND_MS"] = "2"  # heapbench's own are recorded too

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "device/device.hpp"
-#include "round.hpp"
+#include "measure/round_phases.hpp"
 
 namespace heapbench {
 namespace {

@@ -12,7 +12,7 @@
 #include "device/device.hpp"
 #include "cases/mixed_sizes.hpp"
 #include "patterns/printf_fifo.hpp"
-#include "round.hpp"
+#include "measure/round_phases.hpp"
 #include "zoo_apis.hpp"
 
 namespace heapbench {

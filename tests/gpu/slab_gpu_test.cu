@@ -15,7 +15,7 @@
 #include "cases/catalog.hpp"
 #include "device/device.hpp"
 #include "measure/metrics.hpp"
-#include "round.hpp"
+#include "measure/round_phases.hpp"
 
 namespace heapbench {
 namespace {

@@ -11,7 +11,7 @@
 #include "cases/catalog.hpp"
 #include "device/device.hpp"
 #include "workloads/output_body.hpp"
-#include "round.hpp"
+#include "measure/round_phases.hpp"
 #include "zoo_apis.hpp"
 
 namespace heapbench {

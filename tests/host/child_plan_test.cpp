@@ -2,7 +2,7 @@
 // written as its axis_values (the axis table) and made again from them, the
 // same case, with the run's measuring settings beside them; a damaged plan
 // file is refused in one line naming it.
-#include "results/child_plan.hpp"
+#include "orchestrate/child_plan.hpp"
 
 #include <gtest/gtest.h>
 

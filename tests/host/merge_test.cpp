@@ -1,4 +1,4 @@
-#include "results/merge.hpp"
+#include "orchestrate/merge.hpp"
 
 #include "cases/axis_values.hpp"
 #include "heapbench/case.hpp"
@@ -62,7 +62,7 @@ json stand_in_error_entry(const std::string& name, const std::string& message) {
 }
 
 // Planned cases by name, with the axis values child() gives every entry. The
-// merger takes a child's cases as bench/orchestrate.cpp gives them when the
+// merger takes a child's cases as src/orchestrate/orchestrate.cpp gives them when the
 // child ends: add_runs, whose names say what the child finished, then
 // add_missing for the planned cases it did not (each with its axis values).
 std::vector<PlannedEntry> planned(std::initializer_list<const char*> names) {

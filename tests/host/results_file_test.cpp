@@ -1,5 +1,5 @@
-#include "results/results_file.hpp"
-#include "results/merge.hpp"
+#include "report/results_file.hpp"
+#include "orchestrate/merge.hpp"
 
 #include <gtest/gtest.h>
 

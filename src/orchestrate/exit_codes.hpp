@@ -1,7 +1,7 @@
 #pragma once
 // heapbench's exit statuses, the one list: the program (bench/app.cpp),
 // `heapbench advise` (bench/subcommands/advise.cpp) and the parent of isolation, which
-// reads its children's (bench/orchestrate.cpp). tests/robust pins the values;
+// reads its children's (src/orchestrate/orchestrate.cpp). tests/robust pins the values;
 // README.md tells users.
 namespace heapbench {
 

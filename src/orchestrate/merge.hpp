@@ -4,7 +4,7 @@
 // (it died, or wrote nothing) become error results naming why.
 #include <nlohmann/json.hpp>
 
-#include "results/results_file.hpp"
+#include "report/results_file.hpp"
 
 #include <functional>
 #include <map>
@@ -34,7 +34,7 @@ class ResultsMerger {
   explicit ResultsMerger(bool tag_devices, ErrorEntry error_entry = {})
       : tag_(tag_devices), error_entry_(std::move(error_entry)) {}
 
-  // When a child ends, its caller (bench/orchestrate.cpp) calls add_runs, then
+  // When a child ends, its caller (src/orchestrate/orchestrate.cpp) calls add_runs, then
   // add_missing for the planned cases whose names add_runs did not return.
   //
   // Appends the runs of a child's results file (none if it is missing) and
@@ -123,7 +123,7 @@ struct RunManifest {
 inline constexpr const char* kManifestName = "run.json";
 
 // One entry per run: its name and repetition (aggregates have names of their own).
-// entry_key(entry), an entry's identity: results/results_file.hpp.
+// entry_key(entry), an entry's identity: report/results_file.hpp.
 
 struct Recovery {
   std::size_t added = 0;              // cases written into the results file

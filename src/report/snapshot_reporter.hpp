@@ -10,7 +10,7 @@
 //  - JsonReporter, the display reporter for --benchmark_format=json: the same
 //    document to standard output once the run ends.
 // Each entry, aggregates too, carries its case's axis_values, taken from the
-// Case that registration recorded for the run's family (cases.hpp), each
+// Case that registration recorded for the run's family (measure/case_loop.hpp), each
 // measured one its rounds (round_ns, round_ns_stride), and the document
 // carries the "counters" and "apis" blocks (results_file.hpp).
 #include <benchmark/benchmark.h>

@@ -1,4 +1,4 @@
-#include "context.hpp"
+#include "report/context.hpp"
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-#include "results/child_plan.hpp"
+#include "orchestrate/child_plan.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -10,7 +10,7 @@
 
 #include "cases/axes.hpp"
 #include "cases/axis_values.hpp"
-#include "results/results_file.hpp"
+#include "report/results_file.hpp"
 #include "cases/parse.hpp"  // name_of_file
 
 namespace heapbench {

@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "cases.hpp"
-#include "results/results_file.hpp"
-#include "plan.hpp"
+#include "measure/case_loop.hpp"
+#include "report/results_file.hpp"
+#include "orchestrate/run_plan.hpp"
 
 namespace heapbench {
 

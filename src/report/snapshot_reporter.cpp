@@ -1,9 +1,9 @@
-#include "snapshot_reporter.hpp"
+#include "report/snapshot_reporter.hpp"
 
-#include "cases.hpp"
+#include "measure/case_loop.hpp"
 #include "cases/axis_values.hpp"
-#include "results/results_file.hpp"
-#include "run_error.hpp"
+#include "report/results_file.hpp"
+#include "report/run_error.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "results/merge.hpp"
+#include "orchestrate/merge.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -19,7 +19,7 @@
 #include <stdexcept>
 
 #include "cases/axis_values.hpp"
-#include "results/results_file.hpp"
+#include "report/results_file.hpp"
 #include "report/version.hpp"  // kSchemaVersion
 
 namespace heapbench {

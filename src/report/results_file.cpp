@@ -1,7 +1,7 @@
-#include "results/results_file.hpp"
+#include "report/results_file.hpp"
 
 #include "cases/catalog.hpp"
-#include "results/counter_units.hpp"
+#include "report/counter_units.hpp"
 
 #include <fmt/format.h>
 

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "heapbench/case.hpp"
-#include "results/child_plan.hpp"
+#include "orchestrate/child_plan.hpp"
 
 namespace heapbench {
 
@@ -17,7 +17,7 @@ class ResultsMerger;
 
 // The cases of one heap size on one device, run by a child (or, after a
 // device error or a timeout, by several in turn), each handed the cases it is
-// to run in a plan file (results/child_plan.hpp).
+// to run in a plan file (orchestrate/child_plan.hpp).
 struct HeapGroup {
   int device = 0;
   std::uint64_t heap = 0;            // bytes: the limit_bytes of its cases
@@ -63,7 +63,7 @@ struct ChildrenOutcome {
 // written only once a child has finished a case: a run that finishes none
 // leaves an earlier file as it was. Children's files and a manifest live in
 // "<out_path>.groups/" until the end (a run killed by SIGKILL leaves them for
-// the next run to recover: clean_leftovers in results/merge.hpp). A SIGINT,
+// the next run to recover: clean_leftovers in orchestrate/merge.hpp). A SIGINT,
 // SIGTERM or SIGHUP is passed on to the running children; their finished cases are
 // merged, no further group starts, and `signal` says which one came (the
 // caller then dies of it). A case that runs past case_timeout_s has its child

@@ -1,4 +1,4 @@
-#include "results/counter_units.hpp"
+#include "report/counter_units.hpp"
 
 #include <fmt/format.h>
 

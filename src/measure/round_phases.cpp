@@ -1,4 +1,4 @@
-#include "round.hpp"
+#include "measure/round_phases.hpp"
 
 #include "measure/nvtx.hpp"
 

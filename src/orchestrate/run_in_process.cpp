@@ -12,13 +12,13 @@
 #include <optional>
 #include <string_view>
 
-#include "console_reporter.hpp"
-#include "context.hpp"
-#include "exit_codes.hpp"
+#include "report/console_reporter.hpp"
+#include "report/context.hpp"
+#include "orchestrate/exit_codes.hpp"
 #include "plan/benchmark_flags.hpp"  // count_matching
 #include "report/progress.hpp"
-#include "runners.hpp"
-#include "snapshot_reporter.hpp"
+#include "orchestrate/runners.hpp"
+#include "report/snapshot_reporter.hpp"
 
 namespace heapbench {
 namespace {

@@ -1,7 +1,7 @@
 #pragma once
 // A round's phases enqueued in order, each inside its NVTX range: the harness's
 // part of running a Round (src/measure/backend.hpp), apart from the
-// seam itself. The GPU tests compile bench/round.cpp too, without the harness.
+// seam itself. The GPU tests compile src/measure/round_phases.cpp too, without the harness.
 #include <cstdint>
 
 #include "measure/backend.hpp"

@@ -1,5 +1,5 @@
 #pragma once
-// The cases as Google Benchmark runs them (bench/cases.cpp): registration, and
+// The cases as Google Benchmark runs them (src/measure/case_loop.cpp): registration, and
 // the loop that measures one case through the Backend seam.
 #include <cstdint>
 #include <memory>

@@ -1,4 +1,4 @@
-#include "orchestrate.hpp"
+#include "orchestrate/orchestrate.hpp"
 
 #include <fmt/format.h>
 #include <sys/stat.h>
@@ -20,14 +20,14 @@
 #include <thread>
 #include <tuple>
 
-#include "exit_codes.hpp"
+#include "orchestrate/exit_codes.hpp"
 #include "cases/axis_values.hpp"
 #include "heapbench/case.hpp"
-#include "results/child_plan.hpp"
-#include "results/merge.hpp"
-#include "results/results_file.hpp"
-#include "snapshot_reporter.hpp"  // error_entry
-#include "supervise.hpp"
+#include "orchestrate/child_plan.hpp"
+#include "orchestrate/merge.hpp"
+#include "report/results_file.hpp"
+#include "report/snapshot_reporter.hpp"  // error_entry
+#include "orchestrate/supervise.hpp"
 
 namespace heapbench {
 namespace {

@@ -1,4 +1,4 @@
-#include "supervise.hpp"
+#include "orchestrate/supervise.hpp"
 
 #include <fcntl.h>
 #include <pthread.h>

@@ -6,7 +6,7 @@
 //    time): Google Benchmark's CPU column is host time, which under heapbench
 //    is the host waiting for the GPU and launching, and its Iterations column
 //    is 1 for every case (the case's rounds are the `rounds` counter);
-//  - counters in their units (results/counter_units.hpp: 0.313 %, 8 MiB,
+//  - counters in their units (report/counter_units.hpp: 0.313 %, 8 MiB,
 //    380 us), where Google Benchmark's shows 3.1309m, 8.38861M, 380.288u;
 //    the results file keeps the raw values;
 //  - Google Benchmark's "Library was built as DEBUG" warning replaced by what
@@ -54,7 +54,7 @@ class ConsoleReporter final : public benchmark::ConsoleReporter {
 extern const char* const kDebugLibraryNote;
 
 // Google Benchmark's context text less the lines of the results file's
-// provenance (the command line, the environment, the build: bench/context.cpp).
+// provenance (the command line, the environment, the build: src/report/context.cpp).
 std::string without_provenance(const std::string& context_text);
 
 // Google Benchmark's context text with its DEBUG warning replaced by kDebugLibraryNote.

@@ -9,13 +9,13 @@
 #include <optional>
 #include <set>
 
-#include "context.hpp"
-#include "exit_codes.hpp"
+#include "report/context.hpp"
+#include "orchestrate/exit_codes.hpp"
 #include "plan/benchmark_flags.hpp"  // filter_matches
-#include "results/merge.hpp"
+#include "orchestrate/merge.hpp"
 #include "report/progress.hpp"
-#include "orchestrate.hpp"
-#include "runners.hpp"
+#include "orchestrate/orchestrate.hpp"
+#include "orchestrate/runners.hpp"
 
 namespace heapbench {
 namespace {

@@ -1,4 +1,4 @@
-#include "plan.hpp"
+#include "orchestrate/run_plan.hpp"
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "exit_codes.hpp"
+#include "orchestrate/exit_codes.hpp"
 #include "plan/benchmark_flags.hpp"  // count_matching
 #include "cases/catalog.hpp"
-#include "results/child_plan.hpp"
+#include "orchestrate/child_plan.hpp"
 #include "replay/trace_reader.hpp"  // a replay plan's device memory
 #include "cases/parse.hpp"
 #include "plan/sweep.hpp"

@@ -12,10 +12,10 @@
 #include <optional>
 #include <fmt/format.h>
 
-#include "cases.hpp"
+#include "measure/case_loop.hpp"
 #include "cases/axis_values.hpp"
 #include "cases/catalog.hpp"
-#include "round.hpp"
+#include "measure/round_phases.hpp"
 #include "measure/measure.hpp"
 #include "measure/nvtx.hpp"
 #include "cases/parse.hpp"

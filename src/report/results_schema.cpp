@@ -1,10 +1,10 @@
-#include "results/results_schema.hpp"
+#include "report/results_schema.hpp"
 
 #include <string_view>
 
 #include "cases/axes.hpp"
 #include "cases/catalog.hpp"
-#include "results/counter_units.hpp"
+#include "report/counter_units.hpp"
 
 namespace heapbench {
 namespace {

@@ -1,6 +1,6 @@
 #pragma once
 // Every counter heapbench writes, declared once (kCounters in
-// src/results/counter_units.cpp): its name, unit, direction and meaning. The
+// src/report/counter_units.cpp): its name, unit, direction and meaning. The
 // console shows a counter in the unit a person reads (0.31 %, 8 MiB, 380 us,
 // 3.44 M/s) from its declaration; every results file carries the declarations
 // (its "counters" block, counter_declarations()), so plot/ reads them there;

@@ -1,4 +1,4 @@
-#include "console_reporter.hpp"
+#include "report/console_reporter.hpp"
 
 #include <fmt/format.h>
 
@@ -7,9 +7,9 @@
 #include <string>
 #include <type_traits>
 
-#include "results/counter_units.hpp"
-#include "results/results_file.hpp"
-#include "run_error.hpp"
+#include "report/counter_units.hpp"
+#include "report/results_file.hpp"
+#include "report/run_error.hpp"
 
 namespace heapbench {
 namespace {
@@ -48,7 +48,7 @@ std::string explain_debug_warning(std::string text) {
 }
 
 std::string without_provenance(const std::string& text) {
-  // How the file was made (bench/context.cpp): the user typed the command
+  // How the file was made (src/report/context.cpp): the user typed the command
   // line, and the build's flags are the file's to keep, not the console's.
   static constexpr const char* kFileOnly[] = {"heapbench_command_line:", "heapbench_environment:",
                                               "heapbench_build_type:", "heapbench_cxx_", "heapbench_cuda_"};
