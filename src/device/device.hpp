@@ -1,6 +1,6 @@
 #pragma once
 // Host-facing interface of the CUDA side. No CUDA type appears here, so the
-// harness (bench/, built by the host compiler) and the tests include it freely.
+// harness (built by the host compiler) and the tests include it freely.
 #include <cstdint>
 #include <memory>
 #include <stdexcept>

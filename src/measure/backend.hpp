@@ -1,8 +1,10 @@
 #pragma once
-// The seam between the harness and the GPU. The harness (bench/) runs cases
-// through a Backend and brackets every phase of a Round with NVTX ranges; the
-// CUDA backend (runner.cu) implements both with kernels. Nothing here needs a
-// CUDA header, so a test can drive the harness with a backend of its own.
+// The seam between the harness and the GPU. The measuring loop
+// (measure/case_loop.cpp) runs cases through a Backend and brackets every
+// phase of a Round with NVTX ranges (measure/round_phases.cpp); the CUDA
+// backend (device/runner.cu) implements both with kernels, and the program
+// hands it down (RunConfig::backend). Nothing here needs a CUDA header, so a
+// test can drive the harness with a backend of its own.
 #include <cstdint>
 #include <memory>
 #include <string>

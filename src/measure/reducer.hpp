@@ -4,7 +4,7 @@
 // a measurement (never a warm-up, throttled or unheld batch) and, when the case
 // ends, lets it write the pattern's counters. The harness itself writes only
 // the measurement counters every case has (rounds, noise, timed_s, ...), so a
-// new pattern brings its counters with it and needs no change to bench/.
+// new pattern brings its counters with it and needs no change to the loop.
 // Plain C++: no Google Benchmark type, so reducers are tested on the host.
 #include <cstdint>
 #include <map>
