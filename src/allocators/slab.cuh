@@ -91,7 +91,7 @@ struct slab {
     const unsigned lane = lane_id();
     const unsigned leader = __ffs(group) - 1;
     const unsigned below = (1u << lane) - 1;
-    unsigned long long* slot = slots + cls * kSlotsPerClass + slot_of_warp();
+    unsigned long long* slot = slots + slot_of_warp() * kSlotStride + cls;
     const unsigned shift = class_shift(cls);
     void* result = nullptr;
     unsigned need = group;  // the lanes still without a block
@@ -307,6 +307,22 @@ struct slab {
     return refill(cls, slot, s + want, want, page, first);
   }
 
+  // Up to `want` blocks of a page of class cls with room: its count reserved
+  // (the caller claims the bits), or 0 (another class's now, or full).
+  __device__ std::uint32_t reserve_in(std::uint32_t page, unsigned cls, std::uint32_t want, std::uint32_t& first) const {
+    using namespace slab_math;
+    const std::uint32_t cap = blocks_per_page(cls);
+    const std::uint32_t old = atomicAdd(header + page, want);
+    if (header_tag(old) == tag_of_class(cls) && header_count(old) < cap) {
+      const std::uint32_t got = cap - header_count(old) < want ? cap - header_count(old) : want;
+      if (got < want) atomicSub(header + page, want - got);
+      first = header_count(old);
+      return got;
+    }
+    release_count(page, want);
+    return 0;
+  }
+
   // The slot's page has no places left, or the slot none: this warp arms a new
   // page, takes its first places and offers it to the slot, without a lock.
   // Warps that find the slot used up at the same time each arm one and none
@@ -314,23 +330,40 @@ struct slab {
   // replaced leaves the slot). Each of the others takes its places in the
   // winner's page where they fit (join_winner), and else keeps its own page
   // out of any slot with its blocks in it. `seen`: the slot's word after this
-  // warp's add. With no page free, room in a page of the class (not kFresh).
+  // warp's add. With no page free: room in a page of the class (not kFresh),
+  // which the slot then names in room mode, and its next calls reserve there
+  // first (else each would search again).
   __device__ __noinline__ std::uint32_t refill(unsigned cls, unsigned long long* slot, unsigned long long seen,
                                                std::uint32_t want, std::uint32_t& page, std::uint32_t& first) const {
     using namespace slab_math;
+    if (slot_room_mode(seen)) {  // the slot's page is one with room: reserve in its count
+      if (slot_given(seen) > (1u << 30)) atomicCAS(slot, seen, room_word(slot_page(seen)));  // its adds mean nothing
+      const std::uint32_t got = reserve_in(slot_page(seen), cls, want, first);
+      if (got != 0) {
+        page = slot_page(seen);
+        return got;
+      }
+    }
     const std::uint32_t got = take_page(cls, slot, want, true, page, first);
     if (got == 0) {
       // Failed adds move the slot's count on; far past any page's places, bring it back.
       if (slot_given(seen) > (1u << 30)) atomicCAS(slot, seen, (seen >> 32 << 32) | blocks_per_page(cls));
       return 0;
     }
-    if ((got & kFresh) == 0) return got;
+    if ((got & kFresh) == 0) {
+      // No page free, room in one of the class: the slot takes it in room mode
+      // (one try), so the next calls reserve there before looking again.
+      if (slot_page(seen) != page && atomicCAS(slot, seen, room_word(page)) == seen && slot_armed_page(seen) != kNone) {
+        unslot(slot_armed_page(seen), tag_of_class(cls));
+      }
+      return got;
+    }
     __threadfence();  // the page armed (count, bits, owner) before the slot names it
     unsigned long long s = seen;
     for (int t = 0; t < kMaxSlotTries; ++t) {
       const unsigned long long was = atomicCAS(slot, s, slot_word(page, want));
       if (was == s) {
-        if (slot_page(s) != kNone) unslot(slot_page(s), tag_of_class(cls));
+        if (slot_armed_page(s) != kNone) unslot(slot_armed_page(s), tag_of_class(cls));
         return want | kFresh;
       }
       if (slot_page(was) != slot_page(s) || slot_left(was, cls) != 0) return join_winner(cls, slot, was, want, page, first);
@@ -463,7 +496,7 @@ struct slab {
     __threadfence();  // count and bits before the slot hands out places
     unsigned long long* slot = slots + load(owner + page);
     unsigned long long s = load(slot);
-    for (int t = 0; t < kMaxSlotTries && slot_page(s) == page; ++t) {
+    for (int t = 0; t < kMaxSlotTries && slot_armed_page(s) == page; ++t) {
       const unsigned long long was = atomicCAS(slot, s, slot_word(page, 0));
       if (was == s) {
         atomicAdd(emptied, 1u);
@@ -485,7 +518,7 @@ struct slab {
     unsigned long long* slot = slots + load(owner + page);
     const unsigned long long s = load(slot);
     const std::uint32_t left = slot_left(s, cls);
-    if (slot_page(s) != page || header_count(h) != left || atomicCAS(slot, s, 0ull) != s) return false;
+    if (slot_armed_page(s) != page || header_count(h) != left || atomicCAS(slot, s, 0ull) != s) return false;
     disarm(page, cls, blocks_per_page(cls) - left);  // the places left go back; the page retires
     return true;
   }
@@ -496,9 +529,9 @@ struct slab {
     const std::uint32_t tag = header_tag(h);
     if (!header_slotted(h) || tag == kFreeTag || tag > kClasses) return false;
     const std::uint32_t at = load(owner + page);
-    if (at >= kClasses * kSlotsPerClass) return false;
+    if (at >= kSlotStride * kSlotsPerClass) return false;
     const unsigned long long s = load(slots + at);
-    return slot_page(s) == page && header_count(h) == slot_left(s, tag - 1);
+    return slot_armed_page(s) == page && header_count(h) == slot_left(s, tag - 1);
   }
 
   // allocate's last try: the places the class's other slots have left, each
@@ -506,10 +539,9 @@ struct slab {
   __device__ __noinline__ std::uint32_t from_other_slots(unsigned cls, const unsigned long long* slot, std::uint32_t want,
                                                          std::uint32_t& page, std::uint32_t& first) const {
     using namespace slab_math;
-    unsigned long long* row = slots + cls * kSlotsPerClass;
-    const auto own = static_cast<std::uint32_t>(slot - row);
+    const auto own = static_cast<std::uint32_t>(slot - slots) / kSlotStride;
     for (std::uint32_t k = 1; k < kSlotsPerClass; ++k) {
-      unsigned long long* other = row + ((own + k) & (kSlotsPerClass - 1));
+      unsigned long long* other = slots + ((own + k) & (kSlotsPerClass - 1)) * kSlotStride + cls;
       if (slot_left(load(other), cls) == 0) continue;
       const unsigned long long s = atomicAdd(other, static_cast<unsigned long long>(want));
       const std::uint32_t left = slot_left(s, cls);
@@ -558,20 +590,15 @@ struct slab {
   __device__ __noinline__ std::uint32_t reserve_room(unsigned cls, std::uint32_t want, std::uint32_t start, std::uint32_t scan,
                                                      std::uint32_t& page, std::uint32_t& first) const {
     using namespace slab_math;
-    const std::uint32_t tag = tag_of_class(cls), cap = blocks_per_page(cls);
     for (int t = 0; t < kMaxRoomTries; ++t) {
       const std::uint32_t p = find_room(L2Chunk{header}, pages, start, scan, cls, want);
       if (p == kNone) return 0;
-      const std::uint32_t old = atomicAdd(header + p, want);
-      if (header_tag(old) == tag && header_count(old) < cap) {
-        const std::uint32_t got = cap - header_count(old) < want ? cap - header_count(old) : want;
-        if (got < want) atomicSub(header + p, want - got);
+      const std::uint32_t got = reserve_in(p, cls, want, first);
+      if (got != 0) {
         page = p;
-        first = header_count(old);
         return got;
       }
-      release_count(p, want);  // filled (or emptied and retired) since it was read
-      start = p + 1 < pages ? p + 1 : 0;
+      start = p + 1 < pages ? p + 1 : 0;  // filled (or emptied and retired) since it was read
     }
     return 0;
   }
@@ -820,7 +847,7 @@ __global__ void slab_note_live(slab h, std::uint32_t* live) {
   std::uint32_t left = 0;
   if (header_slotted(hd) && tag != kFreeTag && tag <= kClasses) {
     const unsigned long long s = h.slots[h.owner[i]];
-    if (slot_page(s) == i) left = slot_left(s, tag - 1);
+    if (slot_armed_page(s) == i) left = slot_left(s, tag - 1);
   }
   if (header_count(hd) != left || tag == kLargeTag) *live = 1;
 }

@@ -196,7 +196,7 @@ class SlabArena {
     const slab h = owner_.handle();
     std::vector<std::uint32_t> header(h.pages), bits(static_cast<std::size_t>(h.pages) * sm::kBitmapWords),
         page_bits(sm::page_words(h.pages)), owner(h.pages);
-    std::vector<unsigned long long> slots(sm::kClasses * sm::kSlotsPerClass);
+    std::vector<unsigned long long> slots(sm::kSlotStride * sm::kSlotsPerClass);
     std::uint32_t used = 0;
     check(cudaMemcpy(header.data(), h.header, header.size() * 4, cudaMemcpyDeviceToHost));
     check(cudaMemcpy(bits.data(), h.bitmap, bits.size() * 4, cudaMemcpyDeviceToHost));
@@ -212,7 +212,7 @@ class SlabArena {
       // The places its slot has not handed out: [cap - left, cap), counted and marked.
       std::uint32_t left = 0;
       if (sm::header_slotted(hd) && tag != sm::kFreeTag && tag <= sm::kClasses && owner[p] < slots.size() &&
-          sm::slot_page(slots[owner[p]]) == p) {
+          sm::slot_armed_page(slots[owner[p]]) == p) {
         left = sm::slot_left(slots[owner[p]], tag - 1);
       }
       std::uint32_t set = 0, unexpected = 0;

@@ -93,7 +93,9 @@ TEST(SlabSlot, ASlotsWordNamesItsPageAndThePlacesHandedOut) {
   // Page 0 is a page: its word is not the empty slot's.
   EXPECT_NE(slot_word(0, 0), 0u);
   EXPECT_EQ(slot_page(slot_word(0, 0)), 0u);
-  const std::uint32_t last = (1u << 31) - 1;  // the most pages an arena has, less one
+  // The last page of the largest arena: page + 1 stays below the room-mode bit.
+  const std::uint32_t last = (1u << 31) - 2;
+  EXPECT_EQ(layout(1ull << 50).pages, last + 1ull);
   EXPECT_EQ(slot_page(slot_word(last, 17)), last);
   EXPECT_EQ(slot_given(slot_word(last, 17)), 17u);
   // One atomicAdd reserves places: they come from the low word and never reach the page's.
@@ -105,6 +107,14 @@ TEST(SlabSlot, ASlotsWordNamesItsPageAndThePlacesHandedOut) {
   EXPECT_EQ(slot_left(slot_word(5, 0), 12), 1u) << "64 KiB: one place";
   // An empty slot's failed adds accumulate below the page's word and still name none.
   EXPECT_EQ(slot_page(std::uint64_t{0} + 32 * 1000), kNone);
+  // Room mode: the page, no places, no armed page; adds leave it so.
+  EXPECT_EQ(slot_page(room_word(last)), last);
+  EXPECT_EQ(slot_page(room_word(5) + 4096), 5u);
+  EXPECT_TRUE(slot_room_mode(room_word(5) + 4096));
+  EXPECT_EQ(slot_left(room_word(5), 0), 0u);
+  EXPECT_EQ(slot_armed_page(room_word(5)), kNone);
+  EXPECT_EQ(slot_armed_page(slot_word(5, 3)), 5u);
+  EXPECT_FALSE(slot_room_mode(slot_word(last, 0xffffffffu)));
 }
 
 TEST(SlabBits, PickPrefersBitsFromTheStartThenWrapsBelowIt) {
@@ -208,7 +218,7 @@ TEST(SlabLayout, MetadataFitsInTheHeapAndCostsUnderOnePercent) {
     EXPECT_EQ(l.meta_begin, l.pages * kPageBytes);
     EXPECT_EQ(l.meta_begin % 16, 0u);
     EXPECT_EQ(l.header - l.bitmap, l.pages * kBitmapWords * 4);
-    EXPECT_LE(l.slots + kClasses * kSlotsPerClass * 8, l.used);
+    EXPECT_LE(l.slots + kSlotStride * kSlotsPerClass * 8, l.used);
     EXPECT_EQ(l.slots % 8, 0u) << "64-bit atomics on the slots";
     EXPECT_LE(l.used + 4, l.meta_begin + l.meta_bytes);
     // No page more would fit, and pages hold at least 98 % of the heap from 8 MiB on.
