@@ -54,9 +54,8 @@ struct slab {
   std::uint32_t* bitmap = nullptr;
   std::uint32_t* header = nullptr;
   std::uint32_t* run = nullptr;
-  std::uint32_t* owner = nullptr;
   std::uint32_t* page_bits = nullptr;
-  unsigned long long* slots = nullptr;
+  std::uint32_t* slots = nullptr;
   std::uint32_t* used = nullptr;
   std::uint32_t* emptied = nullptr;
   std::uint32_t* missed = nullptr;
@@ -75,12 +74,6 @@ struct slab {
   // pages tried (a reservation can lose the room found to another warp).
   static constexpr std::uint32_t kRoomScan = 1024;
   static constexpr int kMaxRoomTries = 4;
-  static constexpr int kMaxSlotTries = 16;  // CAS of a slot's word, which every failed reservation moves
-  static constexpr int kMaxLargeSteals = 256;  // idle slots' pages a large request gives back before NULL
-  // A reservation's answer: how many blocks, and whether they are an armed
-  // page's places (kFresh: the bits are set already) or a count reserved in a
-  // page whose free bits the leader claims.
-  static constexpr std::uint32_t kFresh = 1u << 31;
 
   __device__ void* allocate(std::size_t size, std::size_t) const {
     using namespace slab_math;
@@ -91,7 +84,7 @@ struct slab {
     const unsigned lane = lane_id();
     const unsigned leader = __ffs(group) - 1;
     const unsigned below = (1u << lane) - 1;
-    unsigned long long* slot = slots + slot_of_warp() * kSlotStride + cls;
+    std::uint32_t* slot = slots + cls * kSlotsPerClass + slot_of_warp();
     const unsigned shift = class_shift(cls);
     void* result = nullptr;
     unsigned need = group;  // the lanes still without a block
@@ -102,14 +95,6 @@ struct slab {
       reserved = __shfl_sync(group, reserved, leader);
       if (reserved == 0) break;  // the arena is full: NULL for the lanes left
       page = __shfl_sync(group, page, leader);
-      first = __shfl_sync(group, first, leader);
-      if (reserved & kFresh) {  // an armed page's places first, first + 1, ...: the next lanes' blocks
-        const unsigned rank = __popc(need & below);
-        const bool served = ((need >> lane) & 1u) && rank < (reserved & ~kFresh);
-        if (served) result = base + (static_cast<std::uint64_t>(page) << kPageShift) + (static_cast<std::uint64_t>(first + rank) << shift);
-        need &= ~__ballot_sync(group, served);
-        continue;
-      }
       // The leader claims `reserved` bits (the reservation guarantees they
       // exist), one atomicOr per word; each claim serves the next lanes in order.
       std::uint32_t left = reserved, word = (first / 32) & (class_words(cls) - 1), start = first % 32;
@@ -140,7 +125,7 @@ struct slab {
   // after another. The page's count and bits are set without waiting on them;
   // a fence makes them visible before any lane has its block. Returns the
   // lanes served; the others (a partial group, no free page) go on to reserve.
-  __device__ __noinline__ unsigned take_whole_pages(unsigned cls, unsigned group, const unsigned long long* slot,
+  __device__ __noinline__ unsigned take_whole_pages(unsigned cls, unsigned group, const std::uint32_t* slot,
                                                     void*& result) const {
     using namespace slab_math;
     const std::uint32_t cap = blocks_per_page(cls), full = __popc(group) / cap;
@@ -219,7 +204,6 @@ struct slab {
 
   // Metadata is read from L2 (other SMs change it with atomics; L1 is not coherent).
   __device__ static std::uint32_t load(const std::uint32_t* p) { return __ldcg(p); }
-  __device__ static unsigned long long load(const unsigned long long* p) { return __ldcg(p); }
   struct L2Words {  // find_run's reader of the page bitmap
     const std::uint32_t* words;
     __host__ __device__ std::uint32_t operator()(std::uint32_t w) const {
@@ -250,19 +234,17 @@ struct slab {
     }
   };
 
-  // steal_empty's visitor of scan_headers: stops at the first idle slot's
-  // page. It calls nothing and writes nothing: with a chunk of headers live, a
-  // call or an inline close here cost every slab kernel registers.
-  struct FindIdle {
+  struct TakeEmpty {  // steal_empty's visitor of scan_headers: takes back the empty pages it reads
     const slab* s;
-    std::uint32_t* found;
+    bool all;
+    bool* stole;
     __host__ __device__ bool operator()(std::uint32_t first, const std::uint32_t* h, std::uint32_t n) const {
 #ifdef __CUDA_ARCH__
-#pragma unroll 1
       for (std::uint32_t j = 0; j < n; ++j) {
-        if (!s->idle_slot_page(first + j, h[j])) continue;
-        *found = first + j;
-        return true;
+        if (!slab_math::empty_class_page(h[j]) || atomicCAS(s->header + first + j, h[j], 0u) != h[j]) continue;
+        s->release_pages(first + j, 1);
+        *stole = true;
+        if (!all) return true;
       }
 #endif
       return false;
@@ -270,292 +252,131 @@ struct slab {
   };
 
   // The leader's reservation (reserve), and before a NULL one more search for a
-  // free page, room or an idle slot's page, that reads every header, not only
-  // kRoomScan of them, and then the places the class's other slots have left:
-  // without it a call failed with room elsewhere in the arena, and (in an arena
-  // of fewer pages than that) when every free page was just taken by warps
-  // whose pages did not yet show as their class's (docs/slab.md, "Searches that end").
+  // free page, room or an empty page, that reads every header, not only
+  // kRoomScan of them: without it a call failed with room elsewhere in the
+  // arena, and (in an arena of fewer pages than that) when every free page was
+  // just taken by warps whose pages did not yet show as their class's
+  // (docs/slab.md, "Searches that end").
   // Like reserve, it asks for a page's worth at most.
-  __device__ std::uint32_t reserve_or_last_try(unsigned cls, unsigned long long* slot, std::uint32_t want,
+  __device__ std::uint32_t reserve_or_last_try(unsigned cls, std::uint32_t* slot, std::uint32_t want,
                                                std::uint32_t& page, std::uint32_t& first) const {
     const std::uint32_t got = reserve(cls, slot, want, page, first);
     if (got != 0) return got;
     const std::uint32_t cap = slab_math::blocks_per_page(cls);
-    const std::uint32_t again = take_page<true>(cls, slot, want < cap ? want : cap, false, page, first);
-    return again != 0 ? again : from_other_slots(cls, slot, want < cap ? want : cap, page, first);
+    return take_page<true>(cls, slot, want < cap ? want : cap, 0, page, first);
   }
 
-  // Reserves up to `want` blocks (at most a page's): places in the slot's
-  // armed page, one atomicAdd on the slot's word (kFresh), or when it has none
-  // left a new page (refill). A request that fills a page takes one of its own.
-  // `first`: the first place, or (not kFresh) the page's count before the
-  // reservation, where free bits likely are.
-  __device__ std::uint32_t reserve(unsigned cls, unsigned long long* slot, std::uint32_t want, std::uint32_t& page,
+  // Reserves up to `want` blocks (at most a page's) in the slot's page, or in
+  // a new page when it is full or gone; returns how many (0: no page left).
+  // `first` is the page's count before the reservation: where free bits likely are.
+  // A new page comes from take_page: a free one, else one of the class that has
+  // room, else an empty page of another class.
+  __device__ std::uint32_t reserve(unsigned cls, std::uint32_t* slot, std::uint32_t want, std::uint32_t& page,
                                    std::uint32_t& first) const {
     using namespace slab_math;
-    const std::uint32_t cap = blocks_per_page(cls);
+    const std::uint32_t tag = tag_of_class(cls), cap = blocks_per_page(cls);
     // A request that fills a page (all of a 64 KiB page, or 16 lanes of 4 KiB)
-    // takes one of its own: it would only use up the slot's page.
-    if (want >= cap) return take_page(cls, slot, cap, false, page, first);
-    const unsigned long long s = atomicAdd(slot, static_cast<unsigned long long>(want));
-    const std::uint32_t left = slot_left(s, cls);
-    if (left != 0) {
-      page = slot_page(s);
-      first = slot_given(s);
-      return (left < want ? left : want) | kFresh;
-    }
-    return refill(cls, slot, s + want, want, page, first);
-  }
-
-  // Up to `want` blocks of a page of class cls with room: its count reserved
-  // (the caller claims the bits), or 0 (another class's now, or full).
-  __device__ std::uint32_t reserve_in(std::uint32_t page, unsigned cls, std::uint32_t want, std::uint32_t& first) const {
-    using namespace slab_math;
-    const std::uint32_t cap = blocks_per_page(cls);
-    const std::uint32_t old = atomicAdd(header + page, want);
-    if (header_tag(old) == tag_of_class(cls) && header_count(old) < cap) {
-      const std::uint32_t got = cap - header_count(old) < want ? cap - header_count(old) : want;
-      if (got < want) atomicSub(header + page, want - got);
-      first = header_count(old);
-      return got;
-    }
-    release_count(page, want);
-    return 0;
-  }
-
-  // The slot's page has no places left, or the slot none: this warp arms a new
-  // page, takes its first places and offers it to the slot, without a lock.
-  // Warps that find the slot used up at the same time each arm one and none
-  // waits; the first to swap its page in makes it the slot's (the page it
-  // replaced leaves the slot). Each of the others takes its places in the
-  // winner's page where they fit (join_winner), and else keeps its own page
-  // out of any slot with its blocks in it. `seen`: the slot's word after this
-  // warp's add. With no page free: room in a page of the class (not kFresh),
-  // which the slot then names in room mode, and its next calls reserve there
-  // first (else each would search again).
-  __device__ __noinline__ std::uint32_t refill(unsigned cls, unsigned long long* slot, unsigned long long seen,
-                                               std::uint32_t want, std::uint32_t& page, std::uint32_t& first) const {
-    using namespace slab_math;
-    if (slot_room_mode(seen)) {  // the slot's page is one with room: reserve in its count
-      if (slot_given(seen) > (1u << 30)) atomicCAS(slot, seen, room_word(slot_page(seen)));  // its adds mean nothing
-      const std::uint32_t got = reserve_in(slot_page(seen), cls, want, first);
-      if (got != 0) {
-        page = slot_page(seen);
+    // takes one of its own: it would only hold the slot's page up.
+    if (want >= cap) return take_page(cls, slot, cap, 0, page, first);
+    const std::uint32_t s = load(slot);
+    if (s != kSlotEmpty) {
+      page = s - 1;
+      // Reserve first, look afterwards: one atomicAdd per warp. A page of
+      // another class (or free) or full is given back what was added.
+      const std::uint32_t old = atomicAdd(header + page, want);
+      if (header_tag(old) == tag && header_count(old) < cap) {
+        const std::uint32_t got = cap - header_count(old) < want ? cap - header_count(old) : want;
+        if (got < want) atomicSub(header + page, want - got);
+        first = header_count(old);
         return got;
       }
+      release_count(page, want);
     }
-    const std::uint32_t got = take_page(cls, slot, want, true, page, first);
-    if (got == 0) {
-      // Failed adds move the slot's count on; far past any page's places, bring it back.
-      if (slot_given(seen) > (1u << 30)) atomicCAS(slot, seen, (seen >> 32 << 32) | blocks_per_page(cls));
-      return 0;
-    }
-    if ((got & kFresh) == 0) {
-      // No page free, room in one of the class: the slot takes it in room mode
-      // (one try), so the next calls reserve there before looking again.
-      if (slot_page(seen) != page && atomicCAS(slot, seen, room_word(page)) == seen && slot_armed_page(seen) != kNone) {
-        unslot(slot_armed_page(seen), tag_of_class(cls));
-      }
-      return got;
-    }
-    __threadfence();  // the page armed (count, bits, owner) before the slot names it
-    unsigned long long s = seen;
-    for (int t = 0; t < kMaxSlotTries; ++t) {
-      const unsigned long long was = atomicCAS(slot, s, slot_word(page, want));
-      if (was == s) {
-        if (slot_armed_page(s) != kNone) unslot(slot_armed_page(s), tag_of_class(cls));
-        return want | kFresh;
-      }
-      if (slot_page(was) != slot_page(s) || slot_left(was, cls) != 0) return join_winner(cls, slot, was, want, page, first);
-      s = was;  // the same page, used up: more failed adds came in meanwhile
-    }
-    disarm(page, cls, want);  // never the slot's: the page keeps this warp's blocks and no other place
-    return want | kFresh;
+    return refill(cls, slot, s, want, page, first);
   }
 
-  // This warp lost the slot to another page (`was`, the slot's word) after
-  // arming a page of its own and taking its first `want` places. Under
-  // contention (a million threads at once) every loser kept its page with one
-  // warp's blocks in it, so one class spread over nearly every page of the
-  // arena and another class found none (docs/slab.md, "Pages spread by
-  // contention"). Instead it takes its places in the slot's page where they
-  // all fit and gives its own page back; else it keeps its own page, out of
-  // any slot, with only its blocks in it.
-  __device__ __noinline__ std::uint32_t join_winner(unsigned cls, unsigned long long* slot, unsigned long long was,
-                                                    std::uint32_t want, std::uint32_t& page, std::uint32_t& first) const {
+  // The slot's page is full or gone: this warp takes a new page and offers it
+  // to the slot, without a lock. Warps that find the page full at the same
+  // time each take one and none waits; the first to swap its page in makes it
+  // the slot's (the page it replaced leaves the slot). Each of the others
+  // moves its blocks into the winner's page where they fit (join_winner), and
+  // else keeps its page out of any slot, so it goes back to the pool once emptied.
+  __device__ __noinline__ std::uint32_t refill(unsigned cls, std::uint32_t* slot, std::uint32_t s, std::uint32_t want,
+                                               std::uint32_t& page, std::uint32_t& first) const {
     using namespace slab_math;
-    if (slot_left(was, cls) >= want) {
-      const unsigned long long s = atomicAdd(slot, static_cast<unsigned long long>(want));
-      const std::uint32_t left = slot_left(s, cls);
-      if (left >= want) {
-        disarm(page, cls, 0);
-        page = slot_page(s);
-        first = slot_given(s);
-        return want | kFresh;
-      }
-      if (left != 0) give_back(slot_page(s), cls, slot_given(s), left);  // a few places, taken by the add: unused
+    bool marked = false;
+    const std::uint32_t got = take_page(cls, slot, want, kSlotted, page, first, &marked);
+    if (got == 0) return 0;
+    const std::uint32_t tag = tag_of_class(cls);
+    __threadfence();  // the page's header (slotted) before the slot names it
+    const std::uint32_t was = atomicCAS(slot, s, page + 1);
+    if (was == s) {
+      if (s != kSlotEmpty && s - 1 != page) unslot(s - 1, tag);
+    } else if (was != page + 1) {
+      if (was != kSlotEmpty && join_winner(cls, was - 1, want, got, marked, page, first)) return want;
+      if (marked) unslot(page, tag);  // another warp's page is the slot's now; this one is no slot's
     }
-    disarm(page, cls, want);
-    first = 0;
-    return want | kFresh;
+    return got;
   }
 
-  // A new page for `want` blocks of class cls: a free page; once none is free,
-  // room in a page of the class (reserve_room); once none has room, a free
-  // page again after closing an idle slot (steal_empty). 0 when none of them
-  // is found. `arm` (a slot's refill): a free page is armed for the slot, its
-  // first `want` places the caller's (kFresh); else the page's count
-  // is reserved and the caller claims bits. Those two searches read kRoomScan
-  // headers from a start of the slot's, or with kEvery (allocate's last try
-  // before a NULL) every header. A template, not a loop over both or an
-  // argument: either kept one more value live across the calls below, and
-  // every slab kernel went from 72-74 registers to 82-84 and from 37.5 %
-  // occupancy to 25 % (docs/slab.md, "Searches that end").
+  // This warp lost the slot to another warp's page (`winner`) after taking a
+  // page of its own with `got` blocks reserved. Under contention (a million
+  // threads at once) every loser kept its page with one warp's blocks in it,
+  // so one class spread over nearly every page of the arena and another class
+  // found none (docs/slab.md, "Pages spread by contention"). Instead it
+  // reserves all `want` blocks in the winner's page, as reserve does, and
+  // gives its own reservation back: the page retires once nothing else is in
+  // it. False (nothing changed) when the winner's page cannot take them all.
+  __device__ __noinline__ bool join_winner(unsigned cls, std::uint32_t winner, std::uint32_t want, std::uint32_t got,
+                                           bool marked, std::uint32_t& page, std::uint32_t& first) const {
+    using namespace slab_math;
+    const std::uint32_t old = atomicAdd(header + winner, want);
+    if (header_tag(old) != tag_of_class(cls) || header_count(old) + want > blocks_per_page(cls)) {
+      release_count(winner, want);
+      return false;
+    }
+    if (marked) atomicAnd(header + page, ~kSlotted);  // no slot's: the release below may retire it
+    release_count(page, got);
+    page = winner;
+    first = header_count(old);
+    return true;
+  }
+
+  // A new page for `want` blocks of class cls, marked `mark` (kSlotted for a
+  // slot's): a free page; once none is free, room in a page of the class
+  // (reserve_room); once none has room, a free page again after taking an empty
+  // page of another class (steal_empty). 0 when none of them is found. Those
+  // two searches read kRoomScan headers from a start of the slot's, or with
+  // kEvery (allocate's last try before a NULL) every header. A template, not a
+  // loop over both or an argument: either kept one more value live across the
+  // calls below, and every slab kernel went from 72-74 registers to 82-84 and
+  // from 37.5 % occupancy to 25 % (docs/slab.md, "Searches that end").
   template <bool kEvery = false>
-  __device__ __noinline__ std::uint32_t take_page(unsigned cls, const unsigned long long* slot, std::uint32_t want,
-                                                  bool arm, std::uint32_t& page, std::uint32_t& first) const {
+  __device__ __noinline__ std::uint32_t take_page(unsigned cls, const std::uint32_t* slot, std::uint32_t want, std::uint32_t mark,
+                                     std::uint32_t& page, std::uint32_t& first, bool* marked = nullptr) const {
     using namespace slab_math;
+    if (marked != nullptr) *marked = mark != 0;
     page = acquire(1, hint(cls, slot));
     if (page == kNone) {
-      // No page free: room in a page of the class, else an idle slot's page.
+      // No page free: room in a page of the class, else an empty page of another class.
       const std::uint32_t got = reserve_room(cls, want, room_start(cls, slot), kEvery ? pages : kRoomScan, page, first);
-      if (got != 0) return got;
-      if (!steal_empty(room_start(cls, slot), kEvery ? pages : kRoomScan)) return 0;
+      if (got != 0) {
+        // A page with room may be a slot's already: its mark is that slot's, not this caller's.
+        if (mark != 0 && (atomicOr(header + page, mark) & mark) != 0 && marked != nullptr) *marked = false;
+        return got;
+      }
+      if (!steal_empty(room_start(cls, slot), false, kEvery ? pages : kRoomScan)) return 0;
       page = acquire(1, hint(cls, slot));
       if (page == kNone) return 0;  // another caller took the page given back
     }
+    // An add: keeps what stale reservers added meanwhile (a free page never has the slotted bit).
+    atomicAdd(header + page, make_header(tag_of_class(cls), want) | mark);
     first = 0;
-    if (!arm) {
-      // An add: keeps what stale reservers added meanwhile.
-      atomicAdd(header + page, make_header(tag_of_class(cls), want));
-      return want;
-    }
-    arm_page(page, cls, static_cast<std::uint32_t>(slot - slots));
-    return want | kFresh;
+    return want;
   }
 
-  // A page becomes a slot's: its count holds every place, its bits are set,
-  // and it names the slot (owner). The caller fences before the slot names it.
-  __device__ void arm_page(std::uint32_t page, unsigned cls, std::uint32_t slot_index) const {
-    using namespace slab_math;
-    atomicAdd(header + page, make_header(tag_of_class(cls), blocks_per_page(cls)) | kSlotted);
-    set_bits(page, cls, 0, blocks_per_page(cls), true);
-    owner[page] = slot_index;
-    atomicAdd(emptied, 1u);  // an armed page: one that steal_empty may close once idle
-  }
-
-  // The bits of places [from, from + n) of a class-c page, set or cleared, a word at a time.
-  __device__ void set_bits(std::uint32_t page, unsigned cls, std::uint32_t from, std::uint32_t n, bool set) const {
-    using namespace slab_math;
-    std::uint32_t* row = bitmap + static_cast<std::uint64_t>(page) * kBitmapWords;
-    for (std::uint32_t w = from / 32; w < class_words(cls) && 32 * w < from + n; ++w) {
-      const std::uint32_t m = range_mask(from, n, w) & word_valid_mask(cls, w);
-      if (set) {
-        atomicOr(row + w, m);
-      } else {
-        atomicAnd(row + w, ~m);
-      }
-    }
-  }
-
-  // Places [from, from + n) of a page that were reserved and never handed to a
-  // lane go back as if their blocks were freed.
-  __device__ __noinline__ void give_back(std::uint32_t page, unsigned cls, std::uint32_t from, std::uint32_t n) const {
-    set_bits(page, cls, from, n, false);
-    __threadfence();  // the bits before the count, as a free
-    release_count(page, n);
-  }
-
-  // An armed page stops being a slot's: its places from `from` on, never
-  // handed out, go back, and the page retires once its blocks are freed.
-  __device__ __noinline__ void disarm(std::uint32_t page, unsigned cls, std::uint32_t from) const {
-    using namespace slab_math;
-    const std::uint32_t cap = blocks_per_page(cls);
-    if (from < cap) {
-      set_bits(page, cls, from, cap - from, false);
-      __threadfence();
-    }
-    // No slot's now: the page retires when its count comes to 0, here or at its last free.
-    // (Not release_count, which can rearm: a call cycle costs every kernel registers.)
-    std::uint32_t old = atomicAnd(header + page, ~kSlotted);
-    const std::uint32_t back = from < cap ? cap - from : 0;
-    if (back != 0) old = atomicSub(header + page, back);
-    if (header_count(old) == back && header_tag(old) == tag_of_class(cls)) retire(page, tag_of_class(cls));
-  }
-
-  // A slot's page whose every place was handed out and whose every block was
-  // freed (its count came to 0): armed again in its slot, places from 0, where
-  // the slot still names it; else it retires. Keeps a class's pages from round
-  // to round, as CUDA's heap keeps its state from launch to launch.
-  __device__ __noinline__ void rearm(std::uint32_t page, std::uint32_t tag) const {
-    using namespace slab_math;
-    const unsigned cls = tag - 1;
-    const std::uint32_t idle = make_header(tag, 0) | kSlotted;
-    if (atomicCAS(header + page, idle, make_header(tag, blocks_per_page(cls)) | kSlotted) != idle) return;
-    set_bits(page, cls, 0, blocks_per_page(cls), true);
-    __threadfence();  // count and bits before the slot hands out places
-    unsigned long long* slot = slots + load(owner + page);
-    unsigned long long s = load(slot);
-    for (int t = 0; t < kMaxSlotTries && slot_armed_page(s) == page; ++t) {
-      const unsigned long long was = atomicCAS(slot, s, slot_word(page, 0));
-      if (was == s) {
-        atomicAdd(emptied, 1u);
-        return;
-      }
-      s = was;
-    }
-    disarm(page, cls, 0);
-  }
-
-  // An idle slot's page (every block freed; places it has not handed out may
-  // remain): the slot is closed (its word names no page, so none of the places
-  // is handed out any more), the places go back and the page retires. False
-  // when the slot does not name the page or a block is live.
-  __device__ __noinline__ bool close_if_idle(std::uint32_t page, std::uint32_t h) const {
-    using namespace slab_math;
-    if (!idle_slot_page(page, h)) return false;
-    const unsigned cls = header_tag(h) - 1;
-    unsigned long long* slot = slots + load(owner + page);
-    const unsigned long long s = load(slot);
-    const std::uint32_t left = slot_left(s, cls);
-    if (slot_armed_page(s) != page || header_count(h) != left || atomicCAS(slot, s, 0ull) != s) return false;
-    disarm(page, cls, blocks_per_page(cls) - left);  // the places left go back; the page retires
-    return true;
-  }
-  // Whether a page whose header is h is a slot's armed page with no block live
-  // (its count is the places the slot has not handed out).
-  __device__ bool idle_slot_page(std::uint32_t page, std::uint32_t h) const {
-    using namespace slab_math;
-    const std::uint32_t tag = header_tag(h);
-    if (!header_slotted(h) || tag == kFreeTag || tag > kClasses) return false;
-    const std::uint32_t at = load(owner + page);
-    if (at >= kSlotStride * kSlotsPerClass) return false;
-    const unsigned long long s = load(slots + at);
-    return slot_armed_page(s) == page && header_count(h) == slot_left(s, tag - 1);
-  }
-
-  // allocate's last try: the places the class's other slots have left, each
-  // slot's word read and added to where some remain.
-  __device__ __noinline__ std::uint32_t from_other_slots(unsigned cls, const unsigned long long* slot, std::uint32_t want,
-                                                         std::uint32_t& page, std::uint32_t& first) const {
-    using namespace slab_math;
-    const auto own = static_cast<std::uint32_t>(slot - slots) / kSlotStride;
-    for (std::uint32_t k = 1; k < kSlotsPerClass; ++k) {
-      unsigned long long* other = slots + ((own + k) & (kSlotsPerClass - 1)) * kSlotStride + cls;
-      if (slot_left(load(other), cls) == 0) continue;
-      const unsigned long long s = atomicAdd(other, static_cast<unsigned long long>(want));
-      const std::uint32_t left = slot_left(s, cls);
-      if (left == 0) continue;
-      page = slot_page(s);
-      first = slot_given(s);
-      return (left < want ? left : want) | kFresh;
-    }
-    return 0;
-  }
-
-  // A page leaves its slot (the slot has another now, after handing out all
-  // its places): it is no slot's any more, and if it is empty it goes back to
-  // the pool (else its last free does).
+  // A page leaves its slot (the slot has another now): it is no slot's any
+  // more, and if it is empty it goes back to the pool (else its last free does).
   __device__ __noinline__ void unslot(std::uint32_t page, std::uint32_t tag) const {
     using namespace slab_math;
     if (header_tag(load(header + page)) != tag) return;  // another class's page by now: its slotted bit is not ours
@@ -563,23 +384,22 @@ struct slab {
     if (header_tag(old) == tag && header_slotted(old) && header_count(old) == 0) retire(page, tag);
   }
 
-  // An idle slot's page of any class (armed, no block live) back to the pool,
-  // once none is free: the first one found from `start`, `scan` headers at
-  // most. Whether one was. The CAS on the slot's word makes one taker of each
-  // (close_if_idle). A search that read every page and found none is not made
-  // again until a page is armed or retires (`emptied` moves on): a full
-  // arena's failing calls would otherwise each read every header once more.
-  __device__ __noinline__ bool steal_empty(std::uint32_t start, std::uint32_t scan) const {
+  // Empty pages of any class (kept by the slots they were in) back to the pool,
+  // once none is free: from `start`, `scan` headers at most; the first one
+  // taken (`all`: every one read). Whether any was. The CAS makes one taker of
+  // each; a slot still naming the page sees its tag change and takes another.
+  // A search that read every page and found none is not made again until a
+  // slot's page empties (`emptied` moves on): a full arena's failing calls
+  // would otherwise each read every header once more.
+  __device__ __noinline__ bool steal_empty(std::uint32_t start, bool all, std::uint32_t scan) const {
     using namespace slab_math;
     if (pages == 0) return false;
     const std::uint32_t clock = load(emptied);
     if (load(missed) == clock + 1) return false;
-    std::uint32_t found = kNone;
-    if (!scan_headers(L2Chunk{header}, pages, start, scan, FindIdle{this, &found})) {
-      if (scan_covers(pages, scan)) atomicCAS(missed, load(missed), clock + 1);
-      return false;
-    }
-    return close_if_idle(found, load(header + found));
+    bool stole = false;
+    scan_headers(L2Chunk{header}, pages, start, scan, TakeEmpty{this, all, &stole});
+    if (!stole && scan_covers(pages, scan)) atomicCAS(missed, load(missed), clock + 1);
+    return stole;
   }
 
   // With no page free: up to `want` blocks in a page of class cls that has
@@ -590,27 +410,32 @@ struct slab {
   __device__ __noinline__ std::uint32_t reserve_room(unsigned cls, std::uint32_t want, std::uint32_t start, std::uint32_t scan,
                                                      std::uint32_t& page, std::uint32_t& first) const {
     using namespace slab_math;
+    const std::uint32_t tag = tag_of_class(cls), cap = blocks_per_page(cls);
     for (int t = 0; t < kMaxRoomTries; ++t) {
       const std::uint32_t p = find_room(L2Chunk{header}, pages, start, scan, cls, want);
       if (p == kNone) return 0;
-      const std::uint32_t got = reserve_in(p, cls, want, first);
-      if (got != 0) {
+      const std::uint32_t old = atomicAdd(header + p, want);
+      if (header_tag(old) == tag && header_count(old) < cap) {
+        const std::uint32_t got = cap - header_count(old) < want ? cap - header_count(old) : want;
+        if (got < want) atomicSub(header + p, want - got);
         page = p;
+        first = header_count(old);
         return got;
       }
-      start = p + 1 < pages ? p + 1 : 0;  // filled (or emptied and retired) since it was read
+      release_count(p, want);  // filled (or emptied and retired) since it was read
+      start = p + 1 < pages ? p + 1 : 0;
     }
     return 0;
   }
 
   // Where a slot's search for room starts: its hint, moved on by the clock so
   // that its refills one after another do not read the same full pages first.
-  __device__ std::uint32_t room_start(unsigned cls, const unsigned long long* slot) const {
+  __device__ std::uint32_t room_start(unsigned cls, const std::uint32_t* slot) const {
     const auto tick = static_cast<std::uint32_t>(clock()) * 0x9E3779B1u;
     return pages == 0 ? 0 : static_cast<std::uint32_t>((hint(cls, slot) + static_cast<std::uint64_t>(tick)) % pages);
   }
 
-  __device__ std::uint32_t hint(unsigned cls, const unsigned long long* slot) const {
+  __device__ std::uint32_t hint(unsigned cls, const std::uint32_t* slot) const {
     const auto k = static_cast<std::uint32_t>(slot - slots) + cls;
     return pages == 0 ? 0 : static_cast<std::uint32_t>((k * 2654435761ull) % pages);
   }
@@ -649,10 +474,10 @@ struct slab {
   }
 
   // Takes n from a page's count; whoever brings it to 0 retires the page (the
-  // count is 0 only when no block is live, no reservation is pending and, in
-  // a slot's page, every place was handed out), unless a slot holds it: that
-  // page is armed again in its slot (rearm), until the slot moves on (unslot)
-  // or another class needs it (steal_empty).
+  // count is 0 only when no block is live and no reservation is pending),
+  // unless a slot holds it: that page stays in its class, ready for the
+  // slot's next warp, until the slot moves on (unslot) or another class
+  // needs it (steal_empty).
   __device__ void release_count(std::uint32_t page, std::uint32_t n) const {
     using namespace slab_math;
     const std::uint32_t old = atomicSub(header + page, n);
@@ -661,7 +486,7 @@ struct slab {
     if (!header_slotted(old)) {
       retire(page, tag);
     } else {
-      rearm(page, tag);
+      atomicAdd(emptied, 1u);  // an empty page another class may take (steal_empty)
     }
   }
 
@@ -672,7 +497,6 @@ struct slab {
     using namespace slab_math;
     if (atomicCAS(header + page, make_header(tag, 0), 0u) != make_header(tag, 0)) return;
     release_pages(page, tag == kLargeTag ? load(run + page) : 1);
-    atomicAdd(emptied, 1u);  // a page free again: a search that found no idle slot may find one now
   }
 
   // Counts n pages used if that many are free: past the count, they exist,
@@ -765,9 +589,9 @@ struct slab {
     const std::uint64_t me = (static_cast<std::uint64_t>(blockIdx.x) * blockDim.x + threadIdx.x) * 2654435761ull;
     const std::uint32_t start = pages == 0 ? 0 : static_cast<std::uint32_t>(me % pages);
     std::uint32_t p = acquire(n, start);
-    // The idle pages the slots keep can stand between free ones: give them
-    // back one at a time, looking for the run after each.
-    for (int t = 0; p == kNone && t < kMaxLargeSteals && steal_empty(start, pages); ++t) p = acquire(n, start);
+    // The empty pages the slots keep can stand between free ones: give back
+    // every one in reach, then look for the run once more.
+    if (p == kNone && steal_empty(start, true, pages)) p = acquire(n, start);
     if (p == kNone) return nullptr;
     run[p] = n;
     __threadfence();  // the run's length before the header that makes it freeable
@@ -797,9 +621,8 @@ struct slab {
       h.bitmap = word_at(layout_.bitmap);
       h.header = word_at(layout_.header);
       h.run = word_at(layout_.run);
-      h.owner = word_at(layout_.owner);
       h.page_bits = word_at(layout_.page_bits);
-      h.slots = reinterpret_cast<unsigned long long*>(arena_ + layout_.slots);
+      h.slots = word_at(layout_.slots);
       h.used = word_at(layout_.used);
       h.emptied = word_at(layout_.emptied);
       h.missed = word_at(layout_.missed);
@@ -836,20 +659,13 @@ struct slab {
 };
 
 // Owner::reset's two kernels (templates: defined in a header that several
-// translation units include). Any page with a block or a large run live sets
-// *live: a count past the places its slot has not handed out.
+// translation units include). Any page with a count (a block or a large run
+// live) sets *live.
 template <int>
 __global__ void slab_note_live(slab h, std::uint32_t* live) {
   using namespace slab_math;
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= h.pages) return;
-  const std::uint32_t hd = h.header[i], tag = header_tag(hd);
-  std::uint32_t left = 0;
-  if (header_slotted(hd) && tag != kFreeTag && tag <= kClasses) {
-    const unsigned long long s = h.slots[h.owner[i]];
-    if (slot_armed_page(s) == i) left = slot_left(s, tag - 1);
-  }
-  if (header_count(hd) != left || tag == kLargeTag) *live = 1;
+  if (i < h.pages && (header_count(h.header[i]) != 0 || header_tag(h.header[i]) == kLargeTag)) *live = 1;
 }
 template <int>
 __global__ void slab_clear_if_live(uint4* meta, std::uint64_t vectors, const std::uint32_t* live) {

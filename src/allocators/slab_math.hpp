@@ -26,19 +26,12 @@ inline constexpr unsigned kBitmapWords = 128;       // per page: 4096 bits, one 
 // slots' pages four times a round at 2^20 threads; docs/slab.md).
 inline constexpr unsigned kSlotsLog2 = 8;
 inline constexpr unsigned kSlotsPerClass = 1u << kSlotsLog2;
-// A slot's word sits at slot x kSlotStride + class: a class's 256 words lie
-// 128 bytes apart, each alone in its cache line. Side by side, the atomics of
-// every warp of a round on them queued behind each other in L2 (a class's
-// words filled 16 lines; 100,000 threads of 16 B allocated at 0.2x the speed).
-inline constexpr unsigned kSlotStride = 16;
-static_assert(kClasses <= kSlotStride, "a class per word of a slot's line");
 inline constexpr unsigned kCountBits = 24;          // a page header: tag << 24 | slotted << 23 | count
-// The page is some slot's (armed): its count includes the places the slot has
-// not handed out yet, and when it empties it is armed again in its slot.
-inline constexpr std::uint32_t kSlotted = 1u << 23;
+inline constexpr std::uint32_t kSlotted = 1u << 23;  // the page is some slot's: it stays in its class when it empties
 inline constexpr std::uint32_t kCountMask = kSlotted - 1;
 inline constexpr std::uint32_t kFreeTag = 0;        // a page in no class (free, or inside a large run)
 inline constexpr std::uint32_t kLargeTag = 0xff;    // the first page of a large run
+inline constexpr std::uint32_t kSlotEmpty = 0;      // slots hold page + 1
 inline constexpr std::uint32_t kNone = 0xffffffffu;         // no page found
 
 HEAPBENCH_SLAB_HD constexpr unsigned bit_width(std::uint64_t x) {
@@ -76,31 +69,10 @@ HEAPBENCH_SLAB_HD constexpr std::uint32_t make_header(std::uint32_t tag, std::ui
 HEAPBENCH_SLAB_HD constexpr std::uint32_t header_tag(std::uint32_t h) { return h >> kCountBits; }
 HEAPBENCH_SLAB_HD constexpr std::uint32_t header_count(std::uint32_t h) { return h & kCountMask; }
 HEAPBENCH_SLAB_HD constexpr bool header_slotted(std::uint32_t h) { return (h & kSlotted) != 0; }
-// A slot's word: (page + 1) << 32 | the places of the page handed out so far,
-// in order from 0; 0 for a slot with no page. One atomicAdd on it reserves
-// places: those below the page's blocks are the caller's, and their bits were
-// set when the page was armed (a slot's page holds its places' count and bits
-// from the start, so a call that gets them reads and writes nothing else).
-HEAPBENCH_SLAB_HD constexpr std::uint64_t slot_word(std::uint32_t page, std::uint32_t given) {
-  return (static_cast<std::uint64_t>(page) + 1) << 32 | given;
-}
-// Once no page is free a slot may name a page of its class with room in it
-// (room mode): its calls reserve in the page's count and claim free bits, as
-// calls into a page with holes do; its places mean nothing.
-inline constexpr std::uint64_t kRoomMode = 1ull << 63;
-HEAPBENCH_SLAB_HD constexpr std::uint64_t room_word(std::uint32_t page) { return slot_word(page, 0) | kRoomMode; }
-HEAPBENCH_SLAB_HD constexpr bool slot_room_mode(std::uint64_t s) { return (s & kRoomMode) != 0; }
-// The page a slot's word names, in either mode; kNone for none.
-HEAPBENCH_SLAB_HD constexpr std::uint32_t slot_page(std::uint64_t s) {
-  return static_cast<std::uint32_t>((s & ~kRoomMode) >> 32) - 1;
-}
-// The armed page it names (not in room mode); kNone for none.
-HEAPBENCH_SLAB_HD constexpr std::uint32_t slot_armed_page(std::uint64_t s) { return slot_room_mode(s) ? kNone : slot_page(s); }
-HEAPBENCH_SLAB_HD constexpr std::uint32_t slot_given(std::uint64_t s) { return static_cast<std::uint32_t>(s); }
-// The places of a class-c slot's armed page not handed out yet (0 for no page, or room mode).
-HEAPBENCH_SLAB_HD constexpr std::uint32_t slot_left(std::uint64_t s, unsigned c) {
-  const std::uint32_t cap = blocks_per_page(c);
-  return (s >> 32) == 0 || slot_room_mode(s) || slot_given(s) >= cap ? 0 : cap - slot_given(s);
+// A page of a class with no block and no reservation in it (in a slot or not):
+// one another class may take when no page is free.
+HEAPBENCH_SLAB_HD constexpr bool empty_class_page(std::uint32_t h) {
+  return header_tag(h) != kFreeTag && header_tag(h) != kLargeTag && header_count(h) == 0;
 }
 
 HEAPBENCH_SLAB_HD constexpr unsigned popcount(std::uint32_t m) {
@@ -189,11 +161,10 @@ HEAPBENCH_SLAB_HD constexpr std::uint32_t range_mask(std::uint32_t first, std::u
 struct Layout {
   std::uint64_t pages = 0;
   std::uint64_t bitmap = 0;     // pages x kBitmapWords words: a set bit is a block in use
-  std::uint64_t header = 0;     // pages words: tag << 24 | slotted | blocks live or reserved, and an armed page's places not handed out
+  std::uint64_t header = 0;     // pages words: tag << 24 | blocks reserved
   std::uint64_t run = 0;        // pages words: the length of the large run that starts there
-  std::uint64_t owner = 0;      // pages words: the slot's word (slot x kSlotStride + class) a page was armed in
   std::uint64_t page_bits = 0;  // page_words(pages) words: a set bit is a page in use
-  std::uint64_t slots = 0;      // kSlotStride x kSlotsPerClass 8-byte words: each slot's page and places handed out (slot_word)
+  std::uint64_t slots = 0;      // kClasses x kSlotsPerClass words: the page each slot fills
   std::uint64_t used = 0;       // one word: pages in use
   std::uint64_t emptied = 0;    // one word: how many times a slot's page has emptied (steal_empty's clock)
   std::uint64_t missed = 0;     // one word: emptied + 1 as it was when a search of every page found none empty
@@ -207,21 +178,20 @@ HEAPBENCH_SLAB_HD constexpr Layout layout_for_pages(std::uint64_t pages) {
   l.bitmap = l.meta_begin;
   l.header = l.bitmap + pages * kBitmapWords * 4;
   l.run = l.header + pages * 4;
-  l.owner = l.run + pages * 4;
-  l.page_bits = l.owner + pages * 4;
-  l.slots = (l.page_bits + page_words(pages) * 4 + 7) / 8 * 8;
-  l.used = l.slots + kSlotStride * kSlotsPerClass * 8;
+  l.page_bits = l.run + pages * 4;
+  l.slots = l.page_bits + page_words(pages) * 4;
+  l.used = l.slots + kClasses * kSlotsPerClass * 4;
   l.emptied = l.used + 4;
   l.missed = l.emptied + 4;
   const std::uint64_t end = (l.missed + 4 + 15) / 16 * 16;
   l.meta_bytes = end - l.meta_begin;
   return l;
 }
-// The most pages that fit in `heap` bytes with their metadata (page + 1 fits in 31 bits).
+// The most pages that fit in `heap` bytes with their metadata (page indices fit in 31 bits).
 HEAPBENCH_SLAB_HD constexpr Layout layout(std::uint64_t heap) {
-  const std::uint64_t per_page = kPageBytes + kBitmapWords * 4 + 12;
+  const std::uint64_t per_page = kPageBytes + kBitmapWords * 4 + 8;
   std::uint64_t pages = heap / per_page;
-  if (pages > (1ull << 31) - 1) pages = (1ull << 31) - 1;  // page + 1 below a slot word's room-mode bit
+  if (pages > (1ull << 31)) pages = 1ull << 31;
   while (pages > 0) {
     const Layout l = layout_for_pages(pages);
     if (l.meta_begin + l.meta_bytes <= heap) return l;

@@ -190,41 +190,26 @@ class SlabArena {
   }
   // With no block live: every page's header and bits at rest, else the first pages that are not
   // (a count that no bit stands for is room lost for good; bits no count stands for, blocks given
-  // twice), and the pages counted in use against the page bits set. "" when all agree. At rest,
-  // a slot's armed page counts and marks exactly the places its slot has not handed out, the last ones.
+  // twice), and the pages counted in use against the page bits set. "" when all agree.
   std::string idle_metadata_problems() const {
     const slab h = owner_.handle();
     std::vector<std::uint32_t> header(h.pages), bits(static_cast<std::size_t>(h.pages) * sm::kBitmapWords),
-        page_bits(sm::page_words(h.pages)), owner(h.pages);
-    std::vector<unsigned long long> slots(sm::kSlotStride * sm::kSlotsPerClass);
+        page_bits(sm::page_words(h.pages));
     std::uint32_t used = 0;
     check(cudaMemcpy(header.data(), h.header, header.size() * 4, cudaMemcpyDeviceToHost));
     check(cudaMemcpy(bits.data(), h.bitmap, bits.size() * 4, cudaMemcpyDeviceToHost));
     check(cudaMemcpy(page_bits.data(), h.page_bits, page_bits.size() * 4, cudaMemcpyDeviceToHost));
-    check(cudaMemcpy(owner.data(), h.owner, owner.size() * 4, cudaMemcpyDeviceToHost));
-    check(cudaMemcpy(slots.data(), h.slots, slots.size() * 8, cudaMemcpyDeviceToHost));
     check(cudaMemcpy(&used, h.used, 4, cudaMemcpyDeviceToHost));
     std::string out;
     int shown = 0;
     std::uint32_t taken = 0, stuck = 0;
     for (std::uint32_t p = 0; p < h.pages; ++p) {
       const std::uint32_t hd = header[p], tag = sm::header_tag(hd), count = sm::header_count(hd);
-      // The places its slot has not handed out: [cap - left, cap), counted and marked.
-      std::uint32_t left = 0;
-      if (sm::header_slotted(hd) && tag != sm::kFreeTag && tag <= sm::kClasses && owner[p] < slots.size() &&
-          sm::slot_armed_page(slots[owner[p]]) == p) {
-        left = sm::slot_left(slots[owner[p]], tag - 1);
-      }
-      std::uint32_t set = 0, unexpected = 0;
-      for (unsigned w = 0; w < sm::kBitmapWords; ++w) {
-        const std::uint32_t word = bits[static_cast<std::size_t>(p) * sm::kBitmapWords + w];
-        const std::uint32_t expect = left == 0 ? 0u : sm::range_mask(sm::blocks_per_page(tag - 1) - left, left, w);
-        set += sm::popcount(word);
-        unexpected += sm::popcount(word ^ expect);
-      }
+      std::uint32_t set = 0;
+      for (unsigned w = 0; w < sm::kBitmapWords; ++w) set += sm::popcount(bits[static_cast<std::size_t>(p) * sm::kBitmapWords + w]);
       const bool in_use = (page_bits[p / 32] >> (p % 32)) & 1u;
       taken += in_use;
-      const bool bad = count != left || unexpected != 0 || (tag != sm::kFreeTag && !in_use) || tag == sm::kLargeTag ||
+      const bool bad = count != 0 || set != 0 || (tag != sm::kFreeTag && !in_use) || tag == sm::kLargeTag ||
                        (tag == sm::kFreeTag && (sm::header_slotted(hd) || in_use));
       if (!bad) continue;
       ++stuck;

@@ -85,36 +85,13 @@ TEST(SlabHeader, TheSlottedBitIsNeitherCountNorTag) {
   EXPECT_EQ(header_count(h + 4096 + 32 * 1024), 4096u + 32 * 1024);
   EXPECT_TRUE(header_slotted(h + 4096 + 32 * 1024));
   EXPECT_FALSE(header_slotted(make_header(tag_of_class(2), 4096)));
-}
-
-TEST(SlabSlot, ASlotsWordNamesItsPageAndThePlacesHandedOut) {
-  EXPECT_EQ(slot_page(0), kNone) << "a slot with no page";
-  EXPECT_EQ(slot_left(0, 0), 0u);
-  // Page 0 is a page: its word is not the empty slot's.
-  EXPECT_NE(slot_word(0, 0), 0u);
-  EXPECT_EQ(slot_page(slot_word(0, 0)), 0u);
-  // The last page of the largest arena: page + 1 stays below the room-mode bit.
-  const std::uint32_t last = (1u << 31) - 2;
-  EXPECT_EQ(layout(1ull << 50).pages, last + 1ull);
-  EXPECT_EQ(slot_page(slot_word(last, 17)), last);
-  EXPECT_EQ(slot_given(slot_word(last, 17)), 17u);
-  // One atomicAdd reserves places: they come from the low word and never reach the page's.
-  const std::uint64_t s = slot_word(5, 4090) + 32;
-  EXPECT_EQ(slot_page(s), 5u);
-  EXPECT_EQ(slot_given(s), 4122u);
-  EXPECT_EQ(slot_left(slot_word(5, 4090), 0), 6u) << "16 B: 4,096 places";
-  EXPECT_EQ(slot_left(s, 0), 0u) << "past the page's places: none left";
-  EXPECT_EQ(slot_left(slot_word(5, 0), 12), 1u) << "64 KiB: one place";
-  // An empty slot's failed adds accumulate below the page's word and still name none.
-  EXPECT_EQ(slot_page(std::uint64_t{0} + 32 * 1000), kNone);
-  // Room mode: the page, no places, no armed page; adds leave it so.
-  EXPECT_EQ(slot_page(room_word(last)), last);
-  EXPECT_EQ(slot_page(room_word(5) + 4096), 5u);
-  EXPECT_TRUE(slot_room_mode(room_word(5) + 4096));
-  EXPECT_EQ(slot_left(room_word(5), 0), 0u);
-  EXPECT_EQ(slot_armed_page(room_word(5)), kNone);
-  EXPECT_EQ(slot_armed_page(slot_word(5, 3)), 5u);
-  EXPECT_FALSE(slot_room_mode(slot_word(last, 0xffffffffu)));
+  // What another class may take once no page is free: an empty page of a
+  // class, in a slot or not; never a free page, a large run or a page with a block.
+  EXPECT_TRUE(empty_class_page(h));
+  EXPECT_TRUE(empty_class_page(make_header(tag_of_class(12), 0)));
+  EXPECT_FALSE(empty_class_page(make_header(tag_of_class(2), 1) | kSlotted));
+  EXPECT_FALSE(empty_class_page(0));
+  EXPECT_FALSE(empty_class_page(make_header(kLargeTag, 0)));
 }
 
 TEST(SlabBits, PickPrefersBitsFromTheStartThenWrapsBelowIt) {
@@ -218,8 +195,7 @@ TEST(SlabLayout, MetadataFitsInTheHeapAndCostsUnderOnePercent) {
     EXPECT_EQ(l.meta_begin, l.pages * kPageBytes);
     EXPECT_EQ(l.meta_begin % 16, 0u);
     EXPECT_EQ(l.header - l.bitmap, l.pages * kBitmapWords * 4);
-    EXPECT_LE(l.slots + kSlotStride * kSlotsPerClass * 8, l.used);
-    EXPECT_EQ(l.slots % 8, 0u) << "64-bit atomics on the slots";
+    EXPECT_LE(l.slots + kClasses * kSlotsPerClass * 4, l.used);
     EXPECT_LE(l.used + 4, l.meta_begin + l.meta_bytes);
     // No page more would fit, and pages hold at least 98 % of the heap from 8 MiB on.
     const Layout more = layout_for_pages(l.pages + 1);
