@@ -213,9 +213,29 @@ namespace {
 namespace fs = std::filesystem;
 
 // The names run_children gives its children's files: device, heap in MiB,
-// attempt. The manifest says each file's device; a file it does not name has
-// only its name to say it.
-const std::regex kChildFileName(R"(device(\d{1,4})_heap\d{1,12}_\d{1,6}\.json)");
+// attempt. The manifest says each file's device; a file it does not name is
+// found by its name, and its device is what its own context says (never read
+// from the name: a name is only a name).
+const std::regex kChildFileName(R"(device\d{1,4}_heap\d{1,12}_\d{1,6}\.json)");
+constexpr int kDeviceInContext = -1;
+
+// The device a child's results document ran on, from its context's
+// gpu_index; kDeviceInContext (and why) when it names none.
+int context_device(const json& doc, std::string& why) {
+  const json* index = nullptr;
+  if (doc.contains("context") && doc["context"].is_object() && doc["context"].contains("gpu_index")) {
+    index = &doc["context"]["gpu_index"];
+  }
+  int device = kDeviceInContext;
+  if (index != nullptr && index->is_number_integer()) device = index->get<int>();
+  if (index != nullptr && index->is_string()) {
+    const std::string text = index->get<std::string>();
+    const bool digits = std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!text.empty() && text.size() <= 4 && digits) device = std::stoi(text);
+  }
+  if (device < 0) why = "its context names no gpu_index, and the run's manifest does not name it";
+  return device;
+}
 
 // An entry as heapbench writes it: a name, the case's axes and, where it says
 // whether it is an error, a boolean ("no" is not false).
@@ -289,8 +309,8 @@ using ChildFile = std::pair<int, fs::path>;
 // pairs in the order it started them, each a regular file in the folder
 // (whatever its name), then the files in the folder with the names
 // run_children gives them that the manifest does not name (all of them
-// without one), whose device only their name can say. A manifest entry
-// elsewhere is not this run's and is never read.
+// without one), whose device their context says (kDeviceInContext here). A
+// manifest entry elsewhere is not this run's and is never read.
 std::vector<ChildFile> child_files(const fs::path& groups, const std::optional<RunManifest>& m,
                                    std::vector<std::string>& skipped) {
   std::error_code ec;
@@ -317,9 +337,7 @@ std::vector<ChildFile> child_files(const fs::path& groups, const std::optional<R
     if (std::regex_match(name, kChildFileName) && e.is_regular_file(ec) && !e.is_symlink(ec)) listed.insert(name);
   }
   for (const auto& name : listed) {
-    std::smatch match;
-    std::regex_match(name, match, kChildFileName);
-    if (!named(groups / name)) files.emplace_back(std::stoi(match[1].str()), groups / name);
+    if (!named(groups / name)) files.emplace_back(kDeviceInContext, groups / name);
   }
   return files;
 }
@@ -382,8 +400,10 @@ std::vector<std::pair<int, json>> readable_children(const std::vector<ChildFile>
   std::vector<std::pair<int, json>> children;
   for (const auto& [device, f] : files) {
     std::string why;
-    if (auto doc = read_child(f, why)) {
-      children.emplace_back(device, std::move(*doc));
+    auto doc = read_child(f, why);
+    const int on = doc && device == kDeviceInContext ? context_device(*doc, why) : device;
+    if (doc && on >= 0) {
+      children.emplace_back(on, std::move(*doc));
     } else if (why != "missing") {
       skipped.push_back(fmt::format("{} ({})", f.filename().string(), why));
     }

@@ -27,8 +27,12 @@ class MergeTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
+  // Its context names its device as a child's does (gpu_index, a string): the
+  // N of a deviceN_ file, else none.
   std::string child(const std::string& file, const std::string& gpu, const std::vector<std::string>& finished) {
     json doc{{"context", {{"gpu_name", gpu}, {"heapbench_schema_version", "1"}}}, {"benchmarks", json::array()}};
+    const std::string base = fs::path(file).filename().string();
+    if (base.rfind("device", 0) == 0) doc["context"]["gpu_index"] = base.substr(6, base.find('_') - 6);
     for (const auto& n : finished) {
       doc["benchmarks"].push_back({{"name", n}, {"run_name", n}, {"run_type", "iteration"}, {"allocs_per_s", 1e6},
                                    {"axis_values", {{"size", 64}}}});
@@ -240,6 +244,29 @@ TEST_F(MergeTest, RecoveryTakesEachChildsDeviceFromTheManifestNotItsFileName) {
     for (const auto& b : doc["benchmarks"]) got.emplace_back(b["name"], b["gpu_index"]);
     EXPECT_EQ(got, (std::vector<std::pair<std::string, int>>{{"a/device:0", 0}, {"a/device:1", 1}, {"b/device:1", 1}}));
   }
+}
+
+TEST_F(MergeTest, AChildFileNoManifestNamesTakesItsDeviceFromItsContextNeverItsName) {
+  // Issue 54: without a manifest, recovery read a file's device out of its
+  // name. Device 1's file under a name that says device 0: its context says 1,
+  // and its cases are device 1's; a file whose context names no device is skipped, with why.
+  const auto out = (dir_ / "r.json").string();
+  const fs::path groups = dir_ / "r.json.groups";
+  fs::create_directories(groups);
+  child("r.json.groups/device0_heap8_0.json", "GPU", {"a"});
+  const auto f1 = child("r.json.groups/device1_heap8_0.json", "GPU", {"a", "b"});
+  fs::rename(f1, groups / "device0_heap16_0.json");
+  json nameless{{"context", {{"gpu_name", "GPU"}, {"heapbench_schema_version", "1"}}}, {"benchmarks", json::array()}};
+  nameless["benchmarks"].push_back({{"name", "z"}, {"run_name", "z"}, {"run_type", "iteration"}, {"axis_values", {{"size", 64}}}});
+  std::ofstream((groups / "device0_heap32_0.json").string()) << nameless.dump();
+  const Recovery r = recover_interrupted_run(out, groups.string());
+  ASSERT_EQ(r.skipped.size(), 2u);
+  EXPECT_NE(r.skipped[0].find("run.json (missing"), std::string::npos) << r.skipped[0];
+  EXPECT_NE(r.skipped[1].find("device0_heap32_0.json (its context names no gpu_index"), std::string::npos) << r.skipped[1];
+  const json doc = json::parse(std::ifstream(out));
+  std::vector<std::pair<std::string, int>> got;
+  for (const auto& b : doc["benchmarks"]) got.emplace_back(b["name"], b["gpu_index"]);
+  EXPECT_EQ(got, (std::vector<std::pair<std::string, int>>{{"a/device:1", 1}, {"b/device:1", 1}, {"a/device:0", 0}}));
 }
 
 TEST_F(MergeTest, RecoveryReadsEachChildFileOnItsOwnAndNothingOutsideTheFolder) {
