@@ -219,6 +219,14 @@ class Faults(unittest.TestCase):
             self.assertEqual(missing, set(), f"{what}: finished cases not in the results file")
             self.assertNotIn("earlier/run", final, f"{what}: the earlier results were mixed into this run's")
         left = sorted(os.listdir(d))
+        if earlier and left == ["r.json", "r.json.foreign"]:
+            # EARLIER is not heapbench's results (its context names no schema version). Killed after a child
+            # finished a case but before the parent had replaced FILE, the run leaves EARLIER in FILE; the
+            # next run, recovering that case, moves it aside, kept and named (docs/cli.md), never merged.
+            with open(out + ".foreign", "rb") as f:
+                self.assertEqual(f.read(), EARLIER, f"{what}: FILE.foreign is not the earlier file")
+            self.assertIn(f"moved aside to '{out}.foreign'", nxt.stderr, what)
+            left = ["r.json"]
         self.assertIn(left, ([], ["r.json"]), f"{what}: scratch files remain")
         self.log.append(f"{what}: {len(watcher.finished)} case(s) finished, all in the file; nothing left running")
         return bool(watcher.finished), target == p.pid

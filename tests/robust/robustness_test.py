@@ -123,7 +123,7 @@ class Isolation(unittest.TestCase):
         with tempfile.TemporaryDirectory() as d:
             out = os.path.join(d, "r.json")
             p = subprocess.Popen([BINARY, *SMALL[:3], "--heaps=8M,16M", "--sizes=16,32", "--isolate", "--min-rounds=3",
-                                  "--kernel-budget-ms=1234", "--benchmark_repetitions=2",
+                                  "--kernel-budget-ms=1234", "--benchmark_repetitions=2", "--max-time=30",
                                   f"--benchmark_out={out}"],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                  env=dict(os.environ, HEAPBENCH_NOGPU_ROUND_MS="100"))
@@ -142,10 +142,13 @@ class Isolation(unittest.TestCase):
                 self.assertEqual([a.split("=")[0] for a in line], ["--child-plan", "--benchmark_out"], line)
             # What the parent was told, the children measured: 2 repetitions of each case, 3 rounds each
             # (the stand-in's rounds do not vary: the stopping rule ends them at --min-rounds; 5 by default).
+            # --max-time far above 3 rounds of 100 ms: on a loaded machine the default 0.5 s capped a case at
+            # 2 rounds (converged=0), as it should, and failed this test (CI, 2026-12-04).
             doc = load(out)
             runs = [b for b in doc["benchmarks"] if b.get("run_type") == "iteration"]
             self.assertEqual(len(runs), 2 * 4, [b["name"] for b in doc["benchmarks"]])
             self.assertEqual({b["rounds"] for b in runs}, {3}, [b["rounds"] for b in runs])
+            self.assertEqual({b["converged"] for b in runs}, {1}, "--max-time did not reach the children")
 
     def test_a_process_killing_fault_costs_only_its_heap_group(self):
         # run_results checks that no child's file is left beside the results.
