@@ -30,6 +30,7 @@
 #include "orchestrate/exit_codes.hpp"
 #include "inputs.hpp"
 #include "plan/benchmark_flags.hpp"  // count_matching
+#include "plan/help_formatter.hpp"
 #include "cases/catalog.hpp"
 #include "plan/suggest.hpp"
 #include "orchestrate/orchestrate.hpp"
@@ -170,7 +171,7 @@ namespace {
 
 // heapbench --help lists each subcommand with its one-line summary; the
 // subcommand's own --help opens with its description.
-class SummaryFormatter final : public CLI::Formatter {
+class SummaryFormatter final : public RunHelpFormatter {
  public:
   std::string make_subcommand(const CLI::App* sub) const override {
     for (const Subcommand* s : subcommands()) {
@@ -180,7 +181,7 @@ class SummaryFormatter final : public CLI::Formatter {
         return out.str();
       }
     }
-    return CLI::Formatter::make_subcommand(sub);
+    return RunHelpFormatter::make_subcommand(sub);
   }
 };
 

@@ -407,13 +407,5 @@ AdviseOptions AdviseCommandLine::options(const CLI::App& app) const {
   return o;
 }
 
-AdviseOptions parse_advise_options(int argc, const char* const* argv) {
-  CLI::App app;
-  app.name("heapbench advise");
-  AdviseCommandLine advise;
-  advise.build(app);
-  parse_argv(app, argc, argv);
-  return advise.options(app);
-}
 
 }  // namespace heapbench

@@ -61,7 +61,7 @@ Case workload_case(const Workload& w, std::uint64_t heap);
 
 // Bytes the workload asks for in one round (what its case requests, exactly).
 std::uint64_t workload_demand(const Workload& w);
-// The same; nullopt where it does not fit in 64 bits (parse_advise_options refuses such a workload).
+// The same; nullopt where it does not fit in 64 bits (AdviseCommandLine::options refuses such a workload).
 std::optional<std::uint64_t> checked_workload_demand(const Workload& w);
 
 // What one run of the workload on one heap size saw.
@@ -102,7 +102,7 @@ std::uint64_t advised_mib(std::uint64_t min_mib, double margin);
 // The line to paste before the first kernel that calls malloc.
 std::string set_limit_code(std::uint64_t mib);
 
-// What `heapbench advise` was asked (parse_advise_options).
+// What `heapbench advise` was asked (AdviseCommandLine).
 struct AdviseOptions {
   Workload workload;
   int device = 0;
@@ -118,9 +118,9 @@ struct AdviseOptions {
 
 struct AdviseParsed;
 
-// heapbench advise's flags, built into a CLI::App (its subcommand of
-// heapbench's tree, bench/subcommands/advise.cpp, or an app of its own) and
-// read back once it has parsed; the values CLI11 fills live in here.
+// heapbench advise's flags, built into its subcommand's CLI::App of
+// heapbench's tree (bench/subcommands/advise.cpp) and read back once the tree
+// has parsed; the values CLI11 fills live in here.
 class AdviseCommandLine {
  public:
   AdviseCommandLine();
@@ -129,17 +129,14 @@ class AdviseCommandLine {
   AdviseCommandLine& operator=(const AdviseCommandLine&) = delete;
   // The description and flags, into `app` (named by the caller).
   void build(CLI::App& app);
-  // After `app` parsed: the options, or UsageError as parse_advise_options says.
+  // After `app` parsed (argv[0] "advise"): the options. Throws UsageError
+  // (options.hpp) naming the bad value: no --threads, no --size, zero threads,
+  // a distribution that does not parse, one no pattern runs, margins out of range.
   AdviseOptions options(const CLI::App& app) const;
 
  private:
   std::unique_ptr<AdviseOptions> o_;
   std::unique_ptr<AdviseParsed> p_;
 };
-
-// argv[0] is "advise". Throws UsageError (options.hpp) naming the bad value:
-// no --threads, no --size, zero threads, a distribution that does not parse,
-// one no pattern runs, margins out of range.
-AdviseOptions parse_advise_options(int argc, const char* const* argv);
 
 }  // namespace heapbench

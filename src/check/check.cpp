@@ -694,14 +694,6 @@ CheckOptions CheckCommandLine::options(const CLI::App& app, const std::vector<st
   return o;
 }
 
-CheckOptions parse_check_options(int argc, const char* const* argv, const std::vector<std::string>& known_apis) {
-  CLI::App app;
-  app.name("heapbench check");
-  CheckCommandLine check;
-  check.build(app);
-  parse_argv(app, argc, argv);
-  return check.options(app, known_apis);
-}
 
 RowSlice row_slice(const CheckOptions& o, const std::string& api, std::uint64_t heap, std::vector<Row> rows) {
   return RowSlice{api, heap, std::move(rows), o.threads, o.soak_s, o.kernel_budget_s, o.device};

@@ -267,9 +267,9 @@ CheckOptions options_of_slice(const CheckOptions& o, const RowSlice& s);
 
 struct CheckParsed;
 
-// heapbench check's flags, built into a CLI::App (its subcommand of
-// heapbench's tree, bench/subcommands/check.cpp, or an app of its own) and
-// read back once it has parsed; the values CLI11 fills live in here.
+// heapbench check's flags, built into its subcommand's CLI::App of
+// heapbench's tree (bench/subcommands/check.cpp) and read back once the tree
+// has parsed; the values CLI11 fills live in here.
 class CheckCommandLine {
  public:
   CheckCommandLine();
@@ -278,17 +278,15 @@ class CheckCommandLine {
   CheckCommandLine& operator=(const CheckCommandLine&) = delete;
   // The description and flags, into `app` (named by the caller).
   void build(CLI::App& app);
-  // After `app` parsed: the options, or UsageError as parse_check_options says.
+  // After `app` parsed (argv[0] "check"): the options. `known_apis` are the
+  // names --apis may take (those with a handle in this binary). Throws
+  // UsageError (plan/options.hpp).
   CheckOptions options(const CLI::App& app, const std::vector<std::string>& known_apis) const;
 
  private:
   std::unique_ptr<CheckOptions> o_;
   std::unique_ptr<CheckParsed> p_;
 };
-
-// argv[0] is "check". `known_apis` are the names --apis may take (those with a
-// handle in this binary). Throws UsageError (plan/options.hpp).
-CheckOptions parse_check_options(int argc, const char* const* argv, const std::vector<std::string>& known_apis);
 
 
 }  // namespace heapbench::check

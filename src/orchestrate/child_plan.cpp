@@ -21,8 +21,35 @@ using Refuse = std::function<std::runtime_error(const std::string&)>;
 
 // 2: "inputs", the content hash of each file its cases read. 3: "run", the
 // parent's measuring settings; the cases that read a file by index, with its
-// hash (the path is the child's --child-input).
-constexpr int kChildPlanVersion = 3;
+// hash (the path is the child's --child-input). 4: run.benchmark_flags, what
+// the Google Benchmark flags heapbench checks say (the child parsed them again).
+constexpr int kChildPlanVersion = 4;
+
+json flags_json(const BenchmarkFlags& f) {
+  return {{"format", f.format},
+          {"repetitions", f.repetitions},
+          {"color", f.color ? json(*f.color) : json(nullptr)},
+          {"counters_tabular", f.counters_tabular}};
+}
+
+BenchmarkFlags flags_from_json(const json& j, const Refuse& refuse) {
+  const auto bad = [&](const char* key) { return refuse(fmt::format("run.benchmark_flags.{} is missing or of the wrong type", key)); };
+  if (!j.is_object()) throw refuse("run.benchmark_flags is missing or not an object");
+  BenchmarkFlags f;
+  if (!j.contains("format") || !j["format"].is_string()) throw bad("format");
+  f.format = j["format"].get<std::string>();
+  if (f.format != "console" && f.format != "json" && f.format != "csv") throw bad("format");
+  if (!j.contains("repetitions") || !j["repetitions"].is_number_integer() || j["repetitions"].get<long long>() < 1 ||
+      j["repetitions"].get<long long>() > 1000000) {
+    throw bad("repetitions");
+  }
+  f.repetitions = j["repetitions"].get<int>();
+  if (!j.contains("color") || !(j["color"].is_null() || j["color"].is_boolean())) throw bad("color");
+  if (j["color"].is_boolean()) f.color = j["color"].get<bool>();
+  if (!j.contains("counters_tabular") || !j["counters_tabular"].is_boolean()) throw bad("counters_tabular");
+  f.counters_tabular = j["counters_tabular"].get<bool>();
+  return f;
+}
 
 // The file a case reads ("": none).
 const std::string& input_of(const Case& c) { return !c.trace_file.empty() ? c.trace_file : c.graph_file; }
@@ -36,6 +63,7 @@ json run_json(const ChildRun& r) {
           {"profile_iterations", r.profile_iterations},
           {"sweep", r.sweep},
           {"benchmark_args", r.benchmark_args},
+          {"benchmark_flags", flags_json(r.benchmark_flags)},
           {"parent_args", r.parent_args}};
 }
 
@@ -68,6 +96,7 @@ ChildRun run_from_json(const json& j, const Refuse& refuse) {
   r.benchmark_args = j["benchmark_args"].get<std::vector<std::string>>();
   r.parent_args = j["parent_args"].get<std::vector<std::string>>();
   if (r.benchmark_args.empty()) throw refuse("run.benchmark_args has no program name");
+  r.benchmark_flags = flags_from_json(j.contains("benchmark_flags") ? j["benchmark_flags"] : json(), refuse);
   return r;
 }
 
@@ -80,6 +109,7 @@ ChildRun child_run_of(const Options& o) {
   r.profile_iterations = o.profile ? o.profile_iterations : 0;
   r.sweep = o.sweep;
   r.benchmark_args = o.benchmark_args;
+  r.benchmark_flags = o.benchmark_flags;
   r.parent_args = o.raw_args;
   return r;
 }
@@ -92,6 +122,7 @@ void take_child_run(ChildRun r, Options& o) {
   if (o.profile) o.profile_iterations = r.profile_iterations;
   o.sweep = std::move(r.sweep);
   o.benchmark_args = std::move(r.benchmark_args);
+  o.benchmark_flags = r.benchmark_flags;
   o.raw_args = std::move(r.parent_args);
 }
 

@@ -23,6 +23,7 @@ struct ChildRun {
   int profile_iterations = 0;                // --profile: its fixed rounds a case (0: measured to the stopping rule)
   std::string sweep = "default";             // the sweep's name, for the child's context
   std::vector<std::string> benchmark_args;   // argv[0] then Google Benchmark's flags, as the parent hands them on
+  BenchmarkFlags benchmark_flags;            // what the ones heapbench checks say, as the parent's parser read them
   std::vector<std::string> parent_args;      // the parent's argv[1..]: the child's context records it, never parses it
 };
 

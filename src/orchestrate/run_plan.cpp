@@ -54,7 +54,7 @@ int plan_cases_of(Plan& plan) {
       plan.context_and_header = child.context_and_header;
       plan.name_width = child.name_width;
       take_child_run(std::move(child.run), plan.options);
-      plan.bflags = check_benchmark_flags(plan.options.benchmark_args);
+      plan.bflags = plan.options.benchmark_flags;
     } catch (const std::exception& e) {
       return fail(kExitUsage, "{}", e.what());
     }
@@ -80,7 +80,7 @@ std::variant<Plan, int> plan_run(const CLI::App& app, const RunCommandLine& run,
   Options& o = plan.options;
   try {
     o = run.options(app, argc, argv);
-    if (!o.child()) plan.bflags = check_benchmark_flags(o.benchmark_args);  // a child's: its plan's
+    plan.bflags = o.benchmark_flags;  // a child's: its plan's (plan_cases_of)
   } catch (const UsageError& e) {
     return fail(kExitUsage, "{} (see --help)", e.what());
   }

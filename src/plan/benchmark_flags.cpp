@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "heapbench/case.hpp"
+#include "plan/help_formatter.hpp"
 #include "plan/options.hpp"
 #include "plan/suggest.hpp"
 #include "cases/parse.hpp"
@@ -261,6 +262,7 @@ void refuse_repeated_options(const CLI::App& app) {
   for (const CLI::Option* opt : app.get_options()) {
     if (opt->get_expected_min() == 0 || opt->results().size() < 2) continue;  // a flag, or given once
     if (opt->get_multi_option_policy() == CLI::MultiOptionPolicy::TakeAll) continue;  // made to repeat (--axis)
+    if (is_checked_benchmark_flag(*opt)) continue;  // Google Benchmark's: the last one counts
     std::vector<std::string> given;
     for (const std::string& v : opt->results()) given.push_back(fmt::format("{}={}", opt->get_name(), v));
     throw UsageError(fmt::format("{}: given {} times; give it once (several values go in one, comma-separated)",
@@ -318,39 +320,47 @@ std::string typed_value(const CLI::App& app, const std::string& flag) {
   return given.empty() ? std::string() : given.back();
 }
 
-BenchmarkFlags check_benchmark_flags(const std::vector<std::string>& args) {
-  CLI::App app{"Google Benchmark's flags that heapbench checks"};
-  BenchmarkFlags f;
-  std::string tabular, color = "auto";
-  // Google Benchmark takes the last of a repeated flag; so does this check.
-  auto last = CLI::MultiOptionPolicy::TakeLast;
-  app.add_option("--benchmark_format", f.format)->check(one_of({"console", "json", "csv"}))->multi_option_policy(last);
+void add_benchmark_flags(CLI::App& app, BenchmarkFlagValues& v) {
+  // Google Benchmark takes the last of a repeated flag; so does heapbench
+  // (refuse_repeated_options lets these repeat). Their group's CLI11 help is
+  // left out (help_formatter.hpp): --help lists them with Google Benchmark's
+  // other flags (options.cpp's help_text), not as heapbench's.
+  app.formatter(std::make_shared<RunHelpFormatter>());
+  const auto add = [&](CLI::Option* opt) {
+    opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->group(kCheckedBenchmarkFlagsGroup);
+  };
+  add(app.add_option("--benchmark_format", v.flags.format)->check(one_of({"console", "json", "csv"})));
   // Google Benchmark runs no case at all for 0 or fewer repetitions.
-  app.add_option("--benchmark_repetitions", f.repetitions)->check(at_least_one())->multi_option_policy(last);
-  app.add_option("--benchmark_color", color)->multi_option_policy(last);
-  std::string verbosity, context;
-  app.add_option("--v", verbosity)->check(whole_number())->multi_option_policy(last);
-  app.add_option("--benchmark_context", context)->check(key_value_pairs())->multi_option_policy(last);
-  std::string booleans[std::size(kBooleanFlags)];
+  add(app.add_option("--benchmark_repetitions", v.flags.repetitions)->check(at_least_one()));
+  add(app.add_option("--benchmark_color", v.color));
+  add(app.add_option("--v", v.verbosity)->check(whole_number()));
+  add(app.add_option("--benchmark_context", v.context)->check(key_value_pairs()));
   for (std::size_t i = 0; i < std::size(kBooleanFlags); ++i) {
-    app.add_flag(fmt::format("{}{{true}}", kBooleanFlags[i]), booleans[i])->multi_option_policy(last);
+    add(app.add_flag(fmt::format("{}{{true}}", kBooleanFlags[i]), v.booleans[i]));
   }
-  app.allow_extras();
-  std::vector<std::string> reversed(args.rbegin(), args.rend());  // CLI11 takes them reversed
-  if (!reversed.empty()) reversed.pop_back();                      // argv[0]
-  try {
-    app.parse(reversed);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
+}
+
+bool is_checked_benchmark_flag(const CLI::Option& opt) { return opt.get_group() == kCheckedBenchmarkFlagsGroup; }
+
+BenchmarkFlags benchmark_flags_of(const CLI::App& app, const BenchmarkFlagValues& v) {
+  BenchmarkFlags f = v.flags;
   for (std::size_t i = 0; i < std::size(kBooleanFlags); ++i) {
-    if (app.count(std::string(kBooleanFlags[i]))) refuse_non_boolean(kBooleanFlags[i], booleans[i]);
+    if (app.count(std::string(kBooleanFlags[i]))) refuse_non_boolean(kBooleanFlags[i], v.booleans[i]);
   }
-  tabular = booleans[2];
-  f.counters_tabular = app.count("--benchmark_counters_tabular") > 0 && truthy(tabular);
-  if (app.count("--benchmark_color")) refuse_non_boolean("--benchmark_color", color, "auto");
-  if (color != "auto") f.color = truthy(color);
+  f.counters_tabular = app.count("--benchmark_counters_tabular") > 0 && truthy(v.booleans[2]);
+  if (app.count("--benchmark_color")) refuse_non_boolean("--benchmark_color", v.color, "auto");
+  f.color.reset();
+  if (v.color != "auto") f.color = truthy(v.color);
   return f;
+}
+
+std::vector<std::string> given_benchmark_flags(const CLI::App& app) {
+  std::vector<std::string> args;
+  for (const CLI::Option* opt : app.get_options()) {
+    if (!is_checked_benchmark_flag(*opt) || opt->results().empty()) continue;
+    args.push_back(fmt::format("{}={}", opt->get_name(), opt->results().back()));
+  }
+  return args;
 }
 
 std::vector<bool> filter_matches(const std::vector<std::string>& names, const std::string& filter) {

@@ -12,6 +12,7 @@
 
 namespace CLI {
 class App;
+class Option;
 }
 
 namespace heapbench {
@@ -112,16 +113,34 @@ struct BenchmarkFlags {
   bool counters_tabular = false;   // --benchmark_counters_tabular
 };
 
-// Checks the values of the Google Benchmark flags in `args` (the arguments
-// heapbench passes on to it) that Google Benchmark itself answers with its
-// usage text and exit status 0 (--benchmark_format; an empty
+// What CLI11 fills for the Google Benchmark flags heapbench checks; lives as
+// long as the app they are options of.
+struct BenchmarkFlagValues {
+  BenchmarkFlags flags;
+  std::string color = "auto", verbosity, context;
+  std::string booleans[3];  // --benchmark_report_aggregates_only, --benchmark_display_aggregates_only,
+                            // --benchmark_counters_tabular
+};
+
+// The Google Benchmark flags whose values heapbench checks, as options of the
+// run's app (the root of heapbench's tree): those Google Benchmark itself
+// answers with its usage text and exit status 0 (--benchmark_format; an empty
 // --benchmark_color is refuse_empty_values's), refuses in its own words (--v,
 // --benchmark_context) or accepts although no case could then run
-// (--benchmark_repetitions below 1), and the boolean ones' values
+// (--benchmark_repetitions below 1), and the boolean ones
 // (--benchmark_report_aggregates_only, --benchmark_display_aggregates_only,
-// --benchmark_counters_tabular; --benchmark_color also auto), which it takes
-// as true whatever the word. Other arguments are left to it.
-BenchmarkFlags check_benchmark_flags(const std::vector<std::string>& args);
+// --benchmark_counters_tabular; --benchmark_color also auto), whose values it
+// takes as true whatever the word. The others stay in the app's remaining()
+// and are checked there (options.cpp). Each may repeat; the last one counts.
+void add_benchmark_flags(CLI::App& app, BenchmarkFlagValues& v);
+// Whether `opt` is one of add_benchmark_flags' options.
+bool is_checked_benchmark_flag(const CLI::Option& opt);
+// After the app parsed: what those flags say. Throws UsageError for a boolean
+// flag's value that is neither true nor false as Google Benchmark spells them.
+BenchmarkFlags benchmark_flags_of(const CLI::App& app, const BenchmarkFlagValues& v);
+// Those flags as Google Benchmark is to be given them: "--flag=VALUE", the
+// last value given, of each one given.
+std::vector<std::string> given_benchmark_flags(const CLI::App& app);
 
 // Which of `names` Google Benchmark would select with --benchmark_filter=`filter`
 // (same rules as count_matching). Throws std::invalid_argument for a bad regex.

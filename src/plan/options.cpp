@@ -48,6 +48,7 @@ struct RunParsed {
   std::string sweep = "default";
   double max_noise_pct = -1, max_time_s = -1;
   int min_rounds = -1;
+  BenchmarkFlagValues benchmark;  // Google Benchmark's flags that heapbench checks
 };
 
 namespace {
@@ -180,6 +181,7 @@ void add_flags(CLI::App& app, Parsed& p) {
                  fmt::format("Seconds of wall time after which a case stops measuring, converged or not (default {:g}); "
                              "a case reports rounds, noise, converged, timed_s and sm_clock_mhz",
                              rule.max_time_s));
+  add_benchmark_flags(app, p.benchmark);
   // Google Benchmark's other flags stay in remaining(): checked against
   // google_benchmark_flags() and passed on.
   app.allow_extras();
@@ -708,6 +710,7 @@ std::vector<std::string> benchmark_args(const CLI::App& app, const Options& o, c
   args.emplace_back("--benchmark_min_time=1e-9");
 #endif
   if (o.list_tests) args.emplace_back("--benchmark_list_tests=true");
+  for (auto& checked : given_benchmark_flags(app)) args.push_back(std::move(checked));
   for (const auto& extra : app.remaining()) args.push_back(extra);
   return args;
 }
@@ -790,20 +793,10 @@ Options RunCommandLine::options(const CLI::App& app, int argc, const char* const
   set_sweeps(given, q, readers_, o);
   apply_rules(kDeviceAndOutputRules, app, q, o);
   o.benchmark_args = benchmark_args(app, o, argc > 0 ? argv[0] : "heapbench");
+  o.benchmark_flags = benchmark_flags_of(app, p.benchmark);
   if (o.help) o.help_text = help_text(app);
   return o;
 }
 
-Options parse_options(int argc, const char* const* argv, const SubcommandList& subcommands, InputReaders readers) {
-  CLI::App app;
-  RunCommandLine run(std::move(readers));
-  run.build(app);
-  // Listed by --help only: this app parses heapbench's flags, never a subcommand.
-  std::vector<CLI::App*> listed;
-  for (const auto& [name, summary] : subcommands) listed.push_back(app.add_subcommand(name, summary)->disabled());
-  parse_argv(app, argc, argv);
-  for (CLI::App* sub : listed) sub->disabled(false);  // the usage line names them ("[SUBCOMMAND]")
-  return run.options(app, argc, argv);
-}
 
 }  // namespace heapbench

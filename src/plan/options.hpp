@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "plan/benchmark_flags.hpp"
 #include "plan/input_files.hpp"
 #include "measure/measure.hpp"
 #include "plan/sweep.hpp"
@@ -45,19 +46,20 @@ struct Options {
   int profile_iterations = 3;        // --profile-iterations
   bool help = false;                 // --help / -h
   // With --help: what it prints, from the app that parsed: heapbench's flags,
-  // the subcommands parse_options was given, then Google Benchmark's flags that
+  // the subcommands of its tree, then Google Benchmark's flags that
   // it passes on and those it refuses.
   std::string help_text;
   bool version = false;              // --version
   std::vector<std::string> benchmark_args;  // argv[0] then everything for Google Benchmark
+  BenchmarkFlags benchmark_flags;           // what the Google Benchmark flags heapbench checks say
 };
 
 struct RunParsed;
 
-// heapbench's own flags (the run's), built into a CLI::App and read back once
-// it has parsed: the root of the program's tree (bench/app.cpp, its
-// subcommands beside these flags) or an app of its own (parse_options). The
-// values CLI11 fills live in here, so it outlives the parse.
+// heapbench's own flags (the run's), built into the root of the program's one
+// CLI::App tree (bench/app.cpp, its subcommands beside these flags) and read
+// back once it has parsed. The values CLI11 fills live in here, so it outlives
+// the parse.
 class RunCommandLine {
  public:
   // `readers`: what reads a --trace and a --graph file (plan/input_files.hpp);
@@ -68,8 +70,16 @@ class RunCommandLine {
   RunCommandLine& operator=(const RunCommandLine&) = delete;
   // heapbench's name, description and flags, into `app`.
   void build(CLI::App& app);
-  // After `app` parsed argv (parse_argv): the options, checked
-  // as parse_options says. argv: raw_args, and argv[0] for Google Benchmark.
+  // After `app` parsed argv (parse_argv): the options. Throws UsageError (one
+  // line, naming the bad value) on malformed values: sizes/threads/heaps that
+  // are 0, negative, not numbers, heaps that are not whole MiB, alignments
+  // that are not powers of two, unknown patterns or APIs, a non-positive
+  // budget, a negative device; flags that neither heapbench nor Google
+  // Benchmark knows (with the closest known one), refused Google Benchmark
+  // flags (with the reason), values Google Benchmark would answer with its
+  // usage (benchmark_flags.hpp), stray words. With --help or --version it
+  // returns before checking the rest. argv: raw_args, and argv[0] for Google
+  // Benchmark.
   Options options(const CLI::App& app, int argc, const char* const* argv) const;
 
  private:
@@ -77,19 +87,6 @@ class RunCommandLine {
   InputReaders readers_;
 };
 
-
-// Parses argv. Throws UsageError (one line, naming the bad value) on malformed
-// values: sizes/threads/heaps that are 0, negative, not numbers, heaps that are
-// not whole MiB, alignments that are not powers of two, unknown patterns or
-// APIs, a non-positive budget, a negative device; flags that neither heapbench
-// nor Google Benchmark knows (with the closest known one), refused Google
-// Benchmark flags (with the reason), stray words. With --help or --version it
-// returns before checking the rest.
-// `subcommands` (name, one-line summary) are what --help lists besides the
-// flags; bench/ runs them before this parser sees the command line.
-using SubcommandList = std::vector<std::pair<std::string, std::string>>;
-Options parse_options(int argc, const char* const* argv, const SubcommandList& subcommands = {},
-                      InputReaders readers = {});
 
 // --case-timeout in seconds, 0 for none: as given, else kCaseTimeoutBaseS
 // plus kCaseTimeoutMaxTimes times --max-time (a case stops measuring after

@@ -8,6 +8,7 @@
 
 #include "cases/mixed_sizes.hpp"
 #include "plan/options.hpp"
+#include "parse_alone.hpp"
 
 namespace heapbench {
 namespace {

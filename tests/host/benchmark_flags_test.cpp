@@ -3,13 +3,21 @@
 #include <gtest/gtest.h>
 
 #include "plan/options.hpp"
+#include "parse_alone.hpp"
 
 namespace heapbench {
 namespace {
 
+// The checked flags as the run's app of heapbench's tree reads them (parse_options).
+BenchmarkFlags flags_of(std::vector<std::string> args) {
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  return parse_options(static_cast<int>(argv.size()), argv.data()).benchmark_flags;
+}
+
 std::string refusal(const std::vector<std::string>& args) {
   try {
-    check_benchmark_flags(args);
+    flags_of(args);
   } catch (const UsageError& e) {
     return e.what();
   }
@@ -37,18 +45,18 @@ TEST(BenchmarkFlags, ValuesGoogleBenchmarkAnswersWithItsUsageAreRefusedByName) {
 }
 
 TEST(BenchmarkFlags, GoodValuesPassAndTheLastOneCounts) {
-  EXPECT_EQ(check_benchmark_flags({"heapbench", "--benchmark_format=json"}).format, "json");
-  EXPECT_EQ(check_benchmark_flags({"heapbench"}).format, "console");
-  const BenchmarkFlags f = check_benchmark_flags({"heapbench", "--benchmark_repetitions=3", "--benchmark_filter=x",
+  EXPECT_EQ(flags_of({"heapbench", "--benchmark_format=json"}).format, "json");
+  EXPECT_EQ(flags_of({"heapbench"}).format, "console");
+  const BenchmarkFlags f = flags_of({"heapbench", "--benchmark_repetitions=3", "--benchmark_filter=x",
                                                   "--benchmark_color=false", "--benchmark_repetitions=5"});
   EXPECT_EQ(f.repetitions, 5);
   EXPECT_EQ(f.color, false);
-  EXPECT_FALSE(check_benchmark_flags({"heapbench", "--benchmark_color=auto"}).color.has_value());
-  EXPECT_EQ(check_benchmark_flags({"heapbench", "--benchmark_color=yes"}).color, true);
+  EXPECT_FALSE(flags_of({"heapbench", "--benchmark_color=auto"}).color.has_value());
+  EXPECT_EQ(flags_of({"heapbench", "--benchmark_color=yes"}).color, true);
   EXPECT_FALSE(f.counters_tabular);
-  EXPECT_TRUE(check_benchmark_flags({"heapbench", "--benchmark_counters_tabular"}).counters_tabular);
-  EXPECT_TRUE(check_benchmark_flags({"heapbench", "--benchmark_counters_tabular=true"}).counters_tabular);
-  EXPECT_FALSE(check_benchmark_flags({"heapbench", "--benchmark_counters_tabular=false"}).counters_tabular);
+  EXPECT_TRUE(flags_of({"heapbench", "--benchmark_counters_tabular"}).counters_tabular);
+  EXPECT_TRUE(flags_of({"heapbench", "--benchmark_counters_tabular=true"}).counters_tabular);
+  EXPECT_FALSE(flags_of({"heapbench", "--benchmark_counters_tabular=false"}).counters_tabular);
 }
 
 std::string refused(const std::string& arg) {

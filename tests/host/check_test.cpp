@@ -6,6 +6,7 @@
 #include "check/check.hpp"
 #include "check/check_battery.hpp"
 #include "plan/options.hpp"
+#include "parse_alone.hpp"
 #include "host_allocators.hpp"
 
 namespace heapbench::check {

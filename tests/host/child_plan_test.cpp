@@ -75,6 +75,10 @@ TEST(ChildPlan, AWrittenPlanReadsBackWithItsRunAndTheChildsOwnFile) {
   plan.run.profile_iterations = 4;
   plan.run.sweep = "workloads";
   plan.run.benchmark_args = {"/opt/heapbench", "--benchmark_min_time=1x", "--benchmark_repetitions=3"};
+  plan.run.benchmark_flags.format = "json";
+  plan.run.benchmark_flags.repetitions = 3;
+  plan.run.benchmark_flags.color = false;
+  plan.run.benchmark_flags.counters_tabular = true;
   plan.run.parent_args = {"--sweep=workloads", "--graph=/data/road.mtx", "--benchmark_out=r.json"};
   EXPECT_EQ(child_input_of(plan), "/data/road.mtx");
   const std::string path = (dir / "device3_heap1024_0.plan").string();
@@ -90,6 +94,10 @@ TEST(ChildPlan, AWrittenPlanReadsBackWithItsRunAndTheChildsOwnFile) {
   EXPECT_EQ(back.run.profile_iterations, 4);
   EXPECT_EQ(back.run.sweep, "workloads");
   EXPECT_EQ(back.run.benchmark_args, plan.run.benchmark_args);
+  EXPECT_EQ(back.run.benchmark_flags.format, "json");
+  EXPECT_EQ(back.run.benchmark_flags.repetitions, 3);
+  EXPECT_EQ(back.run.benchmark_flags.color, false);
+  EXPECT_TRUE(back.run.benchmark_flags.counters_tabular);
   EXPECT_EQ(back.run.parent_args, plan.run.parent_args);
   ASSERT_EQ(back.cases.size(), plan.cases.size());
   std::size_t reading = 0;
@@ -142,8 +150,8 @@ std::string refusal_of(const std::string& text) {
 }
 
 TEST(ChildPlan, ADamagedPlanIsRefusedInOneLine) {
-  const std::string run = R"("run": {"device": 0, "max_noise": 0.005, "min_rounds": 5, "max_time_s": 0.5, "kernel_budget_s": 5, "profile_iterations": 0, "sweep": "default", "benchmark_args": ["heapbench"], "parent_args": []})";
-  const std::string head = R"({"heapbench_child_plan": 3, "context_and_header": true, "name_width": 0, )" + run +
+  const std::string run = R"("run": {"device": 0, "max_noise": 0.005, "min_rounds": 5, "max_time_s": 0.5, "kernel_budget_s": 5, "profile_iterations": 0, "sweep": "default", "benchmark_args": ["heapbench"], "benchmark_flags": {"format": "console", "repetitions": 1, "color": null, "counters_tabular": false}, "parent_args": []})";
+  const std::string head = R"({"heapbench_child_plan": 4, "context_and_header": true, "name_width": 0, )" + run +
                            R"(, "input": {"content_hash": "", "cases": []}, "cases": )";
   const std::string good = R"({"pattern": "per_thread", "api": "malloc", "size": 64, "threads": 32, "malloc_heap": 8388608})";
   EXPECT_NE(refusal_of("{ half").find("not JSON"), std::string::npos);
@@ -171,6 +179,13 @@ TEST(ChildPlan, ADamagedPlanIsRefusedInOneLine) {
   std::string bad_args = head;
   bad_args.replace(bad_args.find(R"(["heapbench"])"), 13, "[7]");
   EXPECT_NE(refusal_of(bad_args + "[" + good + "]}").find("run.benchmark_args is missing"), std::string::npos);
+  // The checked Google Benchmark flags: the child takes them from the plan, never parses them again.
+  std::string bad_format = head;
+  bad_format.replace(bad_format.find(R"("format": "console")"), 19, R"("format": "xml")");
+  EXPECT_NE(refusal_of(bad_format + "[" + good + "]}").find("run.benchmark_flags.format"), std::string::npos);
+  std::string no_reps = head;
+  no_reps.replace(no_reps.find(R"("repetitions": 1)"), 16, R"("repetitions": 0)");
+  EXPECT_NE(refusal_of(no_reps + "[" + good + "]}").find("run.benchmark_flags.repetitions"), std::string::npos);
   std::string stray = head;
   stray.replace(stray.find(R"("cases": []})"), 12, R"("cases": [4]})");
   EXPECT_NE(refusal_of(stray + "[" + good + "]}").find("its cases read a file"), std::string::npos);

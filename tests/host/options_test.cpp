@@ -2,6 +2,7 @@
 #include "cases/catalog.hpp"
 #include "check/check.hpp"
 #include "plan/options.hpp"
+#include "parse_alone.hpp"
 #include "plan/benchmark_flags.hpp"
 
 #include <gtest/gtest.h>
