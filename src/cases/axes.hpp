@@ -23,6 +23,14 @@ namespace heapbench {
 // one of malloc_heap and printf_fifo).
 enum class AxisPresence { always, pattern_takes, nonzero, limit };
 
+// How an axis's values are written on the command line (its flag, or --axis
+// KEY=VALUES), one parser each (plan/options.cpp, axis_integers): names
+// (comma-separated, each one this build knows), quantities (whole numbers of at
+// least 1 with K/M/G suffixes), powers of two (quantities, each a power of two),
+// whole MiB (a bare number is MiB, as case names print a heap) or the switch
+// values 0 and 1.
+enum class ValueKind { names, quantity, power_of_two, whole_mib, switch01 };
+
 // The most threads a case may have: their pointer table stays within 512 MiB.
 inline constexpr std::uint64_t kMaxThreads = 1ull << 26;
 
@@ -34,7 +42,6 @@ struct SweptAxis {
   std::string_view help;  // the flag's --help text
   // What a part that does not set the axis takes (nullopt: every part sets it).
   std::optional<std::uint64_t> fallback;
-  bool switch01 = false;       // the values 0 and 1 only; else quantities >= 1 (K/M/G suffixes)
   std::uint64_t max = 0;       // the largest value the flag takes (0: no limit)
   std::string_view max_means;  // the limit in words, for the refusal ("100 keys per bucket")
   bool demand = false;         // the axis changes a point's demand on its heap (--max-demand-fraction)
@@ -48,7 +55,7 @@ struct AxisDecl {
   std::string_view label;        // the name's label ("" for pattern and api: a bare segment)
   AxisPresence presence = AxisPresence::always;
   unsigned bit = 0;              // AxisBit (pattern_takes) or the Limit's value (limit)
-  bool text = false;             // a string; else an unsigned integer
+  ValueKind kind = ValueKind::quantity;  // how its values are written (names: a string; else an unsigned integer)
   std::string_view unit;         // "B" for bytes, else ""
   std::string_view description;  // docs/json.md's line for it, and the schema's
   // Its value in a case: an integer field, or (text) a string of the case.
@@ -62,6 +69,7 @@ struct AxisDecl {
   SweptAxis swept{};  // an integer axis a sweep spans, or none (flag "")
 
   bool is_swept() const { return !swept.flag.empty(); }
+  bool text() const { return kind == ValueKind::names; }
   // The AxisBit of the patterns that take it (0: every pattern has it).
   unsigned only_for() const { return presence == AxisPresence::pattern_takes ? bit : 0; }
 };

@@ -52,47 +52,48 @@ void set_graph(Case& c, std::string_view v) { c.graph = v; }
 void set_trace(Case& c, std::string_view v) { c.trace = v; }
 
 using P = AxisPresence;
+using K = ValueKind;
 constexpr std::string_view kName = R"({"pattern": "^[A-Za-z0-9_-]+$"})";
 constexpr std::string_view kPositive = R"({"minimum": 1})";
 
 // The table itself. The workload axes (PatternTraits::axes) appear only in the
 // names of the patterns that take them, so no other pattern's names changed with them.
 const std::vector<AxisDecl> kAxes{{
-    {"pattern", "", P::always, 0, true, "", "the pattern", nullptr, &pattern_of, &set_pattern, 1,
+    {"pattern", "", P::always, 0, K::names, "", "the pattern", nullptr, &pattern_of, &set_pattern, 1,
      R"({"pattern": "^[a-z][a-z0-9_]*$"})"},
-    {"api", "", P::always, 0, true, "", "the allocation API", nullptr, &api_of, &set_api, 1,
+    {"api", "", P::always, 0, K::names, "", "the allocation API", nullptr, &api_of, &set_api, 1,
      R"({"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"})"},
-    {"size", "size", P::always, 0, false, "B", "bytes per allocation (printf: bytes of arguments per call)",
+    {"size", "size", P::always, 0, K::quantity, "B", "bytes per allocation (printf: bytes of arguments per call)",
      &Case::size, nullptr, nullptr, 1, kPositive},
-    {"size_min", "size_min", P::pattern_takes, kAxisSizeMin, false, "B",
+    {"size_min", "size_min", P::pattern_takes, kAxisSizeMin, K::quantity, "B",
      "the workloads output and hash: sizes are drawn from [size_min, size]", &Case::size_min, nullptr, nullptr, 1, kPositive,
      {"--size-mins", "Workloads (output, hash): the smallest request; sizes are drawn from [size-min, size] (e.g. 4,16; "
-      "default: the size itself)", 0, false, 0, "", true, 1}},
-    {"align", "align", P::nonzero, 0, false, "B", "bytes, a power of two; only for an API that takes an alignment",
+      "default: the size itself)", 0, 0, "", true, 1}},
+    {"align", "align", P::nonzero, 0, K::power_of_two, "B", "bytes, a power of two; only for an API that takes an alignment",
      &Case::align, nullptr, nullptr, 1, kPositive},
-    {"graph", "graph", P::pattern_takes, kAxisGraph, true, "",
+    {"graph", "graph", P::pattern_takes, kAxisGraph, K::names, "",
      "graph: rmat, grid, or the stem of the Matrix Market file --graph named", nullptr, &graph_of, &set_graph, 1, kName},
-    {"trace", "trace", P::pattern_takes, kAxisTrace, true, "", "replay: the stem of the trace file --trace named",
+    {"trace", "trace", P::pattern_takes, kAxisTrace, K::names, "", "replay: the stem of the trace file --trace named",
      nullptr, &trace_of, &set_trace, 1, kName},
-    {"threads", "threads", P::always, 0, false, "", "allocating threads (graph: vertices, one thread each; hash: keys)",
+    {"threads", "threads", P::always, 0, K::quantity, "", "allocating threads (graph: vertices, one thread each; hash: keys)",
      &Case::threads, nullptr, nullptr, 1, kPositive,
-     {"--threads", "Concurrently allocating threads (e.g. 32,100000,1M)", std::nullopt, false, kMaxThreads,
+     {"--threads", "Concurrently allocating threads (e.g. 32,100000,1M)", std::nullopt, kMaxThreads,
       "the most heapbench supports", true, 0}},
-    {"load_pct", "load_pct", P::pattern_takes, kAxisLoad, false, "", "hash: keys per bucket x 100", &Case::load_pct,
+    {"load_pct", "load_pct", P::pattern_takes, kAxisLoad, K::quantity, "", "hash: keys per bucket x 100", &Case::load_pct,
      nullptr, nullptr, 1, kPositive,
-     {"--load-pcts", "hash: keys per bucket x 100, the load factor in percent (e.g. 50,200)", 100, false, 10000,
+     {"--load-pcts", "hash: keys per bucket x 100, the load factor in percent (e.g. 50,200)", 100, 10000,
       "100 keys per bucket", true, 2}},
-    {"writes", "writes", P::pattern_takes, kAxisWrites, false, "",
+    {"writes", "writes", P::pattern_takes, kAxisWrites, K::switch01, "",
      "output: 1, the producing launch writes every output byte; 0, it only obtains them", &Case::writes, nullptr, nullptr, 1,
      R"({"enum": [0, 1]})",
      {"--writes",
       "output: 1, the producing launch writes every output byte (timed), 0 it only obtains them (the verifier writes "
       "them, untimed); e.g. 0,1 (default 0,1 in --sweep=workloads)",
-      1, true, 0, "", false, 3}},
-    {"malloc_heap", "heap", P::limit, static_cast<unsigned>(Limit::malloc_heap), false, "B",
+      1, 0, "", false, 3}},
+    {"malloc_heap", "heap", P::limit, static_cast<unsigned>(Limit::malloc_heap), K::whole_mib, "B",
      "cudaLimitMallocHeapSize in bytes (heap:<MiB> in the name), also the arena of an API with its own",
      &Case::limit_bytes, nullptr, nullptr, kMiB, kPositive},
-    {"printf_fifo", "fifo", P::limit, static_cast<unsigned>(Limit::printf_fifo), false, "B",
+    {"printf_fifo", "fifo", P::limit, static_cast<unsigned>(Limit::printf_fifo), K::whole_mib, "B",
      "cudaLimitPrintfFifoSize in bytes (fifo:<MiB> in the name), printf cases only, in the place of malloc_heap",
      &Case::limit_bytes, nullptr, nullptr, kMiB, kPositive},
 }};
@@ -130,7 +131,7 @@ bool has_axis(const Case& c, const AxisDecl& a) {
 }
 
 nlohmann::ordered_json axis_value(const Case& c, const AxisDecl& a) {
-  if (a.text) return std::string(a.text_of(c));
+  if (a.text()) return std::string(a.text_of(c));
   return c.*a.field;
 }
 
@@ -140,7 +141,7 @@ std::string name_of(const Case& c, bool with_limit) {
   for (const AxisDecl& a : kAxes) {
     if (!has_axis(c, a) || (!with_limit && a.presence == P::limit)) continue;
     if (!name.empty()) name += '/';
-    if (a.text) {
+    if (a.text()) {
       name += a.label.empty() ? std::string(a.text_of(c)) : fmt::format("{}:{}", a.label, a.text_of(c));
     } else {
       name += fmt::format("{}:{}", a.label, c.*a.field / a.name_divisor);
@@ -173,7 +174,7 @@ Case case_from_axis_values(const nlohmann::json& v) {
   for (const AxisDecl& a : kAxes) {
     const auto it = v.find(std::string(a.key));
     if (it == v.end()) continue;
-    if (a.text) {
+    if (a.text()) {
       if (!it->is_string()) throw std::invalid_argument(fmt::format("axis '{}' must be a string", a.key));
       a.set_text(c, it->get<std::string>());
     } else {
@@ -192,7 +193,7 @@ nlohmann::ordered_json axis_values_schema() {
   using J = nlohmann::ordered_json;
   J required = J::array(), properties = J::object(), limits = J::array();
   for (const AxisDecl& a : kAxes) {
-    J p = {{"type", a.text ? "string" : "integer"}};
+    J p = {{"type", a.text() ? "string" : "integer"}};
     if (!a.schema.empty()) {
       const J constraints = J::parse(a.schema);
       for (const auto& [k, v] : constraints.items()) p[k] = v;

@@ -361,6 +361,35 @@ const FlagRule kRunRules[] = {
      }},
 };
 
+// An integer axis's values as `flag` gave them, parsed as its row's kind says
+// (axes.hpp, ValueKind): one parser for every integer axis's flag.
+std::vector<std::uint64_t> axis_integers(const AxisDecl& a, const std::string& flag, const std::string& text) {
+  switch (a.kind) {
+    case ValueKind::switch01:
+      return switch_list(flag, text);
+    case ValueKind::whole_mib:
+      return whole_mib_list(flag, text);
+    case ValueKind::power_of_two: {
+      const auto values = axis(flag, text);
+      for (auto v : values) {
+        if ((v & (v - 1)) != 0) throw UsageError(fmt::format("{}={}: {} is not a power of two", flag, text, v));
+      }
+      return values;
+    }
+    case ValueKind::quantity:
+      return axis(flag, text);
+    case ValueKind::names:
+      break;
+  }
+  throw std::logic_error(fmt::format("axis {}: its values are names, not integers", a.key));
+}
+
+std::vector<std::uint64_t> axis_integers(std::string_view key, const std::string& flag, const std::string& text) {
+  const AxisDecl* a = find_axis(key);
+  if (a == nullptr) throw std::logic_error(fmt::format("no axis {}", key));
+  return axis_integers(*a, flag, text);
+}
+
 // The flags that replace an axis of the sweep, in the order they are applied.
 // `demand`: the axis changes a point's demand on its heap, so giving it keeps
 // every point (max_demand_fraction 0) unless --max-demand-fraction says otherwise.
@@ -382,10 +411,12 @@ const AxisRule kAxisRules[] = {
        set_all(sweeps, &Sweep::apis, names("--apis", p.apis, is_api, built_api_names()));
      }},
     {"--sizes", true,
-     [](const Parsed& p, std::vector<Sweep>& sweeps) { set_all(sweeps, &Sweep::sizes, axis("--sizes", p.sizes)); }},
+     [](const Parsed& p, std::vector<Sweep>& sweeps) {
+       set_all(sweeps, &Sweep::sizes, axis_integers("size", "--sizes", p.sizes));
+     }},
     {"--heaps", true,
      [](const Parsed& p, std::vector<Sweep>& sweeps) {
-       set_all(sweeps, &Sweep::heaps, whole_mib_list("--heaps", p.heaps));
+       set_all(sweeps, &Sweep::heaps, axis_integers("malloc_heap", "--heaps", p.heaps));
      }},
     {"--graphs", false,
      [](const Parsed& p, std::vector<Sweep>& sweeps) {
@@ -394,18 +425,14 @@ const AxisRule kAxisRules[] = {
      }},
     {"--aligns", false,
      [](const Parsed& p, std::vector<Sweep>& sweeps) {
-       const auto aligns = axis("--aligns", p.aligns);
-       for (auto a : aligns) {
-         if ((a & (a - 1)) != 0) throw UsageError(fmt::format("--aligns={}: {} is not a power of two", p.aligns, a));
-       }
-       set_all(sweeps, &Sweep::aligns, aligns);
+       set_all(sweeps, &Sweep::aligns, axis_integers("align", "--aligns", p.aligns));
      }},
 };
 
 // A swept axis's flag (axes.hpp), given: its values, checked as its row says.
 std::vector<std::uint64_t> swept_values(const AxisDecl& a, const std::string& text) {
   const std::string flag(a.swept.flag);
-  const std::vector<std::uint64_t> values = a.swept.switch01 ? switch_list(flag, text) : axis(flag, text);
+  const std::vector<std::uint64_t> values = axis_integers(a, flag, text);
   for (auto v : values) {
     if (a.swept.max != 0 && v > a.swept.max) {
       throw UsageError(fmt::format("{}={}: {} is more than {} ({})", flag, text, v, a.swept.max, a.swept.max_means));

@@ -208,5 +208,20 @@ TEST(AxisTable, NamesAxisValuesAndTheSchemaFollowTheRowsInOrder) {
   EXPECT_EQ(schema["properties"]["writes"]["enum"], nlohmann::ordered_json({0, 1}));
 }
 
+TEST(AxisTable, EachRowsKindAgreesWithItsValueItsNameAndItsSchema) {
+  for (const AxisDecl& a : axis_table()) {
+    SCOPED_TRACE(std::string(a.key));
+    // Names are strings a case holds; every other kind an integer field.
+    EXPECT_EQ(a.text(), a.text_of != nullptr);
+    EXPECT_EQ(a.text(), a.field == nullptr);
+    // A heap is whole MiB, and its name says MiB; no other axis divides its value.
+    EXPECT_EQ(a.kind == ValueKind::whole_mib, a.name_divisor == kMiB);
+    EXPECT_EQ(a.kind == ValueKind::switch01, a.schema == R"({"enum": [0, 1]})");
+    // A swept axis's flag takes integers.
+    if (a.is_swept()) EXPECT_FALSE(a.text());
+  }
+  EXPECT_EQ(find_axis("align")->kind, ValueKind::power_of_two);
+}
+
 }  // namespace
 }  // namespace heapbench
