@@ -273,11 +273,13 @@ void check_remaining(const CLI::App& app) {
 }
 
 // --writes: a list of 0 and 1.
-constexpr std::array<std::string_view, 2> kSwitchValues{"0", "1"};
-bool is_switch(std::string_view v) { return v == "0" || v == "1"; }
 std::vector<std::uint64_t> switch_list(const std::string& flag, const std::string& text) {
   std::vector<std::uint64_t> out;
-  for (const auto& v : names(flag, text, is_switch, kSwitchValues)) out.push_back(v == "1" ? 1 : 0);
+  for (const std::string& v : split_list(text)) {
+    if (v.empty()) throw UsageError(fmt::format("{}={}: '{}' has an empty item", flag, text, text));
+    if (v != "0" && v != "1") throw UsageError(fmt::format("{}={}: '{}' is not 0 or 1", flag, text, v));
+    out.push_back(v == "1" ? 1 : 0);
+  }
   return out;
 }
 

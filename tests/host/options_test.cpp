@@ -90,6 +90,7 @@ TEST(Options, AxisByKeyIsItsFlag) {
   }
   EXPECT_EQ(refusal({"--axis=threads=0"}), refusal({"--threads=0"}));
   EXPECT_EQ(refusal({"--axis=writes=2"}), refusal({"--writes=2"}));
+  EXPECT_NE(refusal({"--writes=0,2"}).find("--writes=0,2: '2' is not 0 or 1"), std::string::npos) << refusal({"--writes=0,2"});
   EXPECT_EQ(refusal({"--axis=threads"}), "--axis=threads: give KEY=VALUES (e.g. --axis threads=1K,1M)");
   EXPECT_EQ(refusal({"--axis=threads="}), "--axis=threads=: give KEY=VALUES (e.g. --axis threads=1K,1M)");
   EXPECT_EQ(refusal({"--axis=thread=1"}),
