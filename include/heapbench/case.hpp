@@ -3,7 +3,9 @@
 // A Case holds its pattern's and its API's traits, not their names: names become
 // traits once, where a sweep is planned (plan_cases) or a case is made from
 // names (make_case); after that nothing looks a name up.
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,16 +39,25 @@ struct Case {
   std::uint64_t limit_bytes = 0;
   // The workloads' axes (src/workloads/, docs/workloads.md): a pattern names the
   // ones it takes (PatternTraits::axes); every other pattern leaves them at
-  // these defaults, which case_name and axis_values leave out.
+  // their defaults, which case_name and axis_values leave out.
   std::uint64_t size_min = 0;  // sizes drawn from [size_min, size] (output, graph, hash take it); 0: not an axis here
-  std::uint64_t writes = 1;    // output: 1 the producing launch writes every output byte (timed), 0 it only obtains them
-  std::uint64_t load_pct = 0;  // hash: keys per bucket x 100 (the load factor, in percent)
+  // The integer axes one pattern takes that have no field here (output's
+  // writes, hash's load_pct): their values by their rows' places among such
+  // rows of the axis table (cases/axes.hpp); unset, an axis reads as its
+  // default. Read and set by key: axis(), set_axis().
+  std::array<std::optional<std::uint64_t>, 4> keyed_axes{};
   std::string graph;           // graph: rmat, grid, or the name of a Matrix Market file's graph (--graph)
   std::string graph_file;      // graph: that file's path, as given on the command line; never from a results file
   std::string trace;           // replay: the trace's name (its file's stem, --trace)
   std::string trace_file;      // replay: that file's path, as given on the command line; never from a results file
   std::string input_hash;      // the content hash of graph_file or trace_file as the run's parent read it ("": not
                                // pinned); a round reading a file that hashes otherwise is an error (plan/input_file.hpp)
+
+  // The value of the integer axis `key` kept by key (writes, load_pct), or its
+  // default where none was set. Throws std::invalid_argument for a key that is
+  // no such axis.
+  std::uint64_t axis(std::string_view key) const;
+  void set_axis(std::string_view key, std::uint64_t value);
 
   std::string_view pattern_name() const;
   std::string_view api_name() const;

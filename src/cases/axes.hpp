@@ -3,8 +3,10 @@
 // name and in its axis_values. case_name(), axis_values() and the axis_values
 // part of the results schema (`heapbench schema`) are all made from this table;
 // so are, for the integer axes a sweep spans (threads and the workloads'), their
-// flag, its checks, a sweep part's values and the plan's points. A new axis is
-// one row here, the Case field its pattern reads, and its use in the pattern.
+// flag, its checks, a sweep part's values and the plan's points. A new integer
+// axis that one pattern takes is one row here (no field: the case keeps its
+// value by key, Case::axis) and its use in the pattern's file
+// (.with_axes("key") and c.axis("key")); docs/development.md, "Adding an axis".
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "heapbench/case.hpp"
+#include "cases/pattern_traits.hpp"
 
 namespace heapbench {
 
@@ -54,11 +57,12 @@ struct AxisDecl {
   std::string_view key;          // axis_values' key and, where labelled, the name's "<label>:<value>"
   std::string_view label;        // the name's label ("" for pattern and api: a bare segment)
   AxisPresence presence = AxisPresence::always;
-  unsigned bit = 0;              // AxisBit (pattern_takes) or the Limit's value (limit)
+  unsigned bit = 0;              // the Limit's value (limit); else 0
   ValueKind kind = ValueKind::quantity;  // how its values are written (names: a string; else an unsigned integer)
   std::string_view unit;         // "B" for bytes, else ""
   std::string_view description;  // docs/json.md's line for it, and the schema's
-  // Its value in a case: an integer field, or (text) a string of the case.
+  // Its value in a case: an integer field, or (text) a string of the case; an
+  // integer axis without a field is kept by key (Case::axis, integer_of).
   std::uint64_t Case::*field = nullptr;
   std::string_view (*text_of)(const Case&) = nullptr;
   void (*set_text)(Case&, std::string_view) = nullptr;  // text: sets it (throws std::invalid_argument)
@@ -70,9 +74,17 @@ struct AxisDecl {
 
   bool is_swept() const { return !swept.flag.empty(); }
   bool text() const { return kind == ValueKind::names; }
-  // The AxisBit of the patterns that take it (0: every pattern has it).
-  unsigned only_for() const { return presence == AxisPresence::pattern_takes ? bit : 0; }
+  // An integer axis kept by key in Case::keyed_axes (no field of its own).
+  bool keyed() const { return !text() && field == nullptr; }
 };
+
+// Whether cases of `pattern` have the axis (its presence is not pattern_takes,
+// or the pattern's traits name its key).
+bool pattern_takes(const PatternTraits& pattern, const AxisDecl& a);
+// An integer axis's value in `c`: its field, or its value by key (the row's
+// swept fallback, else 0, where the case was given none).
+std::uint64_t integer_of(const Case& c, const AxisDecl& a);
+void set_integer(Case& c, const AxisDecl& a, std::uint64_t value);
 
 // Every axis, in name order.
 const std::vector<AxisDecl>& axis_table();

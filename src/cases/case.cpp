@@ -65,26 +65,26 @@ const std::vector<AxisDecl> kAxes{{
      R"({"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"})"},
     {"size", "size", P::always, 0, K::quantity, "B", "bytes per allocation (printf: bytes of arguments per call)",
      &Case::size, nullptr, nullptr, 1, kPositive},
-    {"size_min", "size_min", P::pattern_takes, kAxisSizeMin, K::quantity, "B",
+    {"size_min", "size_min", P::pattern_takes, 0, K::quantity, "B",
      "the workloads output and hash: sizes are drawn from [size_min, size]", &Case::size_min, nullptr, nullptr, 1, kPositive,
      {"--size-mins", "Workloads (output, hash): the smallest request; sizes are drawn from [size-min, size] (e.g. 4,16; "
       "default: the size itself)", 0, 0, "", true, 1}},
     {"align", "align", P::nonzero, 0, K::power_of_two, "B", "bytes, a power of two; only for an API that takes an alignment",
      &Case::align, nullptr, nullptr, 1, kPositive},
-    {"graph", "graph", P::pattern_takes, kAxisGraph, K::names, "",
+    {"graph", "graph", P::pattern_takes, 0, K::names, "",
      "graph: rmat, grid, or the stem of the Matrix Market file --graph named", nullptr, &graph_of, &set_graph, 1, kName},
-    {"trace", "trace", P::pattern_takes, kAxisTrace, K::names, "", "replay: the stem of the trace file --trace named",
+    {"trace", "trace", P::pattern_takes, 0, K::names, "", "replay: the stem of the trace file --trace named",
      nullptr, &trace_of, &set_trace, 1, kName},
     {"threads", "threads", P::always, 0, K::quantity, "", "allocating threads (graph: vertices, one thread each; hash: keys)",
      &Case::threads, nullptr, nullptr, 1, kPositive,
      {"--threads", "Concurrently allocating threads (e.g. 32,100000,1M)", std::nullopt, kMaxThreads,
       "the most heapbench supports", true, 0}},
-    {"load_pct", "load_pct", P::pattern_takes, kAxisLoad, K::quantity, "", "hash: keys per bucket x 100", &Case::load_pct,
+    {"load_pct", "load_pct", P::pattern_takes, 0, K::quantity, "", "hash: keys per bucket x 100", nullptr,
      nullptr, nullptr, 1, kPositive,
      {"--load-pcts", "hash: keys per bucket x 100, the load factor in percent (e.g. 50,200)", 100, 10000,
       "100 keys per bucket", true, 2}},
-    {"writes", "writes", P::pattern_takes, kAxisWrites, K::switch01, "",
-     "output: 1, the producing launch writes every output byte; 0, it only obtains them", &Case::writes, nullptr, nullptr, 1,
+    {"writes", "writes", P::pattern_takes, 0, K::switch01, "",
+     "output: 1, the producing launch writes every output byte; 0, it only obtains them", nullptr, nullptr, nullptr, 1,
      R"({"enum": [0, 1]})",
      {"--writes",
       "output: 1, the producing launch writes every output byte (timed), 0 it only obtains them (the verifier writes "
@@ -120,11 +120,58 @@ const AxisDecl* find_axis(std::string_view key) {
   return row == kAxes.end() ? nullptr : &*row;
 }
 
+namespace {
+
+// A keyed row's place among the keyed rows (Case::keyed_axes).
+std::size_t slot_of(const AxisDecl& a) {
+  std::size_t slot = 0;
+  for (const AxisDecl& row : kAxes) {
+    if (&row == &a) break;
+    if (row.keyed()) ++slot;
+  }
+  if (slot >= std::tuple_size_v<decltype(Case::keyed_axes)>) {
+    throw std::logic_error(fmt::format("axis {}: more integer axes without a Case field than Case::keyed_axes holds",
+                                       a.key));
+  }
+  return slot;
+}
+
+const AxisDecl& keyed_row(std::string_view key) {
+  const AxisDecl* a = find_axis(key);
+  if (a == nullptr || !a->keyed()) {
+    throw std::invalid_argument(fmt::format("'{}' is not an integer axis a case keeps by key", key));
+  }
+  return *a;
+}
+
+}  // namespace
+
+bool pattern_takes(const PatternTraits& pattern, const AxisDecl& a) {
+  return a.presence != P::pattern_takes || pattern.takes_axis(a.key);
+}
+
+std::uint64_t integer_of(const Case& c, const AxisDecl& a) {
+  if (a.field != nullptr) return c.*a.field;
+  const std::optional<std::uint64_t>& v = c.keyed_axes[slot_of(a)];
+  return v ? *v : a.swept.fallback.value_or(0);
+}
+
+void set_integer(Case& c, const AxisDecl& a, std::uint64_t value) {
+  if (a.field != nullptr) {
+    c.*a.field = value;
+  } else {
+    c.keyed_axes[slot_of(a)] = value;
+  }
+}
+
+std::uint64_t Case::axis(std::string_view key) const { return integer_of(*this, keyed_row(key)); }
+void Case::set_axis(std::string_view key, std::uint64_t value) { set_integer(*this, keyed_row(key), value); }
+
 bool has_axis(const Case& c, const AxisDecl& a) {
   switch (a.presence) {
     case P::always: return true;
-    case P::pattern_takes: return c.pattern != nullptr && c.pattern->takes_axis(static_cast<AxisBit>(a.bit));
-    case P::nonzero: return c.*a.field != 0;
+    case P::pattern_takes: return c.pattern != nullptr && pattern_takes(*c.pattern, a);
+    case P::nonzero: return integer_of(c, a) != 0;
     case P::limit: return static_cast<unsigned>(c.limit()) == a.bit;
   }
   return false;
@@ -132,7 +179,7 @@ bool has_axis(const Case& c, const AxisDecl& a) {
 
 nlohmann::ordered_json axis_value(const Case& c, const AxisDecl& a) {
   if (a.text()) return std::string(a.text_of(c));
-  return c.*a.field;
+  return integer_of(c, a);
 }
 
 namespace {
@@ -144,7 +191,7 @@ std::string name_of(const Case& c, bool with_limit) {
     if (a.text()) {
       name += a.label.empty() ? std::string(a.text_of(c)) : fmt::format("{}:{}", a.label, a.text_of(c));
     } else {
-      name += fmt::format("{}:{}", a.label, c.*a.field / a.name_divisor);
+      name += fmt::format("{}:{}", a.label, integer_of(c, a) / a.name_divisor);
     }
   }
   return name;
@@ -179,7 +226,7 @@ Case case_from_axis_values(const nlohmann::json& v) {
       a.set_text(c, it->get<std::string>());
     } else {
       if (!it->is_number_unsigned()) throw std::invalid_argument(fmt::format("axis '{}' must be an integer >= 0", a.key));
-      c.*a.field = it->get<std::uint64_t>();
+      set_integer(c, a, it->get<std::uint64_t>());
     }
   }
   // Every key a case of this pattern has, and no other: made again, the values are the same.

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string_view>
 
 #include "heapbench/api_traits.hpp"
@@ -26,16 +27,9 @@ namespace heapbench {
 constexpr unsigned source_bit(Source s) { return 1u << static_cast<unsigned>(s); }
 inline constexpr unsigned kHeapSources = source_bit(Source::device_heap) | source_bit(Source::own_arena);
 
-// The axes beyond size, align, threads and the limit that a pattern takes
-// (the workloads'): a bit set of PatternTraits::axes. A pattern that does not
-// take one keeps the Case field's default, and its case names leave it out.
-enum AxisBit : unsigned {
-  kAxisSizeMin = 1u << 0,  // size_min: sizes drawn from [size_min, size]
-  kAxisWrites = 1u << 1,   // writes: 0 or 1
-  kAxisLoad = 1u << 2,     // load_pct: the hash table's load factor, percent
-  kAxisGraph = 1u << 3,    // graph: which graph (a name)
-  kAxisTrace = 1u << 4,    // replay: which recorded trace (a name)
-};
+// The most axes beyond size, align, threads and the limit (the workloads')
+// that one pattern takes.
+inline constexpr std::size_t kMaxPatternAxes = 4;
 
 struct PatternTraits {
   std::string_view name;        // as it appears in case names, JSON and plots
@@ -53,7 +47,10 @@ struct PatternTraits {
   // Its launches get this many times --kernel-budget-ms: a launch that must wait
   // for the host (printf into a full FIFO) needs more than an allocating one.
   double budget_factor = 1.0;
-  unsigned axes = 0;  // AxisBit: the workload axes it takes
+  // The axes beyond size, align, threads and the limit that it takes (the
+  // workloads'), by their keys in the axis table (cases/axes.hpp): its case
+  // names and axis_values carry them, no other pattern's do.
+  std::array<std::string_view, kMaxPatternAxes> axes{};
 
   constexpr bool takes(Source s) const { return (sources & source_bit(s)) != 0; }
 
@@ -63,8 +60,25 @@ struct PatternTraits {
   constexpr PatternTraits filling_heap() const { return with(&PatternTraits::fills_heap, true); }
   constexpr PatternTraits budget_times(double f) const { return with(&PatternTraits::budget_factor, f); }
   constexpr PatternTraits in_own_sweep() const { return with(&PatternTraits::own_sweep, true); }
-  constexpr PatternTraits with_axes(unsigned bits) const { return with(&PatternTraits::axes, axes | bits); }
-  constexpr bool takes_axis(AxisBit bit) const { return (axes & bit) != 0; }
+  // .with_axes("size_min", "load_pct"): keys of the axis table's rows
+  // (AxisPresence::pattern_takes; a host test holds every key to one).
+  template <class... Keys>
+  constexpr PatternTraits with_axes(Keys... keys) const {
+    PatternTraits t = *this;
+    for (std::string_view key : {std::string_view(keys)...}) {
+      std::size_t i = 0;
+      while (i < t.axes.size() && !t.axes[i].empty()) ++i;
+      if (i == t.axes.size()) throw std::logic_error("a pattern takes at most kMaxPatternAxes axes");
+      t.axes[i] = key;
+    }
+    return t;
+  }
+  constexpr bool takes_axis(std::string_view key) const {
+    for (std::string_view a : axes) {
+      if (!a.empty() && a == key) return true;
+    }
+    return false;
+  }
   constexpr PatternTraits shared_by(std::uint64_t threads) const { return with(&PatternTraits::threads_per_call, threads); }
   constexpr PatternTraits limited_by(Limit l, unsigned source_bits) const {
     return with(&PatternTraits::limit, l).with(&PatternTraits::sources, source_bits);

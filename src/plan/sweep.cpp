@@ -251,7 +251,8 @@ void sort_run_order(std::vector<Case>& cases) {
   std::stable_sort(cases.begin(), cases.end(), [&head](const Case& a, const Case& b) {
     if (head(a) != head(b)) return head(a) < head(b);
     for (const AxisDecl* axis : swept_axes()) {
-      if (a.*axis->field != b.*axis->field) return a.*axis->field < b.*axis->field;
+      const std::uint64_t x = integer_of(a, *axis), y = integer_of(b, *axis);
+      if (x != y) return x < y;
     }
     return false;
   });
@@ -274,7 +275,7 @@ std::vector<const Traits*> traits_of(const std::vector<std::string>& names, Find
 // after it, each kept unless its demand exceeds the part's max_demand_fraction.
 void add_axis_points(const Sweep& s, Case c, std::size_t i, std::vector<Case>& cases) {
   if (i == swept_axes().size()) {
-    if (c.pattern->takes_axis(kAxisSizeMin)) {
+    if (c.pattern->takes_axis("size_min")) {
       if (c.size_min == 0) c.size_min = c.size;  // not given: every request is `size`
       if (c.size_min > c.size) return;            // an empty range
     }
@@ -286,12 +287,12 @@ void add_axis_points(const Sweep& s, Case c, std::size_t i, std::vector<Case>& c
     return;
   }
   const AxisDecl& axis = *swept_axes()[i];
-  if (axis.only_for() != 0 && !c.pattern->takes_axis(static_cast<AxisBit>(axis.only_for()))) {
+  if (!pattern_takes(*c.pattern, axis)) {
     add_axis_points(s, c, i + 1, cases);  // not this pattern's: the Case default stands
     return;
   }
   for (auto value : s.values(axis)) {
-    c.*axis.field = value;
+    set_integer(c, axis, value);
     add_axis_points(s, c, i + 1, cases);
   }
 }
@@ -314,7 +315,7 @@ void add_points(const Sweep& s, const PatternTraits& pattern, const ApiTraits& a
         c.trace = s.trace;  // one trace a part (replay's only; the others leave it empty and unnamed)
         c.trace_file = s.trace_file;
         c.input_hash = s.input_hash;
-        if (!pattern.takes_axis(kAxisGraph)) {
+        if (!pattern.takes_axis("graph")) {
           add_axis_points(s, c, 0, cases);
           continue;
         }

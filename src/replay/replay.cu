@@ -26,7 +26,7 @@
 #ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
 inline constexpr PatternTraits replay_traits =
     PatternTraits{"replay", "a recorded program's allocations, launch by launch and thread by thread (--trace)"}
-        .with_axes(kAxisTrace)
+        .with_axes("trace")
         .in_own_sweep();
 inline constexpr PatternList<1> replay_patterns = {&replay_traits};
 #else

@@ -21,7 +21,7 @@
 inline constexpr PatternTraits graph_traits =
     PatternTraits{"graph", "a dynamic graph: per-vertex adjacency blocks grown and shrunk by edge updates"}
         .sizes(4, 4, 4)  // an entry is a 4-byte vertex id
-        .with_axes(kAxisGraph)
+        .with_axes("graph")
         .in_own_sweep();
 inline constexpr PatternList<1> graph_patterns = {&graph_traits};
 #else

@@ -16,7 +16,7 @@
 #ifdef HEAPBENCH_PATTERN_TRAITS_ONLY  // the traits, read in namespace heapbench::patterns (pattern_traits.hpp)
 inline constexpr PatternTraits hash_traits =
     PatternTraits{"hash", "a chained hash table: a node allocated per insert, freed per delete"}
-        .with_axes(kAxisSizeMin | kAxisLoad)
+        .with_axes("size_min", "load_pct")
         .in_own_sweep();
 inline constexpr PatternList<1> hash_patterns = {&hash_traits};
 #else
@@ -31,9 +31,9 @@ template <class Api>
 class HashRound final : public Round {
  public:
   HashRound(const Case& c, double budget_s)
-      : owner_(c), buckets_(workloads::buckets_for(c.threads, c.load_pct)),
+      : owner_(c), buckets_(workloads::buckets_for(c.threads, c.axis("load_pct"))),
         budget_ns_(budget_ns(budget_s)), c_(c) {
-    table_ = {buckets_.get(), workloads::buckets_for(c.threads, c.load_pct), c.size_min, c.size};
+    table_ = {buckets_.get(), workloads::buckets_for(c.threads, c.axis("load_pct")), c.size_min, c.size};
   }
   void begin_batch() override {}
   void begin() override {

@@ -29,7 +29,7 @@
 inline constexpr PatternTraits output_traits =
     PatternTraits{"output", "each thread produces an output of a size only it knows: allocate, carve or count-scan-carve"}
         .with(&PatternTraits::sources, kHeapSources | source_bit(Source::strategy))
-        .with_axes(kAxisSizeMin | kAxisWrites)
+        .with_axes("size_min", "writes")
         .in_own_sweep();
 inline constexpr PatternList<1> output_patterns = {&output_traits};
 #else
@@ -248,7 +248,8 @@ template <class Strategy>
 class OutputRound final : public Round {
  public:
   OutputRound(const Case& c, double budget_s)
-      : strategy_(c), buffers_(c, c.threads), tally_(1), budget_ns_(budget_ns(budget_s)), c_(c) {}
+      : strategy_(c), buffers_(c, c.threads), tally_(1), budget_ns_(budget_ns(budget_s)), c_(c),
+        writes_(c.axis("writes") != 0) {}
   void begin_batch() override {
     buffers_.begin_batch();
     HB_CUDA_CHECK(cudaMemsetAsync(tally_.get(), 0, sizeof(OutputCounts)));
@@ -264,7 +265,7 @@ class OutputRound final : public Round {
   }
   void use() override {
     const RoundArgs& a = buffers_.args();
-    if (!c_.writes) write_outputs<<<a.grid, kThreadsPerBlock>>>(a.table, a.n, c_.size_min, c_.size);
+    if (!writes_) write_outputs<<<a.grid, kThreadsPerBlock>>>(a.table, a.n, c_.size_min, c_.size);
     HB_CUDA_CHECK_LAUNCH();
     check_outputs<<<a.grid, kThreadsPerBlock>>>(a.table, a.n, c_.size_min, c_.size, tally_.get());
     HB_CUDA_CHECK_LAUNCH();
@@ -291,10 +292,11 @@ class OutputRound final : public Round {
   EventTimer produce_, release_;
   std::uint64_t budget_ns_;
   Case c_;
+  bool writes_;  // the writes axis: the producing launch writes every output byte
 
   OutputArgs args() const {
     const RoundArgs& a = buffers_.args();
-    return {a.table, a.n, c_.size_min, c_.size, c_.writes != 0, a.stats, &tally_.get()->reported_nulls};
+    return {a.table, a.n, c_.size_min, c_.size, writes_, a.stats, &tally_.get()->reported_nulls};
   }
 };
 

@@ -56,7 +56,7 @@ TEST_P(OutputStrategy, EveryOutputIsObtainedAndReadsBack) {
   const auto& [api, writes] = GetParam();
   Case c = workload_case("output", api, 100, 1000, 256 * kMiB);
   c.size_min = 4;
-  c.writes = static_cast<std::uint64_t>(writes);
+  c.set_axis("writes", static_cast<std::uint64_t>(writes));
   std::uint64_t bytes = 0;
   for (std::uint64_t t = 0; t < c.threads; ++t) bytes += workloads::output_bytes(t, c.size_min, c.size);
   expect_clean_rounds(c, [&](const IterationResult& res) {
@@ -95,7 +95,7 @@ TEST_P(DataStructure, HashAtTwoLoadsPassesItsVerifier) {
   for (std::uint64_t load : {50, 200}) {
     Case c = workload_case("hash", GetParam(), 24, 20000, 256 * kMiB);
     c.size_min = 8;
-    c.load_pct = load;
+    c.set_axis("load_pct", load);
     expect_clean_rounds(c);
   }
 }
@@ -122,7 +122,7 @@ TEST(HashGpu, AHeapTooSmallIsAnErrorNamingTheNulls) {
   HeapSession s(0);
   Case c = workload_case("hash", "malloc", 1024, 100000, 8 * kMiB);
   c.size_min = 1024;
-  c.load_pct = 100;
+  c.set_axis("load_pct", 100);
   s.ensure_heap(c.malloc_heap());
   auto r = make_cuda_round(c, kBudget);
   const std::string why = run_round(*r, 0).problem(kBudget);

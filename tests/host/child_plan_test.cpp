@@ -30,8 +30,8 @@ void expect_same_case(const Case& a, const Case& b) {
   EXPECT_EQ(a.threads, b.threads);
   EXPECT_EQ(a.limit_bytes, b.limit_bytes);
   EXPECT_EQ(a.size_min, b.size_min);
-  EXPECT_EQ(a.writes, b.writes);
-  EXPECT_EQ(a.load_pct, b.load_pct);
+  EXPECT_EQ(a.axis("writes"), b.axis("writes"));
+  EXPECT_EQ(a.axis("load_pct"), b.axis("load_pct"));
   EXPECT_EQ(a.graph, b.graph);
   EXPECT_EQ(a.graph_file, b.graph_file);
   EXPECT_EQ(a.trace, b.trace);
@@ -211,9 +211,9 @@ TEST(AxisTable, NamesAxisValuesAndTheSchemaFollowTheRowsInOrder) {
 TEST(AxisTable, EachRowsKindAgreesWithItsValueItsNameAndItsSchema) {
   for (const AxisDecl& a : axis_table()) {
     SCOPED_TRACE(std::string(a.key));
-    // Names are strings a case holds; every other kind an integer field.
+    // Names are strings a case holds; every other kind an integer, a field or kept by key.
     EXPECT_EQ(a.text(), a.text_of != nullptr);
-    EXPECT_EQ(a.text(), a.field == nullptr);
+    if (a.text()) EXPECT_EQ(a.field, nullptr);
     // A heap is whole MiB, and its name says MiB; no other axis divides its value.
     EXPECT_EQ(a.kind == ValueKind::whole_mib, a.name_divisor == kMiB);
     EXPECT_EQ(a.kind == ValueKind::switch01, a.schema == R"({"enum": [0, 1]})");
@@ -221,6 +221,32 @@ TEST(AxisTable, EachRowsKindAgreesWithItsValueItsNameAndItsSchema) {
     if (a.is_swept()) EXPECT_FALSE(a.text());
   }
   EXPECT_EQ(find_axis("align")->kind, ValueKind::power_of_two);
+}
+
+TEST(AxisTable, EveryAxisAPatternNamesIsARowItTakesAndKeyedValuesRoundTrip) {
+  for (const PatternTraits* p : kPatternTraits) {
+    for (std::string_view key : p->axes) {
+      if (key.empty()) continue;
+      const AxisDecl* a = find_axis(key);
+      ASSERT_NE(a, nullptr) << p->name << " names '" << key << "', no row of the axis table";
+      EXPECT_EQ(a->presence, AxisPresence::pattern_takes) << p->name << ": " << key;
+    }
+  }
+  std::size_t keyed = 0;
+  for (const AxisDecl& a : axis_table()) keyed += a.keyed() ? 1 : 0;
+  EXPECT_LE(keyed, Case{}.keyed_axes.size());
+  // An unset keyed axis reads as its row's default; a set one as set, in the name and axis_values too.
+  Case h = make_case("hash", "malloc", 64, 0, 1000, 64 * kMiB);
+  EXPECT_EQ(h.axis("load_pct"), 100u);
+  h.set_axis("load_pct", 250);
+  h.size_min = 16;
+  EXPECT_EQ(h.axis("load_pct"), 250u);
+  EXPECT_NE(case_name(h).find("/load_pct:250/"), std::string::npos) << case_name(h);
+  EXPECT_EQ(axis_values(h)["load_pct"], 250);
+  EXPECT_EQ(case_from_axis_values(nlohmann::json(axis_values(h))).axis("load_pct"), 250u);
+  EXPECT_EQ(Case{}.axis("writes"), 1u);
+  EXPECT_THROW(h.axis("size"), std::invalid_argument) << "size is a field of its own";
+  EXPECT_THROW(h.axis("load_pcts"), std::invalid_argument);
 }
 
 }  // namespace

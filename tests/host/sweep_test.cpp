@@ -148,7 +148,7 @@ TEST(Sweep, TheDefaultSweepLosesOnlyItsTwoBudgetSpendersInOrder) {
 // A pattern that takes `axis` (per_thread for the axes every pattern takes).
 std::string pattern_taking(const AxisDecl& axis) {
   for (const PatternTraits* p : kPatternTraits) {
-    if (axis.only_for() == 0 || p->takes_axis(static_cast<AxisBit>(axis.only_for()))) return std::string(p->name);
+    if (pattern_takes(*p, axis)) return std::string(p->name);
   }
   return "";
 }
@@ -163,7 +163,7 @@ TEST(Sweep, EverySweptRowOfTheAxisTableSpansItsValuesInRunOrder) {
     ASSERT_FALSE(s.patterns.front().empty()) << "no pattern takes the axis " << axis.key;
     s.set(axis.key, {4096, 32, 1024});
     std::vector<std::uint64_t> got;
-    for (const Case& c : plan_cases({s})) got.push_back(c.*axis.field);
+    for (const Case& c : plan_cases({s})) got.push_back(integer_of(c, axis));
     EXPECT_EQ(got, (std::vector<std::uint64_t>{32, 1024, 4096})) << axis.key;
   }
   for (std::string_view key : {"threads", "size_min", "load_pct", "writes"}) EXPECT_EQ(swept.count(key), 1u) << key;
@@ -453,7 +453,7 @@ TEST(Sweep, WorkloadsCoverEveryStrategyAndTheirData) {
     EXPECT_TRUE(c.pattern->own_sweep) << case_name(c);
     if (c.pattern_name() == "output") output_apis.insert(std::string(c.api_name()));
     if (c.pattern_name() == "graph") graphs.insert(c.graph);
-    if (c.pattern_name() == "hash") loads.insert(std::to_string(c.load_pct));
+    if (c.pattern_name() == "hash") loads.insert(std::to_string(c.axis("load_pct")));
   }
   for (const char* api : {"malloc", "new", "bump", "slab", "warp_aggregated", "two_pass", "two_pass_async"}) {
     EXPECT_EQ(output_apis.count(api), 1u) << api;

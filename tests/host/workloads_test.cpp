@@ -279,7 +279,7 @@ TEST(WorkloadsOnTheCpu, EveryOutputStrategyPassesItsVerifier) {
   for (const char* api : {"malloc", "bump", "slab", "warp_aggregated", "two_pass", "two_pass_async"}) {
     for (std::uint64_t writes : {0, 1}) {
       Case c = workload("output", api, 100, 1000);
-      c.writes = writes;
+      c.set_axis("writes", writes);
       EXPECT_EQ(cpu_round(c, Break::none), "") << case_name(c);
     }
   }
@@ -289,7 +289,7 @@ TEST(WorkloadsOnTheCpu, TheOutputVerifierCatchesADroppedOutputAndAnOverlap) {
   for (const char* api : {"malloc", "warp_aggregated", "two_pass"}) {
     for (std::uint64_t writes : {0, 1}) {
       Case c = workload("output", api, 100, 1000);
-      c.writes = writes;
+      c.set_axis("writes", writes);
       EXPECT_NE(cpu_round(c, Break::drop).find("outputs were missing"), std::string::npos) << case_name(c);
       EXPECT_NE(cpu_round(c, Break::overlap).find("did not read back"), std::string::npos) << case_name(c);
     }
@@ -299,7 +299,7 @@ TEST(WorkloadsOnTheCpu, TheOutputVerifierCatchesADroppedOutputAndAnOverlap) {
 TEST(WorkloadsOnTheCpu, TheHashVerifierCatchesALostNodeAndASharedOne) {
   for (std::uint64_t load : {50, 200}) {
     Case c = workload("hash", "malloc", 24, 2000);
-    c.load_pct = load;
+    c.set_axis("load_pct", load);
     EXPECT_EQ(cpu_round(c, Break::none), "") << case_name(c);
     EXPECT_NE(cpu_round(c, Break::drop).find("missing"), std::string::npos) << case_name(c);
     EXPECT_NE(cpu_round(c, Break::overlap).find("looked up wrong"), std::string::npos) << case_name(c);
@@ -330,7 +330,7 @@ TEST(WorkloadsOnTheCpu, AHeapTooSmallIsNullsForOutputAndAnErrorForTheStructures)
   EXPECT_GT(res.tally.successes, 0u);
   EXPECT_LT(res.tally.successes, res.tally.attempts);
   Case h = workload("hash", "malloc", 1024, 5000);
-  h.load_pct = 100;
+  h.set_axis("load_pct", 100);
   h.limit_bytes = 1 * kMiB;
   EXPECT_NE(cpu_round(h, Break::none).find("returned NULL"), std::string::npos);
   Case g = workload("graph", "malloc", 4, 20000);

@@ -147,7 +147,7 @@ class OutputRound final : public Round {
   }
   void allocate() override { produce_s_ = timed([&] { produce(); }); }
   void use() override {
-    if (!c_.writes) {
+    if (!c_.axis("writes")) {
       parallel_for(c_.threads, [&](std::uint64_t t) {
         if (table_[t] != nullptr) write_output(static_cast<unsigned char*>(table_[t]), bytes_of(t), t);
       }, break_);
@@ -180,7 +180,7 @@ class OutputRound final : public Round {
   std::uint64_t bytes_of(std::uint64_t t) const { return output_bytes(t, c_.size_min, c_.size); }
   void place(std::uint64_t t, unsigned char* p) {
     table_[t] = p;
-    if (p != nullptr && c_.writes) write_output(p, bytes_of(t), t);
+    if (p != nullptr && c_.axis("writes")) write_output(p, bytes_of(t), t);
   }
   // Blocks carved into outputs: per thread (each its own), per warp of 32, or
   // one. Break::overlap in a shared block: the broken thread's successor is
@@ -213,7 +213,7 @@ class OutputRound final : public Round {
 class HashRound final : public Round {
  public:
   HashRound(const Case& c, Break b)
-      : c_(c), break_(b), heap_(c.malloc_heap(), b == Break::overlap), buckets_(buckets_for(c.threads, c.load_pct)) {
+      : c_(c), break_(b), heap_(c.malloc_heap(), b == Break::overlap), buckets_(buckets_for(c.threads, c.axis("load_pct"))) {
     table_ = {buckets_.data(), buckets_.size(), c.size_min, c.size};
   }
   void begin() override {
