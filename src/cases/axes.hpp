@@ -51,6 +51,9 @@ struct SweptAxis {
   // Its place among the swept axes, slowest first: the order a part expands
   // them in, cases run in, and --help lists their flags (threads first).
   int run_order = 0;
+  // What docs/cli.md says of the flag beyond its --help line and its limits
+  // (markdown; "" for nothing more): axis_docs.hpp writes its heading.
+  std::string_view doc;
 };
 
 struct AxisDecl {

@@ -68,7 +68,10 @@ const std::vector<AxisDecl> kAxes{{
     {"size_min", "size_min", P::pattern_takes, 0, K::quantity, "B",
      "the workloads output and hash: sizes are drawn from [size_min, size]", &Case::size_min, nullptr, nullptr, 1, kPositive,
      {"--size-mins", "Workloads (output, hash): the smallest request; sizes are drawn from [size-min, size] (e.g. 4,16; "
-      "default: the size itself)", 0, 0, "", true, 1}},
+      "default: the size itself)", 0, 0, "", true, 1,
+      "The workloads' smallest request (output: an output's bytes; hash: a value's): each thread's size is drawn from "
+      "[size-min, size] by a seeded hash of its index, the same on every run. Not given: every request is the size "
+      "itself. A point whose size-min exceeds its size is no point. The other patterns ignore it."}},
     {"align", "align", P::nonzero, 0, K::power_of_two, "B", "bytes, a power of two; only for an API that takes an alignment",
      &Case::align, nullptr, nullptr, 1, kPositive},
     {"graph", "graph", P::pattern_takes, 0, K::names, "",
@@ -82,14 +85,17 @@ const std::vector<AxisDecl> kAxes{{
     {"load_pct", "load_pct", P::pattern_takes, 0, K::quantity, "", "hash: keys per bucket x 100", nullptr,
      nullptr, nullptr, 1, kPositive,
      {"--load-pcts", "hash: keys per bucket x 100, the load factor in percent (e.g. 50,200)", 100, 10000,
-      "100 keys per bucket", true, 2}},
+      "100 keys per bucket", true, 2,
+      "`hash` only: keys per bucket x 100, the load factor in percent (50: twice as many buckets as keys)."}},
     {"writes", "writes", P::pattern_takes, 0, K::switch01, "",
      "output: 1, the producing launch writes every output byte; 0, it only obtains them", nullptr, nullptr, nullptr, 1,
      R"({"enum": [0, 1]})",
      {"--writes",
       "output: 1, the producing launch writes every output byte (timed), 0 it only obtains them (the verifier writes "
       "them, untimed); e.g. 0,1 (default 0,1 in --sweep=workloads)",
-      1, 0, "", false, 3}},
+      1, 0, "", false, 3,
+      "`output` only: `1`, the producing launch writes every output byte (timed, as an application would); `0`, it "
+      "only obtains the outputs (the verifier writes and reads them back, untimed)."}},
     {"malloc_heap", "heap", P::limit, static_cast<unsigned>(Limit::malloc_heap), K::whole_mib, "B",
      "cudaLimitMallocHeapSize in bytes (heap:<MiB> in the name), also the arena of an API with its own",
      &Case::limit_bytes, nullptr, nullptr, kMiB, kPositive},

@@ -32,22 +32,26 @@ json flags_json(const BenchmarkFlags& f) {
           {"counters_tabular", f.counters_tabular}};
 }
 
+// run.benchmark_flags.<key>, present and as `ok` says, else the why.
+const json& flag_field(const json& j, const char* key, bool (*ok)(const json&), const Refuse& refuse) {
+  if (!j.contains(key) || !ok(j[key])) {
+    throw refuse(fmt::format("run.benchmark_flags.{} is missing or of the wrong type", key));
+  }
+  return j[key];
+}
+
 BenchmarkFlags flags_from_json(const json& j, const Refuse& refuse) {
-  const auto bad = [&](const char* key) { return refuse(fmt::format("run.benchmark_flags.{} is missing or of the wrong type", key)); };
   if (!j.is_object()) throw refuse("run.benchmark_flags is missing or not an object");
   BenchmarkFlags f;
-  if (!j.contains("format") || !j["format"].is_string()) throw bad("format");
-  f.format = j["format"].get<std::string>();
-  if (f.format != "console" && f.format != "json" && f.format != "csv") throw bad("format");
-  if (!j.contains("repetitions") || !j["repetitions"].is_number_integer() || j["repetitions"].get<long long>() < 1 ||
-      j["repetitions"].get<long long>() > 1000000) {
-    throw bad("repetitions");
-  }
-  f.repetitions = j["repetitions"].get<int>();
-  if (!j.contains("color") || !(j["color"].is_null() || j["color"].is_boolean())) throw bad("color");
-  if (j["color"].is_boolean()) f.color = j["color"].get<bool>();
-  if (!j.contains("counters_tabular") || !j["counters_tabular"].is_boolean()) throw bad("counters_tabular");
-  f.counters_tabular = j["counters_tabular"].get<bool>();
+  f.format = flag_field(j, "format", [](const json& v) {
+               return v.is_string() && (v == "console" || v == "json" || v == "csv");
+             }, refuse).get<std::string>();
+  f.repetitions = flag_field(j, "repetitions", [](const json& v) {
+                    return v.is_number_integer() && v.get<long long>() >= 1 && v.get<long long>() <= 1000000;
+                  }, refuse).get<int>();
+  const json& color = flag_field(j, "color", [](const json& v) { return v.is_null() || v.is_boolean(); }, refuse);
+  if (color.is_boolean()) f.color = color.get<bool>();
+  f.counters_tabular = flag_field(j, "counters_tabular", [](const json& v) { return v.is_boolean(); }, refuse).get<bool>();
   return f;
 }
 

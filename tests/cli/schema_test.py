@@ -9,7 +9,9 @@ usage: schema_test.py PATH/TO/heapbench PATH/TO/REPOSITORY
 import json
 import os
 import re
+import shutil
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -55,6 +57,31 @@ class Schema(unittest.TestCase):
         axes = list(self.schema["$defs"]["axis_values"]["properties"])
         self.assertIn("load_pct", axes)
         self.assertEqual(sorted(set(axes) - named), [], "axes docs/json.md's axis_values table does not name")
+
+    def test_the_docs_lists_of_axes_are_made_from_the_rows(self):
+        # docs/json.md's axis_values table, docs/cli.md's swept flags and the schema, as the binary makes them.
+        regen = os.path.join(ROOT, "scripts", "regen-docs")
+        r = run(sys.executable, regen, "--check", "--binary", BINARY)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        # The check sees a stale region: a copy of the docs with one row gone.
+        with tempfile.TemporaryDirectory() as d:
+            os.mkdir(os.path.join(d, "docs"))
+            for name in ("json.md", "cli.md", "results.schema.json"):
+                shutil.copy(os.path.join(ROOT, "docs", name), os.path.join(d, "docs", name))
+            page = os.path.join(d, "docs", "json.md")
+            with open(page, encoding="utf-8") as f:
+                text = f.read()
+            self.assertIn("| `load_pct` |", text)
+            with open(page, "w", encoding="utf-8") as f:
+                f.write(re.sub(r"\| `load_pct` \|[^\n]*\n", "", text))
+            r = run(sys.executable, regen, "--check", "--binary", BINARY, "--root", d)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn("docs/json.md (--doc=axis-values)", r.stdout)
+            r = run(sys.executable, regen, "--binary", BINARY, "--root", d)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(page, encoding="utf-8") as f:
+                self.assertEqual(f.read(), text)
+            self.assertEqual(sorted(os.listdir(os.path.join(d, "docs"))), ["cli.md", "json.md", "results.schema.json"])
 
     def test_a_bad_flag_is_one_line(self):
         r = run(BINARY, "schema", "--frobnicate")

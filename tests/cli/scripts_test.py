@@ -26,6 +26,7 @@ BAD = {
     "profile_report.py": [([], "required"), (["missing.sqlite", "missing.json"], "missing.sqlite: no such file"),
                           (["a", "b", "c"], "unrecognized")],
     "quoted-figures": [(["--bogus"], "--bogus"), (["a"], "unrecognized arguments: a")],
+    "regen-docs": [(["--bogus"], "--bogus"), (["--binary=missing"], "not an executable file"), (["x"], "unrecognized arguments: x")],
     "results-manifest": [(["--bogus"], "--bogus"), (["--results"], "--results"), (["--results=missing"], "not a folder")],
     "setup": [(["x"], "'x'")],
     "slurm": [([], "required"), (["submit", "--tasks=0"], "--tasks"), (["submit", "--tasks=x"], "whole number of tasks"),
