@@ -15,8 +15,8 @@ import pytest
 from conftest import ROOT, committed_sample, sample
 from test_malformed_input import _laid_out_not_rendered
 
-from heapbench_plot import (compare, export, figures, generations, overlay, page, readability, repetitions, report,
-                            size_map, zoo)
+from heapbench_plot.figures import overlay, readability
+from heapbench_plot.tools import compare, export, figures, generations, page, repetitions, report, size_map, zoo
 
 FILES = sorted(p for p in (ROOT / "results").rglob("*.json") if "heapbench_schema_version" in p.read_text())
 TOOLS = {

@@ -7,7 +7,7 @@ import json
 import pytest
 from conftest import ROOT, bench
 
-from heapbench_plot import compare
+from heapbench_plot.tools import compare
 
 REPETITIONS = ROOT / "results" / "H200" / "repetitions.json"
 # Two single default sweeps of the same device code, built back to back on the H200 (host-side

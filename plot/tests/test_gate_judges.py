@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from test_gate import AFTER, BEFORE, halves
 
-from heapbench_plot import compare
+from heapbench_plot.tools import compare
 
 TARGET = "per_thread/malloc/size:64/threads:1024/"
 
@@ -200,7 +200,7 @@ def test_the_exit_code_holds_when_the_reader_leaves_after_the_first_line(tmp_pat
 @pytest.mark.parametrize("closed", ["pipe", "full"])
 def test_the_exit_code_holds_when_standard_output_is_closed_or_full(tmp_path, slower, code, closed):
     a, b = halves(tmp_path, slower=slower, only=TARGET)
-    cmd = [sys.executable, "-m", "heapbench_plot.compare", a, b, "-o", str(tmp_path / "out"), "--fail-on-regression"]
+    cmd = [sys.executable, "-m", "heapbench_plot.tools.compare", a, b, "-o", str(tmp_path / "out"), "--fail-on-regression"]
     if closed == "pipe":
         read, write = os.pipe()
         os.close(read)

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT
-from heapbench_plot import trace as tr
+from heapbench_plot.tools import trace as tr
 
 BINARY = Path(os.environ.get("HEAPBENCH_NOGPU", ROOT / "build" / "tests" / "heapbench_nogpu"))
 needs_binary = pytest.mark.skipif(not BINARY.exists(), reason=f"{BINARY} is not built (scripts/build)")
@@ -172,7 +172,7 @@ def special_files(tmp_path):
 def test_the_python_readers_refuse_special_files_before_reading_them(tmp_path, capsys):
     # G7: heapbench-trace /dev/zero grew to 7.7 GB; a FIFO hung it; heapbench-export and the
     # size map read the same whole. (In process: each tool's main, as its command runs it.)
-    from heapbench_plot import export, size_map
+    from heapbench_plot.tools import export, size_map
 
     def refused(main, argv, words):
         assert main([str(a) for a in argv]) == 2

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import bench
 
-from heapbench_plot import size_map
+from heapbench_plot.tools import size_map
 
 
 def synthetic(noise=0.0, outlier=None):
@@ -100,7 +100,7 @@ def test_the_json_that_sweep_size_map_writes_is_read_directly(tmp_path):
     import tarfile
 
     from conftest import ROOT
-    from heapbench_plot.size_map import main as size_map_main
+    from heapbench_plot.tools.size_map import main as size_map_main
     with tarfile.open(ROOT / "results" / "H200" / "answers" / "answers.tar.gz") as t:
         t.extract("answers/size_map.json", tmp_path, filter="data")
     renamed = tmp_path / "h200_sizes.json"

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from conftest import CONTEXT
 
-from heapbench_plot import figures, zoo
-from heapbench_plot.heapbench_results import load
-from heapbench_plot.readability import FigureWarning
+from heapbench_plot.tools import figures, zoo
+from heapbench_plot.reader.heapbench_results import load
+from heapbench_plot.figures.readability import FigureWarning
 
 # Five allocators and a baseline; "mine" is a user's adapter that heapbench does not ship.
 APIS = {

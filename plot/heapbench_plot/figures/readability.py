@@ -307,7 +307,7 @@ def _draw_and_write(fig, stem: Path, formats) -> list[Path]:
     """save()'s drawing: the FigureWarnings of problems(fig), then each format's file."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
-    from heapbench_plot.outputs import atomic
+    from heapbench_plot.reader.outputs import atomic
     paths = []
     for p in problems(fig):
         warnings.warn(f"{stem.name}: {p}", FigureWarning, stacklevel=3)

@@ -23,8 +23,9 @@ import math
 import pandas as pd
 from markupsafe import Markup
 
-from heapbench_plot import figures, style
-from heapbench_plot.heapbench_results import Results
+from heapbench_plot.figures import style
+from heapbench_plot.tools import figures
+from heapbench_plot.reader.heapbench_results import Results
 
 COUNT_SCAN_CARVE = "two_pass"  # the workloads' strategy that allocates nothing in the kernel
 # The workloads' patterns and what their answer ranks (docs/workloads.md): output's strategies in
@@ -193,7 +194,7 @@ def workloads(res: Results, cases: pd.DataFrame) -> list[Markup]:
 def which_allocator(res: Results, cases: pd.DataFrame) -> list[Markup]:
     """Per pattern, per size band: the fastest allocator and the runner-up, each with its memory cost,
     where the file ranks two or more allocators that free besides CUDA's own."""
-    from heapbench_plot import zoo
+    from heapbench_plot.tools import zoo
     cases = cases[~cases["pattern"].isin(WORKLOADS | {APP})]
     others = figures.allocators_that_free(res, cases.loc[~cases["error"], "api"].unique())
     if len(others) < 2:

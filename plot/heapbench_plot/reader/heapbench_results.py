@@ -27,8 +27,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from heapbench_plot.decode import Columns, Entries, walk
-from heapbench_plot.outputs import read_input
+from heapbench_plot.reader.decode import Columns, Entries, walk
+from heapbench_plot.reader.outputs import read_input
 
 # Schema versions this reader understands (heapbench's kSchemaVersion).
 KNOWN_SCHEMA_VERSIONS = {1}
@@ -242,7 +242,7 @@ def finish(tool: str, make, out, errors: tuple) -> int:
         return 2
     for w in warnings:
         print(f"{tool}: warning: {w}", file=sys.stderr)
-    from heapbench_plot.outputs import say
+    from heapbench_plot.reader.outputs import say
     return 0 if say(f"wrote {files_text(len(written))} to {out}\n", tool) else 2
 
 

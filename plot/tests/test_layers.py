@@ -1,0 +1,106 @@
+"""plot/'s layers (heapbench_plot/__init__.py, docs/development.md "Adding a plot tool"): every
+import of the package runs down, reader <- figures <- tools, and no tool imports another; every
+console script is a tool's main(); the files plot/<tool>.py only start a tool. Imports are read
+with ast, those inside functions included."""
+import ast
+import tomllib
+
+import pytest
+from conftest import PLOT
+
+PACKAGE = PLOT / "heapbench_plot"
+LAYERS = ("reader", "figures", "tools")
+# What each layer may import of the package: its own layer and those below, a tool no other tool.
+MAY_IMPORT = {"reader": {"reader"}, "figures": {"reader", "figures"}, "tools": {"reader", "figures"}}
+# Tools with no console script, each with the reason (a new tool is a console script).
+NOT_SCRIPTS = {
+    "bench_scale": "a benchmark that writes docs/plot-scale.md, run as .venv/bin/python plot/bench_scale.py",
+    "gate_power": "writes docs/gate-power*.md, run as .venv/bin/python plot/gate_power.py",
+}
+# The tool-to-tool imports still to move down a layer (issue 54): none may be added.
+ALLOWED_TOOL_IMPORTS = {
+    ("answers", "figures"), ("answers", "zoo"), ("apps", "trace"), ("calibration", "survey"),
+    ("calibration", "compare"), ("gate_power", "compare"), ("page", "answers"), ("page", "figures"),
+    ("page", "size_map"), ("page", "compare"), ("page", "report"), ("report", "compare"), ("report", "figures"),
+    ("survey_workloads", "survey"), ("workloads", "figures"), ("zoo", "figures"),
+}
+
+
+def modules():
+    """{(layer, module name): path} of every module of the three layers."""
+    return {(p.parent.name, p.stem): p for layer in LAYERS for p in sorted((PACKAGE / layer).glob("*.py"))
+            if p.stem != "__init__"}
+
+
+def package_imports(path):
+    """[(line, the heapbench_plot module imported)] of every import of the package in path, at any depth.
+    `from heapbench_plot.tools import figures` names heapbench_plot.tools.figures."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"{path}:{node.lineno}: a relative import (the package's imports name it in full)"
+            if node.module and node.module.split(".")[0] == "heapbench_plot":
+                for alias in node.names:
+                    name = f"{node.module}.{alias.name}"
+                    found.append((node.lineno, name if node.module.count(".") == 1 else node.module))
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.split(".")[0] == "heapbench_plot"]
+    return found
+
+
+def layer_of(name):
+    """(layer, module) of a dotted name heapbench_plot.<layer>.<module>; module is None for a layer itself."""
+    parts = name.split(".")
+    assert len(parts) >= 2 and parts[1] in LAYERS, f"{name}: not in a layer ({', '.join(LAYERS)})"
+    return parts[1], parts[2] if len(parts) > 2 else None
+
+
+def test_the_package_is_its_three_layers():
+    loose = sorted(p.name for p in PACKAGE.glob("*.py") if p.stem != "__init__")
+    assert not loose, f"modules outside reader/, figures/, tools/: {loose}"
+    assert sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__") == sorted(LAYERS)
+
+
+@pytest.mark.parametrize("key", sorted(modules()), ids=lambda k: "/".join(k))
+def test_imports_run_down_and_no_tool_imports_another(key):
+    layer, module = key
+    for line, name in package_imports(modules()[key]):
+        to_layer, to_module = layer_of(name)
+        where = f"heapbench_plot/{layer}/{module}.py:{line} imports {name}"
+        assert to_module is not None, f"{where}: import the module, not the layer"
+        if layer == "tools" and to_layer == "tools":
+            assert (module, to_module) in ALLOWED_TOOL_IMPORTS, f"{where}: a tool imports reader/ and figures/ only"
+        else:
+            assert to_layer in MAY_IMPORT[layer], f"{where}: {layer}/ imports {', '.join(sorted(MAY_IMPORT[layer]))}"
+
+
+def test_the_allowed_tool_imports_are_all_still_there():
+    # An entry of ALLOWED_TOOL_IMPORTS that no longer holds is struck out, so the list only shrinks.
+    actual = {(key[1], layer_of(name)[1]) for key, path in modules().items() if key[0] == "tools"
+              for _, name in package_imports(path) if layer_of(name)[0] == "tools"}
+    assert ALLOWED_TOOL_IMPORTS <= actual, f"no longer imported: {sorted(ALLOWED_TOOL_IMPORTS - actual)}"
+
+
+def test_every_console_script_is_a_tool_and_every_tool_a_console_script():
+    scripts = tomllib.loads((PLOT / "pyproject.toml").read_text())["project"]["scripts"]
+    targets = {}
+    for name, target in scripts.items():
+        module, _, func = target.partition(":")
+        layer, tool = layer_of(module)
+        assert (layer, func) == ("tools", "main"), f"{name} = {target}: a console script is heapbench_plot.tools.<tool>:main"
+        targets[tool] = name
+    tools = {m for layer, m in modules() if layer == "tools"} - {"answers"}
+    assert tools - set(targets) == set(NOT_SCRIPTS), "a tool without a console script, or one listed that has one"
+
+
+def launcher_text(tool):
+    return (f'"""`.venv/bin/python plot/{tool}.py` runs heapbench_plot/tools/{tool}.py, as before the tools moved\n'
+            f'there: commands recorded with this path still run (plot/tests/test_layers.py keeps each such file\n'
+            f'to these lines)."""\nimport sys\n\nfrom heapbench_plot.tools.{tool} import main\n\n'
+            f'if __name__ == "__main__":\n    sys.exit(main())\n')
+
+
+@pytest.mark.parametrize("path", sorted(PLOT.glob("*.py")), ids=lambda p: p.name)
+def test_a_file_in_plot_only_starts_the_tool_of_its_name(path):
+    assert (PACKAGE / "tools" / path.name).exists(), f"plot/{path.name}: no tool heapbench_plot/tools/{path.name}"
+    assert path.read_text() == launcher_text(path.stem)
