@@ -401,7 +401,7 @@ sys.exit(1 if "error" in b else 0)
 def make_recording(build: Path, program: str, behaviour: dict, launches: int | None) -> None:
     """build/apps-record/<program>/<program>: a stand-in recording build whose trace has `launches`
     launches of 256 threads, each allocating 64 B then freeing it (None: it writes no trace)."""
-    from heapbench_plot.tools import trace as tr
+    from heapbench_plot.reader import trace_file as tr
     d = build / "apps-record" / program
     d.mkdir(parents=True)
     exe = d / program
@@ -645,7 +645,7 @@ def test_the_entries_carry_the_programs_calls_from_its_recording(replayed):
 
 
 def test_calls_pair_each_free_with_its_block_in_the_recorded_order(tmp_path):
-    from heapbench_plot.tools import trace as tr
+    from heapbench_plot.reader import trace_file as tr
     ev = lambda op, address, clock, size=0: {"op": op, "address": address, "size": size, "clock": clock}  # noqa: E731
     launches = [
         # A 100 B, B 50 B, A freed, A again (30 B), a free of what no block was (not counted), a NULL

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT
-from heapbench_plot.tools import trace as tr
+from heapbench_plot.reader import trace_file as tr
 
 BINARY = Path(os.environ.get("HEAPBENCH_NOGPU", ROOT / "build" / "tests" / "heapbench_nogpu"))
 needs_binary = pytest.mark.skipif(not BINARY.exists(), reason=f"{BINARY} is not built (scripts/build)")

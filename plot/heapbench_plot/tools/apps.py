@@ -39,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from heapbench_plot.tools import trace as tr
+from heapbench_plot.reader import trace_file as tr
 from heapbench_plot.reader.outputs import ToolParser, write_text
 
 TOOL = "heapbench-apps"
