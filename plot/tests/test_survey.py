@@ -8,7 +8,8 @@ import pytest
 from conftest import ROOT
 
 from heapbench_plot.reader.heapbench_results import load
-from heapbench_plot.tools.survey import SurveyError, api_name, main, read_csv
+from heapbench_plot.reader.survey_import import SurveyError, api_name, read_csv
+from heapbench_plot.tools.survey import main
 
 HEADER = "AllocationSize (in Byte), mean, std-dev, min, max, median"
 

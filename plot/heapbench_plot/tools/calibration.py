@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from heapbench_plot.tools import survey
+from heapbench_plot.reader import survey_import as survey
 from heapbench_plot.tools.compare import compare_pair
 from heapbench_plot.reader.heapbench_results import (Results, SchemaError, cuda_version, finish, load, load_selection,
                                               pooled_context)

@@ -33,7 +33,7 @@ import pandas as pd
 from heapbench_plot.reader.heapbench_results import (Results, SchemaError, finish, load, not_converged, one_line,
                                               pooled_context)
 from heapbench_plot.reader.outputs import ToolParser, markdown_table, read_input, write_csv, write_text
-from heapbench_plot.tools.survey import SurveyError, _parse_row
+from heapbench_plot.reader.survey_import import SurveyError, _parse_row
 
 SYNTH = re.compile(r"^synth_(?P<who>CUDA|Baseline)_(?P<fewest>\d+)-(?P<most>\d+)_(?P<lo>\d+)-(?P<hi>\d+)\.csv$")
 SYNTH_HEADER = "NumThreads"
