@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 from conftest import ROOT
 
+from heapbench_plot.reader import comparison
 from heapbench_plot.tools import apps, compare, export, page
 from heapbench_plot.reader.heapbench_results import load
 from test_page import _answers
@@ -290,7 +291,7 @@ def test_compare_gives_each_program_and_api_its_ratio_and_finds_a_regression(tmp
     assert rc == 1, err.getvalue()
     gate = (out / "regressions.md").read_text()
     assert "app/grow/slab/heap:64" in gate and "app/grow/malloc/heap:64" not in gate.split("slower")[0]
-    t = compare.compare_pair(load(a), load(b)).set_index("case")
+    t = comparison.compare_pair(load(a), load(b)).set_index("case")
     assert t.loc["app/grow/slab/heap:64", "metric"] == "sections_per_s"
     assert t.loc["app/grow/slab/heap:64", "ratio"] == pytest.approx(0.5)
     assert t.loc["app/grow/slab/heap:64", "section_ms_ratio"] == pytest.approx(2.0)
@@ -545,7 +546,7 @@ def test_compare_and_export_take_a_file_with_replays(replayed, tmp_path):
     _, _, out, _ = replayed
     rc, err = _tool(compare.main, [out, out, "-o", tmp_path / "cmp"])
     assert rc == 0 and "Traceback" not in err, err
-    t = compare.compare_pair(load(out), load(out)).set_index("case")
+    t = comparison.compare_pair(load(out), load(out)).set_index("case")
     assert t.loc["app/grow/slab/heap:64", "ratio"] == pytest.approx(1.0)
     (tmp_path / "x").mkdir()
     rc, err = _tool(export.main, [out, "-o", tmp_path / "x", "--format", "csv"])

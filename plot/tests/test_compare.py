@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 from conftest import H200, bench
 
-from heapbench_plot.tools.compare import CompareError, compare, main, significance
+from heapbench_plot.reader.comparison import CompareError, significance
+from heapbench_plot.tools.compare import compare, main
 
 import pandas as pd
 

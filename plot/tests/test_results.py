@@ -84,14 +84,15 @@ def test_an_axis_plot_does_not_know_keeps_its_cases_apart(write_results):
 
 
 def test_an_axis_plot_does_not_know_reaches_export_and_compare(write_results):
-    from heapbench_plot.tools import compare, export
+    from heapbench_plot.reader import comparison
+    from heapbench_plot.tools import export
 
     res = load(write_results(stride_cases([1, 4])))
     assert export.tidy(res)["stride"].tolist() == [1, 4]
     assert [a["name"] for a in export.nvbench(res)["benchmarks"][0]["axes"]] == [
         "size", "align", "threads", "stride", "heap_mib"]
     other = load(write_results(stride_cases([1, 4], allocs=2e6), name="o.json"))
-    pair = compare.compare_pair(res, other)
+    pair = comparison.compare_pair(res, other)
     assert len(pair) == 2
 
 

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from heapbench_plot.reader import survey_import as survey
-from heapbench_plot.tools.compare import compare_pair
+from heapbench_plot.reader.comparison import compare_pair
 from heapbench_plot.reader.heapbench_results import (Results, SchemaError, cuda_version, finish, load, load_selection,
                                               pooled_context)
 from heapbench_plot.reader.outputs import ToolParser, markdown_table, write_csv, write_text

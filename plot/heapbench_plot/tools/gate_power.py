@@ -13,7 +13,7 @@ planted case meets Holm's correction alone, as one slowed case in a pull request
 
 Planting one case per comparison is 440 x len(SLOWDOWNS) comparisons; instead each slowdown is
 planted into every case of one copy and compared once (compare_pair), and each case's row of that
-table replaces its row in the unplanted table before the gate (compare.gate) runs over it: a
+table replaces its row in the unplanted table before the gate (comparison.gate) runs over it: a
 row's test, ratio and spread depend on its own samples only, and which cases are judged on their
 sample counts only, so the table is the one a copy planted in that case alone gives. CHECKED
 cases are also planted alone and run through heapbench-compare end to end, and must agree.
@@ -29,18 +29,17 @@ case on its N repetitions, as in docs/ci.md's job (N = 5; docs/gate-power-repeti
 from __future__ import annotations
 
 import argparse
-import contextlib
 import copy
-import io
 import json
 import math
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import pandas as pd
 
-from heapbench_plot.tools import compare
+from heapbench_plot.reader.comparison import compare_pair, gate
 from heapbench_plot.reader.heapbench_results import load_selection
 from heapbench_plot.reader.outputs import markdown_table, write_text
 
@@ -70,7 +69,7 @@ def planted(doc: dict, slowdown: float, only: str | None = None) -> dict:
 def _table(base, doc: dict, folder: Path, name: str) -> pd.DataFrame:
     path = folder / name
     path.write_text(json.dumps(doc))
-    return compare.compare_pair(base, load_selection(str(path)))
+    return compare_pair(base, load_selection(str(path)))
 
 
 def first_repetitions(doc: dict, n: int) -> dict:
@@ -101,7 +100,7 @@ def detectable(path: Path, repetitions: int | None = None) -> tuple[pd.DataFrame
             for i in same.index[caught.isna()]:
                 t = same.copy()
                 t.loc[i] = slowed.loc[i]
-                if i in compare.gate(t, None).index:
+                if i in gate(t, None).index:
                     caught[i] = s
         rows = pd.DataFrame({"case": same["case"], "rounds": same["samples_a"], "judged": same["judged"],
                              "error": same["error_a"], "caught": caught, "tested": same["tested"]})
@@ -123,8 +122,9 @@ def _end_to_end(doc: dict, rows: pd.DataFrame, folder: Path) -> list[str]:
         for s, expect in ((r["caught"], 1), *(((SLOWDOWNS[k - 1], 0),) if k else ())):
             other = folder / "one.json"
             other.write_text(json.dumps(planted(doc, s, names[r["case"]])))
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                rc = compare.main([str(base), str(other), "-o", str(folder / "out"), "--fail-on-regression"])
+            # heapbench-compare itself, its output discarded: a tool runs another as a command, never imports it
+            rc = subprocess.run([sys.executable, "-m", "heapbench_plot.tools.compare", str(base), str(other), "-o",
+                                 str(folder / "out"), "--fail-on-regression"], capture_output=True).returncode
             if rc != expect:
                 raise SystemExit(f"gate_power: {r['case']} planted {s:.0%} slower alone: exit {rc}, "
                                  f"the table said {expect}")
@@ -134,7 +134,7 @@ def _end_to_end(doc: dict, rows: pd.DataFrame, folder: Path) -> list[str]:
 
 def same_code(a: Path, b: Path) -> list[str]:
     """How much slower cases came out between two runs of the same code: the report's lines."""
-    t = compare.compare_pair(load_selection(str(a)), load_selection(str(b)))
+    t = compare_pair(load_selection(str(a)), load_selection(str(b)))
     slower = (1 - t["ratio"]).dropna()
     worst = t.loc[slower.idxmax()]
     rel = lambda p: p.relative_to(ROOT) if p.is_relative_to(ROOT) else p  # noqa: E731

@@ -35,6 +35,7 @@ from markupsafe import Markup
 
 from heapbench_plot.figures import style
 from heapbench_plot.tools import answers, figures
+from heapbench_plot.reader.comparison import compare_pair
 from heapbench_plot.reader.heapbench_results import (Results, SchemaError, command_line, convergence_sentence,
                                               cuda_version, distinct_labels, finish, load_selection, measured,
                                               not_converged, rates)
@@ -310,13 +311,12 @@ def cases_table(files: list[Results], labels: list[str]) -> dict:
 
 def ratio_table(files: list[Results], labels: list[str]) -> tuple[dict | None, list[str]]:
     """For two or more files: each other file's cases against the first's, the ratio of each
-    pattern's rate and the significance of the difference (compare.compare_pair)."""
-    from heapbench_plot.tools import compare
+    pattern's rate and the significance of the difference (compare_pair)."""
     if len(files) < 2:
         return None, []
     frames, notes = [], []
     for lab, other in zip(labels[1:], files[1:]):
-        t = compare.compare_pair(files[0], other)
+        t = compare_pair(files[0], other)
         if t.empty:
             notes.append(Markup("<i>{}</i> has no case in common with <i>{}</i>: no ratios.").format(lab, labels[0]))
             continue

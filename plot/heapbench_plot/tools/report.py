@@ -32,7 +32,7 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from heapbench_plot.tools.compare import compare_pair, geomeans  # noqa: E402
+from heapbench_plot.reader.comparison import compare_pair, geomeans  # noqa: E402
 from heapbench_plot.tools.figures import APP, apps_speedup  # noqa: E402
 from heapbench_plot.reader.heapbench_results import (Results, SchemaError, cuda_version, finish, load_selection,  # noqa: E402
                                               not_converged, pooled_context)
