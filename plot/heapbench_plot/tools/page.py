@@ -35,7 +35,8 @@ from markupsafe import Markup
 
 from heapbench_plot.figures import style
 from heapbench_plot.tools import answers, figures
-from heapbench_plot.reader.comparison import compare_pair
+from heapbench_plot.figures.overlay import gpu_frame, pattern_figure
+from heapbench_plot.reader.comparison import compare_pair, group
 from heapbench_plot.reader.heapbench_results import (Results, SchemaError, command_line, convergence_sentence,
                                               cuda_version, distinct_labels, finish, load_selection, measured,
                                               not_converged, rates)
@@ -372,9 +373,7 @@ def provenance(files: list[Results]) -> pd.DataFrame:
 
 
 def _overlay(files: list[Results], page: Page) -> None:
-    from heapbench_plot.tools import report
-    from heapbench_plot.figures.overlay import gpu_frame, pattern_figure
-    frame, glabels = gpu_frame(report.group(files))
+    frame, glabels = gpu_frame(group(files))
     with tempfile.TemporaryDirectory() as tmp:
         for k, pattern in enumerate(sorted(frame["pattern"].unique()) if not frame.empty else []):
             paths = pattern_figure(pattern, frame[frame["pattern"] == pattern], glabels, files[0].context,

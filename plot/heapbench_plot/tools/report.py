@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -32,10 +31,10 @@ matplotlib.use("Agg")
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from heapbench_plot.reader.comparison import compare_pair, geomeans  # noqa: E402
+from heapbench_plot.reader.comparison import Gpu, compare_pair, geomeans, group  # noqa: E402
 from heapbench_plot.tools.figures import APP, apps_speedup  # noqa: E402
-from heapbench_plot.reader.heapbench_results import (Results, SchemaError, cuda_version, finish, load_selection,  # noqa: E402
-                                              not_converged, pooled_context)
+from heapbench_plot.reader.heapbench_results import (Results, SchemaError, cuda_version, finish,  # noqa: E402
+                                                     load_selection, not_converged)
 from heapbench_plot.reader.outputs import ToolParser, markdown_table, slug, write_csv, write_text  # noqa: E402
 from heapbench_plot.figures.overlay import drawable_ratios, gpu_frame, pattern_figure, ratio_strip  # noqa: E402
 from heapbench_plot.figures.readability import FigureError  # noqa: E402
@@ -43,26 +42,6 @@ from heapbench_plot.figures.readability import FigureError  # noqa: E402
 
 class ReportError(ValueError):
     pass
-
-
-@dataclass
-class Gpu:
-    """One group: a GPU as one driver, runtime and heapbench commit measured it."""
-    key: tuple
-    files: list[Results]
-    results: Results  # the group's cases as one Results, for compare.compare_pair
-    label: str = ""
-    duplicates: int = 0
-
-    @property
-    def context(self) -> dict:
-        return self.results.context
-
-
-def _key(r: Results) -> tuple:
-    c = r.context
-    return (r.gpu, str(c.get("cuda_driver_version")), str(c.get("cuda_runtime_version")),
-            str(c.get("heapbench_git_commit", "?")), r.selection)
 
 
 def read(specs: list[str]) -> tuple[list[Results], list[str]]:
@@ -88,42 +67,6 @@ def read(specs: list[str]) -> tuple[list[Results], list[str]]:
                                 "reported through their medians")
             files.append(r)
     return files, warnings
-
-
-def group(files: list[Results]) -> list[Gpu]:
-    groups: dict[tuple, list[Results]] = {}
-    for r in files:
-        groups.setdefault(_key(r), []).append(r)
-    gpus = []
-    for key, members in groups.items():
-        members = sorted(members, key=lambda r: str(r.context.get("date", "")), reverse=True)
-        # A case that several files of one group measured (the tasks of a Slurm array on
-        # GPUs of one kind) is pooled: each run a repetition, so a fleet of N alike GPUs
-        # gives N repetitions and the Mann-Whitney test has something to work with.
-        counts = pd.concat([r.frame.drop_duplicates("case")["case"] for r in members]).value_counts()
-        duplicates = int((counts > 1).sum())
-        frame = pd.concat([r.frame for r in members], ignore_index=True)
-        merged = Results(path=members[0].path, context=pooled_context(members), frame=frame,
-                         selection=members[0].selection)
-        gpus.append(Gpu(key, members, merged, duplicates=duplicates))
-    gpus.sort(key=lambda g: (g.key[0], str(g.context.get("date", "")), g.key[4]))
-    _label(gpus)
-    return gpus
-
-
-def _label(gpus: list[Gpu]) -> None:
-    """The GPU name, and what tells groups of one GPU apart: device, commit, then versions."""
-    for g in gpus:
-        g.label = " ".join(s for s in (g.key[0], g.key[4]) if s)
-    parts = [lambda g: f"@{g.key[3][:7]}", lambda g: f"driver {cuda_version(g.key[1])}",
-             lambda g: f"CUDA {cuda_version(g.key[2])}"]
-    for part in parts:
-        labels = [g.label for g in gpus]
-        if len(set(labels)) == len(labels):
-            break
-        for g in gpus:
-            if labels.count(g.label) > 1:
-                g.label = f"{g.label} {part(g)}"
 
 
 def pick_baseline(gpus: list[Gpu], text: str | None) -> Gpu:
