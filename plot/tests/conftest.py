@@ -103,6 +103,17 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.filterwarnings("error::heapbench_plot.figures.readability.FigureWarning"))
 
 
+def patch_save(monkeypatch, replacement):
+    """Puts `replacement` in the place of readability.save in every module of heapbench_plot that
+    took it by name (`from heapbench_plot.figures.readability import save`), readability's own too."""
+    import sys
+    from heapbench_plot.figures import readability
+    original = readability.save
+    for name, module in list(sys.modules.items()):
+        if name.startswith("heapbench_plot.") and getattr(module, "save", None) is original:
+            monkeypatch.setattr(module, "save", replacement)
+
+
 def figure_warnings(fn):
     """(what fn() returns, the readability checks' FigureWarnings it raised, as text)."""
     import warnings

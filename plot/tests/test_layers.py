@@ -21,7 +21,7 @@ NOT_SCRIPTS = {
 ALLOWED_TOOL_IMPORTS = {
     ("answers", "figures"), ("answers", "zoo"),
     ("page", "answers"), ("page", "figures"),
-    ("page", "size_map"), ("report", "figures"),
+    ("report", "figures"),
     ("workloads", "figures"), ("zoo", "figures"),
 }
 

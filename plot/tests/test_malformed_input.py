@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import CONTEXT, ROOT, bench
+from conftest import CONTEXT, ROOT, bench, patch_save
 
 from heapbench_plot.tools import compare, figures, repetitions, report, size_map
 
@@ -348,9 +348,7 @@ def _laid_out_not_rendered(fig, stem, written=None, formats=("png", "svg")):
 
 @pytest.fixture
 def unrendered(monkeypatch):
-    from heapbench_plot.figures import overlay, readability
-    for module in (readability, figures, zoo, overlay, generations, size_map):
-        monkeypatch.setattr(module, "save", _laid_out_not_rendered, raising=False)
+    patch_save(monkeypatch, _laid_out_not_rendered)
 
 
 @EDGE

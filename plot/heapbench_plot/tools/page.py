@@ -33,10 +33,11 @@ import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
-from heapbench_plot.figures import style
+from heapbench_plot.figures import size_map, style
 from heapbench_plot.tools import answers, figures
 from heapbench_plot.figures.overlay import gpu_frame, pattern_figure
 from heapbench_plot.reader.comparison import compare_pair, group
+from heapbench_plot.reader import size_classes as class_map
 from heapbench_plot.reader.heapbench_results import (Results, SchemaError, command_line, convergence_sentence,
                                               cuda_version, distinct_labels, finish, load_selection, measured,
                                               not_converged, rates)
@@ -149,18 +150,17 @@ def failures(cases: pd.DataFrame) -> list[str | Markup]:
 def size_classes(path: Path, figs: list) -> list[Markup]:
     """The size classes of a size map: a results file of --sweep=size_map, or the folder or
     .tar.gz of scripts/answers that heapbench-size-map reads (unpacked into a temporary folder)."""
-    from heapbench_plot.tools import size_map
     with tempfile.TemporaryDirectory() as tmp:
         run = path
         if not (path.is_dir() or path.suffix == ".json"):
-            size_map.extract(path, Path(tmp) / "raw")
-            run = size_map.run_folder(Path(tmp) / "raw")
-        df, ctx = size_map.size_map_frame(size_map.size_map_path(run))
-        classes = size_map.find_classes(df)
+            class_map.extract(path, Path(tmp) / "raw")
+            run = class_map.run_folder(Path(tmp) / "raw")
+        df, ctx = class_map.size_map_frame(class_map.size_map_path(run))
+        classes = class_map.find_classes(df)
         size_map.figure(df, classes, ctx, Path(tmp))
         figs.append(("Size classes: time per call and bytes per block against the request size",
                      _svg(Path(tmp) / "size_map.svg")))
-    lines = size_map.advice(classes)
+    lines = class_map.advice(classes)
     worst = max(classes, key=lambda c: c.alloc_ns)
     text = Markup("Size classes ({}): {} classes over {} sizes from {} to {}; the slowest, {}-{} B, takes {:,.0f} ns "
                   "a call.").format(path.name, len(classes), len(df), style.fmt_bytes(df["size"].min()),
@@ -171,10 +171,9 @@ def size_classes(path: Path, figs: list) -> list[Markup]:
 
 
 def advice_findings(paths: list[Path]) -> list[Markup]:
-    from heapbench_plot.tools import size_map
     out = []
     for p in paths:
-        a = size_map.advice_fields(p, size_map.load_advice(p))
+        a = class_map.advice_fields(p, class_map.load_advice(p))
         what = f"{a['threads']:,} threads x {a['size']} B, {a['pattern']}/{a['api']}"
         if a["min_heap_mib"] is None:
             out.append(Markup("Heap advice for {}: no heap up to the search's limit held every allocation.").format(what))
