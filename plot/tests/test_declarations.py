@@ -12,7 +12,7 @@ from conftest import CONTEXT, bench
 from heapbench_plot.figures import style
 from heapbench_plot.reader.comparison import compare_pair
 from heapbench_plot.tools.export import export
-from heapbench_plot.tools.figures import _series_label, _style
+from heapbench_plot.figures.sweep import _series_label, _style
 from heapbench_plot.reader.heapbench_results import load
 
 COUNTERS = {

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 from conftest import CONTEXT
 
-from heapbench_plot.tools import figures, zoo
+from heapbench_plot.figures import sweep
+from heapbench_plot.tools import zoo
 from heapbench_plot.reader.heapbench_results import load
 from heapbench_plot.figures.readability import FigureWarning
 
@@ -194,7 +195,7 @@ def test_best_measured_line_follows_the_best_allocator_not_the_baseline(zoo_file
     cases = res.cases()
     sub = cases[(cases["pattern"] == "per_thread") & (cases["threads"] == 10000) & ~cases["error"]]
     fig, ax = plt.subplots()
-    figures.best_measured(ax, sub, "size", res)
+    sweep.best_measured(ax, sub, "size", res)
     (line,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("best measured")]
     assert line.get_label() == "best measured (slab, Gallatin, Ouroboros page)"
     expected = pd.Series([8e7, 8e7, 4e7, 4e7, 2e7], index=[16, 64, 256, 1024, 8192])
@@ -219,7 +220,7 @@ def test_best_measured_line_leaves_out_points_where_one_allocator_ran(zoo_file):
     sub = cases[(cases["pattern"] == "per_thread") & (cases["threads"] == 10000) & ~cases["error"]]
     sub = sub[(sub["size"] != 8192) | sub["api"].isin(["mine", "bump"])]  # 8 KiB: one allocator and the ceiling
     fig, ax = plt.subplots()
-    figures.best_measured(ax, sub, "size", res)
+    sweep.best_measured(ax, sub, "size", res)
     (line,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("best measured")]
     assert list(line.get_xdata()) == [16, 64, 256, 1024]
     assert line.get_label() == "best measured (slab, Gallatin)"

@@ -33,8 +33,8 @@ import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
-from heapbench_plot.figures import size_map, style
-from heapbench_plot.tools import answers, figures
+from heapbench_plot.figures import size_map, style, sweep
+from heapbench_plot.tools import answers
 from heapbench_plot.figures.overlay import gpu_frame, pattern_figure
 from heapbench_plot.reader.comparison import compare_pair, group
 from heapbench_plot.reader import size_classes as class_map
@@ -89,7 +89,7 @@ def _bullets(items) -> Markup:
 def malloc_against_ceiling(res: Results, cases: pd.DataFrame) -> list[Markup]:
     """Per pattern, at the point the allocators figure draws: malloc, the file's baseline with an
     arena of its own (bump) and the fastest allocator that frees."""
-    point = figures.allocators_point(res, cases)
+    point = sweep.allocators_point(res, cases)
     if point is None:
         return []
     sel, size, threads, heap, ceilings = point
@@ -100,7 +100,7 @@ def malloc_against_ceiling(res: Results, cases: pd.DataFrame) -> list[Markup]:
         if "malloc" not in rate or ceiling not in rate:
             continue
         m, b = rate["malloc"], rate[ceiling]
-        others = {a: v for a, v in rate.items() if a in figures.allocators_that_free(res, rate)}
+        others = {a: v for a, v in rate.items() if a in sweep.allocators_that_free(res, rate)}
         text = Markup("<b>{}</b>: CUDA's malloc {}, {} {} ({} malloc)").format(pattern, _rate(m), ceiling, _rate(b),
                                                                              _times(b, m))
         if others:
@@ -205,13 +205,13 @@ def _figures_of(res: Results, cases: pd.DataFrame) -> list[tuple[str, str]]:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         written: list[Path] = []
-        with figures.formats(("svg",)):
-            figures.apps_speedup(res, cases, tmp, written)
-            figures.allocators_per_pattern(res, cases, tmp, written)
-            figures.failure_curves(res, cases, tmp, written)
-            figures.counter_vs_size(res, cases, ["utilization", "overhead_bytes"], "heap utilisation and per-block "
+        with sweep.formats(("svg",)):
+            sweep.apps_speedup(res, cases, tmp, written)
+            sweep.allocators_per_pattern(res, cases, tmp, written)
+            sweep.failure_curves(res, cases, tmp, written)
+            sweep.counter_vs_size(res, cases, ["utilization", "overhead_bytes"], "heap utilisation and per-block "
                                     "overhead", "utilization", tmp, written)
-            figures.printf_fifo(res, cases, tmp, written)
+            sweep.printf_fifo(res, cases, tmp, written)
         return [(CAPTIONS.get(p.stem, p.stem), _svg(p)) for p in written]
 
 

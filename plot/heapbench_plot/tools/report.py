@@ -32,7 +32,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from heapbench_plot.reader.comparison import Gpu, compare_pair, geomeans, group  # noqa: E402
-from heapbench_plot.tools.figures import APP, apps_speedup  # noqa: E402
+from heapbench_plot.figures.sweep import APP, apps_speedup  # noqa: E402
 from heapbench_plot.reader.heapbench_results import (Results, SchemaError, cuda_version, finish,  # noqa: E402
                                                      load_selection, not_converged)
 from heapbench_plot.reader.outputs import ToolParser, markdown_table, slug, write_csv, write_text  # noqa: E402

@@ -35,7 +35,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from heapbench_plot.figures import style  # noqa: E402
-from heapbench_plot.tools.figures import legend_entries, write_markdown  # noqa: E402
+from heapbench_plot.figures.sweep import legend_entries, write_markdown  # noqa: E402
 from heapbench_plot.reader.heapbench_results import (Results, SchemaError, convergence_sentence, finish, load,  # noqa: E402
                                               pooled_context)
 from heapbench_plot.reader.outputs import ToolParser, markdown_table  # noqa: E402

@@ -41,8 +41,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from heapbench_plot.figures import style  # noqa: E402
-from heapbench_plot.tools.figures import (APP, _direct_heap_apis, baselines, best_measured, legend_entries,  # noqa: E402
-                                    write_markdown)
+from heapbench_plot.figures.sweep import (APP, _direct_heap_apis, baselines, best_measured, legend_entries,  # noqa: E402
+                                          write_markdown)
 from heapbench_plot.reader.heapbench_results import (Results, SchemaError, convergence_sentence, finish, load,  # noqa: E402
                                               pooled_context)
 from heapbench_plot.reader.outputs import ToolParser, markdown_table, slug, write_csv  # noqa: E402
