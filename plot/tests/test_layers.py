@@ -17,8 +17,6 @@ NOT_SCRIPTS = {
     "bench_scale": "a benchmark that writes docs/plot-scale.md, run as .venv/bin/python plot/bench_scale.py",
     "gate_power": "writes docs/gate-power*.md, run as .venv/bin/python plot/gate_power.py",
 }
-# The tool-to-tool imports still to move down a layer (issue 54): none may be added.
-ALLOWED_TOOL_IMPORTS = {("answers", "zoo"), ("page", "answers")}
 
 
 def modules():
@@ -63,17 +61,7 @@ def test_imports_run_down_and_no_tool_imports_another(key):
         to_layer, to_module = layer_of(name)
         where = f"heapbench_plot/{layer}/{module}.py:{line} imports {name}"
         assert to_module is not None, f"{where}: import the module, not the layer"
-        if layer == "tools" and to_layer == "tools":
-            assert (module, to_module) in ALLOWED_TOOL_IMPORTS, f"{where}: a tool imports reader/ and figures/ only"
-        else:
-            assert to_layer in MAY_IMPORT[layer], f"{where}: {layer}/ imports {', '.join(sorted(MAY_IMPORT[layer]))}"
-
-
-def test_the_allowed_tool_imports_are_all_still_there():
-    # An entry of ALLOWED_TOOL_IMPORTS that no longer holds is struck out, so the list only shrinks.
-    actual = {(key[1], layer_of(name)[1]) for key, path in modules().items() if key[0] == "tools"
-              for _, name in package_imports(path) if layer_of(name)[0] == "tools"}
-    assert ALLOWED_TOOL_IMPORTS <= actual, f"no longer imported: {sorted(ALLOWED_TOOL_IMPORTS - actual)}"
+        assert to_layer in MAY_IMPORT[layer], f"{where}: {layer}/ imports {', '.join(sorted(MAY_IMPORT[layer]))}"
 
 
 def test_every_console_script_is_a_tool_and_every_tool_a_console_script():
@@ -84,7 +72,7 @@ def test_every_console_script_is_a_tool_and_every_tool_a_console_script():
         layer, tool = layer_of(module)
         assert (layer, func) == ("tools", "main"), f"{name} = {target}: a console script is heapbench_plot.tools.<tool>:main"
         targets[tool] = name
-    tools = {m for layer, m in modules() if layer == "tools"} - {"answers"}
+    tools = {m for layer, m in modules() if layer == "tools"}
     assert tools - set(targets) == set(NOT_SCRIPTS), "a tool without a console script, or one listed that has one"
 
 

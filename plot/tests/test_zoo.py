@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from conftest import CONTEXT
 
-from heapbench_plot.figures import sweep
+from heapbench_plot.figures import ranking, sweep
 from heapbench_plot.tools import zoo
 from heapbench_plot.reader.heapbench_results import load
 from heapbench_plot.figures.readability import FigureWarning
@@ -97,11 +97,11 @@ def test_the_fastest_allocator_per_band_is_ranked_without_the_baseline_and_carri
     assert "utilisation 0.99" in rows["<= 64 B"] and "churn fails 0 %" in rows["<= 64 B"]
     # Gallatin could not run 8 KiB: it ran at 2 of the band's 4 points, and says so.
     assert "Gallatin (2 of 4 points)" in rows["513 B - 8 KiB"]
-    assert zoo.memory_cost(res, res.cases(), "slab", "513 B - 8 KiB") == (
+    assert ranking.memory_cost(res, res.cases(), "slab", "513 B - 8 KiB") == (
         "utilisation 0.99, overhead 0 B/block, churn fails 46 %")
-    assert zoo.memory_cost(res, res.cases(), "ouroboros_p_s", "513 B - 8 KiB") == (
+    assert ranking.memory_cost(res, res.cases(), "ouroboros_p_s", "513 B - 8 KiB") == (
         "utilisation 0.69, overhead 16 B/block, churn: error (below)")
-    assert zoo.memory_cost(res, res.cases(), "mine", "65 B - 512 B") == "not measured"
+    assert ranking.memory_cost(res, res.cases(), "mine", "65 B - 512 B") == "not measured"
 
 
 def test_errors_are_listed_with_their_reason_never_as_numbers(zoo_file):

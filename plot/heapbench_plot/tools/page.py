@@ -2,7 +2,7 @@
 
 usage: heapbench-html RESULTS.json [MORE.json ...] -o PAGE.html [--size-map RUN] [--advice ADVICE.json ...]
 
-The answers first (plot/answers.py): for real programs (heapbench-apps), which allocator for
+The answers first (heapbench_plot/figures/answers.py): for real programs (heapbench-apps), which allocator for
 which program; how fast allocation is and how far from the ceiling;
 for a workloads file, per shape, allocate in the kernel or count-scan-carve; for a file of
 several allocators (the zoo), which allocator for which pattern with its memory cost. Then
@@ -33,8 +33,7 @@ import numpy as np
 import pandas as pd
 from markupsafe import Markup
 
-from heapbench_plot.figures import size_map, style, sweep
-from heapbench_plot.tools import answers
+from heapbench_plot.figures import answers, size_map, style, sweep
 from heapbench_plot.figures.overlay import gpu_frame, pattern_figure
 from heapbench_plot.reader.comparison import compare_pair, group
 from heapbench_plot.reader import size_classes as class_map

@@ -43,15 +43,11 @@ import pandas as pd  # noqa: E402
 from heapbench_plot.figures import style  # noqa: E402
 from heapbench_plot.figures.sweep import (APP, _direct_heap_apis, baselines, best_measured, legend_entries,  # noqa: E402
                                           write_markdown)
+from heapbench_plot.figures.ranking import POINT, allocators, at_largest_heap, measured, ranking  # noqa: E402
 from heapbench_plot.reader.heapbench_results import (Results, SchemaError, convergence_sentence, finish, load,  # noqa: E402
                                               pooled_context)
 from heapbench_plot.reader.outputs import ToolParser, markdown_table, slug, write_csv  # noqa: E402
 from heapbench_plot.figures.readability import MAX_LEGEND_ENTRIES, FigureError, save  # noqa: E402
-
-# Size bands of the findings table (bytes, inclusive): a survey-style split into small
-# blocks, medium ones and those up to the survey's largest size; anything larger is a band too.
-BANDS = [(1, 64), (65, 512), (513, 8192), (8193, 2**62)]
-POINT = ["pattern", "size", "threads"]
 
 
 class ZooError(ValueError):
@@ -104,37 +100,6 @@ def provenance(res: Results) -> list[str]:
     files = res.context.get(FILES_KEY) or [(res.path.name, res.context.get("heapbench_git_commit", "?"))]
     listed = ", ".join(f"`{name}` (at {commit})" for name, commit in files)
     return [f"- {'files' if len(files) > 1 else 'file'}: {listed}; {res.title_suffix()}"]
-
-
-def allocators(res: Results, apis) -> list[str]:
-    """The allocators among `apis` that are ranked: direct calls on a heap, baselines excluded."""
-    return [a for a in _direct_heap_apis(res, list(apis)) if a not in baselines(res)]
-
-
-def at_largest_heap(cases: pd.DataFrame) -> pd.DataFrame:
-    """The cases at the largest heap each point (pattern, size, threads) was measured at."""
-    largest = cases.groupby(POINT)["heap_mib"].transform("max")
-    return cases[cases["heap_mib"] == largest]
-
-
-def measured(res: Results, cases: pd.DataFrame, column: str = "allocs_per_s") -> pd.DataFrame:
-    """The cases without error that have `column`, of the direct heap APIs (baselines kept)."""
-    if column not in cases.columns:
-        return cases.iloc[0:0]
-    ok = cases[~cases["error"] & cases[column].notna() & (cases["align"] <= 16)]
-    return ok[ok["api"].isin(_direct_heap_apis(res, list(ok["api"].unique())))]
-
-
-def _band_of(size: int) -> tuple[int, int]:
-    """The band a size falls in; a size under 1 B (an axis the file left out) counts as the first."""
-    return next(((lo, hi) for lo, hi in BANDS if size <= hi), BANDS[-1])
-
-
-def _band(size: int) -> str:
-    lo, hi = _band_of(size)
-    if lo == 1:
-        return f"<= {style.fmt_bytes(hi)}"
-    return f"> {style.fmt_bytes(lo - 1)}" if hi >= 2**62 else f"{style.fmt_bytes(lo)} - {style.fmt_bytes(hi)}"
 
 
 def _legend(fig, axes) -> None:
@@ -354,46 +319,6 @@ def slab_figure(res: Results, table: pd.DataFrame, slab: str, out: Path, written
     _legend(fig, [ax])
     fig.suptitle(f"{name} against the best other allocator, point by point\n{res.title_suffix()}", fontsize=10)
     save(fig, out / "zoo_slab", written)
-
-
-def memory_cost(res: Results, cases: pd.DataFrame, api: str, band: str) -> str:
-    """What `api` costs in memory at the sizes of `band`: capacity's utilisation at the first NULL
-    and overhead per block, churn's fail rate; "not measured" where the file has neither."""
-    mine = cases[(cases["api"] == api) & (cases["size"].map(_band) == band)]
-    parts = []
-    cap = measured(res, mine[mine["pattern"] == "capacity"], "utilization")
-    if not cap.empty:
-        parts.append(f"utilisation {cap['utilization'].mean():.2f}")
-        if "overhead_bytes" in cap.columns and cap["overhead_bytes"].notna().any():
-            parts.append(f"overhead {style.fmt_bytes(float(cap['overhead_bytes'].median()))}/block")
-    churn = measured(res, mine[mine["pattern"] == "churn"], "fail_rate")
-    if not churn.empty:
-        parts.append(f"churn fails {100 * churn['fail_rate'].mean():.3g} %")
-    elif mine[mine["pattern"] == "churn"]["error"].any():
-        parts.append("churn: error (below)")
-    return ", ".join(parts) or "not measured"
-
-
-def ranking(res: Results, cases: pd.DataFrame) -> list[dict]:
-    """Per pattern and size band: {pattern, band, points, ranked: [{api, allocs_per_s (the geometric
-    mean over the points it ran at), points, memory (its memory cost)}, fastest first]}, the
-    allocators that free only (baselines are not ranked), at each point's largest heap."""
-    ok = at_largest_heap(measured(res, cases))
-    if "allocs_per_s" not in ok.columns:  # a file whose cases report no allocation rate ranks nothing
-        return []
-    ok = ok[ok["api"].isin(allocators(res, ok["api"].unique())) & (ok["allocs_per_s"] > 0)]
-    if ok.empty:
-        return []
-    band_lo = ok["size"].map(lambda s: _band_of(s)[0])  # the bands' order
-    ok = ok.assign(band=ok["size"].map(_band), band_lo=band_lo)
-    rows = []
-    for (pattern, _, band), g in ok.groupby(["pattern", "band_lo", "band"]):
-        rank = g.groupby("api")["allocs_per_s"].agg(
-            geomean=lambda v: math.exp(np.log(v).mean()), points="count").sort_values("geomean", ascending=False)
-        rows.append({"pattern": pattern, "band": band, "points": g.groupby(POINT).ngroups,
-                     "ranked": [{"api": api, "allocs_per_s": r["geomean"], "points": int(r["points"]),
-                                 "memory": memory_cost(res, cases, api, band)} for api, r in rank.iterrows()]})
-    return rows
 
 
 def fastest(res: Results, cases: pd.DataFrame) -> list[str]:

@@ -23,8 +23,8 @@ import math
 import pandas as pd
 from markupsafe import Markup
 
-from heapbench_plot.figures import style
-from heapbench_plot.figures import sweep
+from heapbench_plot.figures import style, sweep
+from heapbench_plot.figures.ranking import ranking
 from heapbench_plot.reader.heapbench_results import Results
 
 COUNT_SCAN_CARVE = "two_pass"  # the workloads' strategy that allocates nothing in the kernel
@@ -194,13 +194,12 @@ def workloads(res: Results, cases: pd.DataFrame) -> list[Markup]:
 def which_allocator(res: Results, cases: pd.DataFrame) -> list[Markup]:
     """Per pattern, per size band: the fastest allocator and the runner-up, each with its memory cost,
     where the file ranks two or more allocators that free besides CUDA's own."""
-    from heapbench_plot.tools import zoo
     cases = cases[~cases["pattern"].isin(WORKLOADS | {APP})]
     others = sweep.allocators_that_free(res, cases.loc[~cases["error"], "api"].unique())
     if len(others) < 2:
         return []
     out = []
-    rows = zoo.ranking(res, cases)
+    rows = ranking(res, cases)
     for pattern in dict.fromkeys(r["pattern"] for r in rows):
         bands = []
         for r in (r for r in rows if r["pattern"] == pattern):
