@@ -64,6 +64,24 @@ def test_imports_run_down_and_no_tool_imports_another(key):
         assert to_layer in MAY_IMPORT[layer], f"{where}: {layer}/ imports {', '.join(sorted(MAY_IMPORT[layer]))}"
 
 
+@pytest.mark.parametrize("key", sorted(modules()), ids=lambda k: "/".join(k))
+def test_an_import_inside_a_function_says_why_it_is_not_at_the_top(key):
+    # Imports sit at a module's top, where its dependencies can be read at a glance; one inside a
+    # function (a heavy import the module's other callers never need) says why in a comment on its
+    # line or on the comment lines just above it (or above the imports it follows).
+    path = modules()[key]
+    lines = path.read_text().splitlines()
+    tree = ast.parse("\n".join(lines))
+    top = {id(node) for node in tree.body}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)) and id(node) not in top:
+            k = node.lineno - 1
+            while "#" not in lines[k] and k > 0 and lines[k - 1].strip().startswith(("import ", "from ")):
+                k -= 1
+            said = "#" in lines[k] or lines[k - 1].strip().startswith("#")
+            assert said, f"{path.relative_to(PLOT)}:{node.lineno}: {lines[node.lineno - 1].strip()}: move it to the top"
+
+
 def test_every_console_script_is_a_tool_and_every_tool_a_console_script():
     scripts = tomllib.loads((PLOT / "pyproject.toml").read_text())["project"]["scripts"]
     targets = {}

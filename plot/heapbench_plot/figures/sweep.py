@@ -20,7 +20,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from heapbench_plot.figures import style  # noqa: E402
-from heapbench_plot.figures.readability import REFERENCE, save  # noqa: E402
+from heapbench_plot.figures.readability import REFERENCE, _alike, save  # noqa: E402
 from heapbench_plot.reader.heapbench_results import Results, measured, rate_of  # noqa: E402
 from heapbench_plot.reader.outputs import slug, write_text  # noqa: E402
 
@@ -110,7 +110,6 @@ def _distinct_looks(looks: dict) -> dict:
     colour (or one too close to tell apart: readability.ALIKE_COLOUR) already wears its marker in the
     panel takes the next marker that colour does not wear there (the same API of two patterns, or
     one pattern's smaller heap on the marker of another's largest, looked the same)."""
-    from heapbench_plot.figures.readability import _alike
     out, worn = {}, []
     for key, look in looks.items():
         look = dict(look)

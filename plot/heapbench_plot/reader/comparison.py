@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+from tabulate import tabulate
 
 from heapbench_plot.reader.heapbench_results import AXES, Results, cuda_version, not_converged, pooled_context, rate_of
 
@@ -239,7 +240,6 @@ def geomeans(table: pd.DataFrame) -> pd.DataFrame:
 
 def _md_table(df: pd.DataFrame, cols: list[str]) -> list[str]:
     """A markdown table (tabulate's pipe format): numbers to 3 significant digits, case names as code."""
-    from tabulate import tabulate
     cols = [c for c in cols if c in df.columns]
     if df.empty:
         return ["(none)"]

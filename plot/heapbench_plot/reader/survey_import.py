@@ -24,6 +24,7 @@ import argparse
 import json
 import math
 import re
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 import pandas as pd
@@ -178,7 +179,6 @@ def entry(api: str, threads: int, size: int, heap_bytes: int, alloc, free, files
 def context(folder: str, gpu: str | None, cuda: str, commit: str, date: str) -> dict:
     """The context of one GPU's imported file: what the survey says of its GPU and toolkit, and
     the import's own version. Keys the survey never recorded (driver, memory) are left out."""
-    from importlib.metadata import PackageNotFoundError, version
     try:
         mine = version("heapbench-plot")
     except PackageNotFoundError:

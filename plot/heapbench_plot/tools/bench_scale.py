@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import pandas
+
 from heapbench_plot.reader.outputs import markdown_table, write_text
 
 ROOT = Path(__file__).resolve().parents[3]  # tools/, heapbench_plot/, plot/, the checkout
@@ -76,7 +78,6 @@ def timed(argv: list[str]) -> tuple[float, float, int]:
 
 
 def machine() -> list[str]:
-    import pandas
     load = os.getloadavg()
     return [f"- machine: {platform.machine()}, {os.cpu_count()} cores, "
             f"{os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES') / 2**30:.0f} GiB; load average "

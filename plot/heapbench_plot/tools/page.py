@@ -23,6 +23,8 @@ from __future__ import annotations
 import json
 import math
 import re
+import shutil
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -40,7 +42,7 @@ from heapbench_plot.reader import size_classes as class_map
 from heapbench_plot.reader.heapbench_results import (Results, SchemaError, command_line, convergence_sentence,
                                               cuda_version, distinct_labels, finish, load_selection, measured,
                                               not_converged, rates)
-from heapbench_plot.reader.outputs import ToolParser, write_text
+from heapbench_plot.reader.outputs import ToolParser, atomic, write_text
 from heapbench_plot.figures.readability import FigureError
 
 HERE = Path(__file__).resolve().parent
@@ -432,16 +434,12 @@ def write(specs: list[str], out: str | Path, size_map_file=None, advice=None) ->
 
 
 def chromium() -> str | None:
-    import shutil
     return shutil.which("chromium") or shutil.which("chromium-browser")
 
 
 def screenshot(page_html: Path, png: Path, width: int = 1400, height: int = 2400) -> Path:
     """The top of the page (findings and the first figures) as headless Chromium draws it,
     written beside `png` and renamed to it."""
-    import subprocess
-
-    from heapbench_plot.reader.outputs import atomic
     browser = chromium()
     if browser is None:
         raise OSError("--screenshot needs chromium (Debian: apt-get install chromium)")
