@@ -3,10 +3,13 @@ import of the package runs down, reader <- figures <- tools, and no tool imports
 console script is a tool's main(); the files plot/<tool>.py only start a tool. Imports are read
 with ast, those inside functions included."""
 import ast
+import importlib.util
+import re
+import sys
 import tomllib
 
 import pytest
-from conftest import PLOT
+from conftest import PLOT, ROOT
 
 PACKAGE = PLOT / "heapbench_plot"
 LAYERS = ("reader", "figures", "tools")
@@ -54,14 +57,41 @@ def test_the_package_is_its_three_layers():
     assert sorted(p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__") == sorted(LAYERS)
 
 
-@pytest.mark.parametrize("key", sorted(modules()), ids=lambda k: "/".join(k))
-def test_imports_run_down_and_no_tool_imports_another(key):
-    layer, module = key
-    for line, name in package_imports(modules()[key]):
+def violations(layer, module, path):
+    """What the imports of heapbench_plot/<layer>/<module>.py (read from `path`) break of the layers."""
+    found = []
+    for line, name in package_imports(path):
         to_layer, to_module = layer_of(name)
         where = f"heapbench_plot/{layer}/{module}.py:{line} imports {name}"
-        assert to_module is not None, f"{where}: import the module, not the layer"
-        assert to_layer in MAY_IMPORT[layer], f"{where}: {layer}/ imports {', '.join(sorted(MAY_IMPORT[layer]))}"
+        if to_module is None:
+            found.append(f"{where}: import the module, not the layer")
+        elif layer == "tools" and to_layer == "tools":
+            found.append(f"{where}: a tool imports reader/ and figures/ only, never another tool")
+        elif to_layer not in MAY_IMPORT[layer]:
+            found.append(f"{where}: {layer}/ imports {', '.join(sorted(MAY_IMPORT[layer]))} only")
+    return found
+
+
+@pytest.mark.parametrize("key", sorted(modules()), ids=lambda k: "/".join(k))
+def test_imports_run_down_and_no_tool_imports_another(key):
+    assert violations(*key, modules()[key]) == []
+
+
+@pytest.mark.parametrize("layer, text", [
+    ("tools", "from heapbench_plot.tools import compare\n"),
+    ("tools", "def f():\n    from heapbench_plot.tools.compare import main\n"),
+    ("figures", "import heapbench_plot.tools.page\n"),
+    ("reader", "from heapbench_plot.figures.style import api_label\n"),
+    ("tools", "from heapbench_plot import figures\n"),
+])
+def test_an_import_against_the_layers_is_found(layer, text, tmp_path):
+    path = tmp_path / "planted.py"
+    path.write_text(text)
+    try:
+        found = violations(layer, "planted", path)
+    except AssertionError as e:  # not in a layer at all
+        found = [str(e)]
+    assert found, text
 
 
 @pytest.mark.parametrize("key", sorted(modules()), ids=lambda k: "/".join(k))
@@ -105,3 +135,39 @@ def launcher_text(tool):
 def test_a_file_in_plot_only_starts_the_tool_of_its_name(path):
     assert (PACKAGE / "tools" / path.name).exists(), f"plot/{path.name}: no tool heapbench_plot/tools/{path.name}"
     assert path.read_text() == launcher_text(path.stem)
+
+
+def recipe():
+    """docs/development.md's "Adding a plot tool": (the files it names, its code blocks as (language, text))."""
+    text = (ROOT / "docs" / "development.md").read_text()
+    section = text.split("\n## Adding a plot tool\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^\d\. `([^`]+)`", section, re.M), re.findall(r"^```(\w+)\n(.*?)^```", section, re.M | re.S)
+
+
+def test_the_recipe_builds_a_tool_of_three_files(tmp_path, monkeypatch, capsys):
+    files, blocks = recipe()
+    (tool_file, script_file, test_file) = files
+    (module_text, test_text), (script,) = ([b for lang, b in blocks if lang == k] for k in ("python", "toml"))
+    stem = re.fullmatch(r"plot/heapbench_plot/tools/(\w+)\.py", tool_file)[1]
+    assert (script_file, test_file) == ("plot/pyproject.toml", f"plot/tests/test_{stem}.py")
+    assert not (PACKAGE / "tools" / f"{stem}.py").exists(), "the recipe's example is a tool of its own: rename it"
+    # The console script's line names the tool's main, as every other line of [project.scripts].
+    (name, target), = tomllib.loads(script).items()
+    assert target == f"heapbench_plot.tools.{stem}:main" and name.startswith("heapbench-")
+    # The module keeps the layers and runs; the recipe's test passes against it.
+    path = tmp_path / f"{stem}.py"
+    path.write_text(module_text)
+    assert violations("tools", stem, path) == []
+    spec = importlib.util.spec_from_file_location(f"heapbench_plot.tools.{stem}", path)
+    tool = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, tool)
+    spec.loader.exec_module(tool)
+    with pytest.raises(SystemExit) as e:
+        tool.main(["--help"])
+    assert e.value.code == 0 and "usage:" in capsys.readouterr().out
+    scope = {}
+    exec(compile(test_text, test_file, "exec"), scope)
+    tests = [f for n, f in scope.items() if n.startswith("test_")]
+    assert tests
+    for test in tests:
+        test(capsys)

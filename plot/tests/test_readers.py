@@ -1,7 +1,7 @@
 """Inputs that cannot crash or lie (issue 53, the readers): traces and Matrix Market files
 whose arithmetic would wrap, whose counts would take more memory than a machine has,
 special files (FIFOs, pipes, /dev/zero), unmatched releases, a file replaced during a run,
-a trace of many launches, paths with a newline. Through both trace readers (plot/trace.py,
+a trace of many launches, paths with a newline. Through both trace readers (reader/trace_file.py,
 and the C++ one in `heapbench replay` on the stand-in device) and the Matrix Market reader
 (`--graph`), each refusal one line and exit 2 -- and Hypothesis-generated traces and .mtx
 files on which the two trace readers agree, none taking more than 2 s or 1 GB.

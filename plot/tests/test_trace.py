@@ -1,4 +1,4 @@
-"""Trace files (docs/trace.md) through both readers: plot/trace.py and the C++ one
+"""Trace files (docs/trace.md) through both readers: plot/heapbench_plot/reader/trace_file.py and the C++ one
 that `heapbench replay` uses (run here as the stand-in device's program, which
 replays a trace on the CPU). Damaged and generated files are one line and exit 2,
 never a crash or a traceback; a generated program replays into ordinary results

@@ -35,7 +35,7 @@ def _series_label(api: str, align: int, context: dict | None = None) -> str:
 
 
 def _style(api: str, align: int = 0, context: dict | None = None) -> dict:
-    """The same series looks the same in every panel and every figure (plot/style.py): an
+    """The same series looks the same in every panel and every figure (figures/style.py): an
     API's colour and marker; an alignment above 16 B keeps the colour, changes the marker."""
     s = dict(style.api_styles([api], context)[api])
     if align > 16:

@@ -14,8 +14,8 @@ the figures as inline SVG; a table of every case that filters by pattern, API,
 size, threads and heap, sorts by any column and pages through thousands of rows;
 for two or more files, the ratio of each to the first with its significance; and
 the provenance of each file, only as the file records it. Nothing is fetched: the
-page works offline, from a file (its script is plot/page_script.js, inlined). The page's
-HTML is the Jinja2 template plot/page.html.j2, autoescaped; a finding is markup made by
+page works offline, from a file (its script is page_script.js beside this module, inlined). The page's
+HTML is the Jinja2 template page.html.j2 beside it, autoescaped; a finding is markup made by
 markupsafe's Markup.format, which escapes each value it is given.
 """
 from __future__ import annotations
