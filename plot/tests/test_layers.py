@@ -137,11 +137,34 @@ def test_a_file_in_plot_only_starts_the_tool_of_its_name(path):
     assert path.read_text() == launcher_text(path.stem)
 
 
+def section(title):
+    text = (ROOT / "docs" / "development.md").read_text()
+    return text.split(f"\n## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_the_figure_recipe_names_modules_and_functions_that_exist():
+    text = section("Adding a figure")
+    named = re.findall(r"`((?:reader|figures|tools)/\w+\.py)`(?:'s\s+`(\w+)`)?", text)
+    assert named
+    for path, function in named:
+        assert (PACKAGE / path).exists(), f"Adding a figure names {path}"
+        if function:
+            assert re.search(rf"^def {function}\(", (PACKAGE / path).read_text(), re.M), f"{path}'s {function}"
+
+
+def test_the_tool_recipe_lists_every_module_of_reader_and_figures():
+    bullets = dict(re.findall(r"^- `(reader|figures|tools)/`:(.*?)(?=^- |^\n)", section("Adding a plot tool"),
+                              re.M | re.S))
+    assert set(bullets) == set(LAYERS)
+    for layer in ("reader", "figures"):
+        assert set(re.findall(r"`(\w+)\.py`", bullets[layer])) == {m for lay, m in modules() if lay == layer}, layer
+
+
 def recipe():
     """docs/development.md's "Adding a plot tool": (the files it names, its code blocks as (language, text))."""
-    text = (ROOT / "docs" / "development.md").read_text()
-    section = text.split("\n## Adding a plot tool\n", 1)[1].split("\n## ", 1)[0]
-    return re.findall(r"^\d\. `([^`]+)`", section, re.M), re.findall(r"^```(\w+)\n(.*?)^```", section, re.M | re.S)
+    section_text = section("Adding a plot tool")
+    return (re.findall(r"^\d\. `([^`]+)`", section_text, re.M),
+            re.findall(r"^```(\w+)\n(.*?)^```", section_text, re.M | re.S))
 
 
 def test_the_recipe_builds_a_tool_of_three_files(tmp_path, monkeypatch, capsys):
