@@ -2,7 +2,7 @@
 // The trace file (docs/trace.md): what heapbench/trace.cuh records of a
 // program's allocations and `heapbench replay` runs again against every
 // allocator. Plain C++: the recorder (trace.cuh), the C++ reader
-// (src/replay/trace_reader.hpp) and the Python one (plot/trace.py) share these
+// (src/replay/trace_reader.hpp) and the Python one (plot/heapbench_plot/reader/trace_file.py) share these
 // layouts. Little-endian, no padding between records:
 //
 //   FileHeader                      once

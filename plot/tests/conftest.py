@@ -100,13 +100,24 @@ def pytest_collection_modifyitems(items):
             item.add_marker(pytest.mark.filterwarnings(PLOT_WARNINGS))
             for allowed, _why in PLOT_WARNING_EXCEPTIONS:
                 item.add_marker(pytest.mark.filterwarnings(allowed))
-            item.add_marker(pytest.mark.filterwarnings("error::heapbench_plot.readability.FigureWarning"))
+            item.add_marker(pytest.mark.filterwarnings("error::heapbench_plot.figures.readability.FigureWarning"))
+
+
+def patch_save(monkeypatch, replacement):
+    """Puts `replacement` in the place of readability.save in every module of heapbench_plot that
+    took it by name (`from heapbench_plot.figures.readability import save`), readability's own too."""
+    import sys
+    from heapbench_plot.figures import readability
+    original = readability.save
+    for name, module in list(sys.modules.items()):
+        if name.startswith("heapbench_plot.") and getattr(module, "save", None) is original:
+            monkeypatch.setattr(module, "save", replacement)
 
 
 def figure_warnings(fn):
     """(what fn() returns, the readability checks' FigureWarnings it raised, as text)."""
     import warnings
-    from heapbench_plot.readability import FigureWarning
+    from heapbench_plot.figures.readability import FigureWarning
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", FigureWarning)
         value = fn()

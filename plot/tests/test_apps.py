@@ -16,8 +16,9 @@ import jsonschema
 import pytest
 from conftest import ROOT
 
-from heapbench_plot import apps, compare, export, page
-from heapbench_plot.heapbench_results import load
+from heapbench_plot.reader import comparison
+from heapbench_plot.tools import apps, compare, export, page
+from heapbench_plot.reader.heapbench_results import load
 from test_page import _answers
 
 SCHEMA = ROOT / "docs" / "results.schema.json"
@@ -290,7 +291,7 @@ def test_compare_gives_each_program_and_api_its_ratio_and_finds_a_regression(tmp
     assert rc == 1, err.getvalue()
     gate = (out / "regressions.md").read_text()
     assert "app/grow/slab/heap:64" in gate and "app/grow/malloc/heap:64" not in gate.split("slower")[0]
-    t = compare.compare_pair(load(a), load(b)).set_index("case")
+    t = comparison.compare_pair(load(a), load(b)).set_index("case")
     assert t.loc["app/grow/slab/heap:64", "metric"] == "sections_per_s"
     assert t.loc["app/grow/slab/heap:64", "ratio"] == pytest.approx(0.5)
     assert t.loc["app/grow/slab/heap:64", "section_ms_ratio"] == pytest.approx(2.0)
@@ -333,7 +334,7 @@ def _tool(main, argv) -> tuple[int, str]:
 
 
 def test_figures_and_report_draw_each_program_not_the_programs_pooled(tmp_path):
-    from heapbench_plot import figures, report
+    from heapbench_plot.tools import figures, report
     rc, err = _tool(figures.main, [COMMITTED, "-o", tmp_path / "f"])
     assert rc == 0, err
     summary = (tmp_path / "f" / "summary.md").read_text()
@@ -348,7 +349,7 @@ def test_figures_and_report_draw_each_program_not_the_programs_pooled(tmp_path):
 
 
 def test_the_zoo_leaves_the_programs_out_and_says_so(tmp_path):
-    from heapbench_plot import zoo
+    from heapbench_plot.tools import zoo
     rc, err = _tool(zoo.main, [COMMITTED, "-o", tmp_path])
     assert rc == 0 and "40 case(s) of real programs (pattern app) left out" in err, err
     assert "- left out: 40 case(s) of real programs (heapbench-apps)" in (tmp_path / "findings.md").read_text()
@@ -401,7 +402,7 @@ sys.exit(1 if "error" in b else 0)
 def make_recording(build: Path, program: str, behaviour: dict, launches: int | None) -> None:
     """build/apps-record/<program>/<program>: a stand-in recording build whose trace has `launches`
     launches of 256 threads, each allocating 64 B then freeing it (None: it writes no trace)."""
-    from heapbench_plot import trace as tr
+    from heapbench_plot.reader import trace_file as tr
     d = build / "apps-record" / program
     d.mkdir(parents=True)
     exe = d / program
@@ -531,7 +532,7 @@ def test_the_real_heapbench_replays_a_recorded_trace_on_the_stand_in_device(tmp_
 
 
 def test_the_figures_summary_gives_replay_over_direct(replayed, tmp_path):
-    from heapbench_plot import figures
+    from heapbench_plot.tools import figures
     _, _, out, _ = replayed
     rc, err = _tool(figures.main, [out, "-o", tmp_path / "f"])
     assert rc == 0, err
@@ -545,7 +546,7 @@ def test_compare_and_export_take_a_file_with_replays(replayed, tmp_path):
     _, _, out, _ = replayed
     rc, err = _tool(compare.main, [out, out, "-o", tmp_path / "cmp"])
     assert rc == 0 and "Traceback" not in err, err
-    t = compare.compare_pair(load(out), load(out)).set_index("case")
+    t = comparison.compare_pair(load(out), load(out)).set_index("case")
     assert t.loc["app/grow/slab/heap:64", "ratio"] == pytest.approx(1.0)
     (tmp_path / "x").mkdir()
     rc, err = _tool(export.main, [out, "-o", tmp_path / "x", "--format", "csv"])
@@ -645,7 +646,7 @@ def test_the_entries_carry_the_programs_calls_from_its_recording(replayed):
 
 
 def test_calls_pair_each_free_with_its_block_in_the_recorded_order(tmp_path):
-    from heapbench_plot import trace as tr
+    from heapbench_plot.reader import trace_file as tr
     ev = lambda op, address, clock, size=0: {"op": op, "address": address, "size": size, "clock": clock}  # noqa: E731
     launches = [
         # A 100 B, B 50 B, A freed, A again (30 B), a free of what no block was (not counted), a NULL

@@ -9,7 +9,7 @@ import pytest
 from conftest import bench
 from test_survey import HEADER
 
-from heapbench_plot.calibration import main
+from heapbench_plot.tools.calibration import main
 
 # threads x size -> survey mean ms, survey median ms, heapbench allocs_per_s
 POINTS = {(10000, 16): (2.0, 1.0, 6e6), (10000, 1024): (10.0, 10.0, 1e6), (100000, 16): (20.0, 20.0, 5e6)}
@@ -88,7 +88,7 @@ def test_a_grid_run_in_parts_is_one_table(tmp_path, write_results):
     assert main([str(a), str(b), "-o", str(tmp_path / "out")]) == 0
     t = pd.read_csv(tmp_path / "out" / "calibration.csv")
     assert sorted(zip(t["threads"], t["size"])) == sorted(POINTS)
-    from heapbench_plot.heapbench_results import load
+    from heapbench_plot.reader.heapbench_results import load
     harness = load(tmp_path / "out" / "survey-harness-mean.json")
     assert harness.gpu == "NVIDIA H200" and len(harness.cases()) == len(POINTS)
     assert harness.context["source_cuda_versions"] == "13.0"

@@ -65,7 +65,7 @@ def runner(tmp_path):
     (work / "bench").mkdir()
     temp.mkdir()
     tool = work / "heapbench" / ".venv" / "bin" / "heapbench-compare"
-    tool.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m heapbench_plot.compare "$@"\n')
+    tool.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m heapbench_plot.tools.compare "$@"\n')
     tool.chmod(tool.stat().st_mode | stat.S_IXUSR)
     summary = tmp_path / "step-summary.md"
     summary.write_text("")

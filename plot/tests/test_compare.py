@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 from conftest import H200, bench
 
-from heapbench_plot.compare import CompareError, compare, main, significance
+from heapbench_plot.reader.comparison import CompareError, significance
+from heapbench_plot.tools.compare import compare, main
 
 import pandas as pd
 
@@ -70,7 +71,7 @@ def test_overlapping_repetitions_are_not_called_different():
 
 
 def test_different_schema_versions_are_refused(write_results, tmp_path, monkeypatch):
-    from heapbench_plot import heapbench_results
+    from heapbench_plot.reader import heapbench_results
     monkeypatch.setattr(heapbench_results, "KNOWN_SCHEMA_VERSIONS", {1, 2})
     a = write_results([bench(NAME, 1e6)], "a.json")
     b = write_results([bench(NAME, 1e6)], "b.json", heapbench_schema_version="2")

@@ -9,11 +9,11 @@ import pytest
 
 from conftest import CONTEXT, bench
 
-from heapbench_plot import style
-from heapbench_plot.compare import compare_pair
-from heapbench_plot.export import export
-from heapbench_plot.figures import _series_label, _style
-from heapbench_plot.heapbench_results import load
+from heapbench_plot.figures import style
+from heapbench_plot.reader.comparison import compare_pair
+from heapbench_plot.tools.export import export
+from heapbench_plot.figures.sweep import _series_label, _style
+from heapbench_plot.reader.heapbench_results import load
 
 COUNTERS = {
     "allocs_per_s": {"unit": "calls/s", "scale": "per_s", "higher_is_better": True,

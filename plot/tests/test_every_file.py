@@ -12,11 +12,10 @@ import io
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, committed_sample, sample
+from conftest import ROOT, committed_sample, patch_save, sample
 from test_malformed_input import _laid_out_not_rendered
 
-from heapbench_plot import (compare, export, figures, generations, overlay, page, readability, repetitions, report,
-                            size_map, zoo)
+from heapbench_plot.tools import compare, export, figures, generations, page, repetitions, report, size_map, zoo
 
 FILES = sorted(p for p in (ROOT / "results").rglob("*.json") if "heapbench_schema_version" in p.read_text())
 TOOLS = {
@@ -54,8 +53,7 @@ def test_the_samples_of_consecutive_seeds_draw_every_file_once():
 
 @pytest.mark.parametrize("tool", sorted(TOOLS))
 def test_every_tool_reads_every_committed_results_file(tool, tmp_path, monkeypatch):
-    for module in (readability, figures, zoo, overlay, generations, size_map):
-        monkeypatch.setattr(module, "save", _laid_out_not_rendered, raising=False)
+    patch_save(monkeypatch, _laid_out_not_rendered)
     failed = []
     files, which = committed_sample(FILES)
     for k, f in enumerate(files):
@@ -72,8 +70,7 @@ def test_every_tool_reads_every_committed_results_file(tool, tmp_path, monkeypat
 @pytest.mark.parametrize("tool", sorted(TOOLS))
 def test_every_tool_reads_the_apps_file(tool, tmp_path, monkeypatch):
     """The real programs' file (heapbench-apps, issue 51) by every tool, whichever sample the day draws."""
-    for module in (readability, figures, zoo, overlay, generations, size_map):
-        monkeypatch.setattr(module, "save", _laid_out_not_rendered, raising=False)
+    patch_save(monkeypatch, _laid_out_not_rendered)
     f = ROOT / "results" / "H200" / "apps" / "apps.json"
     assert f in FILES
     err = io.StringIO()

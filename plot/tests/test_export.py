@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from conftest import ROOT
 
-from heapbench_plot.export import export, main
+from heapbench_plot.tools.export import export, main
 
 REPS = ROOT / "results" / "H200" / "repetitions.json"
 GBENCH_COMPARE = Path("/usr/share/benchmark/compare.py")  # Debian's libbenchmark-tools

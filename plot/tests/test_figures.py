@@ -2,7 +2,7 @@ import json
 
 from conftest import H200, bench, figure_warnings
 
-from heapbench_plot.figures import main, make_figures
+from heapbench_plot.tools.figures import main, make_figures
 
 
 def test_h200_results_make_every_figure_kind_and_a_summary(tmp_path):
@@ -74,7 +74,7 @@ def test_printf_cases_read_with_their_fifo_and_make_their_figure(write_results, 
         return b
     p = write_results([printf_case(8, t, f, 0.5 if t > 1024 and f == 1 else 0.0)
                        for t in (1024, 32768) for f in (1, 8)])
-    from heapbench_plot.heapbench_results import load
+    from heapbench_plot.reader.heapbench_results import load
     cases = load(p).cases()
     assert sorted(set(cases["heap_mib"])) == [1, 8], "fifo:<MiB> is read into the limit column"
     names = {q.name for q in make_figures(p, tmp_path)}
@@ -101,7 +101,7 @@ def test_a_file_of_two_gpus_gets_figures_per_gpu_not_overprinted(write_results, 
 
 def test_throughput_lines_say_which_heap(write_results, tmp_path, monkeypatch):
     # At 47fe9e1 only the largest heap at each point was drawn, and nothing said so.
-    from heapbench_plot import figures
+    from heapbench_plot.figures import sweep as figures
     labels = []
     monkeypatch.setattr(figures, "_save", lambda fig, out, stem, written: labels.extend(
         (stem, fig.texts[0].get_text() if fig.texts else "", h.get_label())
@@ -114,7 +114,7 @@ def test_throughput_lines_say_which_heap(write_results, tmp_path, monkeypatch):
 
 def test_allocators_per_pattern_draws_every_heap_api_at_the_point_most_patterns_share(write_results, tmp_path,
                                                                                      monkeypatch):
-    from heapbench_plot import figures
+    from heapbench_plot.figures import sweep as figures
     drawn = {}
 
     def grab(fig, out, stem, written):
@@ -147,7 +147,7 @@ def test_a_file_without_declarations_draws_one_pattern_readably(write_results, t
     # Issue 56, results/H200/slab/per_thread_16B_1M.json (no "apis" nor "counters" block, one
     # pattern): allocators_per_pattern cut its legend off the canvas, labelled its axis with the
     # raw allocs_per_s and drew bump, named first in the file, in malloc's vermillion circles.
-    from heapbench_plot import figures
+    from heapbench_plot.figures import sweep as figures
     p = write_results([bench(f"per_thread/{api}/size:16/threads:1048576/heap:1024", rate)
                        for api, rate in (("bump", 3e10), ("malloc", 3e6), ("slab", 1.5e10))])
     seen = {}

@@ -7,7 +7,9 @@ import json
 import pytest
 from conftest import ROOT, bench
 
-from heapbench_plot import compare
+from heapbench_plot.reader import comparison
+from heapbench_plot.reader.heapbench_results import load_selection
+from heapbench_plot.tools import compare
 
 REPETITIONS = ROOT / "results" / "H200" / "repetitions.json"
 # Two single default sweeps of the same device code, built back to back on the H200 (host-side
@@ -86,7 +88,7 @@ def test_per_round_samples_let_two_single_runs_be_tested(tmp_path, write_results
     # Issue 36: two single runs said "too few repetitions (0 vs 0)".
     a = single_run(write_results, "a.json", 1.0)
     b = single_run(write_results, "b.json", 0.9)
-    table = compare.compare_pair(compare.load_selection(a), compare.load_selection(b))
+    table = comparison.compare_pair(load_selection(a), load_selection(b))
     assert set(table["tested"]) == {"rounds"} and table["verdict"].str.startswith("different").all()
     assert compare.main([a, b, "-o", str(tmp_path / "out"), "--fail-on-regression"]) == 1
     capsys.readouterr()
@@ -98,7 +100,7 @@ def test_without_samples_a_single_run_is_not_judged_and_the_gate_cannot_pass_it(
     # Issue 53, G2: two cases neither side could test passed as "no regression" ("0 tested").
     a = single_run(write_results, "a.json", 1.0, samples=False)
     b = single_run(write_results, "b.json", 0.5, samples=False)
-    table = compare.compare_pair(compare.load_selection(a), compare.load_selection(b))
+    table = comparison.compare_pair(load_selection(a), load_selection(b))
     assert table["verdict"].str.contains("no per-round samples").all() and not table["judged"].any()
     assert compare.main([a, b, "-o", str(tmp_path / "out"), "--fail-on-regression"]) == 1
     summary = (tmp_path / "out" / "regressions.md").read_text()
@@ -134,6 +136,6 @@ def test_holm_keeps_only_what_stands_against_the_number_of_tests():
     import pandas as pd
     p = pd.Series([0.001, 0.03, float("nan"), 0.04, 0.0001])
     # 0.0001 < 0.05/4 and 0.001 < 0.05/3 stand; 0.03 > 0.05/2 stops the rest (0.04 too, though < 0.05/1)
-    assert list(compare.holm(p)) == [True, False, False, False, True]
-    assert not compare.holm(pd.Series([0.04] * 20)).any()  # 20 tests near 0.05: chance, not a regression
-    assert compare.holm(pd.Series([0.04])).all()
+    assert list(comparison.holm(p)) == [True, False, False, False, True]
+    assert not comparison.holm(pd.Series([0.04] * 20)).any()  # 20 tests near 0.05: chance, not a regression
+    assert comparison.holm(pd.Series([0.04])).all()

@@ -10,7 +10,9 @@ from pathlib import Path
 import pytest
 from test_gate import AFTER, BEFORE, halves
 
-from heapbench_plot import compare
+from heapbench_plot.reader import comparison
+from heapbench_plot.reader.heapbench_results import load_selection
+from heapbench_plot.tools import compare
 
 TARGET = "per_thread/malloc/size:64/threads:1024/"
 
@@ -105,7 +107,7 @@ def test_a_case_with_too_few_rounds_is_not_judged_and_max_slowdown_catches_it(tm
     planted = tmp_path / "planted.json"
     planted.write_text(AFTER.read_text())
     assert len(_plant_in(planted, five, 0.5)["round_ns"]) == 5
-    table = compare.compare_pair(compare.load_selection(str(BEFORE)), compare.load_selection(str(planted)))
+    table = comparison.compare_pair(load_selection(str(BEFORE)), load_selection(str(planted)))
     row = table[table["case"] == five.rstrip("/")].iloc[0]
     assert not row["judged"] and row["tested"] == "rounds"
     assert gate(str(BEFORE), str(planted), tmp_path / "out") == 0
@@ -126,12 +128,12 @@ def test_judged_is_decided_by_sample_counts_alone():
     import pandas as pd
     t = pd.DataFrame({"tested": ["repetitions", "repetitions", "rounds", "rounds", "rounds", ""],
                       "samples_a": [5, 3, 30, 30, 5, 0], "samples_b": [5, 3, 30, 30, 5, 0]})
-    best, judged = compare.judgeable(t)
+    best, judged = comparison.judgeable(t)
     assert list(judged) == [True, False, True, True, True, False]  # 0.0079 < 0.05 / 3: judged among three
     assert best[0] == pytest.approx(2 / 252)  # 5 against 5: the exact test's least p
     # 200 cases of 5 rounds a side: none could stand 0.05 / 200, none judged
     many = pd.DataFrame({"tested": ["rounds"] * 200, "samples_a": [5] * 200, "samples_b": [5] * 200})
-    assert not compare.judgeable(many)[1].any()
+    assert not comparison.judgeable(many)[1].any()
 
 
 # G10: a baseline from another GPU or toolkit was compared silently.
@@ -200,7 +202,7 @@ def test_the_exit_code_holds_when_the_reader_leaves_after_the_first_line(tmp_pat
 @pytest.mark.parametrize("closed", ["pipe", "full"])
 def test_the_exit_code_holds_when_standard_output_is_closed_or_full(tmp_path, slower, code, closed):
     a, b = halves(tmp_path, slower=slower, only=TARGET)
-    cmd = [sys.executable, "-m", "heapbench_plot.compare", a, b, "-o", str(tmp_path / "out"), "--fail-on-regression"]
+    cmd = [sys.executable, "-m", "heapbench_plot.tools.compare", a, b, "-o", str(tmp_path / "out"), "--fail-on-regression"]
     if closed == "pipe":
         read, write = os.pipe()
         os.close(read)

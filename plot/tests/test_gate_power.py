@@ -5,7 +5,7 @@ import re
 
 from conftest import H200, ROOT
 
-from heapbench_plot import gate_power
+from heapbench_plot.tools import gate_power
 
 CI = ROOT / "docs" / "ci.md"
 

@@ -9,13 +9,13 @@ from conftest import bench
 from test_calibration import calibration_folder
 from test_survey import write_survey
 
-from heapbench_plot.calibration import main as calibration_main
-from heapbench_plot.generations import main
-from heapbench_plot.survey import main as import_main
+from heapbench_plot.tools.calibration import main as calibration_main
+from heapbench_plot.tools.generations import main
+from heapbench_plot.tools.survey import main as import_main
 
 SIZES = [16, 64, 1024]
 # Every figure passes the readability checks: a FigureWarning fails the test.
-pytestmark = pytest.mark.filterwarnings("error::heapbench_plot.readability.FigureWarning")
+pytestmark = pytest.mark.filterwarnings("error::heapbench_plot.figures.readability.FigureWarning")
 
 
 def survey_files(tmp_path, factor_2080=2.0):

@@ -19,9 +19,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import CONTEXT, ROOT, bench
+from conftest import CONTEXT, ROOT, bench, patch_save
 
-from heapbench_plot import compare, figures, repetitions, report, size_map
+from heapbench_plot.tools import compare, figures, repetitions, report, size_map
 
 _loader = importlib.machinery.SourceFileLoader("slurm_script", str(ROOT / "scripts" / "slurm"))
 _spec = importlib.util.spec_from_loader("slurm_script", _loader)
@@ -255,7 +255,7 @@ def test_the_issues_reproductions(what, tmp_path):
 # string axis, per-round samples, declarations or none) and advice files; and no output path
 # depends on what a file holds. Fewer examples than above: each draws its figures for real.
 
-from heapbench_plot import calibration, export, generations, page, survey, survey_workloads, zoo  # noqa: E402
+from heapbench_plot.tools import calibration, export, generations, page, survey, survey_workloads, zoo  # noqa: E402
 
 EDGE = settings(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                                     HealthCheck.function_scoped_fixture],
@@ -335,7 +335,7 @@ def _laid_out_not_rendered(fig, stem, written=None, formats=("png", "svg")):
     A panel without data is an error here as in save() (readability.check_has_data: it needs no drawing)."""
     import matplotlib.pyplot as plt
 
-    from heapbench_plot.readability import check_has_data
+    from heapbench_plot.figures.readability import check_has_data
     check_has_data(fig, stem)
     plt.close(fig)
     paths = [stem.with_name(f"{stem.name}.{e}") for e in formats]
@@ -348,9 +348,7 @@ def _laid_out_not_rendered(fig, stem, written=None, formats=("png", "svg")):
 
 @pytest.fixture
 def unrendered(monkeypatch):
-    from heapbench_plot import overlay, readability
-    for module in (readability, figures, zoo, overlay, generations, size_map):
-        monkeypatch.setattr(module, "save", _laid_out_not_rendered, raising=False)
+    patch_save(monkeypatch, _laid_out_not_rendered)
 
 
 @EDGE

@@ -40,7 +40,7 @@ def test_every_unpinned_requirement_is_pinned_by_the_constraints():
 def test_one_file_written_is_one_file(write_results, tmp_path, capsys):
     # Issue 56: "wrote 1 files".
     from conftest import bench
-    from heapbench_plot import export
+    from heapbench_plot.tools import export
     p = write_results([bench("per_thread/malloc/size:64/threads:32/heap:8", 1e6)])
     assert export.main([str(p), "-o", str(tmp_path / "r.csv"), "--format", "csv"]) == 0
     assert capsys.readouterr().out == f"wrote 1 file to {tmp_path / 'r.csv'}\n"
@@ -48,7 +48,7 @@ def test_one_file_written_is_one_file(write_results, tmp_path, capsys):
 
 def test_the_tools_count_what_they_wrote_in_words(capsys, tmp_path):
     # Issue 56: "wrote 1 files".
-    from heapbench_plot.heapbench_results import finish
+    from heapbench_plot.reader.heapbench_results import finish
     for n, said in ((1, "wrote 1 file to"), (2, "wrote 2 files to")):
         assert finish("x", lambda: ([tmp_path / str(k) for k in range(n)], []), tmp_path, ()) == 0
         assert capsys.readouterr().out.startswith(said)

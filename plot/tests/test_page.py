@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import H200, ROOT, bench
 
-from heapbench_plot import page
+from heapbench_plot.tools import page
 
 CHROMIUM = page.chromium()
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="chromium not installed (Debian package chromium; "
@@ -163,7 +163,7 @@ def test_a_page_that_cannot_be_written_leaves_the_earlier_one(tmp_path):
     out = tmp_path / "page.html"
     assert page.main([str(QUICK), "-o", str(out)]) == 0
     before = out.read_bytes()
-    code = (f"import resource, sys; from heapbench_plot import page; "
+    code = (f"import resource, sys; from heapbench_plot.tools import page; "
             f"resource.setrlimit(resource.RLIMIT_FSIZE, (65536, 65536)); "
             f"sys.exit(page.main([{str(H200)!r}, '-o', {str(out)!r}]))")
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
@@ -204,7 +204,7 @@ def test_two_files_get_a_ratio_view_with_significance(tmp_path, monkeypatch):
     # The ratio view is what this checks; the overlaid figures are laid out, not rendered (rendered and
     # checked for readability where test_report draws the report of the H200 files, with the same
     # overlay.pattern_figure; and in Chromium in CI): 11 renders were 80 % of the test's time.
-    from heapbench_plot import overlay, readability
+    from heapbench_plot.figures import overlay, readability
     from test_malformed_input import _laid_out_not_rendered
     for module in (overlay, readability):
         monkeypatch.setattr(module, "save", _laid_out_not_rendered, raising=False)

@@ -8,8 +8,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 from conftest import H200, ROOT, figure_warnings  # noqa: E402
 
-from heapbench_plot import compare, figures  # noqa: E402
-from heapbench_plot.readability import problems  # noqa: E402
+from heapbench_plot.tools import compare, figures  # noqa: E402
+from heapbench_plot.figures.readability import problems  # noqa: E402
 
 TWO_GPU = ROOT / "results" / "H200" / "two-gpu.json"
 QUICK = ROOT / "results" / "H200" / "quick.json"
@@ -92,7 +92,7 @@ def test_a_figure_with_an_empty_panel_is_an_error_never_a_file(tmp_path):
     # Issue 56: workloads_vs_two_pass.png was written with axes, a legend and only NaN ratios.
     import math
 
-    from heapbench_plot.readability import FigureError, save
+    from heapbench_plot.figures.readability import FigureError, save
     for nan_line in (True, False):  # a series of NaN ratios, or no series at all
         fig, (ax, other) = plt.subplots(1, 2, figsize=(6, 3), layout="constrained")
         if nan_line:
@@ -111,7 +111,7 @@ def test_a_figure_with_an_empty_panel_is_an_error_never_a_file(tmp_path):
 def test_a_name_in_a_script_the_font_lacks_is_drawn_without_a_warning(tmp_path):
     # hypothesis found it: a GPU named "\u07e8" (NKO) made matplotlib warn "Glyph 2024 ... missing from
     # font(s) DejaVu Sans", which plot/tests take as an error. Drawn as a box, it is no defect of the figure.
-    from heapbench_plot.readability import save
+    from heapbench_plot.figures.readability import save
     fig, ax = plt.subplots(figsize=(4, 3), layout="constrained")
     ax.bar(["a", "b"], [1, 2])
     ax.set_title("NVIDIA \u07e8\u07e8 GPU")

@@ -1,7 +1,7 @@
 """Inputs that cannot crash or lie (issue 53, the readers): traces and Matrix Market files
 whose arithmetic would wrap, whose counts would take more memory than a machine has,
 special files (FIFOs, pipes, /dev/zero), unmatched releases, a file replaced during a run,
-a trace of many launches, paths with a newline. Through both trace readers (plot/trace.py,
+a trace of many launches, paths with a newline. Through both trace readers (reader/trace_file.py,
 and the C++ one in `heapbench replay` on the stand-in device) and the Matrix Market reader
 (`--graph`), each refusal one line and exit 2 -- and Hypothesis-generated traces and .mtx
 files on which the two trace readers agree, none taking more than 2 s or 1 GB.
@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT
-from heapbench_plot import trace as tr
+from heapbench_plot.reader import trace_file as tr
 
 BINARY = Path(os.environ.get("HEAPBENCH_NOGPU", ROOT / "build" / "tests" / "heapbench_nogpu"))
 needs_binary = pytest.mark.skipif(not BINARY.exists(), reason=f"{BINARY} is not built (scripts/build)")
@@ -172,7 +172,7 @@ def special_files(tmp_path):
 def test_the_python_readers_refuse_special_files_before_reading_them(tmp_path, capsys):
     # G7: heapbench-trace /dev/zero grew to 7.7 GB; a FIFO hung it; heapbench-export and the
     # size map read the same whole. (In process: each tool's main, as its command runs it.)
-    from heapbench_plot import export, size_map
+    from heapbench_plot.tools import export, size_map, trace
 
     def refused(main, argv, words):
         assert main([str(a) for a in argv]) == 2
@@ -180,7 +180,7 @@ def test_the_python_readers_refuse_special_files_before_reading_them(tmp_path, c
         assert one_line(err) and words in err, (argv, err)
         return err
     for path, kind in special_files(tmp_path):
-        refused(tr.main, [path], f"is {kind}, not a regular file")
+        refused(trace.main, [path], f"is {kind}, not a regular file")
         refused(export.main, [path, "-o", tmp_path / "x.csv"], f"is {kind}, not a regular file")
     run = tmp_path / "run"
     run.mkdir()

@@ -1,8 +1,8 @@
 """plot/repetitions.py: the coefficient of variation per case over repetitions."""
 from conftest import ROOT, bench
 
-from heapbench_plot import repetitions
-from heapbench_plot.heapbench_results import load
+from heapbench_plot.tools import repetitions
+from heapbench_plot.reader.heapbench_results import load
 
 
 def test_cv_per_case_and_largest_per_api(write_results, capsys):

@@ -3,8 +3,8 @@ import json
 import pandas as pd
 from conftest import bench, figure_warnings
 
-from heapbench_plot import heapbench_results
-from heapbench_plot.report import main, report
+from heapbench_plot.reader import heapbench_results
+from heapbench_plot.tools.report import main, report
 
 NAME = "per_thread/malloc/size:64/threads:{t}/heap:8"
 
@@ -151,5 +151,5 @@ def test_the_committed_h200_files_make_one_figure_per_pattern_and_ratio(tmp_path
 
 
 def heapbench_results_files(specs):
-    from heapbench_plot.report import read
+    from heapbench_plot.tools.report import read
     return read(specs)

@@ -4,7 +4,7 @@ import json
 import pytest
 from conftest import CONTEXT, H200, bench
 
-from heapbench_plot.heapbench_results import SchemaError, load, parse_name, rate_of, rates
+from heapbench_plot.reader.heapbench_results import SchemaError, load, parse_name, rate_of, rates
 
 
 def test_committed_h200_results_load_with_every_case_parsed():
@@ -84,19 +84,20 @@ def test_an_axis_plot_does_not_know_keeps_its_cases_apart(write_results):
 
 
 def test_an_axis_plot_does_not_know_reaches_export_and_compare(write_results):
-    from heapbench_plot import compare, export
+    from heapbench_plot.reader import comparison
+    from heapbench_plot.tools import export
 
     res = load(write_results(stride_cases([1, 4])))
     assert export.tidy(res)["stride"].tolist() == [1, 4]
     assert [a["name"] for a in export.nvbench(res)["benchmarks"][0]["axes"]] == [
         "size", "align", "threads", "stride", "heap_mib"]
     other = load(write_results(stride_cases([1, 4], allocs=2e6), name="o.json"))
-    pair = compare.compare_pair(res, other)
+    pair = comparison.compare_pair(res, other)
     assert len(pair) == 2
 
 
 def test_pooled_files_keep_an_axis_only_a_later_one_has(write_results):
-    from heapbench_plot.heapbench_results import pooled_context
+    from heapbench_plot.reader.heapbench_results import pooled_context
 
     plain = load(write_results([bench("per_thread/malloc/size:16/threads:32/heap:8", 1e6)], name="a.json"))
     strided = load(write_results(stride_cases([4]), name="b.json"))
@@ -249,7 +250,7 @@ def test_per_round_samples_are_kept_apart_from_the_counters(write_results):
 
 def test_a_file_read_in_parts_reads_as_json_does(write_results, tmp_path):
     # decode.walk hands the entries over one at a time; what it reads must be what json.loads reads.
-    from heapbench_plot.decode import walk
+    from heapbench_plot.reader.decode import walk
     p = write_results([bench(f"per_thread/malloc/size:{s}/threads:32/heap:8", 1e6) for s in (16, 32, 64)])
     text = "  \n" + p.read_text().replace(",", " ,\n ") + "\n"
     seen = []

@@ -6,7 +6,8 @@ import pytest
 
 from conftest import bench
 
-from heapbench_plot import size_map
+from heapbench_plot.reader import size_classes
+from heapbench_plot.tools import size_map
 
 
 def synthetic(noise=0.0, outlier=None):
@@ -28,29 +29,29 @@ def ranges(classes):
 
 
 def test_boundaries_where_time_or_stride_jump():
-    assert ranges(size_map.find_classes(synthetic())) == [(16, 64), (80, 512), (528, 2048), (2064, 4096)]
+    assert ranges(size_classes.find_classes(synthetic())) == [(16, 64), (80, 512), (528, 2048), (2064, 4096)]
 
 
 def test_noise_and_a_single_outlier_open_no_class():
-    assert ranges(size_map.find_classes(synthetic(noise=0.15, outlier=3008))) == [
+    assert ranges(size_classes.find_classes(synthetic(noise=0.15, outlier=3008))) == [
         (16, 64), (80, 512), (528, 2048), (2064, 4096)]
 
 
 def test_thresholds_decide():
     # With a threshold above the 40x step only the stride jumps remain.
-    assert ranges(size_map.find_classes(synthetic(), time_threshold=50)) == [(16, 64), (80, 512), (528, 4096)]
+    assert ranges(size_classes.find_classes(synthetic(), time_threshold=50)) == [(16, 64), (80, 512), (528, 4096)]
 
 
 def test_class_figures_and_table():
-    c = size_map.find_classes(synthetic())[2]
+    c = size_classes.find_classes(synthetic())[2]
     assert (c.sizes, c.alloc_ns, c.free_ns, c.stride_lo, c.stride_hi) == (96, 4000.0, 1000.0, 2304.0, 2304.0)
-    table = size_map.class_table(size_map.find_classes(synthetic()))
+    table = size_classes.class_table(size_classes.find_classes(synthetic()))
     assert list(table["bytes per block"]) == ["80", "144-576", "2304", "2384-4416"]
     assert list(table["size range (B)"])[2] == "528-2048"
 
 
 def test_advice_names_the_slow_range_and_the_size_to_round_up_to():
-    lines = size_map.advice(size_map.find_classes(synthetic()))
+    lines = size_classes.advice(size_classes.find_classes(synthetic()))
     assert len(lines) == 1
     assert lines[0].startswith("requests of 528-2048 bytes are 40.0 times slower than 2064 bytes on this GPU: "
                                "round up to 2064")
@@ -100,7 +101,7 @@ def test_the_json_that_sweep_size_map_writes_is_read_directly(tmp_path):
     import tarfile
 
     from conftest import ROOT
-    from heapbench_plot.size_map import main as size_map_main
+    from heapbench_plot.tools.size_map import main as size_map_main
     with tarfile.open(ROOT / "results" / "H200" / "answers" / "answers.tar.gz") as t:
         t.extract("answers/size_map.json", tmp_path, filter="data")
     renamed = tmp_path / "h200_sizes.json"

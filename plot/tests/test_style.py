@@ -10,7 +10,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from heapbench_plot import style  # noqa: E402
+from heapbench_plot.figures import style  # noqa: E402
 
 
 def _block(names, baselines=(), inner=None):
@@ -73,7 +73,7 @@ def test_a_file_without_the_block_colours_its_apis_in_the_order_of_its_entries()
     assert [alone[a]["color"] for a in ("malloc", "my_adapter")] == style.API_COLOURS[:2]
     # With no file's context, a stable pair from the name, moved off the pairs in the figure: the same
     # in another process with another string-hash seed (issue 54: this compared a call with itself).
-    probe = ("import json; from heapbench_plot import style; "
+    probe = ("import json; from heapbench_plot.figures import style; "
              "print(json.dumps(style.api_styles(['my_adapter'])['my_adapter'], sort_keys=True, default=str))")
     drawn = {subprocess.run([sys.executable, "-c", probe], env={**os.environ, "PYTHONHASHSEED": seed},
                             capture_output=True, text=True, check=True).stdout for seed in ("1", "2")}

@@ -7,8 +7,9 @@ import jsonschema
 import pytest
 from conftest import ROOT
 
-from heapbench_plot.heapbench_results import load
-from heapbench_plot.survey import SurveyError, api_name, main, read_csv
+from heapbench_plot.reader.heapbench_results import load
+from heapbench_plot.reader.survey_import import SurveyError, api_name, read_csv
+from heapbench_plot.tools.survey import main
 
 HEADER = "AllocationSize (in Byte), mean, std-dev, min, max, median"
 
@@ -107,7 +108,7 @@ def test_a_folder_without_survey_files_is_refused(tmp_path, capsys):
 
 
 def test_the_page_names_an_imported_file_s_source(tmp_path):
-    from heapbench_plot.page import provenance
+    from heapbench_plot.tools.page import provenance
     write_survey(tmp_path / "in", alloc_rows=[(16, "1,0,1,1,1")], free_rows=[(16, "1,0,1,1,1")])
     assert main([str(tmp_path / "in"), "-o", str(tmp_path / "out")]) == 0
     row = provenance([load(tmp_path / "out" / "survey-TITANV.json")]).iloc[0]
@@ -117,7 +118,7 @@ def test_the_page_names_an_imported_file_s_source(tmp_path):
 
 def test_the_report_warns_when_harnesses_are_mixed(tmp_path, write_results):
     from conftest import bench
-    from heapbench_plot.report import harness_warnings
+    from heapbench_plot.tools.report import harness_warnings
     write_survey(tmp_path / "in", alloc_rows=[(16, "1,0,1,1,1")], free_rows=[(16, "1,0,1,1,1")])
     assert main([str(tmp_path / "in"), "-o", str(tmp_path / "out")]) == 0
     imported = load(tmp_path / "out" / "survey-TITANV.json")

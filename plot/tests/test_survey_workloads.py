@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from conftest import CONTEXT, ROOT, bench
 
-from heapbench_plot.survey_workloads import main
+from heapbench_plot.tools.survey_workloads import main
 
 SYNTH_HEADER = "NumThreads, mean, std-dev, min, max, median\n"
 INIT_HEADER = "Graph Init Testcase - CUDA, mean(ms), std-dev(ms), min(ms), max(ms), median(ms), num iterations\n"

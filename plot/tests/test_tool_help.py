@@ -44,6 +44,6 @@ def test_help_that_cannot_be_written_is_one_line_and_a_failure(name, tmp_path, m
 
 def test_help_into_dev_full_fails_through_the_installed_tool():
     with open("/dev/full", "w") as full:
-        p = subprocess.run([sys.executable, "-m", "heapbench_plot.repetitions", "--help"], stdout=full,
+        p = subprocess.run([sys.executable, "-m", "heapbench_plot.tools.repetitions", "--help"], stdout=full,
                            stderr=subprocess.PIPE, text=True)
     assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr

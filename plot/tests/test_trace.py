@@ -1,4 +1,4 @@
-"""Trace files (docs/trace.md) through both readers: plot/trace.py and the C++ one
+"""Trace files (docs/trace.md) through both readers: plot/heapbench_plot/reader/trace_file.py and the C++ one
 that `heapbench replay` uses (run here as the stand-in device's program, which
 replays a trace on the CPU). Damaged and generated files are one line and exit 2,
 never a crash or a traceback; a generated program replays into ordinary results
@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT
-from heapbench_plot import trace as tr
+from heapbench_plot.reader import trace_file as tr
 
 BINARY = Path(os.environ.get("HEAPBENCH_NOGPU", ROOT / "build" / "tests" / "heapbench_nogpu"))
 needs_binary = pytest.mark.skipif(not BINARY.exists(), reason=f"{BINARY} is not built (scripts/build)")

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CONTEXT, ROOT, bench, committed_sample
-from heapbench_plot import workloads
+from heapbench_plot.tools import workloads
 
 APIS = {"malloc": {"order": 0, "source": "device_heap", "baseline": False, "display_name": "malloc",
                    "takes_align": False, "frees": True, "call_path": "direct"},

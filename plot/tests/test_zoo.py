@@ -9,9 +9,10 @@ import pandas as pd
 import pytest
 from conftest import CONTEXT
 
-from heapbench_plot import figures, zoo
-from heapbench_plot.heapbench_results import load
-from heapbench_plot.readability import FigureWarning
+from heapbench_plot.figures import ranking, sweep
+from heapbench_plot.tools import zoo
+from heapbench_plot.reader.heapbench_results import load
+from heapbench_plot.figures.readability import FigureWarning
 
 # Five allocators and a baseline; "mine" is a user's adapter that heapbench does not ship.
 APIS = {
@@ -96,11 +97,11 @@ def test_the_fastest_allocator_per_band_is_ranked_without_the_baseline_and_carri
     assert "utilisation 0.99" in rows["<= 64 B"] and "churn fails 0 %" in rows["<= 64 B"]
     # Gallatin could not run 8 KiB: it ran at 2 of the band's 4 points, and says so.
     assert "Gallatin (2 of 4 points)" in rows["513 B - 8 KiB"]
-    assert zoo.memory_cost(res, res.cases(), "slab", "513 B - 8 KiB") == (
+    assert ranking.memory_cost(res, res.cases(), "slab", "513 B - 8 KiB") == (
         "utilisation 0.99, overhead 0 B/block, churn fails 46 %")
-    assert zoo.memory_cost(res, res.cases(), "ouroboros_p_s", "513 B - 8 KiB") == (
+    assert ranking.memory_cost(res, res.cases(), "ouroboros_p_s", "513 B - 8 KiB") == (
         "utilisation 0.69, overhead 16 B/block, churn: error (below)")
-    assert zoo.memory_cost(res, res.cases(), "mine", "65 B - 512 B") == "not measured"
+    assert ranking.memory_cost(res, res.cases(), "mine", "65 B - 512 B") == "not measured"
 
 
 def test_errors_are_listed_with_their_reason_never_as_numbers(zoo_file):
@@ -194,7 +195,7 @@ def test_best_measured_line_follows_the_best_allocator_not_the_baseline(zoo_file
     cases = res.cases()
     sub = cases[(cases["pattern"] == "per_thread") & (cases["threads"] == 10000) & ~cases["error"]]
     fig, ax = plt.subplots()
-    figures.best_measured(ax, sub, "size", res)
+    sweep.best_measured(ax, sub, "size", res)
     (line,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("best measured")]
     assert line.get_label() == "best measured (slab, Gallatin, Ouroboros page)"
     expected = pd.Series([8e7, 8e7, 4e7, 4e7, 2e7], index=[16, 64, 256, 1024, 8192])
@@ -219,7 +220,7 @@ def test_best_measured_line_leaves_out_points_where_one_allocator_ran(zoo_file):
     sub = cases[(cases["pattern"] == "per_thread") & (cases["threads"] == 10000) & ~cases["error"]]
     sub = sub[(sub["size"] != 8192) | sub["api"].isin(["mine", "bump"])]  # 8 KiB: one allocator and the ceiling
     fig, ax = plt.subplots()
-    figures.best_measured(ax, sub, "size", res)
+    sweep.best_measured(ax, sub, "size", res)
     (line,) = [ln for ln in ax.get_lines() if ln.get_label().startswith("best measured")]
     assert list(line.get_xdata()) == [16, 64, 256, 1024]
     assert line.get_label() == "best measured (slab, Gallatin)"

@@ -23,8 +23,9 @@ import math
 import pandas as pd
 from markupsafe import Markup
 
-from heapbench_plot import figures, style
-from heapbench_plot.heapbench_results import Results
+from heapbench_plot.figures import style, sweep
+from heapbench_plot.figures.ranking import ranking
+from heapbench_plot.reader.heapbench_results import Results
 
 COUNT_SCAN_CARVE = "two_pass"  # the workloads' strategy that allocates nothing in the kernel
 # The workloads' patterns and what their answer ranks (docs/workloads.md): output's strategies in
@@ -56,7 +57,7 @@ def _span(values) -> str:
 def speed(res: Results, cases: pd.DataFrame) -> list[Markup]:
     """CUDA's malloc against the ceiling and the fastest allocator that frees, at the allocators
     figure's point: the headline pattern (per_thread where measured) and the range over the rest."""
-    point = figures.allocators_point(res, cases[~cases["pattern"].isin(WORKLOADS | {APP})])
+    point = sweep.allocators_point(res, cases[~cases["pattern"].isin(WORKLOADS | {APP})])
     if point is None:
         return []
     sel, size, threads, heap, ceilings = point
@@ -70,7 +71,7 @@ def speed(res: Results, cases: pd.DataFrame) -> list[Markup]:
     where = f"{head}, {style.fmt_bytes(size)} x {int(threads):,} threads, heap {style.fmt_mib(heap)}"
     text = Markup("CUDA's malloc: <b>{}</b> ({}), <b>{}</b> below {} ({}), the ceiling that never frees").format(
         _rate(r["malloc"]), where, _x(r[ceiling] / r["malloc"]), ceiling, _rate(r[ceiling]))
-    frees = {a: v for a, v in r.items() if a in figures.allocators_that_free(res, r)}
+    frees = {a: v for a, v in r.items() if a in sweep.allocators_that_free(res, r)}
     if frees:
         best = max(frees, key=frees.get)
         text += Markup("; the fastest allocator that frees, <b>{}</b>: {} ({} malloc, {} of {})").format(
@@ -193,13 +194,12 @@ def workloads(res: Results, cases: pd.DataFrame) -> list[Markup]:
 def which_allocator(res: Results, cases: pd.DataFrame) -> list[Markup]:
     """Per pattern, per size band: the fastest allocator and the runner-up, each with its memory cost,
     where the file ranks two or more allocators that free besides CUDA's own."""
-    from heapbench_plot import zoo
     cases = cases[~cases["pattern"].isin(WORKLOADS | {APP})]
-    others = figures.allocators_that_free(res, cases.loc[~cases["error"], "api"].unique())
+    others = sweep.allocators_that_free(res, cases.loc[~cases["error"], "api"].unique())
     if len(others) < 2:
         return []
     out = []
-    rows = zoo.ranking(res, cases)
+    rows = ranking(res, cases)
     for pattern in dict.fromkeys(r["pattern"] for r in rows):
         bands = []
         for r in (r for r in rows if r["pattern"] == pattern):

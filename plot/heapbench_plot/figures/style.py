@@ -32,7 +32,10 @@ import zlib
 from dataclasses import dataclass
 
 import matplotlib
-from matplotlib.ticker import FixedLocator, FuncFormatter, Locator, LogLocator, NullLocator
+import numpy as np
+from matplotlib import colormaps
+from matplotlib.colors import to_hex
+from matplotlib.ticker import FixedLocator, FuncFormatter, Locator, LogLocator, MaxNLocator, NullLocator
 
 # Text is text: a name from a results file is never mathtext (an API named "$\\foo$" raised an
 # uncaught parse error when the figure was drawn: issue 35, E10).
@@ -180,8 +183,6 @@ def ordinal_styles(keys) -> dict:
     """Looks for series that are magnitudes in order (sizes, heaps, thread counts, FIFO sizes): a
     sequential colour map (viridis, its pale yellow end left out), dark to light in the order
     given, and a marker each, so they never look like an API's categorical colour."""
-    from matplotlib import colormaps
-    from matplotlib.colors import to_hex
     keys = list(dict.fromkeys(keys))
     cmap = colormaps["viridis"]
     n = max(len(keys) - 1, 1)
@@ -193,7 +194,6 @@ def draw_series(ax, x, y, look: dict, label: str, converged=None, ms: float = 4,
     """One series: a line only through three or more points (fewer are markers alone: a line over
     two points suggests data between them), markers filled where the case converged and hollow
     where it did not (issue 36). `converged` is the cases' converged counter (NaN: not recorded)."""
-    import numpy as np
     x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
     look = dict(look)
     if len(set(x[np.isfinite(x)].tolist())) < 3:
@@ -370,7 +370,6 @@ class _DecadeLocator(Locator):
         step = max(1, math.ceil((b - a + 1) / 8)) if len(subs) == 1 else 1
         ticks = [m * 10.0 ** e for e in range(a, b + 1, step) for m in subs if vmin <= m * 10.0 ** e <= vmax]
         if len(ticks) < 2:  # a view inside one 1-2-5 step: evenly spaced round values
-            from matplotlib.ticker import MaxNLocator
             ticks = [t for t in MaxNLocator(4).tick_values(vmin, vmax) if vmin <= t <= vmax and t > 0]
         return ticks
 
@@ -415,6 +414,8 @@ class _FittingDecadeLocator(Locator):
 
     def _label_size(self, labels: list[str]) -> float:
         """The largest extent of `labels` along the axis, in pixels."""
+        # Here, not at the top: font_manager loads matplotlib's font cache on import, which the
+        # tools that take only labels and colours from this module (heapbench-export) never need.
         from matplotlib.font_manager import FontProperties
         from matplotlib.textpath import text_to_path
         ticks = self.axis.majorTicks

@@ -20,8 +20,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from heapbench_plot import style  # noqa: E402
-from heapbench_plot.readability import save  # noqa: E402
+from heapbench_plot.figures import style  # noqa: E402
+from heapbench_plot.figures.readability import save  # noqa: E402
+from heapbench_plot.reader import heapbench_results  # noqa: E402
 
 MAX_SERIES = 8
 COLUMNS = 4
@@ -31,7 +32,6 @@ POINT = ["size", "align", "threads", "heap_mib"]
 def metric_of(pattern: str, data: pd.DataFrame | None = None, context: dict | None = None) -> str | None:
     """The rate a pattern's panels draw: the first rate counter (a unit per second, higher is
     better, as the file declares) its cases carry; allocs_per_s first in a file without declarations."""
-    from heapbench_plot import heapbench_results
     if data is None:
         return "printf_per_s" if pattern == "printf" else "allocs_per_s"
     res = heapbench_results.Results(Path("."), context or {}, data)

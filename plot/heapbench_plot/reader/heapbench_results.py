@@ -18,17 +18,20 @@ the file and the field, which every tool reports in one line.
 """
 from __future__ import annotations
 
+import gc
 import json
 import math
 import re
+import shlex
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
-from heapbench_plot.decode import Columns, Entries, walk
-from heapbench_plot.outputs import read_input
+from heapbench_plot.reader.decode import Columns, Entries, walk
+from heapbench_plot.reader.outputs import read_input, say
 
 # Schema versions this reader understands (heapbench's kSchemaVersion).
 KNOWN_SCHEMA_VERSIONS = {1}
@@ -242,7 +245,6 @@ def finish(tool: str, make, out, errors: tuple) -> int:
         return 2
     for w in warnings:
         print(f"{tool}: warning: {w}", file=sys.stderr)
-    from heapbench_plot.outputs import say
     return 0 if say(f"wrote {files_text(len(written))} to {out}\n", tool) else 2
 
 
@@ -443,7 +445,6 @@ SAMPLE_META = ("round_ns_stride",)  # about the samples: neither a counter nor a
 
 
 def _samples(value, what: str, scale: float = 1.0):
-    import numpy as np
     if not isinstance(value, list) or not all(isinstance(v, (int, float)) and not isinstance(v, bool)
                                               for v in value):
         raise SchemaError(f"{what} is {json.dumps(value)[:60]}, not a list of numbers (one per round)")
@@ -600,7 +601,6 @@ def _declared(doc: dict, key: str, path: Path) -> dict:
 
 def _read(path: Path) -> tuple[dict, _Reader]:
     """The document (its "benchmarks" the count of entries) and its entries, read once."""
-    import gc
     reader = _Reader()
     try:
         text = read_input(path).decode("utf-8")  # a regular file only: never /dev/zero or a FIFO
@@ -740,7 +740,6 @@ COMMAND_LINE_KEYS = ("heapbench_command_line", "command_line")
 
 def command_line(context: dict) -> str | None:
     """The recorded command line: a string as written, or a list of arguments quoted as a shell would."""
-    import shlex
     for key in COMMAND_LINE_KEYS:
         v = context.get(key)
         if isinstance(v, str) and v.strip():

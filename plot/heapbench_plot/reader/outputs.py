@@ -33,8 +33,11 @@ import hashlib
 import os
 import re
 import stat
+import sys
 import tempfile
 from pathlib import Path
+
+from tabulate import DataRow, TableFormat, tabulate
 
 SLUG_MAX = 64
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
@@ -158,7 +161,6 @@ def markdown_table(headers: list[str], rows) -> list[str]:
     """`rows` under `headers` as the lines of a markdown table: "| a | b |", each cell as given,
     under "| --- | --- |". Not tabulate's "pipe" or "github" format: those pad every cell to its
     column's width, so one changed cell would rewrite every line of a committed table."""
-    from tabulate import DataRow, TableFormat, tabulate
     row = DataRow("|", "|", "|")
     fmt = TableFormat(lineabove=None, linebelowheader=_rule, linebetweenrows=None, linebelow=None, headerrow=row,
                       datarow=row, padding=1, with_header_hide=None)
@@ -172,7 +174,6 @@ def say(text: str, tool: str) -> bool:
     """`text` to standard output; False, with one line on standard error, where it cannot be
     written (a closed pipe: `heapbench-repetitions r.json | head -1`, a full disk). Standard output
     is then pointed at /dev/null, so Python's own flush at exit finds nothing left to fail on."""
-    import sys
     try:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -189,7 +190,6 @@ class ToolParser(argparse.ArgumentParser):
     one line on standard error and exit 2, never a silent exit 0."""
 
     def _print_message(self, message, file=None):
-        import sys
         if not message:
             return
         file = file or sys.stderr

@@ -18,9 +18,13 @@ from pathlib import Path
 
 import matplotlib
 import numpy as np
+from PIL import Image
 from matplotlib.collections import PathCollection
-from matplotlib.colors import to_hex
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import to_hex, to_rgb
 from matplotlib.text import Text
+
+from heapbench_plot.reader.outputs import atomic
 
 DPI = 120
 # Pixels of slack: anti-aliasing and rounding put an extent a pixel past where it is drawn.
@@ -139,7 +143,6 @@ ALIKE_COLOUR = 0.1
 
 
 def _alike(a: str, b: str) -> bool:
-    from matplotlib.colors import to_rgb
     return float(np.linalg.norm(np.subtract(to_rgb(a), to_rgb(b)))) < ALIKE_COLOUR
 
 
@@ -272,7 +275,7 @@ def check_has_data(fig, stem: Path) -> None:
     figure of NaN ratios): an empty figure is an error, never a file. Closes `fig` when it raises."""
     empty = empty_panels(fig)
     if empty:
-        import matplotlib.pyplot as plt
+        import matplotlib.pyplot as plt  # here, not at the top: see save()
         plt.close(fig)
         raise FigureError(f"{stem.name}: {'; '.join(empty)}: a figure without data is not written")
 
@@ -281,6 +284,8 @@ def save(fig, stem: Path, written: list[Path] | None = None, formats=("png", "sv
     """Writes stem.png and stem.svg (or `formats`), each through a temporary name and a
     rename (outputs.atomic), warns (FigureWarning) about what cannot be read, closes `fig`.
     A figure with a panel that draws no data is a FigureError (check_has_data), never a file."""
+    # pyplot here, not at the top: importing it picks matplotlib's backend, and a tool picks Agg
+    # (matplotlib.use) before its first pyplot import; some import this module before that.
     import matplotlib.pyplot as plt
 
     check_has_data(fig, stem)
@@ -305,9 +310,6 @@ def save(fig, stem: Path, written: list[Path] | None = None, formats=("png", "sv
 
 def _draw_and_write(fig, stem: Path, formats) -> list[Path]:
     """save()'s drawing: the FigureWarnings of problems(fig), then each format's file."""
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-
-    from heapbench_plot.outputs import atomic
     paths = []
     for p in problems(fig):
         warnings.warn(f"{stem.name}: {p}", FigureWarning, stacklevel=3)
@@ -315,7 +317,6 @@ def _draw_and_write(fig, stem: Path, formats) -> list[Path]:
         p = stem.with_name(f"{stem.name}.{ext}")
         with atomic(p) as tmp:
             if ext == "png" and isinstance(fig.canvas, FigureCanvasAgg):
-                from PIL import Image
                 Image.frombuffer("RGBA", fig.canvas.get_width_height(), fig.canvas.buffer_rgba(), "raw", "RGBA",
                                  0, 1).save(tmp, format="PNG", dpi=(DPI, DPI))
             else:
