@@ -40,7 +40,7 @@ std::vector<Pair> all_pairs() {
       if (from_zoo(a)) continue;
       // capacity is a different measurement: see CapacityGpu below; the
       // workloads (patterns with axes of their own) are workloads_gpu_test.cpp's.
-      if (supported(p, a) && !is_capacity_family(p) && p != "printf" && find_pattern_traits(p)->axes == 0) {
+      if (supported(p, a) && !is_capacity_family(p) && p != "printf" && find_pattern_traits(p)->axes.front().empty()) {
         out.emplace_back(std::string(p), std::string(a));
       }
     }
