@@ -8,6 +8,7 @@
 // there, the advice with its safety margin and the line of code to paste, and
 // the fail rate at CUDA's default 8 MiB heap; --out writes the same as JSON.
 #include "measure/round_phases.hpp"
+#include "cases/case_naming.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,8 +1,10 @@
 #pragma once
-// One benchmark case: a point of the sweep, and the one function that names it.
-// A Case holds its pattern's and its API's traits, not their names: names become
-// traits once, where a sweep is planned (plan_cases) or a case is made from
-// names (make_case); after that nothing looks a name up.
+// One benchmark case: a point of the sweep, what an allocator's owner is made
+// for. A Case holds its pattern's and its API's traits, not their names: names
+// become traits once, where a sweep is planned (plan_cases) or a case is made
+// from names (make_case, cases/case_naming.hpp, with the function that names a
+// case: the harness's, not this public header's); after that nothing looks a
+// name up.
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -72,19 +74,5 @@ struct Case {
   // device heap's APIs are measured on the same amount of memory.
   std::uint64_t arena_bytes() const { return malloc_heap(); }
 };
-
-// The case of the pattern and the built API named so, with these axis values:
-// where names become traits. Throws std::invalid_argument naming an unknown
-// pattern or an API not built into this binary.
-Case make_case(std::string_view pattern, std::string_view api, std::uint64_t size, std::uint64_t align,
-               std::uint64_t threads, std::uint64_t limit_bytes);
-
-// `<pattern>/<api>/size:<bytes>[/align:<bytes>]/threads:<n>/heap:<MiB>` (printf:
-// `fifo:<MiB>`): the benchmark name, so --benchmark_filter reads like the axes.
-// Made from the axis table (src/cases/axes.hpp), as axis_values are.
-std::string case_name(const Case& c);
-// The same without its limit segment: the point a search over heap sizes
-// (heapbench advise) moves the limit under.
-std::string case_point_name(const Case& c);
 
 }  // namespace heapbench

@@ -1,4 +1,5 @@
 #include "advise/advise.hpp"
+#include "cases/case_naming.hpp"
 
 #include "replay/trace_reader.hpp"
 

@@ -1,4 +1,5 @@
 #include "heapbench/case.hpp"
+#include "cases/case_naming.hpp"
 
 #include "cases/axes.hpp"
 #include "cases/axis_values.hpp"

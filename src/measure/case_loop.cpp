@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "measure/case_loop.hpp"
+#include "cases/case_naming.hpp"
 #include "cases/axis_values.hpp"
 #include "cases/catalog.hpp"
 #include "measure/round_phases.hpp"

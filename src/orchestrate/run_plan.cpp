@@ -1,4 +1,5 @@
 #include "orchestrate/run_plan.hpp"
+#include "cases/case_naming.hpp"
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "app.hpp"
+#include "cases/case_naming.hpp"
 #include "measure/backend.hpp"
 #include "device/device.hpp"
 

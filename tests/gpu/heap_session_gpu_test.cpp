@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "device/device.hpp"
+#include "cases/case_naming.hpp"
 #include "measure/round_phases.hpp"
 
 namespace heapbench {

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "cases/catalog.hpp"
+#include "cases/case_naming.hpp"
 #include "device/device.hpp"
 #include "cases/mixed_sizes.hpp"
 #include "patterns/printf_fifo.hpp"

@@ -11,6 +11,7 @@
 
 // slab.cuh directly (it includes heapbench/api_traits.hpp itself, for its traits).
 #include "heapbench/api_traits.hpp"
+#include "cases/case_naming.hpp"
 #include "../../src/allocators/slab.cuh"
 #include "cases/catalog.hpp"
 #include "device/device.hpp"

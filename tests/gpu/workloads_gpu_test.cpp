@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "cases/catalog.hpp"
+#include "cases/case_naming.hpp"
 #include "device/device.hpp"
 #include "workloads/output_body.hpp"
 #include "measure/round_phases.hpp"

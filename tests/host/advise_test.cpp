@@ -1,6 +1,7 @@
 // Heap-size advice without a GPU: the size distribution a user types, the case
 // that runs a workload, the bisection over a synthetic heap, the command line.
 #include "advise/advise.hpp"
+#include "cases/case_naming.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,5 @@
 #include "heapbench/case.hpp"
+#include "cases/case_naming.hpp"
 #include "cases/catalog.hpp"
 #include "plan/benchmark_flags.hpp"
 #include "plan/sweep.hpp"

@@ -3,6 +3,7 @@
 // same case, with the run's measuring settings beside them; a damaged plan
 // file is refused in one line naming it.
 #include "orchestrate/child_plan.hpp"
+#include "cases/case_naming.hpp"
 
 #include <gtest/gtest.h>
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "cases/catalog.hpp"
+#include "cases/case_naming.hpp"
 #include "heapbench/case.hpp"
 
 namespace {

@@ -1,4 +1,5 @@
 #include "orchestrate/merge.hpp"
+#include "cases/case_naming.hpp"
 
 #include "cases/axis_values.hpp"
 #include "heapbench/case.hpp"

@@ -1,4 +1,5 @@
 #include "advise/advise.hpp"
+#include "cases/case_naming.hpp"
 #include "cases/catalog.hpp"
 #include "check/check.hpp"
 #include "cases/axes.hpp"

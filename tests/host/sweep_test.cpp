@@ -1,4 +1,5 @@
 #include "plan/sweep.hpp"
+#include "cases/case_naming.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cpu_rounds.hpp"
+#include "cases/case_naming.hpp"
 #include "test_paths.hpp"
 #include "cases/catalog.hpp"
 #include "replay/replay_body.hpp"

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "cpu_rounds.hpp"
+#include "cases/case_naming.hpp"
 #include "test_paths.hpp"
 #include "workloads/graph_input.hpp"
 #include "cases/catalog.hpp"

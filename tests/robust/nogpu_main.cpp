@@ -38,6 +38,7 @@
 #include <thread>
 
 #include "app.hpp"
+#include "cases/case_naming.hpp"
 #include "cpu_rounds.hpp"
 #include "cases/catalog.hpp"
 #include "cases/mixed_sizes.hpp"
