@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <fstream>
 #include <functional>
 #include <stdexcept>
@@ -44,7 +45,8 @@ BenchmarkFlags flags_from_json(const json& j, const Refuse& refuse) {
   if (!j.is_object()) throw refuse("run.benchmark_flags is missing or not an object");
   BenchmarkFlags f;
   f.format = flag_field(j, "format", [](const json& v) {
-               return v.is_string() && (v == "console" || v == "json" || v == "csv");
+               const auto& formats = benchmark_formats();
+               return v.is_string() && std::find(formats.begin(), formats.end(), v.get<std::string>()) != formats.end();
              }, refuse).get<std::string>();
   f.repetitions = flag_field(j, "repetitions", [](const json& v) {
                     return v.is_number_integer() && v.get<long long>() >= 1 && v.get<long long>() <= 1000000;

@@ -320,6 +320,11 @@ std::string typed_value(const CLI::App& app, const std::string& flag) {
   return given.empty() ? std::string() : given.back();
 }
 
+const std::vector<std::string>& benchmark_formats() {
+  static const std::vector<std::string> formats = {"console", "json", "csv"};
+  return formats;
+}
+
 void add_benchmark_flags(CLI::App& app, BenchmarkFlagValues& v) {
   // Google Benchmark takes the last of a repeated flag; so does heapbench
   // (refuse_repeated_options lets these repeat). Their group's CLI11 help is
@@ -329,7 +334,7 @@ void add_benchmark_flags(CLI::App& app, BenchmarkFlagValues& v) {
   const auto add = [&](CLI::Option* opt) {
     opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast)->group(kCheckedBenchmarkFlagsGroup);
   };
-  add(app.add_option("--benchmark_format", v.flags.format)->check(one_of({"console", "json", "csv"})));
+  add(app.add_option("--benchmark_format", v.flags.format)->check(one_of(benchmark_formats())));
   // Google Benchmark runs no case at all for 0 or fewer repetitions.
   add(app.add_option("--benchmark_repetitions", v.flags.repetitions)->check(at_least_one()));
   add(app.add_option("--benchmark_color", v.color));

@@ -113,6 +113,10 @@ struct BenchmarkFlags {
   bool counters_tabular = false;   // --benchmark_counters_tabular
 };
 
+// The values --benchmark_format takes (Google Benchmark answers any other with
+// its usage text): what the run's app checks and a child's plan may hold.
+const std::vector<std::string>& benchmark_formats();
+
 // What CLI11 fills for the Google Benchmark flags heapbench checks; lives as
 // long as the app they are options of.
 struct BenchmarkFlagValues {
