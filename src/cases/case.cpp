@@ -129,18 +129,24 @@ const AxisDecl* find_axis(std::string_view key) {
 
 namespace {
 
-// A keyed row's place among the keyed rows (Case::keyed_axes).
+// A keyed row's place among the keyed rows (Case::keyed_axes), counted once
+// for the whole table.
 std::size_t slot_of(const AxisDecl& a) {
-  std::size_t slot = 0;
-  for (const AxisDecl& row : kAxes) {
-    if (&row == &a) break;
-    if (row.keyed()) ++slot;
-  }
-  if (slot >= std::tuple_size_v<decltype(Case::keyed_axes)>) {
-    throw std::logic_error(fmt::format("axis {}: more integer axes without a Case field than Case::keyed_axes holds",
-                                       a.key));
-  }
-  return slot;
+  static const std::vector<std::size_t> slots = [] {
+    std::vector<std::size_t> out;
+    std::size_t next = 0;
+    for (const AxisDecl& row : kAxes) {
+      out.push_back(next);
+      if (!row.keyed()) continue;
+      if (next == std::tuple_size_v<decltype(Case::keyed_axes)>) {
+        throw std::logic_error(fmt::format("axis {}: more integer axes without a Case field than Case::keyed_axes "
+                                           "holds", row.key));
+      }
+      ++next;
+    }
+    return out;
+  }();
+  return slots[static_cast<std::size_t>(&a - kAxes.data())];
 }
 
 const AxisDecl& keyed_row(std::string_view key) {
