@@ -354,7 +354,6 @@ BenchmarkFlags benchmark_flags_of(const CLI::App& app, const BenchmarkFlagValues
   }
   f.counters_tabular = app.count("--benchmark_counters_tabular") > 0 && truthy(v.booleans[2]);
   if (app.count("--benchmark_color")) refuse_non_boolean("--benchmark_color", v.color, "auto");
-  f.color.reset();
   if (v.color != "auto") f.color = truthy(v.color);
   return f;
 }
