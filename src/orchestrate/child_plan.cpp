@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 
@@ -49,7 +50,9 @@ BenchmarkFlags flags_from_json(const json& j, const Refuse& refuse) {
                return v.is_string() && std::find(formats.begin(), formats.end(), v.get<std::string>()) != formats.end();
              }, refuse).get<std::string>();
   f.repetitions = flag_field(j, "repetitions", [](const json& v) {
-                    return v.is_number_integer() && v.get<long long>() >= 1 && v.get<long long>() <= 1000000;
+                    // What the parent's --benchmark_repetitions takes: a whole number of at least 1, an int.
+                    return v.is_number_integer() && v.get<long long>() >= 1 &&
+                           v.get<long long>() <= std::numeric_limits<int>::max();
                   }, refuse).get<int>();
   const json& color = flag_field(j, "color", [](const json& v) { return v.is_null() || v.is_boolean(); }, refuse);
   if (color.is_boolean()) f.color = color.get<bool>();

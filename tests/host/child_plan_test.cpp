@@ -187,6 +187,18 @@ TEST(ChildPlan, ADamagedPlanIsRefusedInOneLine) {
   std::string no_reps = head;
   no_reps.replace(no_reps.find(R"("repetitions": 1)"), 16, R"("repetitions": 0)");
   EXPECT_NE(refusal_of(no_reps + "[" + good + "]}").find("run.benchmark_flags.repetitions"), std::string::npos);
+  // As many repetitions as the parent's parser takes (an int) reach the child.
+  std::string many = head;
+  many.replace(many.find(R"("repetitions": 1)"), 16, R"("repetitions": 2000000)");
+  {
+    const fs::path path = fs::temp_directory_path() / ("heapbench_manyreps_" + std::to_string(::getpid()));
+    std::ofstream(path) << many + "[" + good + "]}";
+    EXPECT_EQ(read_child_plan(path.string(), "").run.benchmark_flags.repetitions, 2000000);
+    fs::remove(path);
+  }
+  std::string too_many = head;
+  too_many.replace(too_many.find(R"("repetitions": 1)"), 16, R"("repetitions": 4294967296)");
+  EXPECT_NE(refusal_of(too_many + "[" + good + "]}").find("run.benchmark_flags.repetitions"), std::string::npos);
   std::string stray = head;
   stray.replace(stray.find(R"("cases": []})"), 12, R"("cases": [4]})");
   EXPECT_NE(refusal_of(stray + "[" + good + "]}").find("its cases read a file"), std::string::npos);
