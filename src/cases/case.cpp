@@ -82,7 +82,7 @@ const std::vector<AxisDecl> kAxes{{
     {"threads", "threads", P::always, 0, K::quantity, "", "allocating threads (graph: vertices, one thread each; hash: keys)",
      &Case::threads, nullptr, nullptr, 1, kPositive,
      {"--threads", "Concurrently allocating threads (e.g. 32,100000,1M)", std::nullopt, kMaxThreads,
-      "the most heapbench supports", true, 0}},
+      "the most heapbench supports", true, 0, ""}},
     {"load_pct", "load_pct", P::pattern_takes, 0, K::quantity, "", "hash: keys per bucket x 100", nullptr,
      nullptr, nullptr, 1, kPositive,
      {"--load-pcts", "hash: keys per bucket x 100, the load factor in percent (e.g. 50,200)", 100, 10000,
