@@ -59,11 +59,13 @@ class CapacityRunner final : public TimedLaunchRound {
     raw_.fill_only = fill_only_;
   }
 
-  // The first fill, timed.
+  // The first fill, timed by the kernel's own stamps (SpanTimer): an event
+  // pair would also time the count's reset, the deadline's launch and the
+  // host's launch latency, which at 55 us fills (bump, 64 K threads) moved
+  // the figure with the host's code.
   void launch() override {
-    timer_.start();
-    first_fill_ = fill(blocks_, c_.size);
-    timer_.stop();
+    spans_.begin_batch();
+    first_fill_ = fill(blocks_, c_.size, spans_.at(0, kFirstFill));
   }
 
   // Everything after the first fill, untimed but for the recovery fill: halve,
@@ -91,10 +93,7 @@ class CapacityRunner final : public TimedLaunchRound {
       free_device_list(refill_, got);
     }
     free_host_list(even);
-    recovery_timer_.start();
-    raw_.recovery_blocks = fill(blocks_, c_.size);
-    recovery_timer_.stop();
-    raw_.recovery_seconds = recovery_timer_.seconds();
+    raw_.recovery_blocks = fill(blocks_, c_.size, spans_.at(0, kRecovery));
 
     // The recovered fill once more, freeing a seeded random half instead of
     // every other block by address, then 2x blocks into what was freed.
@@ -116,14 +115,17 @@ class CapacityRunner final : public TimedLaunchRound {
     const auto refill_start = std::chrono::steady_clock::now();
     refill();
     const double refill_s = seconds_since(refill_start);
+    spans_.fetch();
+    raw_.recovery_seconds = spans_.seconds(0, kRecovery);
     const DeviceStats s = buffers_.read_stats();
     IterationResult out;
     out.not_started = s.not_started;
     if (overflowed_) out.fault = "a fill returned more blocks than the heap can hold";
+    if (spans_.seconds(0, kFirstFill) <= 0) out.fault = "the first fill's launch left no time stamps";
     out.tally.attempts = first_fill_;
     out.tally.successes = first_fill_;
     out.tally.bytes = first_fill_ * c_.size;
-    out.tally.alloc_seconds = timer_.seconds();
+    out.tally.alloc_seconds = spans_.seconds(0, kFirstFill);
     out.timed_seconds = out.tally.alloc_seconds;
     out.measuring_seconds = refill_s;
     size_t limit = c_.arena_bytes();
@@ -145,7 +147,8 @@ class CapacityRunner final : public TimedLaunchRound {
   // Public only because CUDA requires it: a member function enclosing an
   // extended __device__ lambda must not be private or protected.
   // T threads allocate `size` until NULL into `out`; returns the blocks held.
-  std::uint64_t fill(void** out, std::uint64_t size) {
+  // The launch stamps `span` (nullptr: untimed).
+  std::uint64_t fill(void** out, std::uint64_t size, KernelSpan* span = nullptr) {
     HB_CUDA_CHECK(cudaMemset(count_, 0, sizeof(unsigned long long)));
     set_deadline<<<1, 1>>>(buffers_.args().stats, budget_ns_);
     HB_CUDA_CHECK_LAUNCH();
@@ -153,7 +156,9 @@ class CapacityRunner final : public TimedLaunchRound {
     const std::uint64_t align = c_.align, cap = capacity_;
     unsigned long long* count = count_;
     DeviceStats* stats = buffers_.args().stats;
-    launch_each(buffers_.args(), [=] __device__(std::uint64_t, bool active) {
+    RoundArgs a = buffers_.args();
+    a.span = span;
+    launch_each(a, [=] __device__(std::uint64_t, bool active) {
       if (!active) return;
       while (true) {
         if (!before_deadline(stats)) {
@@ -213,7 +218,8 @@ class CapacityRunner final : public TimedLaunchRound {
   std::uint64_t first_fill_ = 0;
   bool overflowed_ = false;  // a fill counted more blocks than capacity_ slots
   CapacityRaw raw_;
-  EventTimer timer_, recovery_timer_;
+  enum { kFirstFill, kRecovery };
+  SpanTimer spans_{1, 2};  // one round: the first fill and the recovery fill
 };
 
 std::unique_ptr<Round> make_capacity(const PatternTraits& pattern, const Case& c, double budget_s) {
