@@ -2,8 +2,8 @@
 // A case's axes as data: one row per axis, in the order they stand in a case's
 // name and in its axis_values. case_name(), axis_values() and the axis_values
 // part of the results schema (`heapbench schema`) are all made from this table;
-// so are, for the integer axes a sweep spans (threads and the workloads'), their
-// flag, its checks, a sweep part's values and the plan's points. A new integer
+// so are every axis's flag and its checks, and for the integer axes a sweep
+// spans (threads and the workloads') a sweep part's values and the plan's points. A new integer
 // axis that one pattern takes is one row here (no field: the case keeps its
 // value by key, Case::axis) and its use in the pattern's file
 // (.with_axes("key") and c.axis("key")); docs/development.md, "Adding an axis".
@@ -37,19 +37,32 @@ enum class ValueKind { names, quantity, power_of_two, whole_mib, switch01 };
 // The most threads a case may have: their pointer table stays within 512 MiB.
 inline constexpr std::uint64_t kMaxThreads = 1ull << 26;
 
-// An integer axis a sweep spans: options.cpp makes its flag from this (parsed
-// as a comma-separated list, checked, and set in every part of the sweep), and
-// plan_cases expands every part over its values (sweep.hpp).
+// An axis's flag: options.cpp makes it from the row (every axis the command
+// line sets; trace's value comes from --trace=FILE instead), parses it as the
+// row's kind says, checks it and sets its values in every part of the sweep;
+// --axis KEY=VALUES stands for it. Two rows may share one flag (malloc_heap and
+// printf_fifo: --heaps, the limit the case's pattern sets).
+struct AxisFlag {
+  std::string_view name;  // "--sizes" ("": the axis has no flag)
+  // Its --help text; a names axis's holds one "{}", the names it takes.
+  std::string_view help;
+  bool demand = false;         // the axis changes a point's demand on its heap (--max-demand-fraction)
+  std::uint64_t max = 0;       // the largest value it takes (0: no limit)
+  std::string_view max_means;  // the limit in words, for the refusal ("100 keys per bucket")
+  // A names axis: the names it takes (this build's), in the order --help lists them.
+  std::vector<std::string_view> (*known)() = nullptr;
+  // More --help text made at run time ("" for none: the APIs this build lacks, and why).
+  std::string (*more_help)() = nullptr;
+};
+
+// An integer axis a sweep spans beyond size, align and the limit (which
+// plan_cases spans by rules of their own, sweep.hpp): plan_cases expands every
+// part over its values (sweep.hpp).
 struct SweptAxis {
-  std::string_view flag;  // "--load-pcts" ("": not a swept axis)
-  std::string_view help;  // the flag's --help text
   // What a part that does not set the axis takes (nullopt: every part sets it).
   std::optional<std::uint64_t> fallback;
-  std::uint64_t max = 0;       // the largest value the flag takes (0: no limit)
-  std::string_view max_means;  // the limit in words, for the refusal ("100 keys per bucket")
-  bool demand = false;         // the axis changes a point's demand on its heap (--max-demand-fraction)
   // Its place among the swept axes, slowest first: the order a part expands
-  // them in, cases run in, and --help lists their flags (threads first).
+  // them in and cases run in (threads first).
   int run_order = 0;
   // What docs/cli.md says of the flag beyond its --help line and its limits
   // (markdown; "" for nothing more): axis_docs.hpp writes its heading.
@@ -73,9 +86,11 @@ struct AxisDecl {
   std::uint64_t name_divisor = 1;
   // The JSON Schema of the value beyond its type, as JSON text ("" for none).
   std::string_view schema;
-  SweptAxis swept{};  // an integer axis a sweep spans, or none (flag "")
+  AxisFlag flag{};  // its flag, or none (name "")
+  std::optional<SweptAxis> swept{};  // an integer axis a sweep spans, or none
 
-  bool is_swept() const { return !swept.flag.empty(); }
+  bool is_swept() const { return swept.has_value(); }
+  bool has_flag() const { return !flag.name.empty(); }
   bool text() const { return kind == ValueKind::names; }
   // An integer axis kept by key in Case::keyed_axes (no field of its own).
   bool keyed() const { return !text() && field == nullptr; }
@@ -92,6 +107,11 @@ void set_integer(Case& c, const AxisDecl& a, std::uint64_t value);
 // Every axis, in name order.
 const std::vector<AxisDecl>& axis_table();
 
+// One row per flag (AxisDecl::has_flag), in table order, which is the order
+// --help lists them in (malloc_heap's stands for --heaps, which printf_fifo shares).
+const std::vector<const AxisDecl*>& flag_axes();
+// The row whose flag is `flag` (the first, for a shared one), or nullptr.
+const AxisDecl* find_flag_axis(std::string_view flag);
 // The swept rows (AxisDecl::is_swept), in their run order.
 const std::vector<const AxisDecl*>& swept_axes();
 // The row of `key` (nullptr: no such axis).

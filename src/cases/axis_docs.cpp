@@ -30,21 +30,22 @@ std::string axis_values_table() {
 std::string swept_flags() {
   std::string out;
   for (const AxisDecl* a : swept_axes()) {
-    const SweptAxis& s = a->swept;
+    const SweptAxis& s = *a->swept;
+    const AxisFlag& f = a->flag;
     // Its paragraph where the row has one, else its --help line.
-    std::string text = s.doc.empty() ? fmt::format("{}.", s.help) : std::string(s.doc);
+    std::string text = s.doc.empty() ? fmt::format("{}.", f.help) : std::string(s.doc);
     if (a->kind == ValueKind::switch01) {
       text += " A comma-separated list of 0 and 1.";
     } else {
       text += " Whole numbers of at least 1 (K/M/G suffixes), comma-separated";
-      text += s.max != 0 ? fmt::format(", at most {} ({}).", grouped(s.max), s.max_means) : ".";
+      text += f.max != 0 ? fmt::format(", at most {} ({}).", grouped(f.max), f.max_means) : ".";
     }
     if (s.fallback.value_or(0) != 0) {
       text += fmt::format(" A part of a built-in sweep that does not set it takes {}.", *s.fallback);
     }
-    if (s.demand) text += " Giving it keeps every point unless `--max-demand-fraction` is given too.";
+    if (f.demand) text += " Giving it keeps every point unless `--max-demand-fraction` is given too.";
     text += fmt::format(" Also `--axis {}=VALUES`.", a->key);
-    out += fmt::format("### `{}`\n\n{}\n\n", s.flag, text);
+    out += fmt::format("### `{}`\n\n{}\n\n", f.name, text);
   }
   if (!out.empty()) out.pop_back();  // one newline at the end
   return out;

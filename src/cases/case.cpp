@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "cases/catalog.hpp"
+#include "cases/graph_names.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -56,53 +57,71 @@ using P = AxisPresence;
 using K = ValueKind;
 constexpr std::string_view kName = R"({"pattern": "^[A-Za-z0-9_-]+$"})";
 constexpr std::string_view kPositive = R"({"minimum": 1})";
+// --heaps sets either limit: the one each case's pattern sets.
+const AxisFlag kHeapsFlag{"--heaps",
+                          "cudaLimitMallocHeapSize values (printf: cudaLimitPrintfFifoSize), whole MiB; a number without "
+                          "a unit is MiB, as case names print it (e.g. 8,64M,1G)",
+                          true, 0, "", nullptr, nullptr};
+
+// The table itself. The workload axes (PatternTraits::axes) appear only in the
+// names of the patterns that take them, so no other pattern's names changed with them.
+std::vector<std::string_view> pattern_names() { return {kPatterns.begin(), kPatterns.end()}; }
+std::vector<std::string_view> api_names() { return built_api_names(); }
+std::vector<std::string_view> graph_names() { return {kGeneratedGraphs.begin(), kGeneratedGraphs.end()}; }
 
 // The table itself. The workload axes (PatternTraits::axes) appear only in the
 // names of the patterns that take them, so no other pattern's names changed with them.
 const std::vector<AxisDecl> kAxes{{
     {"pattern", "", P::always, 0, K::names, "", "the pattern", nullptr, &pattern_of, &set_pattern, 1,
-     R"({"pattern": "^[a-z][a-z0-9_]*$"})"},
+     R"({"pattern": "^[a-z][a-z0-9_]*$"})", {"--patterns", "Patterns, comma-separated ({})", false, 0, "", &pattern_names, nullptr}},
     {"api", "", P::always, 0, K::names, "", "the allocation API", nullptr, &api_of, &set_api, 1,
-     R"({"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"})"},
+     R"({"pattern": "^[A-Za-z_][A-Za-z0-9_]*$"})",
+     {"--apis", "APIs, comma-separated ({})", false, 0, "", &api_names, &not_built_note}},
     {"size", "size", P::always, 0, K::quantity, "B", "bytes per allocation (printf: bytes of arguments per call)",
-     &Case::size, nullptr, nullptr, 1, kPositive},
+     &Case::size, nullptr, nullptr, 1, kPositive,
+     {"--sizes", "Bytes per allocation, comma-separated, K/M/G suffixes (e.g. 16,1K,4K)", true, 0, "", nullptr, nullptr}},
     {"size_min", "size_min", P::pattern_takes, 0, K::quantity, "B",
      "the workloads output and hash: sizes are drawn from [size_min, size]", &Case::size_min, nullptr, nullptr, 1, kPositive,
      {"--size-mins", "Workloads (output, hash): the smallest request; sizes are drawn from [size-min, size] (e.g. 4,16; "
-      "default: the size itself)", 0, 0, "", true, 1,
+      "default: the size itself)", true, 0, "", nullptr, nullptr},
+     SweptAxis{0, 1,
       "The workloads' smallest request (output: an output's bytes; hash: a value's): each thread's size is drawn from "
       "[size-min, size] by a seeded hash of its index, the same on every run. Not given: every request is the size "
       "itself. A point whose size-min exceeds its size is no point. The other patterns ignore it."}},
     {"align", "align", P::nonzero, 0, K::power_of_two, "B", "bytes, a power of two; only for an API that takes an alignment",
-     &Case::align, nullptr, nullptr, 1, kPositive},
+     &Case::align, nullptr, nullptr, 1, kPositive,
+     {"--aligns", "Alignments for the APIs that take one, powers of two no larger than the largest heap (e.g. "
+      "16,256,4096); refused when none of the APIs takes one", false, 0, "", nullptr, nullptr}},
     {"graph", "graph", P::pattern_takes, 0, K::names, "",
-     "graph: rmat, grid, or the stem of the Matrix Market file --graph named", nullptr, &graph_of, &set_graph, 1, kName},
+     "graph: rmat, grid, or the stem of the Matrix Market file --graph named", nullptr, &graph_of, &set_graph, 1, kName,
+     {"--graphs", "graph: generated graphs, comma-separated ({}); with --graph also that file's", false, 0, "",
+      &graph_names, nullptr}},
     {"trace", "trace", P::pattern_takes, 0, K::names, "", "replay: the stem of the trace file --trace named",
      nullptr, &trace_of, &set_trace, 1, kName},
     {"threads", "threads", P::always, 0, K::quantity, "", "allocating threads (graph: vertices, one thread each; hash: keys)",
      &Case::threads, nullptr, nullptr, 1, kPositive,
-     {"--threads", "Concurrently allocating threads (e.g. 32,100000,1M)", std::nullopt, kMaxThreads,
-      "the most heapbench supports", true, 0, ""}},
+     {"--threads", "Concurrently allocating threads (e.g. 32,100000,1M)", true, kMaxThreads, "the most heapbench supports", nullptr, nullptr},
+     SweptAxis{std::nullopt, 0, ""}},
     {"load_pct", "load_pct", P::pattern_takes, 0, K::quantity, "", "hash: keys per bucket x 100", nullptr,
      nullptr, nullptr, 1, kPositive,
-     {"--load-pcts", "hash: keys per bucket x 100, the load factor in percent (e.g. 50,200)", 100, 10000,
-      "100 keys per bucket", true, 2,
-      "`hash` only: keys per bucket x 100, the load factor in percent (50: twice as many buckets as keys)."}},
+     {"--load-pcts", "hash: keys per bucket x 100, the load factor in percent (e.g. 50,200)", true, 10000,
+      "100 keys per bucket", nullptr, nullptr},
+     SweptAxis{100, 2, "`hash` only: keys per bucket x 100, the load factor in percent (50: twice as many buckets as keys)."}},
     {"writes", "writes", P::pattern_takes, 0, K::switch01, "",
      "output: 1, the producing launch writes every output byte; 0, it only obtains them", nullptr, nullptr, nullptr, 1,
      R"({"enum": [0, 1]})",
      {"--writes",
       "output: 1, the producing launch writes every output byte (timed), 0 it only obtains them (the verifier writes "
-      "them, untimed); e.g. 0,1 (default 0,1 in --sweep=workloads)",
-      1, 0, "", false, 3,
+      "them, untimed); e.g. 0,1 (default 0,1 in --sweep=workloads)", false, 0, "", nullptr, nullptr},
+     SweptAxis{1, 3,
       "`output` only: `1`, the producing launch writes every output byte (timed, as an application would); `0`, it "
       "only obtains the outputs (the verifier writes and reads them back, untimed)."}},
     {"malloc_heap", "heap", P::limit, static_cast<unsigned>(Limit::malloc_heap), K::whole_mib, "B",
      "cudaLimitMallocHeapSize in bytes (heap:<MiB> in the name), also the arena of an API with its own",
-     &Case::limit_bytes, nullptr, nullptr, kMiB, kPositive},
+     &Case::limit_bytes, nullptr, nullptr, kMiB, kPositive, kHeapsFlag},
     {"printf_fifo", "fifo", P::limit, static_cast<unsigned>(Limit::printf_fifo), K::whole_mib, "B",
      "cudaLimitPrintfFifoSize in bytes (fifo:<MiB> in the name), printf cases only, in the place of malloc_heap",
-     &Case::limit_bytes, nullptr, nullptr, kMiB, kPositive},
+     &Case::limit_bytes, nullptr, nullptr, kMiB, kPositive, kHeapsFlag},
 }};
 
 }  // namespace
@@ -116,10 +135,26 @@ const std::vector<const AxisDecl*>& swept_axes() {
       if (a.is_swept()) out.push_back(&a);
     }
     std::stable_sort(out.begin(), out.end(),
-                     [](const AxisDecl* a, const AxisDecl* b) { return a->swept.run_order < b->swept.run_order; });
+                     [](const AxisDecl* a, const AxisDecl* b) { return a->swept->run_order < b->swept->run_order; });
     return out;
   }();
   return rows;
+}
+
+const std::vector<const AxisDecl*>& flag_axes() {
+  static const std::vector<const AxisDecl*> rows = [] {
+    std::vector<const AxisDecl*> out;
+    for (const AxisDecl& a : kAxes) {
+      if (a.has_flag() && find_flag_axis(a.flag.name) == &a) out.push_back(&a);
+    }
+    return out;
+  }();
+  return rows;
+}
+
+const AxisDecl* find_flag_axis(std::string_view flag) {
+  const auto row = std::find_if(kAxes.begin(), kAxes.end(), [&](const AxisDecl& a) { return a.has_flag() && a.flag.name == flag; });
+  return row == kAxes.end() ? nullptr : &*row;
 }
 
 const AxisDecl* find_axis(std::string_view key) {
@@ -166,7 +201,7 @@ bool pattern_takes(const PatternTraits& pattern, const AxisDecl& a) {
 std::uint64_t integer_of(const Case& c, const AxisDecl& a) {
   if (a.field != nullptr) return c.*a.field;
   const std::optional<std::uint64_t>& v = c.keyed_axes[slot_of(a)];
-  return v ? *v : a.swept.fallback.value_or(0);
+  return v ? *v : a.is_swept() ? a.swept->fallback.value_or(0) : 0;
 }
 
 void set_integer(Case& c, const AxisDecl& a, std::uint64_t value) {

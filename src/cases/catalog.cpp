@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cases/enum_keys.hpp"
 
@@ -61,6 +62,20 @@ std::string not_built_reason(std::string_view api) {
     return "<nvfunctional> was not found when heapbench was configured (HEAPBENCH_NVFUNCTIONAL)";
   }
   return {};
+}
+
+std::string not_built_note() {
+  std::vector<std::pair<std::string, std::vector<std::string_view>>> unbuilt;
+  for (const auto& t : api_traits_list()) {
+    if (t.built) continue;
+    const std::string why = not_built_reason(t.name);
+    auto same = std::find_if(unbuilt.begin(), unbuilt.end(), [&](const auto& u) { return u.first == why; });
+    if (same == unbuilt.end()) same = unbuilt.emplace(unbuilt.end(), why, std::vector<std::string_view>{});
+    same->second.push_back(t.name);
+  }
+  std::string note;
+  for (const auto& [why, apis] : unbuilt) note += fmt::format("; {} not built: {}", fmt::join(apis, ","), why);
+  return note;
 }
 
 std::string contract_skip_reason(const Case& c, const ApiTraits& t) {

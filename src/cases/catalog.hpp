@@ -88,6 +88,11 @@ bool is_call_path(std::string_view api);
 // unknown. --help and --apis tell the user this instead of "unknown name".
 std::string not_built_reason(std::string_view api);
 
+// What this build's toolkit could not build, and why, for --apis' help:
+// "; a,b not built: why" for each reason, the APIs sharing one named together
+// in api_traits_list()'s order ("" where every API is built).
+std::string not_built_note();
+
 // Why a case that the planner lists cannot be measured with its API
 // (ApiTraits::min_heap, max_size: an allocator of the zoo, docs/zoo.md), or ""
 // if it can. The run reports such a case as an error with this reason, never a

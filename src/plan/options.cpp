@@ -24,10 +24,10 @@ namespace heapbench {
 
 // heapbench's flags as CLI11 fills them, before they are checked into Options.
 struct RunParsed {
-  std::string patterns, apis, sizes, aligns, heaps;
-  std::map<std::string, std::string, std::less<>> swept;  // the swept axes' flags (axes.hpp), by axis key
-  std::vector<std::string> axis;                          // --axis KEY=VALUES, each as given
-  std::string graphs, graph_file;                         // the graph workload's
+  // Every axis flag's text (axes.hpp, AxisFlag: --patterns, --sizes, --threads, ...), by the flag.
+  std::map<std::string, std::string, std::less<>> axes;
+  std::vector<std::string> axis;  // --axis KEY=VALUES, each as given
+  std::string graph_file;         // the graph workload's
   std::string trace_file;                                       // replay
   double max_demand_fraction = -1.0;  // <0: not given
   int device = 0;
@@ -55,29 +55,12 @@ namespace {
 
 using Parsed = RunParsed;
 
-// What this build's toolkit could not build, and why, for --apis' help: the
-// APIs that share a reason are named together, in api_traits_list()'s order.
-std::string not_built_note() {
-  std::vector<std::pair<std::string, std::vector<std::string_view>>> unbuilt;
-  for (const auto& t : api_traits_list()) {
-    if (t.built) continue;
-    const std::string why = not_built_reason(t.name);
-    auto same = std::find_if(unbuilt.begin(), unbuilt.end(), [&](const auto& u) { return u.first == why; });
-    if (same == unbuilt.end()) same = unbuilt.emplace(unbuilt.end(), why, std::vector<std::string_view>{});
-    same->second.push_back(t.name);
-  }
-  std::string note;
-  for (const auto& [why, apis] : unbuilt) note += fmt::format("; {} not built: {}", fmt::join(apis, ","), why);
-  return note;
-}
-
 // The graph workload's inputs (docs/workloads.md), and replay's trace (docs/trace.md).
 void add_workload_flags(CLI::App& app, Parsed& p) {
   app.add_option("--trace", p.trace_file,
                  "Replay a recorded trace (heapbench/trace.cuh; docs/trace.md): its launches, thread by thread, "
                  "against each of --apis (default malloc, bump and every allocator adapter) on --heaps (default "
                  "the heap it was recorded with); heapbench replay TRACE says the same");
-  app.add_option("--graphs", p.graphs, "graph: generated graphs, comma-separated (rmat,grid); with --graph also that file's");
   app.add_option("--graph", p.graph_file,
                  "graph: a Matrix Market coordinate file (FILE.mtx), one thread per vertex; its graph is named "
                  "by the file's stem, and replaces the generated ones unless --graphs is given too");
@@ -87,15 +70,13 @@ std::string axis_keys();  // the keys --axis takes (below)
 
 // The flags that set the sweep's axes.
 void add_axis_flags(CLI::App& app, Parsed& p) {
-  app.add_option("--patterns", p.patterns, fmt::format("Patterns, comma-separated ({})", fmt::join(kPatterns, ",")));
-  app.add_option("--apis", p.apis, fmt::format("APIs, comma-separated ({}){}", fmt::join(built_api_names(), ","), not_built_note()));
-  app.add_option("--aligns", p.aligns,
-                 "Alignments for the APIs that take one, powers of two no larger than the largest heap (e.g. "
-                 "16,256,4096); refused when none of the APIs takes one");
-  app.add_option("--sizes", p.sizes, "Bytes per allocation, comma-separated, K/M/G suffixes (e.g. 16,1K,4K)");
-  // One flag per swept axis of the table (axes.hpp): --threads and the workloads' axes.
-  for (const AxisDecl* a : swept_axes()) {
-    app.add_option(std::string(a->swept.flag), p.swept[std::string(a->key)], std::string(a->swept.help));
+  // One flag per row of the axis table that has one (axes.hpp, AxisFlag), in its order.
+  for (const AxisDecl* a : flag_axes()) {
+    const AxisFlag& f = a->flag;
+    std::string help(f.help);
+    if (f.known != nullptr) help = fmt::format(fmt::runtime(f.help), fmt::join(f.known(), ","));
+    if (f.more_help != nullptr) help += f.more_help();
+    app.add_option(std::string(f.name), p.axes[std::string(f.name)], help);
   }
   add_workload_flags(app, p);
   app.add_option("--axis", p.axis,
@@ -105,9 +86,6 @@ void add_axis_flags(CLI::App& app, Parsed& p) {
                              axis_keys()))
       ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  app.add_option("--heaps", p.heaps,
-                 "cudaLimitMallocHeapSize values (printf: cudaLimitPrintfFifoSize), whole MiB; a number without a "
-                 "unit is MiB, as case names print it (e.g. 8,64M,1G)");
   app.add_option("--max-demand-fraction", p.max_demand_fraction,
                  "Skip points whose threads x size (each call to CUDA's heap counted as at least 64 B) exceeds "
                  "this fraction of the heap (default 0.5 for the built-in sweep, 0 = keep all when an axis is given)");
@@ -211,15 +189,14 @@ std::vector<int> axis_or_index(const std::string& flag, const std::string& text)
   return out;
 }
 
-template <class Names>
-std::vector<std::string> names(const std::string& flag, const std::string& text, bool (*known)(std::string_view),
-                               const Names& all) {
+std::vector<std::string> names(const std::string& flag, const std::string& text, const std::vector<std::string_view>& all) {
   std::vector<std::string> out;
   for (std::string& item : split_list(text)) {
-    if (auto why = known(item) ? std::string() : not_built_reason(item); !why.empty()) {
+    const bool known = std::find(all.begin(), all.end(), item) != all.end();
+    if (auto why = known ? std::string() : not_built_reason(item); !why.empty()) {
       throw UsageError(fmt::format("{}={}: '{}' is not built in: {}", flag, text, item, why));
     }
-    if (!known(item)) {
+    if (!known) {
       throw UsageError(fmt::format("{}={}: unknown name '{}'{}", flag, text, item,
                                    did_you_mean(item, std::vector<std::string>(all.begin(), all.end()))));
     }
@@ -386,61 +363,43 @@ std::vector<std::uint64_t> axis_integers(const AxisDecl& a, const std::string& f
   throw std::logic_error(fmt::format("axis {}: its values are names, not integers", a.key));
 }
 
-std::vector<std::uint64_t> axis_integers(std::string_view key, const std::string& flag, const std::string& text) {
-  const AxisDecl* a = find_axis(key);
-  if (a == nullptr) throw std::logic_error(fmt::format("no axis {}", key));
-  return axis_integers(*a, flag, text);
-}
+// The text an axis flag was given (on the command line or through --axis).
+const std::string& flag_text(const Parsed& p, std::string_view flag) { return p.axes.find(flag)->second; }
 
-// The flags that replace an axis of the sweep, in the order they are applied.
-// `demand`: the axis changes a point's demand on its heap, so giving it keeps
-// every point (max_demand_fraction 0) unless --max-demand-fraction says otherwise.
-struct AxisRule {
-  const char* flag;
-  bool demand;
-  void (*apply)(const Parsed& p, std::vector<Sweep>& sweeps);
-};
-
-const AxisRule kAxisRules[] = {
-    {"--patterns", false,
-     [](const Parsed& p, std::vector<Sweep>& sweeps) {
-       const auto patterns = names("--patterns", p.patterns, is_pattern, kPatterns);
-       keep_parts_with(sweeps, patterns);
-       set_all(sweeps, &Sweep::patterns, patterns);
-     }},
-    {"--apis", false,
-     [](const Parsed& p, std::vector<Sweep>& sweeps) {
-       set_all(sweeps, &Sweep::apis, names("--apis", p.apis, is_api, built_api_names()));
-     }},
-    {"--sizes", true,
-     [](const Parsed& p, std::vector<Sweep>& sweeps) {
-       set_all(sweeps, &Sweep::sizes, axis_integers("size", "--sizes", p.sizes));
-     }},
-    {"--heaps", true,
-     [](const Parsed& p, std::vector<Sweep>& sweeps) {
-       set_all(sweeps, &Sweep::heaps, axis_integers("malloc_heap", "--heaps", p.heaps));
-     }},
-    {"--graphs", false,
-     [](const Parsed& p, std::vector<Sweep>& sweeps) {
-       set_all(sweeps, &Sweep::graphs,
-               names("--graphs", p.graphs, is_generated_graph, kGeneratedGraphs));
-     }},
-    {"--aligns", false,
-     [](const Parsed& p, std::vector<Sweep>& sweeps) {
-       set_all(sweeps, &Sweep::aligns, axis_integers("align", "--aligns", p.aligns));
-     }},
-};
-
-// A swept axis's flag (axes.hpp), given: its values, checked as its row says.
-std::vector<std::uint64_t> swept_values(const AxisDecl& a, const std::string& text) {
-  const std::string flag(a.swept.flag);
+// An integer axis's flag (axes.hpp), given: its values, checked as its row says.
+std::vector<std::uint64_t> flag_values(const AxisDecl& a, const std::string& text) {
+  const std::string flag(a.flag.name);
   const std::vector<std::uint64_t> values = axis_integers(a, flag, text);
   for (auto v : values) {
-    if (a.swept.max != 0 && v > a.swept.max) {
-      throw UsageError(fmt::format("{}={}: {} is more than {} ({})", flag, text, v, a.swept.max, a.swept.max_means));
+    if (a.flag.max != 0 && v > a.flag.max) {
+      throw UsageError(fmt::format("{}={}: {} is more than {} ({})", flag, text, v, a.flag.max, a.flag.max_means));
     }
   }
   return values;
+}
+
+// A names axis's flag (axes.hpp), given: its names, each one this build has.
+std::vector<std::string> flag_names(const AxisDecl& a, const std::string& text) {
+  return names(std::string(a.flag.name), text, a.flag.known());
+}
+std::vector<std::string> flag_names(const Parsed& p, std::string_view flag) {
+  return flag_names(*find_flag_axis(flag), flag_text(p, flag));
+}
+
+// Each part of the sweep takes a given axis flag's values (--patterns first,
+// the table's order: it drops the parts that measure none of them). Returns
+// whether the axis changes a point's demand on its heap.
+bool apply_axis_flag(const AxisDecl& a, const Parsed& p, std::vector<Sweep>& sweeps) {
+  const std::string& text = flag_text(p, a.flag.name);
+  if (a.text()) {
+    const std::vector<std::string> values = flag_names(a, text);
+    if (a.key == "pattern") keep_parts_with(sweeps, values);
+    for (Sweep& s : sweeps) s.set_names(a.key, values);
+  } else {
+    const std::vector<std::uint64_t> values = flag_values(a, text);
+    for (Sweep& s : sweeps) s.set(a.key, values);
+  }
+  return a.flag.demand;
 }
 
 // Patterns and sizes both asked for by name: refuse a size a pattern cannot take.
@@ -454,7 +413,7 @@ void refuse_invalid_sizes(const Parsed& p, const std::vector<Sweep>& sweeps) {
                                     : t.size_step > 1 ? fmt::format("{} to {} bytes, a multiple of {}", t.min_size,
                                                                     t.max_size, t.size_step)
                                                       : fmt::format("{} to {} bytes", t.min_size, t.max_size);
-          throw UsageError(fmt::format("--sizes={}: {} takes {}; {} is not one", p.sizes, pattern, range, size));
+          throw UsageError(fmt::format("--sizes={}: {} takes {}; {} is not one", flag_text(p, "--sizes"), pattern, range, size));
         }
       }
     }
@@ -471,28 +430,11 @@ struct Given {
   }
 };
 
-// The axes --axis sets that are no swept axis (those go through their row's flag,
-// axes.hpp): the flag each one's values go through, and where Parsed keeps them.
-struct ListAxis {
-  std::string_view key;
-  std::string_view flag;
-  std::string Parsed::*field;
-};
-const ListAxis kListAxes[] = {
-    {"pattern", "--patterns", &Parsed::patterns}, {"api", "--apis", &Parsed::apis},
-    {"size", "--sizes", &Parsed::sizes},          {"align", "--aligns", &Parsed::aligns},
-    {"graph", "--graphs", &Parsed::graphs},       {"malloc_heap", "--heaps", &Parsed::heaps},
-    {"printf_fifo", "--heaps", &Parsed::heaps},
-};
-
 // The flag --axis KEY=VALUES stands for ("" where KEY is no axis --axis sets: trace, whose
 // value comes from --trace=FILE).
 std::string_view flag_of_axis(std::string_view key) {
-  for (const ListAxis& l : kListAxes) {
-    if (l.key == key) return l.flag;
-  }
   const AxisDecl* a = find_axis(key);
-  return a != nullptr && a->is_swept() ? a->swept.flag : std::string_view{};
+  return a != nullptr ? a->flag.name : std::string_view{};
 }
 
 std::string axis_keys() {
@@ -531,14 +473,7 @@ Given given_flags(const CLI::App& app, const Parsed& p) {
 
 // Parsed as if each --axis had been its flag.
 Parsed with_axes(Parsed p, const Given& g) {
-  for (const auto& [flag, values] : g.via_axis) {
-    for (const ListAxis& l : kListAxes) {
-      if (l.flag == flag) p.*l.field = values;
-    }
-    for (const AxisDecl* a : swept_axes()) {
-      if (a->swept.flag == flag) p.swept[std::string(a->key)] = values;
-    }
-  }
+  for (const auto& [flag, values] : g.via_axis) p.axes[flag] = values;
   return p;
 }
 
@@ -588,7 +523,7 @@ std::vector<Sweep> base_sweeps(const Given& given, const Parsed& p, const InputR
   if (p.sweep == "workloads") return workloads_sweep();
   std::vector<Sweep> out = default_sweep();
   if (given("--patterns")) {
-    const auto asked = names("--patterns", p.patterns, is_pattern, kPatterns);
+    const auto asked = flag_names(p, "--patterns");
     if (std::find(asked.begin(), asked.end(), "replay") != asked.end()) {
       throw UsageError("--patterns=replay: a replay needs its trace: give --trace=FILE (or heapbench replay FILE)");
     }
@@ -658,14 +593,14 @@ void refuse_unusable_aligns(const Parsed& p, const std::vector<Sweep>& sweeps) {
     }
     throw UsageError(fmt::format("--aligns={}: none of the APIs asked for ({}) takes an alignment; {} do (an "
                                  "alignment applies to them only)",
-                                 p.aligns, fmt::join(given_apis, ","), fmt::join(aligning, ", ")));
+                                 flag_text(p, "--aligns"), fmt::join(given_apis, ","), fmt::join(aligning, ", ")));
   }
   for (const auto& s : sweeps) {
     for (auto a : s.aligns) {
       if (a > largest_heap) {
         throw UsageError(fmt::format("--aligns={}: {} is larger than the largest heap it would be asked on ({}): "
                                      "no block can be so aligned",
-                                     p.aligns, format_quantity(a), format_quantity(largest_heap)));
+                                     flag_text(p, "--aligns"), format_quantity(a), format_quantity(largest_heap)));
       }
     }
   }
@@ -676,16 +611,8 @@ void set_sweeps(const Given& given, const Parsed& p, const InputReaders& read, O
   o.sweep = p.sweep;
   o.sweeps = base_sweeps(given, p, read);
   bool demand_axis_given = false;
-  for (const AxisRule& r : kAxisRules) {
-    if (!given(r.flag)) continue;
-    r.apply(p, o.sweeps);
-    demand_axis_given |= r.demand;
-  }
-  for (const AxisDecl* a : swept_axes()) {
-    if (!given(a->swept.flag)) continue;
-    const auto values = swept_values(*a, p.swept.at(std::string(a->key)));
-    for (Sweep& s : o.sweeps) s.set(a->key, values);
-    demand_axis_given |= a->swept.demand;
+  for (const AxisDecl* a : flag_axes()) {
+    if (given(a->flag.name)) demand_axis_given |= apply_axis_flag(*a, p, o.sweeps);
   }
   if (given("--sizes") && given("--patterns")) refuse_invalid_sizes(p, o.sweeps);
   if (given("--graph")) add_graph_file(given, p, read, o.sweeps);

@@ -36,9 +36,17 @@ struct Sweep {
   // swept rows of the axis table (axes.hpp: threads, size_min, load_pct,
   // writes), by key. Each is expanded only for the patterns that take it; a
   // part that does not set one takes its row's fallback.
-  Sweep& set(std::string_view axis, std::vector<std::uint64_t> values);  // throws std::logic_error: not a swept axis
-  std::vector<std::uint64_t> values(const AxisDecl& axis) const;
   std::vector<std::uint64_t> values(std::string_view axis) const;  // throws std::logic_error: not a swept axis
+
+  // Any axis a flag sets, by its key (what options.cpp does with every axis
+  // flag): a swept axis's values as above; size, align and the limits
+  // (malloc_heap, printf_fifo) in sizes, aligns and heaps; the names of
+  // pattern, api and graph in patterns, apis and graphs. Throws
+  // std::logic_error for a key that is no such axis (or the wrong kind).
+  Sweep& set(std::string_view axis, std::vector<std::uint64_t> values);
+  std::vector<std::uint64_t> values(const AxisDecl& axis) const;
+  Sweep& set_names(std::string_view axis, std::vector<std::string> names);
+  const std::vector<std::string>& names(std::string_view axis) const;
 
  private:
   std::map<std::string, std::vector<std::uint64_t>, std::less<>> spans_;

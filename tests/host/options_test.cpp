@@ -192,30 +192,45 @@ TEST(Options, OutputAndListingAreHeapbenchs) {
   EXPECT_FALSE(parse({"--benchmark_list_tests=false"}).list_tests);
 }
 
-// Every swept row of the axis table (axes.hpp) has its flag: the values land
-// in every part of the sweep, and one above the row's limit is refused.
-TEST(Options, EverySweptAxisHasTheFlagItsRowNames) {
-  std::set<std::string> swept;
-  for (const AxisDecl& a : axis_table()) {
-    if (!a.is_swept()) continue;
-    swept.emplace(a.key);
-    const std::string given = std::string(a.swept.flag) + "=1";
+// Every row of the axis table (axes.hpp) with a flag has it: the values land
+// in every part of the sweep, its demand rule holds, and one above the row's
+// limit is refused.
+TEST(Options, EveryAxisFlagIsMadeFromItsRow) {
+  std::set<std::string> flagged;
+  for (const AxisDecl* a : flag_axes()) {
+    flagged.emplace(a->key);
+    const AxisFlag& f = a->flag;
+    const std::string value = a->text() ? std::string(f.known().front()) : a->kind == ValueKind::switch01 ? "1" : "64";
+    const std::string given = fmt::format("{}={}", f.name, value);
     const Options o = parse({given.c_str()});
-    for (const Sweep& s : o.sweeps) EXPECT_EQ(s.values(a), std::vector<std::uint64_t>{1}) << given;
-    EXPECT_EQ(o.sweeps.front().max_demand_fraction == 0.0, a.swept.demand) << given << " keeps every point";
-    if (a.swept.max == 0) continue;
-    const std::string over = fmt::format("{}={}", a.swept.flag, a.swept.max + 1);
+    ASSERT_FALSE(o.sweeps.empty()) << given;
+    for (const Sweep& s : o.sweeps) {
+      if (a->text()) {
+        EXPECT_EQ(s.names(a->key), std::vector<std::string>{value}) << given;
+      } else {
+        EXPECT_EQ(s.values(*a), std::vector<std::uint64_t>{a->kind == ValueKind::whole_mib ? 64 * kMiB : std::stoull(value)})
+            << given;
+      }
+    }
+    EXPECT_EQ(o.sweeps.front().max_demand_fraction == 0.0, f.demand) << given << " keeps every point";
+    if (f.max == 0) continue;
+    const std::string over = fmt::format("{}={}", f.name, f.max + 1);
     try {
       parse({over.c_str()});
       ADD_FAILURE() << "accepted " << over;
     } catch (const UsageError& e) {
       EXPECT_NE(std::string(e.what()).find(over), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find(a.swept.max_means), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find(f.max_means), std::string::npos) << e.what();
     }
   }
-  // By name, so that a row that stops being swept (or a table emptied) fails here (issue 54: this
+  // By name, so that a row that loses its flag (or a table emptied) fails here (issue 54: this
   // compared the count with itself, through swept_axes()).
-  for (const char* key : {"threads", "size_min", "load_pct", "writes"}) EXPECT_TRUE(swept.count(key)) << key;
+  for (const char* key : {"pattern", "api", "size", "size_min", "align", "graph", "threads", "load_pct", "writes",
+                          "malloc_heap"}) {
+    EXPECT_TRUE(flagged.count(key)) << key;
+  }
+  EXPECT_EQ(find_flag_axis("--heaps"), find_axis("malloc_heap")) << "printf_fifo shares it";
+  EXPECT_EQ(find_axis("printf_fifo")->flag.name, "--heaps");
 }
 
 TEST(Options, BadValuesAreRefusedNamingTheFlagAndValue) {

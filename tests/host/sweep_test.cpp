@@ -193,8 +193,29 @@ TEST(Sweep, APartTakesARowsFallbackAndRefusesAnAxisItCannotSpan) {
   EXPECT_EQ(s.values("size_min"), std::vector<std::uint64_t>{0});
   EXPECT_TRUE(s.values("threads").empty()) << "every part sets its threads";
   Sweep t;
-  EXPECT_THROW(t.set("size", {64}), std::logic_error) << "sizes have rules of their own";
   EXPECT_THROW(t.set("load_pcts", {50}), std::logic_error) << "a flag's spelling is not the key";
+  EXPECT_THROW(t.set("trace", {1}), std::logic_error) << "a trace's name comes from its file";
+  EXPECT_THROW(t.set("pattern", {1}), std::logic_error) << "patterns are names";
+  EXPECT_THROW(t.set_names("size", {"64"}), std::logic_error) << "sizes are integers";
+}
+
+// Every axis a flag sets is set by its key (what options.cpp does with each
+// flag), into the member plan_cases reads: sizes, aligns and heaps keep their
+// own rules there (only the sizes a pattern takes, alignments only for an API
+// that takes one, heap-major order).
+TEST(Sweep, EveryAxisAFlagSetsIsSetByItsKey) {
+  Sweep s;
+  s.set("size", {64}).set("align", {16}).set("malloc_heap", {8 * kMiB}).set("threads", {32});
+  s.set_names("pattern", {"per_thread"}).set_names("api", {"malloc"}).set_names("graph", {"grid"});
+  EXPECT_EQ(s.sizes, std::vector<std::uint64_t>{64});
+  EXPECT_EQ(s.aligns, std::vector<std::uint64_t>{16});
+  EXPECT_EQ(s.heaps, std::vector<std::uint64_t>{8 * kMiB});
+  EXPECT_EQ(s.values(*find_axis("printf_fifo")), s.heaps) << "--heaps sets either limit";
+  EXPECT_EQ(s.patterns, std::vector<std::string>{"per_thread"});
+  EXPECT_EQ(s.apis, std::vector<std::string>{"malloc"});
+  EXPECT_EQ(s.graphs, std::vector<std::string>{"grid"});
+  EXPECT_EQ(s.names("graph"), s.graphs);
+  EXPECT_EQ(plan_cases({s}).size(), 1u);
 }
 
 TEST(Sweep, RepeatedAxisValuesRunOnce) {
