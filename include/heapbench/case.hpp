@@ -7,6 +7,7 @@
 // name up.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -16,6 +17,7 @@ namespace heapbench {
 
 struct PatternTraits;  // cases/pattern_traits.hpp
 struct ApiTraits;      // heapbench/api_traits.hpp
+struct CaseInput;      // cases/case_input.hpp: the harness's
 
 inline constexpr std::uint64_t kMiB = 1024ull * 1024ull;
 
@@ -49,11 +51,10 @@ struct Case {
   // default. Read and set by key: axis(), set_axis().
   std::array<std::optional<std::uint64_t>, 4> keyed_axes{};
   std::string graph;           // graph: rmat, grid, or the name of a Matrix Market file's graph (--graph)
-  std::string graph_file;      // graph: that file's path, as given on the command line; never from a results file
   std::string trace;           // replay: the trace's name (its file's stem, --trace)
-  std::string trace_file;      // replay: that file's path, as given on the command line; never from a results file
-  std::string input_hash;      // the content hash of graph_file or trace_file as the run's parent read it ("": not
-                               // pinned); a round reading a file that hashes otherwise is an error (plan/input_file.hpp)
+  // The file the case reads (a --graph file, replay's --trace file) and its
+  // pinned content hash: the harness's (nullptr: none).
+  std::shared_ptr<const CaseInput> input;
 
   // The value of the integer axis `key` kept by key (writes, load_pct), or its
   // default where none was set. Throws std::invalid_argument for a key that is

@@ -15,6 +15,7 @@
 #include "plan/benchmark_flags.hpp"
 #include "plan/input_file.hpp"
 #include "cases/catalog.hpp"
+#include "cases/case_input.hpp"
 #include "cases/mixed_sizes.hpp"
 #include "plan/options.hpp"
 #include "cases/parse.hpp"
@@ -143,8 +144,7 @@ Case workload_case(const Workload& w, std::uint64_t heap) {
     }
     Case c = make_case("replay", w.api, w.size.lo, 0, w.threads, heap);
     c.trace = w.trace;
-    c.trace_file = w.trace_file;
-    c.input_hash = w.trace_hash;
+    set_input(c, w.trace_file, w.trace_hash);
     return c;
   }
   if (w.threads == 0) throw std::invalid_argument("--threads: at least one allocating thread");

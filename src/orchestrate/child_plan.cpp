@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "cases/case_input.hpp"
 #include "cases/axes.hpp"
 #include "cases/axis_values.hpp"
 #include "report/results_file.hpp"
@@ -60,8 +61,6 @@ BenchmarkFlags flags_from_json(const json& j, const Refuse& refuse) {
   return f;
 }
 
-// The file a case reads ("": none).
-const std::string& input_of(const Case& c) { return !c.trace_file.empty() ? c.trace_file : c.graph_file; }
 
 json run_json(const ChildRun& r) {
   return {{"device", r.device},
@@ -137,7 +136,7 @@ void take_child_run(ChildRun r, Options& o) {
 
 std::string child_input_of(const ChildPlan& plan) {
   for (const Case& c : plan.cases) {
-    if (!input_of(c).empty()) return input_of(c);
+    if (!input_path(c).empty()) return input_path(c);
   }
   return {};
 }
@@ -150,12 +149,12 @@ void write_child_plan(const std::string& path, const ChildPlan& plan) {
   for (std::size_t i = 0; i < plan.cases.size(); ++i) {
     const Case& c = plan.cases[i];
     cases.push_back(json(axis_values(c)));
-    if (input_of(c).empty()) continue;
-    if (input_of(c) != input || (!hash.empty() && c.input_hash != hash)) {
+    if (input_path(c).empty()) continue;
+    if (input_path(c) != input || (!hash.empty() && input_hash(c) != hash)) {
       throw std::logic_error("a child plan's cases read one file, at one content hash");
     }
     reading.push_back(i);
-    hash = c.input_hash;
+    hash = input_hash(c);
   }
   const json doc = {{"heapbench_child_plan", kChildPlanVersion},
                     {"context_and_header", plan.context_and_header},
@@ -207,8 +206,7 @@ void attach_input(std::vector<Case>& cases, const json& reading, const std::stri
       throw refuse(fmt::format("--child-input={}: case {} reads '{}', not this file", input,
                                i.get<std::size_t>() + 1, name));
     }
-    (!c.trace.empty() ? c.trace_file : c.graph_file) = input;
-    c.input_hash = hash;  // the parent's, never this child's own read of the file
+    set_input(c, input, hash);  // the parent's hash, never this child's own read of the file
   }
 }
 

@@ -10,6 +10,7 @@
 #include "orchestrate/exit_codes.hpp"
 #include "plan/benchmark_flags.hpp"  // count_matching
 #include "cases/catalog.hpp"
+#include "cases/case_input.hpp"
 #include "orchestrate/child_plan.hpp"
 #include "replay/trace_reader.hpp"  // a replay plan's device memory
 #include "cases/parse.hpp"
@@ -124,10 +125,10 @@ namespace {
 // child's rounds check the plan against the memory free then (replay.cu).
 int check_replay_memory(const Options& o, const Case& c, const DeviceInfo& device) {
   for (const Sweep& s : o.sweeps) {
-    if (s.trace_file.empty() || s.trace_file != c.trace_file) continue;
+    if (s.trace_file.empty() || s.trace_file != input_path(c)) continue;
     if (s.replay_device_bytes > device.total_memory - c.limit_bytes) {
       return fail(kExitUsage, "--trace={}",
-                  trace::device_memory_refusal(c.trace_file, s.replay_device_bytes, c.limit_bytes, memory_of(device)));
+                  trace::device_memory_refusal(input_path(c), s.replay_device_bytes, c.limit_bytes, memory_of(device)));
     }
   }
   return kExitOk;

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "cases/catalog.hpp"
+#include "cases/case_input.hpp"
 
 namespace heapbench {
 
@@ -345,15 +346,14 @@ void add_points(const Sweep& s, const PatternTraits& pattern, const ApiTraits& a
         c.align = align;
         c.limit_bytes = heap;
         c.trace = s.trace;  // one trace a part (replay's only; the others leave it empty and unnamed)
-        c.trace_file = s.trace_file;
-        c.input_hash = s.input_hash;
+        set_input(c, s.trace_file, s.input_hash);
         if (!pattern.takes_axis("graph")) {
           add_axis_points(s, c, 0, cases);
           continue;
         }
         for (const auto& graph : s.graphs) {
           c.graph = graph;
-          c.graph_file = s.graph_file;
+          if (!s.graph_file.empty()) set_input(c, s.graph_file, s.input_hash);
           add_axis_points(s, c, 0, cases);
         }
       }

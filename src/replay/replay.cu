@@ -34,6 +34,7 @@ inline constexpr PatternList<1> replay_patterns = {&replay_traits};
 
 #include "replay/replay_body.hpp"
 #include "replay/replay_metrics.hpp"
+#include "cases/case_input.hpp"
 #include "device/round.cuh"
 #include "replay/trace_reader.hpp"
 
@@ -94,7 +95,7 @@ template <class Api>
 class ReplayRound final : public Round {
  public:
   ReplayRound(const Case& c, double budget_s) : owner_(c), budget_ns_(budget_ns(budget_s)) {
-    const trace::ReplayPlan plan = trace::plan_replay(trace::read_trace(c.trace_file, c.input_hash), c.trace_file);
+    const trace::ReplayPlan plan = trace::plan_replay(trace::read_trace(input_path(c), input_hash(c)), input_path(c));
     refuse_what_does_not_fit(c, plan);
     shape_.allocations = plan.allocations;
     shape_.peak_bytes = plan.peak_bytes;
@@ -225,7 +226,7 @@ class ReplayRound final : public Round {
     HB_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (need > free_bytes) {
       throw std::runtime_error(trace::device_memory_refusal(
-          c.trace_file, need, c.limit_bytes, fmt::format("the {} MiB free on the device now", free_bytes / kMiB)));
+          input_path(c), need, c.limit_bytes, fmt::format("the {} MiB free on the device now", free_bytes / kMiB)));
     }
   }
   template <class T>

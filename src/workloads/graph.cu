@@ -27,6 +27,7 @@ inline constexpr PatternList<1> graph_patterns = {&graph_traits};
 #else
 #include <fmt/format.h>
 
+#include "cases/case_input.hpp"
 #include "device/round.cuh"
 #include "workloads/graph_body.hpp"
 #include "workloads/graph_input.hpp"
@@ -55,7 +56,7 @@ template <class Api>
 class GraphRound final : public Round {
  public:
   GraphRound(const Case& c, double budget_s) : owner_(c), budget_ns_(budget_ns(budget_s)), c_(c) {
-    const workloads::Csr g = workloads::make_graph(c.graph, c.graph_file, c.threads, c.input_hash);
+    const workloads::Csr g = workloads::make_graph(c.graph, input_path(c), c.threads, input_hash(c));
     if (g.vertices != c.threads) {
       throw std::invalid_argument(fmt::format("graph '{}' has {} vertices, the case {}", c.graph, g.vertices, c.threads));
     }
@@ -103,7 +104,7 @@ class GraphRound final : public Round {
   }
   std::unique_ptr<Reducer> reducer() const override { return graph_reducer(); }
   // A file's graph has the vertices it has: no smaller warm-up round of it.
-  bool small_warmup() const override { return c_.graph_file.empty(); }
+  bool small_warmup() const override { return input_path(c_).empty(); }
   double reset_seconds() override { return timed_reset(owner_); }
 
   // The launches (public only because an extended __device__ lambda needs it).

@@ -17,6 +17,7 @@
 #include "cpu_rounds.hpp"
 #include "cases/case_naming.hpp"
 #include "test_paths.hpp"
+#include "cases/case_input.hpp"
 #include "cases/catalog.hpp"
 #include "replay/replay_body.hpp"
 #include "replay/replay_metrics.hpp"
@@ -332,7 +333,7 @@ TEST(ReplayPlan, ATraceThatDroppedEventsOrHasNoAllocationIsRefused) {
 Case replay_case(const std::string& file) {
   Case c = make_case("replay", "malloc", 111, 0, 64, 8 * kMiB);
   c.trace = "t";
-  c.trace_file = file;
+  set_input(c, file, "");
   return c;
 }
 

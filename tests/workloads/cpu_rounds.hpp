@@ -29,6 +29,7 @@
 #include "workloads/hash_body.hpp"
 #include "measure/backend.hpp"
 #include "cases/catalog.hpp"
+#include "cases/case_input.hpp"
 #include "workloads/output_body.hpp"
 #include "replay/replay_body.hpp"
 #include "replay/replay_metrics.hpp"
@@ -283,7 +284,7 @@ class HashRound final : public Round {
 class GraphRound final : public Round {
  public:
   GraphRound(const Case& c, Break b) : c_(c), break_(b), heap_(c.malloc_heap(), b == Break::overlap) {
-    graph_ = make_graph(c.graph, c.graph_file, c.threads, c.input_hash);
+    graph_ = make_graph(c.graph, input_path(c), c.threads, input_hash(c));
     batches_ = make_updates(graph_, 0x75706461746573ull, final_);  // the GPU's seed: the same updates
     for (const auto& batch : batches_) updates_ += batch.insert_targets.size() + batch.delete_targets.size();
     lists_.resize(graph_.vertices);
@@ -318,7 +319,7 @@ class GraphRound final : public Round {
                         seconds_);
   }
   std::unique_ptr<Reducer> reducer() const override { return graph_reducer(); }
-  bool small_warmup() const override { return c_.graph_file.empty(); }
+  bool small_warmup() const override { return input_path(c_).empty(); }
 
  private:
   Case c_;
@@ -366,7 +367,7 @@ class ReplayRound final : public Round {
  public:
   ReplayRound(const Case& c, Break b)
       : heap_(c.malloc_heap(), b == Break::overlap),
-        plan_(trace::plan_replay(trace::read_trace(c.trace_file, c.input_hash), c.trace_file)),
+        plan_(trace::plan_replay(trace::read_trace(input_path(c), input_hash(c)), input_path(c))),
         table_(plan_.allocations),
         arena_(plan_.floor ? plan_.floor_bytes + plan_.floor_align : 0) {
     std::vector<std::uint64_t> sizes(plan_.allocations, 0);
