@@ -265,6 +265,7 @@ Sweep& Sweep::set_names(std::string_view axis, std::vector<std::string> names) {
 }
 
 std::vector<std::uint64_t> Sweep::values(const AxisDecl& axis) const {
+  if (axis.text()) throw std::logic_error(fmt::format("'{}' is an axis of names", axis.key));
   if (axis.key == "size") return sizes;
   if (axis.key == "align") return aligns;
   if (axis.key == "malloc_heap" || axis.key == "printf_fifo") return heaps;
@@ -273,7 +274,13 @@ std::vector<std::uint64_t> Sweep::values(const AxisDecl& axis) const {
   return {};
 }
 
-std::vector<std::uint64_t> Sweep::values(std::string_view axis) const { return values(swept_axis(axis)); }
+std::vector<std::uint64_t> Sweep::values(std::string_view axis) const {
+  const AxisDecl* a = find_axis(axis);
+  if (a == nullptr || a->text() || !a->has_flag()) {
+    throw std::logic_error(fmt::format("'{}' is not an integer axis a sweep's part sets", axis));
+  }
+  return values(*a);
+}
 
 void sort_run_order(std::vector<Case>& cases) {
   // Heap-major, then pattern, API, size, alignment, graph, trace and the swept axes in their run order.

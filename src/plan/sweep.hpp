@@ -30,21 +30,19 @@ struct Sweep {
   std::string note;                            // one line the parent prints on stderr ("": none): a trace's unmatched releases
   std::uint64_t replay_device_bytes = 0;       // replay: the device memory its plan takes beside the heap (trace::replay_device_bytes)
 
-  // The integer axes the part spans beyond its sizes, alignments and heaps
-  // (which have rules of their own in plan_cases: heap-major order, only the
-  // sizes a pattern takes, alignments only for an API that takes one): the
-  // swept rows of the axis table (axes.hpp: threads, size_min, load_pct,
-  // writes), by key. Each is expanded only for the patterns that take it; a
-  // part that does not set one takes its row's fallback.
-  std::vector<std::uint64_t> values(std::string_view axis) const;  // throws std::logic_error: not a swept axis
-
   // Any axis a flag sets, by its key (what options.cpp does with every axis
-  // flag): a swept axis's values as above; size, align and the limits
-  // (malloc_heap, printf_fifo) in sizes, aligns and heaps; the names of
-  // pattern, api and graph in patterns, apis and graphs. Throws
-  // std::logic_error for a key that is no such axis (or the wrong kind).
+  // flag). The swept rows of the axis table (axes.hpp: threads, size_min,
+  // load_pct, writes) are kept by key: each is expanded only for the patterns
+  // that take it, and a part that does not set one takes its row's fallback.
+  // size, align and the limits (malloc_heap, printf_fifo) go to sizes, aligns
+  // and heaps, which have rules of their own in plan_cases (heap-major order,
+  // only the sizes a pattern takes, alignments only for an API that takes
+  // one); the names of pattern, api and graph to patterns, apis and graphs.
+  // Each throws std::logic_error for a key that is no such axis (or of the
+  // other kind: names, integers).
   Sweep& set(std::string_view axis, std::vector<std::uint64_t> values);
   std::vector<std::uint64_t> values(const AxisDecl& axis) const;
+  std::vector<std::uint64_t> values(std::string_view axis) const;
   Sweep& set_names(std::string_view axis, std::vector<std::string> names);
   const std::vector<std::string>& names(std::string_view axis) const;
 

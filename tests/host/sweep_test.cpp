@@ -197,6 +197,10 @@ TEST(Sweep, APartTakesARowsFallbackAndRefusesAnAxisItCannotSpan) {
   EXPECT_THROW(t.set("trace", {1}), std::logic_error) << "a trace's name comes from its file";
   EXPECT_THROW(t.set("pattern", {1}), std::logic_error) << "patterns are names";
   EXPECT_THROW(t.set_names("size", {"64"}), std::logic_error) << "sizes are integers";
+  EXPECT_THROW(t.values("api"), std::logic_error) << "APIs are names";
+  EXPECT_THROW(t.values("trace"), std::logic_error) << "no flag sets a trace";
+  t.sizes = {16, 64};
+  EXPECT_EQ(t.values("size"), t.sizes);
 }
 
 // Every axis a flag sets is set by its key (what options.cpp does with each
