@@ -231,44 +231,39 @@ const AxisDecl& swept_axis(std::string_view key) {
 }
 }  // namespace
 
+std::vector<std::uint64_t> Sweep::*Sweep::integers_of(std::string_view axis) {
+  if (axis == "size") return &Sweep::sizes;
+  if (axis == "align") return &Sweep::aligns;
+  if (axis == "malloc_heap" || axis == "printf_fifo") return &Sweep::heaps;
+  return nullptr;
+}
+
+std::vector<std::string> Sweep::*Sweep::names_of(std::string_view axis) {
+  if (axis == "pattern") return &Sweep::patterns;
+  if (axis == "api") return &Sweep::apis;
+  if (axis == "graph") return &Sweep::graphs;
+  throw std::logic_error(fmt::format("'{}' is not an axis of names a sweep's part sets", axis));
+}
+
 Sweep& Sweep::set(std::string_view axis, std::vector<std::uint64_t> values) {
-  if (axis == "size") {
-    sizes = std::move(values);
-  } else if (axis == "align") {
-    aligns = std::move(values);
-  } else if (axis == "malloc_heap" || axis == "printf_fifo") {
-    heaps = std::move(values);
+  if (const auto member = integers_of(axis)) {
+    this->*member = std::move(values);
   } else {
     spans_[std::string(swept_axis(axis).key)] = std::move(values);
   }
   return *this;
 }
 
-const std::vector<std::string>& Sweep::names(std::string_view axis) const {
-  if (axis == "pattern") return patterns;
-  if (axis == "api") return apis;
-  if (axis == "graph") return graphs;
-  throw std::logic_error(fmt::format("'{}' is not an axis of names a sweep's part sets", axis));
-}
+const std::vector<std::string>& Sweep::names(std::string_view axis) const { return this->*names_of(axis); }
 
 Sweep& Sweep::set_names(std::string_view axis, std::vector<std::string> names) {
-  if (axis == "pattern") {
-    patterns = std::move(names);
-  } else if (axis == "api") {
-    apis = std::move(names);
-  } else if (axis == "graph") {
-    graphs = std::move(names);
-  } else {
-    throw std::logic_error(fmt::format("'{}' is not an axis of names a sweep's part sets", axis));
-  }
+  this->*names_of(axis) = std::move(names);
   return *this;
 }
 
 std::vector<std::uint64_t> Sweep::values(const AxisDecl& axis) const {
   if (axis.text()) throw std::logic_error(fmt::format("'{}' is an axis of names", axis.key));
-  if (axis.key == "size") return sizes;
-  if (axis.key == "align") return aligns;
-  if (axis.key == "malloc_heap" || axis.key == "printf_fifo") return heaps;
+  if (const auto member = integers_of(axis.key)) return this->*member;
   if (const auto it = spans_.find(axis.key); it != spans_.end()) return it->second;
   if (axis.is_swept() && axis.swept->fallback) return {*axis.swept->fallback};
   return {};

@@ -47,6 +47,11 @@ struct Sweep {
   const std::vector<std::string>& names(std::string_view axis) const;
 
  private:
+  // The named member that holds `axis` (nullptr: none holds it), for the
+  // accessors above: one place maps a key to its member.
+  static std::vector<std::uint64_t> Sweep::*integers_of(std::string_view axis);
+  static std::vector<std::string> Sweep::*names_of(std::string_view axis);
+
   std::map<std::string, std::vector<std::uint64_t>, std::less<>> spans_;
 };
 
