@@ -63,8 +63,7 @@ const AxisFlag kHeapsFlag{"--heaps",
                           "a unit is MiB, as case names print it (e.g. 8,64M,1G)",
                           true, 0, "", nullptr, nullptr};
 
-// The table itself. The workload axes (PatternTraits::axes) appear only in the
-// names of the patterns that take them, so no other pattern's names changed with them.
+// The names the names axes' flags take (AxisFlag::known), this build's.
 std::vector<std::string_view> pattern_names() { return {kPatterns.begin(), kPatterns.end()}; }
 std::vector<std::string_view> api_names() { return built_api_names(); }
 std::vector<std::string_view> graph_names() { return {kGeneratedGraphs.begin(), kGeneratedGraphs.end()}; }

@@ -117,15 +117,19 @@ class CapacityRunner final : public TimedLaunchRound {
     const double refill_s = seconds_since(refill_start);
     spans_.fetch();
     raw_.recovery_seconds = spans_.seconds(0, kRecovery);
+    const double fill_s = spans_.seconds(0, kFirstFill);
     const DeviceStats s = buffers_.read_stats();
     IterationResult out;
     out.not_started = s.not_started;
-    if (overflowed_) out.fault = "a fill returned more blocks than the heap can hold";
-    if (spans_.seconds(0, kFirstFill) <= 0) out.fault = "the first fill's launch left no time stamps";
+    if (overflowed_) {
+      out.fault = "a fill returned more blocks than the heap can hold";
+    } else if (fill_s <= 0) {
+      out.fault = "the first fill's launch left no time stamps";
+    }
     out.tally.attempts = first_fill_;
     out.tally.successes = first_fill_;
     out.tally.bytes = first_fill_ * c_.size;
-    out.tally.alloc_seconds = spans_.seconds(0, kFirstFill);
+    out.tally.alloc_seconds = fill_s;
     out.timed_seconds = out.tally.alloc_seconds;
     out.measuring_seconds = refill_s;
     size_t limit = c_.arena_bytes();
