@@ -10,9 +10,9 @@
 #include <stdexcept>
 #include <utility>
 
-#include "cases/case_input.hpp"
 #include "cases/axes.hpp"
 #include "cases/axis_values.hpp"
+#include "cases/case_input.hpp"
 #include "report/results_file.hpp"
 #include "cases/parse.hpp"  // name_of_file
 
@@ -60,7 +60,6 @@ BenchmarkFlags flags_from_json(const json& j, const Refuse& refuse) {
   f.counters_tabular = flag_field(j, "counters_tabular", [](const json& v) { return v.is_boolean(); }, refuse).get<bool>();
   return f;
 }
-
 
 json run_json(const ChildRun& r) {
   return {{"device", r.device},
