@@ -214,7 +214,8 @@ inline std::size_t heap_bytes_from_env(std::size_t fallback) {
 // Sets up the allocator over `bytes` and binds it in every translation unit of
 // the program: CUDA's heap limit for an API on the device heap (made before any
 // kernel that calls malloc has run, as CUDA requires), the owner's arena
-// otherwise. Throws std::runtime_error naming the failed call. One per process.
+// otherwise. Throws std::runtime_error naming the failed call (std::invalid_argument
+// where the allocator refuses `bytes`: slab's arena must hold its metadata). One per process.
 class Heap {
  public:
   explicit Heap(std::size_t bytes) {

@@ -31,6 +31,7 @@ inline constexpr heapbench::ApiTraits slab_traits{
 
 #ifdef __CUDACC__
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 
 #include "heapbench/case.hpp"
@@ -602,7 +603,15 @@ struct slab {
   // The host side: the arena, and the reset before every round, which keeps
   // the slots' empty pages when no block is live (see Owner::reset).
   struct Owner {
+    // An arena too small for the metadata of no page at all (about 13 KB; a
+    // heap of whole MiB never is, app::Heap's bytes can be) is refused before
+    // anything is written past its end.
     explicit Owner(const heapbench::Case& c) : layout_(slab_math::layout(c.arena_bytes())) {
+      const std::uint64_t need = layout_.meta_begin + layout_.meta_bytes;
+      if (need > c.arena_bytes()) {
+        throw std::invalid_argument("slab: an arena of " + std::to_string(c.arena_bytes()) +
+                                    " B cannot hold its metadata (" + std::to_string(need) + " B)");
+      }
       check(cudaMalloc(&arena_, c.arena_bytes()), "cudaMalloc");
       check(cudaMalloc(&live_, sizeof *live_), "cudaMalloc");
       check(cudaMemsetAsync(arena_ + layout_.meta_begin, 0, layout_.meta_bytes), "cudaMemsetAsync");

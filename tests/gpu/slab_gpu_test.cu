@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -364,6 +365,21 @@ TEST(SlabGpu, OversizedAndZeroRequests) {
   EXPECT_EQ(a.fill(heap / 2, 1), 1u) << "half the arena is one run of pages, once";
   a.free_all();
   EXPECT_EQ(a.fill(16), a.layout().pages * 4096);
+  a.free_all();
+}
+
+TEST(SlabGpu, AnArenaTooSmallForItsMetadataIsRefusedBeforeAnythingIsWritten) {
+  if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
+  Case c = make_case("per_thread", "slab", 64, 0, 32, 8 * kMiB);
+  c.limit_bytes = 4096;  // app::Heap takes any byte count; the sweep's heaps are whole MiB
+  try {
+    const slab::Owner owner(c);
+    ADD_FAILURE() << "an arena of 4,096 B was taken; its metadata needs " << sm::layout(4096).meta_bytes << " B";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot hold its metadata"), std::string::npos) << e.what();
+  }
+  SlabArena a(1 * kMiB);  // the smallest heap of the sweep still works
+  EXPECT_GT(a.fill(64, 32), 0u);
   a.free_all();
 }
 

@@ -215,6 +215,9 @@ TEST(SlabLayout, MetadataFitsInTheHeapAndCostsUnderOnePercent) {
   }
   EXPECT_EQ(layout(64ull << 20).pages, 1015u);
   EXPECT_EQ(layout(1000).pages, 0u);
+  // The metadata of no page at all does not fit in such an arena: slab's Owner refuses it.
+  EXPECT_GT(layout(1000).meta_begin + layout(1000).meta_bytes, 1000u);
+  EXPECT_LE(layout(1ull << 20).meta_begin + layout(1ull << 20).meta_bytes, 1ull << 20);
 }
 
 struct Words {
