@@ -607,7 +607,7 @@ struct slab {
     // heap of whole MiB never is, app::Heap's bytes can be) is refused before
     // anything is written past its end.
     explicit Owner(const heapbench::Case& c) : layout_(slab_math::layout(c.arena_bytes())) {
-      const std::uint64_t need = layout_.meta_begin + layout_.meta_bytes;
+      const std::uint64_t need = slab_math::bytes_taken(layout_);
       if (need > c.arena_bytes()) {
         throw std::invalid_argument("slab: an arena of " + std::to_string(c.arena_bytes()) +
                                     " B cannot hold its metadata (" + std::to_string(need) + " B)");

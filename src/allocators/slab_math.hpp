@@ -187,6 +187,9 @@ HEAPBENCH_SLAB_HD constexpr Layout layout_for_pages(std::uint64_t pages) {
   l.meta_bytes = end - l.meta_begin;
   return l;
 }
+// The arena's bytes the layout takes from its start, pages and metadata: what a
+// heap must hold (layout's test, and slab::Owner's refusal of a smaller arena).
+HEAPBENCH_SLAB_HD constexpr std::uint64_t bytes_taken(const Layout& l) { return l.meta_begin + l.meta_bytes; }
 // The most pages that fit in `heap` bytes with their metadata (page indices fit in 31 bits).
 HEAPBENCH_SLAB_HD constexpr Layout layout(std::uint64_t heap) {
   const std::uint64_t per_page = kPageBytes + kBitmapWords * 4 + 8;
@@ -194,7 +197,7 @@ HEAPBENCH_SLAB_HD constexpr Layout layout(std::uint64_t heap) {
   if (pages > (1ull << 31)) pages = 1ull << 31;
   while (pages > 0) {
     const Layout l = layout_for_pages(pages);
-    if (l.meta_begin + l.meta_bytes <= heap) return l;
+    if (bytes_taken(l) <= heap) return l;
     --pages;
   }
   return layout_for_pages(0);

@@ -374,7 +374,7 @@ TEST(SlabGpu, AnArenaTooSmallForItsMetadataIsRefusedBeforeAnythingIsWritten) {
   c.limit_bytes = 4096;  // app::Heap takes any byte count; the sweep's heaps are whole MiB
   try {
     const slab::Owner owner(c);
-    ADD_FAILURE() << "an arena of 4,096 B was taken; its metadata needs " << sm::layout(4096).meta_bytes << " B";
+    ADD_FAILURE() << "an arena of 4,096 B was taken; its metadata needs " << sm::bytes_taken(sm::layout(4096)) << " B";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find("cannot hold its metadata"), std::string::npos) << e.what();
   }

@@ -191,7 +191,7 @@ TEST(SlabLayout, MetadataFitsInTheHeapAndCostsUnderOnePercent) {
   for (std::uint64_t mib : {1ull, 8ull, 64ull, 1024ull, 4096ull}) {
     const std::uint64_t heap = mib << 20;
     const Layout l = layout(heap);
-    EXPECT_LE(l.meta_begin + l.meta_bytes, heap) << mib;
+    EXPECT_LE(bytes_taken(l), heap) << mib;
     EXPECT_EQ(l.meta_begin, l.pages * kPageBytes);
     EXPECT_EQ(l.meta_begin % 16, 0u);
     EXPECT_EQ(l.header - l.bitmap, l.pages * kBitmapWords * 4);
@@ -199,7 +199,7 @@ TEST(SlabLayout, MetadataFitsInTheHeapAndCostsUnderOnePercent) {
     EXPECT_LE(l.used + 4, l.meta_begin + l.meta_bytes);
     // No page more would fit, and pages hold at least 98 % of the heap from 8 MiB on.
     const Layout more = layout_for_pages(l.pages + 1);
-    EXPECT_GT(more.meta_begin + more.meta_bytes, heap) << mib;
+    EXPECT_GT(bytes_taken(more), heap) << mib;
     if (mib >= 8) {
       EXPECT_GT(static_cast<double>(l.pages * kPageBytes) / heap, 0.98) << mib;
     }
@@ -216,8 +216,8 @@ TEST(SlabLayout, MetadataFitsInTheHeapAndCostsUnderOnePercent) {
   EXPECT_EQ(layout(64ull << 20).pages, 1015u);
   EXPECT_EQ(layout(1000).pages, 0u);
   // The metadata of no page at all does not fit in such an arena: slab's Owner refuses it.
-  EXPECT_GT(layout(1000).meta_begin + layout(1000).meta_bytes, 1000u);
-  EXPECT_LE(layout(1ull << 20).meta_begin + layout(1ull << 20).meta_bytes, 1ull << 20);
+  EXPECT_GT(bytes_taken(layout(1000)), 1000u);
+  EXPECT_LE(bytes_taken(layout(1ull << 20)), 1ull << 20);
 }
 
 struct Words {
