@@ -4,7 +4,7 @@
 // tests read each other's /tmp/t.mtx.
 //
 // Every name handed out is removed when its test ends (a link, not what it
-// names): without it each run of the host tests left two dozen files in /tmp
+// names): without it each run of the host tests left up to two dozen files in /tmp
 // (901 on a development machine after some fifty runs).
 #pragma once
 

@@ -313,7 +313,6 @@ TEST(TraceFile, SpecialFilesAreRefusedBeforeTheyAreOpened) {
       EXPECT_NE(std::string(e.what()).find("is " + kind + ", not a regular file"), std::string::npos) << e.what();
     }
   }
-  std::remove(fifo.c_str());
 }
 
 TEST(ReplayPlan, ATraceThatDroppedEventsOrHasNoAllocationIsRefused) {
