@@ -66,6 +66,15 @@ struct slab {
   // and instructions (a round of 1,024 threads is a few microseconds, most of
   // them waits on memory and on fetching the kernel's code).
 
+  // A reservation: `got` blocks (0: none) in `page`, whose count before it was
+  // `first` (where free bits likely are); `marked`: the reservation set the
+  // page's slotted bit (take_page with a mark). The calls that are not inlined
+  // return it by value: a reference argument put the caller's variables in
+  // local memory.
+  struct Grant {
+    std::uint32_t got, page, first, marked;
+  };
+
   // Bounds on every loop: never spin forever (docs/allocators.md).
   static constexpr int kMaxRounds = 40;       // reservations per call; a 64 KiB class page holds one block
   static constexpr int kMaxClaims = 64;       // bitmap atomics per reservation
@@ -88,10 +97,19 @@ struct slab {
     const unsigned shift = class_shift(cls);
     void* result = nullptr;
     unsigned need = group;  // the lanes still without a block
-    if (__popc(group) >= blocks_per_page(cls)) need &= ~take_whole_pages(cls, group, slot, result);
+    if (__popc(group) >= blocks_per_page(cls)) {
+      const Whole w = take_whole_pages(cls, group, slot);
+      need &= ~w.served;
+      result = w.result;
+    }
     for (int round = 0; round < kMaxRounds && need != 0; ++round) {
       std::uint32_t page = 0, first = 0, reserved = 0;
-      if (lane == leader) reserved = reserve_or_last_try(cls, slot, __popc(need), page, first);
+      if (lane == leader) {
+        const Grant g = reserve_or_last_try(cls, slot, __popc(need));
+        reserved = g.got;
+        page = g.page;
+        first = g.first;
+      }
       reserved = __shfl_sync(group, reserved, leader);
       if (reserved == 0) break;  // the arena is full: NULL for the lanes left
       page = __shfl_sync(group, page, leader);
@@ -125,8 +143,13 @@ struct slab {
   // after another. The page's count and bits are set without waiting on them;
   // a fence makes them visible before any lane has its block. Returns the
   // lanes served; the others (a partial group, no free page) go on to reserve.
-  __device__ __noinline__ unsigned take_whole_pages(unsigned cls, unsigned group, const std::uint32_t* slot,
-                                                    void*& result) const {
+  // Returned by value, as every result of a call that is not inlined: a
+  // reference argument puts the caller's variable in local memory.
+  struct Whole {
+    unsigned served;  // the lanes served
+    void* result;     // this lane's block, or nullptr
+  };
+  __device__ __noinline__ Whole take_whole_pages(unsigned cls, unsigned group, const std::uint32_t* slot) const {
     using namespace slab_math;
     const std::uint32_t cap = blocks_per_page(cls), full = __popc(group) / cap;
     const unsigned lane = lane_id(), leader = __ffs(group) - 1;
@@ -134,7 +157,7 @@ struct slab {
     std::uint32_t granted = 0;
     if (lane == leader) granted = grant_pages(full);
     granted = __shfl_sync(group, granted, leader);
-    if (granted == 0) return 0;
+    if (granted == 0) return {0, nullptr};
     std::uint32_t page = kNone;
     if (sub < granted && rank % cap == 0) {
       page = find_one((hint(cls, slot) + sub * 97u) % pages);
@@ -148,11 +171,12 @@ struct slab {
     }
     page = __shfl_sync(group, page, __fns(group, 0, static_cast<int>(sub * cap + 1)));
     const bool got = sub < granted && page != kNone;
+    void* result = nullptr;
     if (got) {
       const std::uint64_t block = static_cast<std::uint64_t>(rank % cap) << class_shift(cls);
       result = base + (static_cast<std::uint64_t>(page) << kPageShift) + block;
     }
-    return __ballot_sync(group, got);
+    return {__ballot_sync(group, got), result};
   }
 
   __device__ void deallocate(void* p) const {
@@ -258,12 +282,11 @@ struct slab {
   // just taken by warps whose pages did not yet show as their class's
   // (docs/slab.md, "Searches that end").
   // Like reserve, it asks for a page's worth at most.
-  __device__ std::uint32_t reserve_or_last_try(unsigned cls, std::uint32_t* slot, std::uint32_t want,
-                                               std::uint32_t& page, std::uint32_t& first) const {
-    const std::uint32_t got = reserve(cls, slot, want, page, first);
-    if (got != 0) return got;
+  __device__ Grant reserve_or_last_try(unsigned cls, std::uint32_t* slot, std::uint32_t want) const {
+    const Grant g = reserve(cls, slot, want);
+    if (g.got != 0) return g;
     const std::uint32_t cap = slab_math::blocks_per_page(cls);
-    return take_page<true>(cls, slot, want < cap ? want : cap, 0, page, first);
+    return take_page<true>(cls, slot, want < cap ? want : cap, 0);
   }
 
   // Reserves up to `want` blocks (at most a page's) in the slot's page, or in
@@ -271,28 +294,26 @@ struct slab {
   // `first` is the page's count before the reservation: where free bits likely are.
   // A new page comes from take_page: a free one, else one of the class that has
   // room, else an empty page of another class.
-  __device__ std::uint32_t reserve(unsigned cls, std::uint32_t* slot, std::uint32_t want, std::uint32_t& page,
-                                   std::uint32_t& first) const {
+  __device__ Grant reserve(unsigned cls, std::uint32_t* slot, std::uint32_t want) const {
     using namespace slab_math;
     const std::uint32_t tag = tag_of_class(cls), cap = blocks_per_page(cls);
     // A request that fills a page (all of a 64 KiB page, or 16 lanes of 4 KiB)
     // takes one of its own: it would only hold the slot's page up.
-    if (want >= cap) return take_page(cls, slot, cap, 0, page, first);
+    if (want >= cap) return take_page(cls, slot, cap, 0);
     const std::uint32_t s = load(slot);
     if (s != kSlotEmpty) {
-      page = s - 1;
+      const std::uint32_t page = s - 1;
       // Reserve first, look afterwards: one atomicAdd per warp. A page of
       // another class (or free) or full is given back what was added.
       const std::uint32_t old = atomicAdd(header + page, want);
       if (header_tag(old) == tag && header_count(old) < cap) {
         const std::uint32_t got = cap - header_count(old) < want ? cap - header_count(old) : want;
         if (got < want) atomicSub(header + page, want - got);
-        first = header_count(old);
-        return got;
+        return {got, page, header_count(old), 0};
       }
       release_count(page, want);
     }
-    return refill(cls, slot, s, want, page, first);
+    return refill(cls, slot, s, want);
   }
 
   // The slot's page is full or gone: this warp takes a new page and offers it
@@ -301,22 +322,23 @@ struct slab {
   // the slot's (the page it replaced leaves the slot). Each of the others
   // moves its blocks into the winner's page where they fit (join_winner), and
   // else keeps its page out of any slot, so it goes back to the pool once emptied.
-  __device__ __noinline__ std::uint32_t refill(unsigned cls, std::uint32_t* slot, std::uint32_t s, std::uint32_t want,
-                                               std::uint32_t& page, std::uint32_t& first) const {
+  __device__ __noinline__ Grant refill(unsigned cls, std::uint32_t* slot, std::uint32_t s, std::uint32_t want) const {
     using namespace slab_math;
-    bool marked = false;
-    const std::uint32_t got = take_page(cls, slot, want, kSlotted, page, first, &marked);
-    if (got == 0) return 0;
+    const Grant g = take_page(cls, slot, want, kSlotted);
+    if (g.got == 0) return g;
     const std::uint32_t tag = tag_of_class(cls);
     __threadfence();  // the page's header (slotted) before the slot names it
-    const std::uint32_t was = atomicCAS(slot, s, page + 1);
+    const std::uint32_t was = atomicCAS(slot, s, g.page + 1);
     if (was == s) {
-      if (s != kSlotEmpty && s - 1 != page) unslot(s - 1, tag);
-    } else if (was != page + 1) {
-      if (was != kSlotEmpty && join_winner(cls, was - 1, want, got, marked, page, first)) return want;
-      if (marked) unslot(page, tag);  // another warp's page is the slot's now; this one is no slot's
+      if (s != kSlotEmpty && s - 1 != g.page) unslot(s - 1, tag);
+    } else if (was != g.page + 1) {
+      if (was != kSlotEmpty) {
+        const Grant joined = join_winner(cls, was - 1, want, g);
+        if (joined.got != 0) return joined;
+      }
+      if (g.marked) unslot(g.page, tag);  // another warp's page is the slot's now; this one is no slot's
     }
-    return got;
+    return g;
   }
 
   // This warp lost the slot to another warp's page (`winner`) after taking a
@@ -327,19 +349,17 @@ struct slab {
   // reserves all `want` blocks in the winner's page, as reserve does, and
   // gives its own reservation back: the page retires once nothing else is in
   // it. False (nothing changed) when the winner's page cannot take them all.
-  __device__ __noinline__ bool join_winner(unsigned cls, std::uint32_t winner, std::uint32_t want, std::uint32_t got,
-                                           bool marked, std::uint32_t& page, std::uint32_t& first) const {
+  // Returns the reservation in the winner's page (got 0: nothing changed).
+  __device__ __noinline__ Grant join_winner(unsigned cls, std::uint32_t winner, std::uint32_t want, Grant own) const {
     using namespace slab_math;
     const std::uint32_t old = atomicAdd(header + winner, want);
     if (header_tag(old) != tag_of_class(cls) || header_count(old) + want > blocks_per_page(cls)) {
       release_count(winner, want);
-      return false;
+      return {0, 0, 0, 0};
     }
-    if (marked) atomicAnd(header + page, ~kSlotted);  // no slot's: the release below may retire it
-    release_count(page, got);
-    page = winner;
-    first = header_count(old);
-    return true;
+    if (own.marked) atomicAnd(header + own.page, ~kSlotted);  // no slot's: the release below may retire it
+    release_count(own.page, own.got);
+    return {want, winner, header_count(old), 0};
   }
 
   // A new page for `want` blocks of class cls, marked `mark` (kSlotted for a
@@ -352,27 +372,24 @@ struct slab {
   // calls below, and every slab kernel went from 72-74 registers to 82-84 and
   // from 37.5 % occupancy to 25 % (docs/slab.md, "Searches that end").
   template <bool kEvery = false>
-  __device__ __noinline__ std::uint32_t take_page(unsigned cls, const std::uint32_t* slot, std::uint32_t want, std::uint32_t mark,
-                                     std::uint32_t& page, std::uint32_t& first, bool* marked = nullptr) const {
+  __device__ __noinline__ Grant take_page(unsigned cls, const std::uint32_t* slot, std::uint32_t want, std::uint32_t mark) const {
     using namespace slab_math;
-    if (marked != nullptr) *marked = mark != 0;
-    page = acquire(1, hint(cls, slot));
+    std::uint32_t page = acquire(1, hint(cls, slot));
     if (page == kNone) {
       // No page free: room in a page of the class, else an empty page of another class.
-      const std::uint32_t got = reserve_room(cls, want, room_start(cls, slot), kEvery ? pages : kRoomScan, page, first);
-      if (got != 0) {
+      Grant g = reserve_room(cls, want, room_start(cls, slot), kEvery ? pages : kRoomScan);
+      if (g.got != 0) {
         // A page with room may be a slot's already: its mark is that slot's, not this caller's.
-        if (mark != 0 && (atomicOr(header + page, mark) & mark) != 0 && marked != nullptr) *marked = false;
-        return got;
+        g.marked = mark != 0 && (atomicOr(header + g.page, mark) & mark) == 0;
+        return g;
       }
-      if (!steal_empty(room_start(cls, slot), false, kEvery ? pages : kRoomScan)) return 0;
+      if (!steal_empty(room_start(cls, slot), false, kEvery ? pages : kRoomScan)) return {0, 0, 0, 0};
       page = acquire(1, hint(cls, slot));
-      if (page == kNone) return 0;  // another caller took the page given back
+      if (page == kNone) return {0, 0, 0, 0};  // another caller took the page given back
     }
     // An add: keeps what stale reservers added meanwhile (a free page never has the slotted bit).
     atomicAdd(header + page, make_header(tag_of_class(cls), want) | mark);
-    first = 0;
-    return want;
+    return {want, page, 0, mark != 0};
   }
 
   // A page leaves its slot (the slot has another now): it is no slot's any
@@ -407,25 +424,22 @@ struct slab {
   // headers that include one with room for all, else the roomiest of
   // `scan` headers), reserved as in a slot's page; 0 when none has room. Without it a page that left its slot
   // full came back only once empty (docs/slab.md, "Stranded room").
-  __device__ __noinline__ std::uint32_t reserve_room(unsigned cls, std::uint32_t want, std::uint32_t start, std::uint32_t scan,
-                                                     std::uint32_t& page, std::uint32_t& first) const {
+  __device__ __noinline__ Grant reserve_room(unsigned cls, std::uint32_t want, std::uint32_t start, std::uint32_t scan) const {
     using namespace slab_math;
     const std::uint32_t tag = tag_of_class(cls), cap = blocks_per_page(cls);
     for (int t = 0; t < kMaxRoomTries; ++t) {
       const std::uint32_t p = find_room(L2Chunk{header}, pages, start, scan, cls, want);
-      if (p == kNone) return 0;
+      if (p == kNone) return {0, 0, 0, 0};
       const std::uint32_t old = atomicAdd(header + p, want);
       if (header_tag(old) == tag && header_count(old) < cap) {
         const std::uint32_t got = cap - header_count(old) < want ? cap - header_count(old) : want;
         if (got < want) atomicSub(header + p, want - got);
-        page = p;
-        first = header_count(old);
-        return got;
+        return {got, p, header_count(old), 0};
       }
       release_count(p, want);  // filled (or emptied and retired) since it was read
       start = p + 1 < pages ? p + 1 : 0;
     }
-    return 0;
+    return {0, 0, 0, 0};
   }
 
   // Where a slot's search for room starts: its hint, moved on by the clock so
