@@ -33,6 +33,8 @@ inline constexpr heapbench::ApiTraits slab_traits{
 #include <cstddef>
 #include <string>
 
+#include <cuda/atomic>
+
 #include "heapbench/case.hpp"
 #include "heapbench/cuda_check.cuh"  // heapbench::check_cuda
 #include "slab_math.hpp"
@@ -141,7 +143,8 @@ struct slab {
   // a free page of its own, their leaders taking them at the same time (one
   // count of pages in use for the warp), where reserve would take them one
   // after another. The page's count and bits are set without waiting on them;
-  // a fence makes them visible before any lane has its block. Returns the
+  // a __syncwarp orders them before any lane's use of its block (a fence
+  // did: MEMBAR.SC.GPU, and an invalidation of the SM's L1). Returns the
   // lanes served; the others (a partial group, no free page) go on to reserve.
   // Returned by value, as every result of a call that is not inlined: a
   // reference argument puts the caller's variable in local memory.
@@ -166,9 +169,9 @@ struct slab {
       } else {
         atomicAdd(header + page, make_header(tag_of_class(cls), cap));
         atomicOr(bitmap + static_cast<std::uint64_t>(page) * kBitmapWords, word_valid_mask(cls, 0));
-        __threadfence();
       }
     }
+    __syncwarp(group);  // orders the leaders' count and bits before any use of a block by the group
     page = __shfl_sync(group, page, __fns(group, 0, static_cast<int>(sub * cap + 1)));
     const bool got = sub < granted && page != kNone;
     void* result = nullptr;
@@ -186,8 +189,7 @@ struct slab {
     const auto page = static_cast<std::uint32_t>(off >> kPageShift);
     const std::uint32_t tag = header_tag(load(header + page));  // fixed while the block lives
     if (tag == kLargeTag) {
-      __threadfence();  // this thread's use of the run before the run is given back
-      release_count(page, 1);
+      release_count<true>(page, 1);  // this thread's use of the run before the run is given back
       return;
     }
     if (tag == kFreeTag || tag > kClasses) return;  // not a live block
@@ -197,17 +199,14 @@ struct slab {
     const std::uint32_t word = page * kBitmapWords + index / 32;
     // Bits first, then the count: a count of 0 means every bit is clear, so the
     // page can go back to the pool. Lanes freeing into one word share one atomic.
+    // Both are release atomics (see and_release), not fences around relaxed ones.
     const unsigned same_word = __match_any_sync(active, word);
     const std::uint32_t bits = __reduce_or_sync(same_word, 1u << (index % 32));
-    __syncwarp(active);  // the lanes' last reads and writes of their blocks ...
-    if (lane == static_cast<unsigned>(__ffs(same_word) - 1)) {
-      __threadfence();  // ... before the bits that give the blocks to another thread
-      atomicAnd(bitmap + word, ~bits);
-      __threadfence();  // and the bits before the count that gives the page back
-    }
-    __syncwarp(active);
+    __syncwarp(active);  // the lanes' last reads and writes of their blocks before the bits
+    if (lane == static_cast<unsigned>(__ffs(same_word) - 1)) and_release(bitmap + word, ~bits);
+    __syncwarp(active);  // and the bits before the count that gives the page back
     const unsigned same_page = __match_any_sync(active, page);
-    if (lane == static_cast<unsigned>(__ffs(same_page) - 1)) release_count(page, __popc(same_page));
+    if (lane == static_cast<unsigned>(__ffs(same_page) - 1)) release_count<true>(page, __popc(same_page));
   }
 
   // ---- the handle's own parts (public: the handle stays a plain aggregate of pointers) ----
@@ -228,6 +227,26 @@ struct slab {
 
   // Metadata is read from L2 (other SMs change it with atomics; L1 is not coherent).
   __device__ static std::uint32_t load(const std::uint32_t* p) { return __ldcg(p); }
+  // Atomics with release semantics (PTX atom.release.gpu): what this thread wrote
+  // before, and through __syncwarp what its warp wrote, is visible before the
+  // atomic is. Where a __threadfence() stood before a relaxed atomic: that is
+  // fence.sc.gpu, which on sm_90 is MEMBAR.SC.GPU and also invalidates the SM's
+  // L1 (CCTL.IVALL); a release is MEMBAR.ALL.GPU alone. Nothing here needs the
+  // sequential consistency of the one or the acquire of the other.
+  using DeviceAtomic = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>;
+  __device__ static std::uint32_t and_release(std::uint32_t* p, std::uint32_t v) {
+    return DeviceAtomic(*p).fetch_and(v, cuda::memory_order_release);
+  }
+  __device__ static std::uint32_t sub_release(std::uint32_t* p, std::uint32_t v) {
+    return DeviceAtomic(*p).fetch_sub(v, cuda::memory_order_release);
+  }
+  __device__ static std::uint32_t add_release(std::uint32_t* p, std::uint32_t v) {
+    return DeviceAtomic(*p).fetch_add(v, cuda::memory_order_release);
+  }
+  __device__ static std::uint32_t cas_release(std::uint32_t* p, std::uint32_t expected, std::uint32_t desired) {
+    DeviceAtomic(*p).compare_exchange_strong(expected, desired, cuda::memory_order_release, cuda::memory_order_relaxed);
+    return expected;  // the value found, as atomicCAS returns it
+  }
   struct L2Words {  // find_run's reader of the page bitmap
     const std::uint32_t* words;
     __host__ __device__ std::uint32_t operator()(std::uint32_t w) const {
@@ -327,8 +346,7 @@ struct slab {
     const Grant g = take_page(cls, slot, want, kSlotted);
     if (g.got == 0) return g;
     const std::uint32_t tag = tag_of_class(cls);
-    __threadfence();  // the page's header (slotted) before the slot names it
-    const std::uint32_t was = atomicCAS(slot, s, g.page + 1);
+    const std::uint32_t was = cas_release(slot, s, g.page + 1);  // the page's header (slotted) before the slot names it
     if (was == s) {
       if (s != kSlotEmpty && s - 1 != g.page) unslot(s - 1, tag);
     } else if (was != g.page + 1) {
@@ -491,10 +509,12 @@ struct slab {
   // count is 0 only when no block is live and no reservation is pending),
   // unless a slot holds it: that page stays in its class, ready for the
   // slot's next warp, until the slot moves on (unslot) or another class
-  // needs it (steal_empty).
+  // needs it (steal_empty). `Release`: a free's, which orders the blocks' use
+  // and their bits before the count (a reservation given back has nothing to order).
+  template <bool Release = false>
   __device__ void release_count(std::uint32_t page, std::uint32_t n) const {
     using namespace slab_math;
-    const std::uint32_t old = atomicSub(header + page, n);
+    const std::uint32_t old = Release ? sub_release(header + page, n) : atomicSub(header + page, n);
     const std::uint32_t tag = header_tag(old);
     if (tag == kFreeTag || header_count(old) != n) return;
     if (!header_slotted(old)) {
@@ -590,8 +610,7 @@ struct slab {
   __device__ void release_pages(std::uint32_t p, std::uint32_t n) const {
     using namespace slab_math;
     for (std::uint32_t w = p / 32; w <= (p + n - 1) / 32; ++w) atomicAnd(page_bits + w, ~range_mask(p, n, w));
-    __threadfence();  // the bits clear before the count says they are
-    atomicSub(used, n);
+    sub_release(used, n);  // the bits clear before the count says they are
   }
 
   // Past 64 KiB: a run of whole pages, first fit from a hashed start, one
@@ -608,8 +627,7 @@ struct slab {
     if (p == kNone && steal_empty(start, true, pages)) p = acquire(n, start);
     if (p == kNone) return nullptr;
     run[p] = n;
-    __threadfence();  // the run's length before the header that makes it freeable
-    atomicAdd(header + p, make_header(kLargeTag, 1));
+    add_release(header + p, make_header(kLargeTag, 1));  // the run's length before the header that makes it freeable
     return base + (static_cast<std::uint64_t>(p) << kPageShift);
   }
 
