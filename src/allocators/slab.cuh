@@ -216,13 +216,14 @@ struct slab {
     asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
     return lane;
   }
-  // The slot a warp fills, one of kSlotsPerClass: warps of every SM spread over
-  // all of them (a hash of the SM and the warp's slot in it).
+  // The slot a warp fills, one of kSlotsPerClass: a hash of the warp's index in
+  // its launch (slab_math::slot_of_warp_index), which spreads the warps that
+  // run at once evenly over the slots.
   __device__ static unsigned slot_of_warp() {
-    unsigned sm, warp;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    asm volatile("mov.u32 %0, %%warpid;" : "=r"(warp));
-    return ((sm * 64u + warp) * 0x9E3779B1u) >> (32 - slab_math::kSlotsLog2);
+    const unsigned in_block = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    const unsigned warps_per_block = (blockDim.x * blockDim.y * blockDim.z + 31) / 32;
+    const std::uint64_t block = blockIdx.x + static_cast<std::uint64_t>(gridDim.x) * (blockIdx.y + static_cast<std::uint64_t>(gridDim.y) * blockIdx.z);
+    return slab_math::slot_of_warp_index(block * warps_per_block + in_block / 32);
   }
 
   // Metadata is read from L2 (other SMs change it with atomics; L1 is not coherent).

@@ -34,6 +34,17 @@ inline constexpr std::uint32_t kLargeTag = 0xff;    // the first page of a large
 inline constexpr std::uint32_t kSlotEmpty = 0;      // slots hold page + 1
 inline constexpr std::uint32_t kNone = 0xffffffffu;         // no page found
 
+// The slot of the warp with this index in its launch (block-major, as the
+// warps are numbered): Fibonacci hashing, whose top bits spread consecutive
+// indices (and evenly strided ones, as per_block's one calling warp a block)
+// nearly evenly over the slots (the three-gap theorem): 313 consecutive warps
+// (10,000 threads) put at most 2 in a slot. The hash of the SM and the warp's
+// place in it that it replaces put 3 or 4 in 20-33 slots for 40 blocks of 8
+// warps on SMs drawn at random (a model: a launch's SMs are the hardware's pick).
+HEAPBENCH_SLAB_HD constexpr unsigned slot_of_warp_index(std::uint64_t warp) {
+  return static_cast<unsigned>((static_cast<std::uint32_t>(warp) * 0x9E3779B1u) >> (32 - kSlotsLog2));
+}
+
 HEAPBENCH_SLAB_HD constexpr unsigned bit_width(std::uint64_t x) {
   unsigned n = 0;
   for (; x != 0; x >>= 1) ++n;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -174,6 +175,29 @@ TEST(SlabClasses, EveryClassHasAPowerOfTwoOfBitmapWords) {
     const std::uint32_t w = class_words(c);
     EXPECT_TRUE(w != 0 && (w & (w - 1)) == 0) << "class " << c << ": " << w << " words";
   }
+}
+
+// Warps that run at once spread over the slots: any run of up to 313
+// consecutive warp indices (10,000 threads) puts at most 2 in a slot, so a 1 KiB
+// page (2 warps' worth) is refilled by none; per_block's calling warps (every 8th
+// index) at most 4; and a run of 32,768 (a million threads) within 1.1x of even.
+TEST(SlabSlots, ConsecutiveAndStridedWarpsSpreadEvenly) {
+  auto most = [](std::uint64_t first, std::uint64_t n, std::uint64_t stride) {
+    std::vector<unsigned> per(kSlotsPerClass, 0);
+    unsigned m = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const unsigned s = slot_of_warp_index(first + i * stride);
+      EXPECT_LT(s, kSlotsPerClass);
+      m = std::max(m, ++per[s]);
+    }
+    return m;
+  };
+  for (std::uint64_t first : {0ull, 1ull, 977ull, 40000ull, (1ull << 32) - 100}) {
+    EXPECT_LE(most(first, 256, 1), 2u) << first;
+    EXPECT_LE(most(first, 313, 1), 2u) << first;
+    EXPECT_LE(most(first, 391, 8), 4u) << first;
+  }
+  EXPECT_LE(most(0, 32768, 1), 32768u / kSlotsPerClass * 11 / 10);
 }
 
 TEST(SlabBits, RangeMaskCoversExactlyTheRunInEachWord) {
