@@ -157,13 +157,20 @@ struct slab {
     const std::uint32_t cap = blocks_per_page(cls), full = __popc(group) / cap;
     const unsigned lane = lane_id(), leader = __ffs(group) - 1;
     const unsigned rank = __popc(group & ((1u << lane) - 1)), sub = rank / cap;
+    // Each group's leader reads the word of the page bitmap it will search
+    // first while the warp's pages are counted: one wait for both, not two.
+    std::uint32_t start = 0, seen = 0;
+    if (rank % cap == 0 && sub < full && pages != 0) {
+      start = (hint(cls, slot) + sub * 97u) % pages;
+      seen = load(page_bits + start / 32);
+    }
     std::uint32_t granted = 0;
     if (lane == leader) granted = grant_pages(full);
     granted = __shfl_sync(group, granted, leader);
     if (granted == 0) return {0, nullptr};
     std::uint32_t page = kNone;
     if (sub < granted && rank % cap == 0) {
-      page = find_one((hint(cls, slot) + sub * 97u) % pages);
+      page = find_one(start, seen);
       if (page == kNone) {
         atomicSub(used, 1u);
       } else {
@@ -553,24 +560,29 @@ struct slab {
     return k;
   }
 
-  // Claims n contiguous free pages and counts them used; kNone if none.
+  // Claims n contiguous free pages and counts them used; kNone if none. One
+  // page's search reads its first word of the page bitmap while the page is
+  // counted: one wait for both, not two.
   __device__ std::uint32_t acquire(std::uint32_t n, std::uint32_t start) const {
     using namespace slab_math;
+    const std::uint32_t seen = n == 1 && pages != 0 ? load(page_bits + start / 32) : 0u;
     if (!count_pages(n)) return kNone;
-    const std::uint32_t p = n == 1 ? find_one(start) : find_and_claim_run(n, start);
+    const std::uint32_t p = n == 1 ? find_one(start, seen) : find_and_claim_run(n, start);
     if (p == kNone) atomicSub(used, n);
     return p;
   }
 
   // One free page, by words from `start`'s: a set bit of the first word with
   // one, taken by atomicOr; callers that meet in a word pick different bits.
-  __device__ std::uint32_t find_one(std::uint32_t start) const {
+  // `seen`: start's word as the caller read it (maybe stale: a lost race
+  // reads the word again).
+  __device__ std::uint32_t find_one(std::uint32_t start, std::uint32_t seen) const {
     using namespace slab_math;
     const auto words = static_cast<std::uint32_t>(page_words(pages));
     std::uint32_t w = start / 32;
     const unsigned salt = static_cast<unsigned>(clock()) ^ (lane_id() * 7u);
     for (std::uint32_t k = 0; k < 4 * words + 64; ++k) {
-      const std::uint32_t free = ~load(page_bits + w) & range_mask(0, pages, w);
+      const std::uint32_t free = ~(k == 0 ? seen : load(page_bits + w)) & range_mask(0, pages, w);
       if (free == 0) {
         w = w + 1 < words ? w + 1 : 0;
         continue;
