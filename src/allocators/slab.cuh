@@ -95,7 +95,8 @@ struct slab {
     const unsigned lane = lane_id();
     const unsigned leader = __ffs(group) - 1;
     const unsigned below = (1u << lane) - 1;
-    std::uint32_t* slot = slots + cls * kSlotsPerClass + slot_of_warp();
+    const bool many = many_slots(pages);
+    std::uint32_t* slot = slots + slot_offset(cls, many) + slot_of_warp(slots_log2(cls, many));
     const unsigned shift = class_shift(cls);
     void* result = nullptr;
     unsigned need = group;  // the lanes still without a block
@@ -223,14 +224,14 @@ struct slab {
     asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
     return lane;
   }
-  // The slot a warp fills, one of kSlotsPerClass: a hash of the warp's index in
+  // The slot a warp fills, one of its class's 2^slots_log2: a hash of the warp's index in
   // its launch (slab_math::slot_of_warp_index), which spreads the warps that
   // run at once evenly over the slots.
-  __device__ static unsigned slot_of_warp() {
+  __device__ static unsigned slot_of_warp(unsigned slots_log2) {
     const unsigned in_block = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     const unsigned warps_per_block = (blockDim.x * blockDim.y * blockDim.z + 31) / 32;
     const std::uint64_t block = blockIdx.x + static_cast<std::uint64_t>(gridDim.x) * (blockIdx.y + static_cast<std::uint64_t>(gridDim.y) * blockIdx.z);
-    return slab_math::slot_of_warp_index(block * warps_per_block + in_block / 32);
+    return slab_math::slot_of_warp_index(block * warps_per_block + in_block / 32, slots_log2);
   }
 
   // Metadata is read from L2 (other SMs change it with atomics; L1 is not coherent).

@@ -41,8 +41,28 @@ inline constexpr std::uint32_t kNone = 0xffffffffu;         // no page found
 // (10,000 threads) put at most 2 in a slot. The hash of the SM and the warp's
 // place in it that it replaces put 3 or 4 in 20-33 slots for 40 blocks of 8
 // warps on SMs drawn at random (a model: a launch's SMs are the hardware's pick).
-HEAPBENCH_SLAB_HD constexpr unsigned slot_of_warp_index(std::uint64_t warp) {
-  return static_cast<unsigned>((static_cast<std::uint32_t>(warp) * 0x9E3779B1u) >> (32 - kSlotsLog2));
+HEAPBENCH_SLAB_HD constexpr unsigned slot_of_warp_index(std::uint64_t warp, unsigned slots_log2 = kSlotsLog2) {
+  return static_cast<unsigned>((static_cast<std::uint32_t>(warp) * 0x9E3779B1u) >> (32 - slots_log2));
+}
+
+// Slots per class: 256, but in an arena of kManySlotsPages pages (a heap of
+// 516 MiB) or more 1,024 for the classes from 512 B, whose page holds four warps' worth or
+// less. A slot keeps its page from round to round, so where a launch asks a
+// class for more than its slots' pages hold, every launch refills slots: 100,000
+// threads of 512 B are 3,125 warps' worth, 781 pages, against 256 kept; and
+// per_warp's 3,125 one-lane calls of 8 KiB (32 x 256 B), 391 pages. Smaller
+// arenas keep 256 (more slots would spread a class over more of their pages).
+inline constexpr unsigned kManySlotsLog2 = 10;
+inline constexpr unsigned kManySlotsFrom = 5;  // the class of 512 B
+inline constexpr std::uint64_t kManySlotsPages = 8192;
+HEAPBENCH_SLAB_HD constexpr bool many_slots(std::uint64_t pages) { return pages >= kManySlotsPages; }
+HEAPBENCH_SLAB_HD constexpr unsigned slots_log2(unsigned cls, bool many) {
+  return many && cls >= kManySlotsFrom ? kManySlotsLog2 : kSlotsLog2;
+}
+// Where class cls's slots begin, in words from the first slot; slot_offset(kClasses, many): all of them.
+HEAPBENCH_SLAB_HD constexpr std::uint32_t slot_offset(unsigned cls, bool many) {
+  const unsigned few = cls < kManySlotsFrom ? cls : kManySlotsFrom;
+  return few * (1u << kSlotsLog2) + (cls - few) * (1u << slots_log2(kManySlotsFrom, many));
 }
 
 HEAPBENCH_SLAB_HD constexpr unsigned bit_width(std::uint64_t x) {
@@ -175,7 +195,7 @@ struct Layout {
   std::uint64_t header = 0;     // pages words: tag << 24 | blocks reserved
   std::uint64_t run = 0;        // pages words: the length of the large run that starts there
   std::uint64_t page_bits = 0;  // page_words(pages) words: a set bit is a page in use
-  std::uint64_t slots = 0;      // kClasses x kSlotsPerClass words: the page each slot fills
+  std::uint64_t slots = 0;      // slot_offset(kClasses, many_slots(pages)) words: the page each slot fills
   std::uint64_t used = 0;       // one word: pages in use
   std::uint64_t emptied = 0;    // one word: how many times a slot's page has emptied (steal_empty's clock)
   std::uint64_t missed = 0;     // one word: emptied + 1 as it was when a search of every page found none empty
@@ -191,7 +211,7 @@ HEAPBENCH_SLAB_HD constexpr Layout layout_for_pages(std::uint64_t pages) {
   l.run = l.header + pages * 4;
   l.page_bits = l.run + pages * 4;
   l.slots = l.page_bits + page_words(pages) * 4;
-  l.used = l.slots + kClasses * kSlotsPerClass * 4;
+  l.used = l.slots + static_cast<std::uint64_t>(slot_offset(kClasses, many_slots(pages))) * 4;
   l.emptied = l.used + 4;
   l.missed = l.emptied + 4;
   const std::uint64_t end = (l.missed + 4 + 15) / 16 * 16;

@@ -200,6 +200,38 @@ TEST(SlabSlots, ConsecutiveAndStridedWarpsSpreadEvenly) {
   EXPECT_LE(most(0, 32768, 1), 32768u / kSlotsPerClass * 11 / 10);
 }
 
+// Arenas of 512 MiB and more give the classes from 512 B 1,024 slots each, laid
+// out class after class; 3,125 consecutive warps (100,000 threads, or per_warp's
+// calls) then put at most 4 in a slot, a 512 B page's worth, and per_block's 391
+// calls (every 8th warp) at most 2. Smaller arenas keep 256 a class, as before.
+TEST(SlabSlots, LargeArenasGiveTheLargerClassesMoreSlots) {
+  EXPECT_FALSE(many_slots(kManySlotsPages - 1));
+  EXPECT_TRUE(many_slots(kManySlotsPages));
+  for (bool many : {false, true}) {
+    EXPECT_EQ(slot_offset(0, many), 0u);
+    for (unsigned c = 0; c < kClasses; ++c) {
+      EXPECT_EQ(slot_offset(c + 1, many) - slot_offset(c, many), 1u << slots_log2(c, many)) << c << many;
+      EXPECT_EQ(slots_log2(c, many), many && c >= class_of(512) ? 10u : kSlotsLog2) << c << many;
+    }
+  }
+  EXPECT_EQ(slot_offset(kClasses, false), kClasses * kSlotsPerClass);
+  EXPECT_EQ(slot_offset(kClasses, true), 5u * 256 + 8u * 1024);
+  const Layout small = layout(64ull << 20), large = layout(1ull << 30);
+  EXPECT_EQ(small.used - small.slots, 4ull * kClasses * kSlotsPerClass);
+  EXPECT_EQ(large.used - large.slots, 4ull * slot_offset(kClasses, true));
+  EXPECT_GT(static_cast<double>(large.pages * kPageBytes) / (1ull << 30), 0.99);
+  auto most = [](std::uint64_t first, std::uint64_t n, std::uint64_t stride) {
+    std::vector<unsigned> per(1u << kManySlotsLog2, 0);
+    unsigned m = 0;
+    for (std::uint64_t i = 0; i < n; ++i) m = std::max(m, ++per[slot_of_warp_index(first + i * stride, kManySlotsLog2)]);
+    return m;
+  };
+  for (std::uint64_t first : {0ull, 977ull, 40000ull}) {
+    EXPECT_LE(most(first, 3125, 1), 4u) << first;
+    EXPECT_LE(most(first, 391, 8), 2u) << first;
+  }
+}
+
 TEST(SlabBits, RangeMaskCoversExactlyTheRunInEachWord) {
   EXPECT_EQ(range_mask(0, 1, 0), 1u);
   EXPECT_EQ(range_mask(0, 32, 0), 0xffffffffu);
