@@ -46,7 +46,7 @@ HEAPBENCH_SLAB_HD constexpr unsigned slot_of_warp_index(std::uint64_t warp, unsi
 }
 
 // Slots per class: 256, but in an arena of kManySlotsPages pages (a heap of
-// 516 MiB) or more 1,024 for the classes from 512 B, whose page holds four warps' worth or
+// about 517 MiB) or more 1,024 for the classes from 512 B, whose page holds four warps' worth or
 // less. A slot keeps its page from round to round, so where a launch asks a
 // class for more than its slots' pages hold, every launch refills slots: 100,000
 // threads of 512 B are 3,125 warps' worth, 781 pages, against 256 kept; and

@@ -450,9 +450,10 @@ TEST(SlabGpu, AMillionThreadsAtOnceKeepAClassOnAboutTheFewPagesItFills) {
 }
 
 // A heap of 1 GiB gives the classes from 512 B 1,024 slots each (slab_math::many_slots):
-// rounds of 100,000 threads in those classes get every block, twice (the second from the
-// pages the slots kept), free them all, and leave the metadata at rest; then one class
-// takes every page, the kept ones included.
+// rounds of 100,000 threads get every block, twice (the second from the pages the slots
+// kept), free them all, and leave the metadata at rest; then one class takes every page,
+// the kept ones included. The 512 B and 1 KiB rounds go through the slots; full warps of
+// 8 KiB and 16 KiB take whole pages, beside the pages the slots keep.
 TEST(SlabGpu, TheLargerClassesManySlotsServeRoundsAndGiveEveryPageBack) {
   HeapSession session(0);
   SlabArena a(1024 * kMiB);
@@ -475,8 +476,9 @@ TEST(SlabGpu, TheLargerClassesManySlotsServeRoundsAndGiveEveryPageBack) {
 
 // One lane's call for its group (per_warp, per_block) is a slot's reservation of one block in
 // the larger classes: per_warp of 256 B asks for 8 KiB, of 1 KiB for 32 KiB; per_block of 64 B
-// for 16 KiB, of 256 B for 64 KiB. On 1 GiB those classes have 1,024 slots; every call of every
-// round gets its block, and the harness's write and read-back of every slice passes.
+// for 16 KiB. On 1 GiB those classes have 1,024 slots. per_block of 256 B asks for 64 KiB, a
+// page of its own beside them. Every call of every round gets its block, and the harness's
+// write and read-back of every slice passes.
 TEST(SlabGpu, OneLaneCallsOfTheLargerClassesOn1GiBAllSucceed) {
   if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
   for (const auto& [pattern, size] : {std::pair{"per_warp", 256u}, std::pair{"per_warp", 1024u},

@@ -200,7 +200,7 @@ TEST(SlabSlots, ConsecutiveAndStridedWarpsSpreadEvenly) {
   EXPECT_LE(most(0, 32768, 1), 32768u / kSlotsPerClass * 11 / 10);
 }
 
-// Arenas of 516 MiB and more give the classes from 512 B 1,024 slots each, laid
+// Arenas of about 517 MiB and more give the classes from 512 B 1,024 slots each, laid
 // out class after class; 3,125 consecutive warps (100,000 threads, or per_warp's
 // calls) then put at most 4 in a slot, a 512 B page's worth, and per_block's 391
 // calls (every 8th warp) at most 2. Smaller arenas keep 256 a class, as before.
