@@ -46,22 +46,25 @@ HEAPBENCH_SLAB_HD constexpr unsigned slot_of_warp_index(std::uint64_t warp, unsi
 }
 
 // Slots per class: 256, but in an arena of kManySlotsPages pages (a heap of
-// about 517 MiB) or more 1,024 for the classes from 512 B, whose page holds four warps' worth or
-// less. A slot keeps its page from round to round, so where a launch asks a
-// class for more than its slots' pages hold, every launch refills slots: 100,000
-// threads of 512 B are 3,125 warps' worth, 781 pages, against 256 kept; and
-// per_warp's 3,125 one-lane calls of 8 KiB (32 x 256 B), 391 pages. Smaller
-// arenas keep 256 (more slots would spread a class over more of their pages).
+// about 517 MiB) or more 1,024 for every class. A slot keeps its page from round to
+// round, so where a launch asks a class for more than its slots' pages hold,
+// every launch refills slots: 100,000 threads of 512 B are 3,125 warps' worth,
+// 781 pages, against 256 kept; per_warp's 3,125 one-lane calls of 8 KiB (32 x
+// 256 B), 391 pages; a million threads of 16 B, 256 pages, as many as 256 slots
+// keep, so one slot's extra warp refills it. Smaller arenas keep 256 (more slots
+// would spread a class over more of their pages).
 inline constexpr unsigned kManySlotsLog2 = 10;
-inline constexpr unsigned kManySlotsFrom = 5;  // the class of 512 B
+inline constexpr unsigned kManySlotsFrom = 0;  // the first class with more slots: every one
 inline constexpr std::uint64_t kManySlotsPages = 8192;
 HEAPBENCH_SLAB_HD constexpr bool many_slots(std::uint64_t pages) { return pages >= kManySlotsPages; }
+// (at_most, not a comparison with kManySlotsFrom: with it 0, that is always true, and nvcc says so.)
+HEAPBENCH_SLAB_HD constexpr unsigned at_most(unsigned a, unsigned b) { return a < b ? a : b; }
 HEAPBENCH_SLAB_HD constexpr unsigned slots_log2(unsigned cls, bool many) {
-  return many && cls >= kManySlotsFrom ? kManySlotsLog2 : kSlotsLog2;
+  return many && at_most(cls, kManySlotsFrom) == kManySlotsFrom ? kManySlotsLog2 : kSlotsLog2;
 }
 // Where class cls's slots begin, in words from the first slot; slot_offset(kClasses, many): all of them.
 HEAPBENCH_SLAB_HD constexpr std::uint32_t slot_offset(unsigned cls, bool many) {
-  const unsigned few = cls < kManySlotsFrom ? cls : kManySlotsFrom;
+  const unsigned few = at_most(cls, kManySlotsFrom);
   return few * (1u << kSlotsLog2) + (cls - few) * (1u << slots_log2(kManySlotsFrom, many));
 }
 
