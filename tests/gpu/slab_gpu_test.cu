@@ -449,7 +449,7 @@ TEST(SlabGpu, AMillionThreadsAtOnceKeepAClassOnAboutTheFewPagesItFills) {
   EXPECT_EQ(a.bad(), 0u) << "two live blocks overlapped";
 }
 
-// A heap of 1 GiB gives the classes from 512 B 1,024 slots each (slab_math::many_slots):
+// A heap of 1 GiB gives the classes 1,024 slots each (slab_math::many_slots, slots_log2):
 // rounds of 100,000 threads get every block, twice (the second from the pages the slots
 // kept), free them all, and leave the metadata at rest; then one class takes every page,
 // the kept ones included. The 512 B and 1 KiB rounds go through the slots; full warps of
