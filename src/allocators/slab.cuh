@@ -5,11 +5,11 @@
 //
 // One cudaMalloc arena of the case's heap holds everything: 64 KiB pages from
 // its start, and the metadata (a bitmap per page, a header per page, a bitmap
-// of pages in use, the per-class slots) at its end, so utilisation counts the
-// allocator's own bookkeeping against it. Sizes of 16 B ... 64 KiB are rounded
-// up to a power of two (13 classes); a page serves one class at a time and
-// goes back to the pool of free pages when its last block is freed. Larger
-// sizes take a run of whole pages.
+// of pages in use, the per-class slots, a copy of the handle) at its end, so
+// utilisation counts the allocator's own bookkeeping against it. Sizes of
+// 16 B ... 64 KiB are rounded up to a power of two (13 classes); a page
+// serves one class at a time and goes back to the pool of free pages when its
+// last block is freed. Larger sizes take a run of whole pages.
 //
 // The arithmetic (classes, bit picking, the layout, the run search) is plain
 // constexpr C++ in slab_math.hpp beside this file, tested on the host by
@@ -62,6 +62,12 @@ struct slab {
   std::uint32_t* emptied = nullptr;
   std::uint32_t* missed = nullptr;
   std::uint32_t pages = 0;
+  // This handle's copy in the arena (Owner writes it): the calls that are not
+  // inlined are made on it (self->), not on the kernel's own copy. A member
+  // function's `this` must be an address, and the handle a kernel is given is
+  // a parameter: every slab kernel copied it (88 B) to its local memory at its
+  // start, for calls most threads never make (issue 55, step 11h).
+  const slab* self = nullptr;
 
   // The paths past a slot's page (a new page, the search for room, the large
   // runs) are not inlined: the path every call takes stays short in registers
@@ -89,7 +95,7 @@ struct slab {
   __device__ void* allocate(std::size_t size, std::size_t) const {
     using namespace slab_math;
     const unsigned cls = class_of(size);
-    if (cls == kLarge) return allocate_large(size);
+    if (cls == kLarge) return self->allocate_large(size);
     const unsigned active = __activemask();
     const unsigned group = __match_any_sync(active, cls);
     const unsigned lane = lane_id();
@@ -101,7 +107,7 @@ struct slab {
     void* result = nullptr;
     unsigned need = group;  // the lanes still without a block
     if (__popc(group) >= blocks_per_page(cls)) {
-      const Whole w = take_whole_pages(cls, group, slot);
+      const Whole w = self->take_whole_pages(cls, group, slot);
       need &= ~w.served;
       result = w.result;
     }
@@ -314,7 +320,7 @@ struct slab {
     const Grant g = reserve(cls, slot, want);
     if (g.got != 0) return g;
     const std::uint32_t cap = slab_math::blocks_per_page(cls);
-    return take_page<true>(cls, slot, want < cap ? want : cap, 0);
+    return self->take_page<true>(cls, slot, want < cap ? want : cap, 0);
   }
 
   // Reserves up to `want` blocks (at most a page's) in the slot's page, or in
@@ -327,7 +333,7 @@ struct slab {
     const std::uint32_t tag = tag_of_class(cls), cap = blocks_per_page(cls);
     // A request that fills a page (all of a 64 KiB page, or 16 lanes of 4 KiB)
     // takes one of its own: it would only hold the slot's page up.
-    if (want >= cap) return take_page(cls, slot, cap, 0);
+    if (want >= cap) return self->take_page(cls, slot, cap, 0);
     const std::uint32_t s = load(slot);
     if (s != kSlotEmpty) {
       const std::uint32_t page = s - 1;
@@ -341,7 +347,7 @@ struct slab {
       }
       release_count(page, want);
     }
-    return refill(cls, slot, s, want);
+    return self->refill(cls, slot, s, want);
   }
 
   // The slot's page is full or gone: this warp takes a new page and offers it
@@ -527,7 +533,7 @@ struct slab {
     const std::uint32_t tag = header_tag(old);
     if (tag == kFreeTag || header_count(old) != n) return;
     if (!header_slotted(old)) {
-      retire(page, tag);
+      self->retire(page, tag);
     } else {
       atomicAdd(emptied, 1u);  // an empty page another class may take (steal_empty)
     }
@@ -652,6 +658,8 @@ struct slab {
       check(cudaMalloc(&arena_, c.arena_bytes()), "cudaMalloc");
       check(cudaMalloc(&live_, sizeof *live_), "cudaMalloc");
       check(cudaMemsetAsync(arena_ + layout_.meta_begin, 0, layout_.meta_bytes), "cudaMemsetAsync");
+      const slab h = handle();  // its copy in the arena, which its calls that are not inlined are made on (self)
+      check(cudaMemcpy(arena_ + layout_.handle, &h, sizeof h, cudaMemcpyHostToDevice), "cudaMemcpy");
     }
     ~Owner() {
       cudaFree(live_);
@@ -673,6 +681,7 @@ struct slab {
       h.emptied = word_at(layout_.emptied);
       h.missed = word_at(layout_.missed);
       h.pages = static_cast<std::uint32_t>(layout_.pages);
+      h.self = reinterpret_cast<const slab*>(arena_ + layout_.handle);
       return h;
     }
     // No block live: every page free, every bitmap clear. When the last round
@@ -703,6 +712,8 @@ struct slab {
     std::uint32_t* live_ = nullptr;  // set by slab_note_live: the metadata must be cleared
   };
 };
+
+static_assert(sizeof(slab) <= slab_math::kHandleBytes, "the arena keeps kHandleBytes for the handle's copy");
 
 // Owner::reset's two kernels (templates: defined in a header that several
 // translation units include). Any page with a count (a block or a large run

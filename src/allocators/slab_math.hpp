@@ -190,8 +190,12 @@ HEAPBENCH_SLAB_HD constexpr std::uint32_t range_mask(std::uint32_t first, std::u
   return (width == 32 ? 0xffffffffu : ((1u << width) - 1)) << shift;
 }
 
+// Bytes kept for the copy of slab's device handle after the metadata (slab.cuh
+// asserts that the handle fits).
+inline constexpr std::uint64_t kHandleBytes = 128;
 // Where everything lives in an arena of `heap` bytes: `pages` pages from its
-// start, then the metadata, all byte offsets from the arena's start.
+// start, then the metadata, then the handle's copy, all byte offsets from the
+// arena's start.
 struct Layout {
   std::uint64_t pages = 0;
   std::uint64_t bitmap = 0;     // pages x kBitmapWords words: a set bit is a block in use
@@ -202,7 +206,9 @@ struct Layout {
   std::uint64_t used = 0;       // one word: pages in use
   std::uint64_t emptied = 0;    // one word: how many times a slot's page has emptied (steal_empty's clock)
   std::uint64_t missed = 0;     // one word: emptied + 1 as it was when a search of every page found none empty
-  std::uint64_t meta_begin = 0, meta_bytes = 0;
+  std::uint64_t meta_begin = 0, meta_bytes = 0;  // what a reset clears: everything above
+  std::uint64_t handle = 0;  // kHandleBytes: a copy of the device handle, which its calls that are not inlined read
+  std::uint64_t end = 0;     // the arena's bytes in use, handle included
 };
 HEAPBENCH_SLAB_HD constexpr std::uint64_t page_words(std::uint64_t pages) { return (pages + 31) / 32; }
 HEAPBENCH_SLAB_HD constexpr Layout layout_for_pages(std::uint64_t pages) {
@@ -219,6 +225,8 @@ HEAPBENCH_SLAB_HD constexpr Layout layout_for_pages(std::uint64_t pages) {
   l.missed = l.emptied + 4;
   const std::uint64_t end = (l.missed + 4 + 15) / 16 * 16;
   l.meta_bytes = end - l.meta_begin;
+  l.handle = end;
+  l.end = l.handle + kHandleBytes;
   return l;
 }
 // The most pages that fit in `heap` bytes with their metadata (page indices fit in 31 bits).
@@ -228,7 +236,7 @@ HEAPBENCH_SLAB_HD constexpr Layout layout(std::uint64_t heap) {
   if (pages > (1ull << 31)) pages = 1ull << 31;
   while (pages > 0) {
     const Layout l = layout_for_pages(pages);
-    if (l.meta_begin + l.meta_bytes <= heap) return l;
+    if (l.end <= heap) return l;
     --pages;
   }
   return layout_for_pages(0);

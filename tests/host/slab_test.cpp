@@ -247,7 +247,10 @@ TEST(SlabLayout, MetadataFitsInTheHeapAndCostsUnderOnePercent) {
   for (std::uint64_t mib : {1ull, 8ull, 64ull, 1024ull, 4096ull}) {
     const std::uint64_t heap = mib << 20;
     const Layout l = layout(heap);
-    EXPECT_LE(l.meta_begin + l.meta_bytes, heap) << mib;
+    EXPECT_LE(l.meta_begin + l.meta_bytes, l.handle) << mib;  // a reset's clearing leaves the handle's copy
+    EXPECT_EQ(l.handle % 16, 0u);
+    EXPECT_EQ(l.end, l.handle + kHandleBytes);
+    EXPECT_LE(l.end, heap) << mib;
     EXPECT_EQ(l.meta_begin, l.pages * kPageBytes);
     EXPECT_EQ(l.meta_begin % 16, 0u);
     EXPECT_EQ(l.header - l.bitmap, l.pages * kBitmapWords * 4);
@@ -255,7 +258,7 @@ TEST(SlabLayout, MetadataFitsInTheHeapAndCostsUnderOnePercent) {
     EXPECT_LE(l.used + 4, l.meta_begin + l.meta_bytes);
     // No page more would fit, and pages hold at least 98 % of the heap from 8 MiB on.
     const Layout more = layout_for_pages(l.pages + 1);
-    EXPECT_GT(more.meta_begin + more.meta_bytes, heap) << mib;
+    EXPECT_GT(more.end, heap) << mib;
     if (mib >= 8) {
       EXPECT_GT(static_cast<double>(l.pages * kPageBytes) / heap, 0.98) << mib;
     }
