@@ -5,11 +5,11 @@
 //
 // One cudaMalloc arena of the case's heap holds everything: 64 KiB pages from
 // its start, and the metadata (a bitmap per page, a header per page, a bitmap
-// of pages in use, the per-class slots) at its end, so utilisation counts the
-// allocator's own bookkeeping against it. Sizes of 16 B ... 64 KiB are rounded
-// up to a power of two (13 classes); a page serves one class at a time and
-// goes back to the pool of free pages when its last block is freed. Larger
-// sizes take a run of whole pages.
+// of pages in use, the per-class slots, a copy of the handle) at its end, so
+// utilisation counts the allocator's own bookkeeping against it. Sizes of
+// 16 B ... 64 KiB are rounded up to a power of two (13 classes); a page
+// serves one class at a time and goes back to the pool of free pages when its
+// last block is freed. Larger sizes take a run of whole pages.
 //
 // The arithmetic (classes, bit picking, the layout, the run search) is plain
 // constexpr C++ in slab_math.hpp beside this file, tested on the host by
@@ -33,6 +33,8 @@ inline constexpr heapbench::ApiTraits slab_traits{
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+
+#include <cuda/atomic>
 
 #include "heapbench/case.hpp"
 #include "heapbench/cuda_check.cuh"  // heapbench::check_cuda
@@ -61,11 +63,26 @@ struct slab {
   std::uint32_t* emptied = nullptr;
   std::uint32_t* missed = nullptr;
   std::uint32_t pages = 0;
+  // This handle's copy in the arena (Owner writes it): the calls that are not
+  // inlined are made on it (self->), not on the kernel's own copy. A member
+  // function's `this` must be an address, and the handle a kernel is given is
+  // a parameter: every slab kernel copied it (88 B) to its local memory at its
+  // start, for calls most threads never make (issue 55, step 11h).
+  const slab* self = nullptr;
 
   // The paths past a slot's page (a new page, the search for room, the large
   // runs) are not inlined: the path every call takes stays short in registers
   // and instructions (a round of 1,024 threads is a few microseconds, most of
   // them waits on memory and on fetching the kernel's code).
+
+  // A reservation: `got` blocks (0: none) in `page`, whose count before it was
+  // `first` (where free bits likely are); `marked`: the reservation set the
+  // page's slotted bit (take_page with a mark). The calls that are not inlined
+  // return it by value: a reference argument put the caller's variables in
+  // local memory.
+  struct Grant {
+    std::uint32_t got, page, first, marked;
+  };
 
   // Bounds on every loop: never spin forever (docs/allocators.md).
   static constexpr int kMaxRounds = 40;       // reservations per call; a 64 KiB class page holds one block
@@ -79,20 +96,30 @@ struct slab {
   __device__ void* allocate(std::size_t size, std::size_t) const {
     using namespace slab_math;
     const unsigned cls = class_of(size);
-    if (cls == kLarge) return allocate_large(size);
+    if (cls == kLarge) return self->allocate_large(size);
     const unsigned active = __activemask();
     const unsigned group = __match_any_sync(active, cls);
     const unsigned lane = lane_id();
     const unsigned leader = __ffs(group) - 1;
     const unsigned below = (1u << lane) - 1;
-    std::uint32_t* slot = slots + cls * kSlotsPerClass + slot_of_warp();
+    const bool many = many_slots(pages);
+    std::uint32_t* slot = slots + slot_offset(cls, many) + slot_of_warp(slots_log2(cls, many));
     const unsigned shift = class_shift(cls);
     void* result = nullptr;
     unsigned need = group;  // the lanes still without a block
-    if (__popc(group) >= blocks_per_page(cls)) need &= ~take_whole_pages(cls, group, slot, result);
+    if (__popc(group) >= blocks_per_page(cls)) {
+      const Whole w = self->take_whole_pages(cls, group, slot);
+      need &= ~w.served;
+      result = w.result;
+    }
     for (int round = 0; round < kMaxRounds && need != 0; ++round) {
       std::uint32_t page = 0, first = 0, reserved = 0;
-      if (lane == leader) reserved = reserve_or_last_try(cls, slot, __popc(need), page, first);
+      if (lane == leader) {
+        const Grant g = reserve_or_last_try(cls, slot, __popc(need));
+        reserved = g.got;
+        page = g.page;
+        first = g.first;
+      }
       reserved = __shfl_sync(group, reserved, leader);
       if (reserved == 0) break;  // the arena is full: NULL for the lanes left
       page = __shfl_sync(group, page, leader);
@@ -124,36 +151,50 @@ struct slab {
   // a free page of its own, their leaders taking them at the same time (one
   // count of pages in use for the warp), where reserve would take them one
   // after another. The page's count and bits are set without waiting on them;
-  // a fence makes them visible before any lane has its block. Returns the
+  // a __syncwarp orders them before any lane's use of its block (a fence
+  // did: MEMBAR.SC.GPU, and an invalidation of the SM's L1). Returns the
   // lanes served; the others (a partial group, no free page) go on to reserve.
-  __device__ __noinline__ unsigned take_whole_pages(unsigned cls, unsigned group, const std::uint32_t* slot,
-                                                    void*& result) const {
+  // Returned by value, as every result of a call that is not inlined: a
+  // reference argument puts the caller's variable in local memory.
+  struct Whole {
+    unsigned served;  // the lanes served
+    void* result;     // this lane's block, or nullptr
+  };
+  __device__ __noinline__ Whole take_whole_pages(unsigned cls, unsigned group, const std::uint32_t* slot) const {
     using namespace slab_math;
     const std::uint32_t cap = blocks_per_page(cls), full = __popc(group) / cap;
     const unsigned lane = lane_id(), leader = __ffs(group) - 1;
     const unsigned rank = __popc(group & ((1u << lane) - 1)), sub = rank / cap;
+    // Each group's leader reads the word of the page bitmap it will search
+    // first while the warp's pages are counted: one wait for both, not two.
+    std::uint32_t start = 0, seen = 0;
+    if (rank % cap == 0 && sub < full && pages != 0) {
+      start = (hint(cls, slot) + sub * 97u) % pages;
+      seen = load(page_bits + start / 32);
+    }
     std::uint32_t granted = 0;
     if (lane == leader) granted = grant_pages(full);
     granted = __shfl_sync(group, granted, leader);
-    if (granted == 0) return 0;
+    if (granted == 0) return {0, nullptr};
     std::uint32_t page = kNone;
     if (sub < granted && rank % cap == 0) {
-      page = find_one((hint(cls, slot) + sub * 97u) % pages);
+      page = find_one(start, seen);
       if (page == kNone) {
         atomicSub(used, 1u);
       } else {
         atomicAdd(header + page, make_header(tag_of_class(cls), cap));
         atomicOr(bitmap + static_cast<std::uint64_t>(page) * kBitmapWords, word_valid_mask(cls, 0));
-        __threadfence();
       }
     }
+    __syncwarp(group);  // orders the leaders' count and bits before any use of a block by the group
     page = __shfl_sync(group, page, __fns(group, 0, static_cast<int>(sub * cap + 1)));
     const bool got = sub < granted && page != kNone;
+    void* result = nullptr;
     if (got) {
       const std::uint64_t block = static_cast<std::uint64_t>(rank % cap) << class_shift(cls);
       result = base + (static_cast<std::uint64_t>(page) << kPageShift) + block;
     }
-    return __ballot_sync(group, got);
+    return {__ballot_sync(group, got), result};
   }
 
   __device__ void deallocate(void* p) const {
@@ -163,8 +204,7 @@ struct slab {
     const auto page = static_cast<std::uint32_t>(off >> kPageShift);
     const std::uint32_t tag = header_tag(load(header + page));  // fixed while the block lives
     if (tag == kLargeTag) {
-      __threadfence();  // this thread's use of the run before the run is given back
-      release_count(page, 1);
+      release_count<true>(page, 1);  // this thread's use of the run before the run is given back
       return;
     }
     if (tag == kFreeTag || tag > kClasses) return;  // not a live block
@@ -174,17 +214,14 @@ struct slab {
     const std::uint32_t word = page * kBitmapWords + index / 32;
     // Bits first, then the count: a count of 0 means every bit is clear, so the
     // page can go back to the pool. Lanes freeing into one word share one atomic.
+    // Both are release atomics (see and_release), not fences around relaxed ones.
     const unsigned same_word = __match_any_sync(active, word);
     const std::uint32_t bits = __reduce_or_sync(same_word, 1u << (index % 32));
-    __syncwarp(active);  // the lanes' last reads and writes of their blocks ...
-    if (lane == static_cast<unsigned>(__ffs(same_word) - 1)) {
-      __threadfence();  // ... before the bits that give the blocks to another thread
-      atomicAnd(bitmap + word, ~bits);
-      __threadfence();  // and the bits before the count that gives the page back
-    }
-    __syncwarp(active);
+    __syncwarp(active);  // the lanes' last reads and writes of their blocks before the bits
+    if (lane == static_cast<unsigned>(__ffs(same_word) - 1)) and_release(bitmap + word, ~bits);
+    __syncwarp(active);  // and the bits before the count that gives the page back
     const unsigned same_page = __match_any_sync(active, page);
-    if (lane == static_cast<unsigned>(__ffs(same_page) - 1)) release_count(page, __popc(same_page));
+    if (lane == static_cast<unsigned>(__ffs(same_page) - 1)) release_count<true>(page, __popc(same_page));
   }
 
   // ---- the handle's own parts (public: the handle stays a plain aggregate of pointers) ----
@@ -194,17 +231,38 @@ struct slab {
     asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
     return lane;
   }
-  // The slot a warp fills, one of kSlotsPerClass: warps of every SM spread over
-  // all of them (a hash of the SM and the warp's slot in it).
-  __device__ static unsigned slot_of_warp() {
-    unsigned sm, warp;
-    asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-    asm volatile("mov.u32 %0, %%warpid;" : "=r"(warp));
-    return ((sm * 64u + warp) * 0x9E3779B1u) >> (32 - slab_math::kSlotsLog2);
+  // The slot a warp fills, one of its class's 2^slots_log2: a hash of the warp's index in
+  // its launch (slab_math::slot_of_warp_index), which spreads the warps that
+  // run at once evenly over the slots.
+  __device__ static unsigned slot_of_warp(unsigned slots_log2) {
+    const unsigned in_block = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+    const unsigned warps_per_block = (blockDim.x * blockDim.y * blockDim.z + 31) / 32;
+    const std::uint64_t block = blockIdx.x + static_cast<std::uint64_t>(gridDim.x) * (blockIdx.y + static_cast<std::uint64_t>(gridDim.y) * blockIdx.z);
+    return slab_math::slot_of_warp_index(block * warps_per_block + in_block / 32, slots_log2);
   }
 
   // Metadata is read from L2 (other SMs change it with atomics; L1 is not coherent).
   __device__ static std::uint32_t load(const std::uint32_t* p) { return __ldcg(p); }
+  // Atomics with release semantics (PTX atom.release.gpu): what this thread wrote
+  // before, and through __syncwarp what its warp wrote, is visible before the
+  // atomic is. Where a __threadfence() stood before a relaxed atomic: that is
+  // fence.sc.gpu, which on sm_90 is MEMBAR.SC.GPU and also invalidates the SM's
+  // L1 (CCTL.IVALL); a release is MEMBAR.ALL.GPU alone. Nothing here needs the
+  // sequential consistency of the one or the acquire of the other.
+  using DeviceAtomic = cuda::atomic_ref<std::uint32_t, cuda::thread_scope_device>;
+  __device__ static std::uint32_t and_release(std::uint32_t* p, std::uint32_t v) {
+    return DeviceAtomic(*p).fetch_and(v, cuda::memory_order_release);
+  }
+  __device__ static std::uint32_t sub_release(std::uint32_t* p, std::uint32_t v) {
+    return DeviceAtomic(*p).fetch_sub(v, cuda::memory_order_release);
+  }
+  __device__ static std::uint32_t add_release(std::uint32_t* p, std::uint32_t v) {
+    return DeviceAtomic(*p).fetch_add(v, cuda::memory_order_release);
+  }
+  __device__ static std::uint32_t cas_release(std::uint32_t* p, std::uint32_t expected, std::uint32_t desired) {
+    DeviceAtomic(*p).compare_exchange_strong(expected, desired, cuda::memory_order_release, cuda::memory_order_relaxed);
+    return expected;  // the value found, as atomicCAS returns it
+  }
   struct L2Words {  // find_run's reader of the page bitmap
     const std::uint32_t* words;
     __host__ __device__ std::uint32_t operator()(std::uint32_t w) const {
@@ -259,12 +317,11 @@ struct slab {
   // just taken by warps whose pages did not yet show as their class's
   // (docs/slab.md, "Searches that end").
   // Like reserve, it asks for a page's worth at most.
-  __device__ std::uint32_t reserve_or_last_try(unsigned cls, std::uint32_t* slot, std::uint32_t want,
-                                               std::uint32_t& page, std::uint32_t& first) const {
-    const std::uint32_t got = reserve(cls, slot, want, page, first);
-    if (got != 0) return got;
+  __device__ Grant reserve_or_last_try(unsigned cls, std::uint32_t* slot, std::uint32_t want) const {
+    const Grant g = reserve(cls, slot, want);
+    if (g.got != 0) return g;
     const std::uint32_t cap = slab_math::blocks_per_page(cls);
-    return take_page<true>(cls, slot, want < cap ? want : cap, 0, page, first);
+    return self->take_page<true>(cls, slot, want < cap ? want : cap, 0);
   }
 
   // Reserves up to `want` blocks (at most a page's) in the slot's page, or in
@@ -272,28 +329,26 @@ struct slab {
   // `first` is the page's count before the reservation: where free bits likely are.
   // A new page comes from take_page: a free one, else one of the class that has
   // room, else an empty page of another class.
-  __device__ std::uint32_t reserve(unsigned cls, std::uint32_t* slot, std::uint32_t want, std::uint32_t& page,
-                                   std::uint32_t& first) const {
+  __device__ Grant reserve(unsigned cls, std::uint32_t* slot, std::uint32_t want) const {
     using namespace slab_math;
     const std::uint32_t tag = tag_of_class(cls), cap = blocks_per_page(cls);
     // A request that fills a page (all of a 64 KiB page, or 16 lanes of 4 KiB)
     // takes one of its own: it would only hold the slot's page up.
-    if (want >= cap) return take_page(cls, slot, cap, 0, page, first);
+    if (want >= cap) return self->take_page(cls, slot, cap, 0);
     const std::uint32_t s = load(slot);
     if (s != kSlotEmpty) {
-      page = s - 1;
+      const std::uint32_t page = s - 1;
       // Reserve first, look afterwards: one atomicAdd per warp. A page of
       // another class (or free) or full is given back what was added.
       const std::uint32_t old = atomicAdd(header + page, want);
       if (header_tag(old) == tag && header_count(old) < cap) {
         const std::uint32_t got = cap - header_count(old) < want ? cap - header_count(old) : want;
         if (got < want) atomicSub(header + page, want - got);
-        first = header_count(old);
-        return got;
+        return {got, page, header_count(old), 0};
       }
       release_count(page, want);
     }
-    return refill(cls, slot, s, want, page, first);
+    return self->refill(cls, slot, s, want);
   }
 
   // The slot's page is full or gone: this warp takes a new page and offers it
@@ -302,22 +357,22 @@ struct slab {
   // the slot's (the page it replaced leaves the slot). Each of the others
   // moves its blocks into the winner's page where they fit (join_winner), and
   // else keeps its page out of any slot, so it goes back to the pool once emptied.
-  __device__ __noinline__ std::uint32_t refill(unsigned cls, std::uint32_t* slot, std::uint32_t s, std::uint32_t want,
-                                               std::uint32_t& page, std::uint32_t& first) const {
+  __device__ __noinline__ Grant refill(unsigned cls, std::uint32_t* slot, std::uint32_t s, std::uint32_t want) const {
     using namespace slab_math;
-    bool marked = false;
-    const std::uint32_t got = take_page(cls, slot, want, kSlotted, page, first, &marked);
-    if (got == 0) return 0;
+    const Grant g = take_page(cls, slot, want, kSlotted);
+    if (g.got == 0) return g;
     const std::uint32_t tag = tag_of_class(cls);
-    __threadfence();  // the page's header (slotted) before the slot names it
-    const std::uint32_t was = atomicCAS(slot, s, page + 1);
+    const std::uint32_t was = cas_release(slot, s, g.page + 1);  // the page's header (slotted) before the slot names it
     if (was == s) {
-      if (s != kSlotEmpty && s - 1 != page) unslot(s - 1, tag);
-    } else if (was != page + 1) {
-      if (was != kSlotEmpty && join_winner(cls, was - 1, want, got, marked, page, first)) return want;
-      if (marked) unslot(page, tag);  // another warp's page is the slot's now; this one is no slot's
+      if (s != kSlotEmpty && s - 1 != g.page) unslot(s - 1, tag);
+    } else if (was != g.page + 1) {
+      if (was != kSlotEmpty) {
+        const Grant joined = join_winner(cls, was - 1, want, g);
+        if (joined.got != 0) return joined;
+      }
+      if (g.marked) unslot(g.page, tag);  // another warp's page is the slot's now; this one is no slot's
     }
-    return got;
+    return g;
   }
 
   // This warp lost the slot to another warp's page (`winner`) after taking a
@@ -328,19 +383,17 @@ struct slab {
   // reserves all `want` blocks in the winner's page, as reserve does, and
   // gives its own reservation back: the page retires once nothing else is in
   // it. False (nothing changed) when the winner's page cannot take them all.
-  __device__ __noinline__ bool join_winner(unsigned cls, std::uint32_t winner, std::uint32_t want, std::uint32_t got,
-                                           bool marked, std::uint32_t& page, std::uint32_t& first) const {
+  // Returns the reservation in the winner's page (got 0: nothing changed).
+  __device__ __noinline__ Grant join_winner(unsigned cls, std::uint32_t winner, std::uint32_t want, Grant own) const {
     using namespace slab_math;
     const std::uint32_t old = atomicAdd(header + winner, want);
     if (header_tag(old) != tag_of_class(cls) || header_count(old) + want > blocks_per_page(cls)) {
       release_count(winner, want);
-      return false;
+      return {0, 0, 0, 0};
     }
-    if (marked) atomicAnd(header + page, ~kSlotted);  // no slot's: the release below may retire it
-    release_count(page, got);
-    page = winner;
-    first = header_count(old);
-    return true;
+    if (own.marked) atomicAnd(header + own.page, ~kSlotted);  // no slot's: the release below may retire it
+    release_count(own.page, own.got);
+    return {want, winner, header_count(old), 0};
   }
 
   // A new page for `want` blocks of class cls, marked `mark` (kSlotted for a
@@ -353,27 +406,24 @@ struct slab {
   // calls below, and every slab kernel went from 72-74 registers to 82-84 and
   // from 37.5 % occupancy to 25 % (docs/slab.md, "Searches that end").
   template <bool kEvery = false>
-  __device__ __noinline__ std::uint32_t take_page(unsigned cls, const std::uint32_t* slot, std::uint32_t want, std::uint32_t mark,
-                                     std::uint32_t& page, std::uint32_t& first, bool* marked = nullptr) const {
+  __device__ __noinline__ Grant take_page(unsigned cls, const std::uint32_t* slot, std::uint32_t want, std::uint32_t mark) const {
     using namespace slab_math;
-    if (marked != nullptr) *marked = mark != 0;
-    page = acquire(1, hint(cls, slot));
+    std::uint32_t page = acquire(1, hint(cls, slot));
     if (page == kNone) {
       // No page free: room in a page of the class, else an empty page of another class.
-      const std::uint32_t got = reserve_room(cls, want, room_start(cls, slot), kEvery ? pages : kRoomScan, page, first);
-      if (got != 0) {
+      Grant g = reserve_room(cls, want, room_start(cls, slot), kEvery ? pages : kRoomScan);
+      if (g.got != 0) {
         // A page with room may be a slot's already: its mark is that slot's, not this caller's.
-        if (mark != 0 && (atomicOr(header + page, mark) & mark) != 0 && marked != nullptr) *marked = false;
-        return got;
+        g.marked = mark != 0 && (atomicOr(header + g.page, mark) & mark) == 0;
+        return g;
       }
-      if (!steal_empty(room_start(cls, slot), false, kEvery ? pages : kRoomScan)) return 0;
+      if (!steal_empty(room_start(cls, slot), false, kEvery ? pages : kRoomScan)) return {0, 0, 0, 0};
       page = acquire(1, hint(cls, slot));
-      if (page == kNone) return 0;  // another caller took the page given back
+      if (page == kNone) return {0, 0, 0, 0};  // another caller took the page given back
     }
     // An add: keeps what stale reservers added meanwhile (a free page never has the slotted bit).
     atomicAdd(header + page, make_header(tag_of_class(cls), want) | mark);
-    first = 0;
-    return want;
+    return {want, page, 0, mark != 0};
   }
 
   // A page leaves its slot (the slot has another now): it is no slot's any
@@ -408,25 +458,22 @@ struct slab {
   // headers that include one with room for all, else the roomiest of
   // `scan` headers), reserved as in a slot's page; 0 when none has room. Without it a page that left its slot
   // full came back only once empty (docs/slab.md, "Stranded room").
-  __device__ __noinline__ std::uint32_t reserve_room(unsigned cls, std::uint32_t want, std::uint32_t start, std::uint32_t scan,
-                                                     std::uint32_t& page, std::uint32_t& first) const {
+  __device__ __noinline__ Grant reserve_room(unsigned cls, std::uint32_t want, std::uint32_t start, std::uint32_t scan) const {
     using namespace slab_math;
     const std::uint32_t tag = tag_of_class(cls), cap = blocks_per_page(cls);
     for (int t = 0; t < kMaxRoomTries; ++t) {
       const std::uint32_t p = find_room(L2Chunk{header}, pages, start, scan, cls, want);
-      if (p == kNone) return 0;
+      if (p == kNone) return {0, 0, 0, 0};
       const std::uint32_t old = atomicAdd(header + p, want);
       if (header_tag(old) == tag && header_count(old) < cap) {
         const std::uint32_t got = cap - header_count(old) < want ? cap - header_count(old) : want;
         if (got < want) atomicSub(header + p, want - got);
-        page = p;
-        first = header_count(old);
-        return got;
+        return {got, p, header_count(old), 0};
       }
       release_count(p, want);  // filled (or emptied and retired) since it was read
       start = p + 1 < pages ? p + 1 : 0;
     }
-    return 0;
+    return {0, 0, 0, 0};
   }
 
   // Where a slot's search for room starts: its hint, moved on by the clock so
@@ -478,14 +525,16 @@ struct slab {
   // count is 0 only when no block is live and no reservation is pending),
   // unless a slot holds it: that page stays in its class, ready for the
   // slot's next warp, until the slot moves on (unslot) or another class
-  // needs it (steal_empty).
+  // needs it (steal_empty). `Release`: a free's, which orders the blocks' use
+  // and their bits before the count (a reservation given back has nothing to order).
+  template <bool Release = false>
   __device__ void release_count(std::uint32_t page, std::uint32_t n) const {
     using namespace slab_math;
-    const std::uint32_t old = atomicSub(header + page, n);
+    const std::uint32_t old = Release ? sub_release(header + page, n) : atomicSub(header + page, n);
     const std::uint32_t tag = header_tag(old);
     if (tag == kFreeTag || header_count(old) != n) return;
     if (!header_slotted(old)) {
-      retire(page, tag);
+      self->retire(page, tag);
     } else {
       atomicAdd(emptied, 1u);  // an empty page another class may take (steal_empty)
     }
@@ -519,24 +568,29 @@ struct slab {
     return k;
   }
 
-  // Claims n contiguous free pages and counts them used; kNone if none.
+  // Claims n contiguous free pages and counts them used; kNone if none. One
+  // page's search reads its first word of the page bitmap while the page is
+  // counted: one wait for both, not two.
   __device__ std::uint32_t acquire(std::uint32_t n, std::uint32_t start) const {
     using namespace slab_math;
+    const std::uint32_t seen = n == 1 && pages != 0 ? load(page_bits + start / 32) : 0u;
     if (!count_pages(n)) return kNone;
-    const std::uint32_t p = n == 1 ? find_one(start) : find_and_claim_run(n, start);
+    const std::uint32_t p = n == 1 ? find_one(start, seen) : find_and_claim_run(n, start);
     if (p == kNone) atomicSub(used, n);
     return p;
   }
 
   // One free page, by words from `start`'s: a set bit of the first word with
   // one, taken by atomicOr; callers that meet in a word pick different bits.
-  __device__ std::uint32_t find_one(std::uint32_t start) const {
+  // `seen`: start's word as the caller read it (maybe stale: a lost race
+  // reads the word again).
+  __device__ std::uint32_t find_one(std::uint32_t start, std::uint32_t seen) const {
     using namespace slab_math;
     const auto words = static_cast<std::uint32_t>(page_words(pages));
     std::uint32_t w = start / 32;
     const unsigned salt = static_cast<unsigned>(clock()) ^ (lane_id() * 7u);
     for (std::uint32_t k = 0; k < 4 * words + 64; ++k) {
-      const std::uint32_t free = ~load(page_bits + w) & range_mask(0, pages, w);
+      const std::uint32_t free = ~(k == 0 ? seen : load(page_bits + w)) & range_mask(0, pages, w);
       if (free == 0) {
         w = w + 1 < words ? w + 1 : 0;
         continue;
@@ -577,8 +631,7 @@ struct slab {
   __device__ void release_pages(std::uint32_t p, std::uint32_t n) const {
     using namespace slab_math;
     for (std::uint32_t w = p / 32; w <= (p + n - 1) / 32; ++w) atomicAnd(page_bits + w, ~range_mask(p, n, w));
-    __threadfence();  // the bits clear before the count says they are
-    atomicSub(used, n);
+    sub_release(used, n);  // the bits clear before the count says they are
   }
 
   // Past 64 KiB: a run of whole pages, first fit from a hashed start, one
@@ -595,8 +648,7 @@ struct slab {
     if (p == kNone && steal_empty(start, true, pages)) p = acquire(n, start);
     if (p == kNone) return nullptr;
     run[p] = n;
-    __threadfence();  // the run's length before the header that makes it freeable
-    atomicAdd(header + p, make_header(kLargeTag, 1));
+    add_release(header + p, make_header(kLargeTag, 1));  // the run's length before the header that makes it freeable
     return base + (static_cast<std::uint64_t>(p) << kPageShift);
   }
 
@@ -615,6 +667,8 @@ struct slab {
       check(cudaMalloc(&arena_, c.arena_bytes()), "cudaMalloc");
       check(cudaMalloc(&live_, sizeof *live_), "cudaMalloc");
       check(cudaMemsetAsync(arena_ + layout_.meta_begin, 0, layout_.meta_bytes), "cudaMemsetAsync");
+      const slab h = handle();  // its copy in the arena, which its calls that are not inlined are made on (self)
+      check(cudaMemcpy(arena_ + layout_.handle, &h, sizeof h, cudaMemcpyHostToDevice), "cudaMemcpy");
     }
     ~Owner() {
       cudaFree(live_);
@@ -636,6 +690,7 @@ struct slab {
       h.emptied = word_at(layout_.emptied);
       h.missed = word_at(layout_.missed);
       h.pages = static_cast<std::uint32_t>(layout_.pages);
+      h.self = reinterpret_cast<const slab*>(arena_ + layout_.handle);
       return h;
     }
     // No block live: every page free, every bitmap clear. When the last round
@@ -666,6 +721,8 @@ struct slab {
     std::uint32_t* live_ = nullptr;  // set by slab_note_live: the metadata must be cleared
   };
 };
+
+static_assert(sizeof(slab) <= slab_math::kHandleBytes, "the arena keeps kHandleBytes for the handle's copy");
 
 // Owner::reset's two kernels (templates: defined in a header that several
 // translation units include). Any page with a count (a block or a large run

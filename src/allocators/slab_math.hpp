@@ -34,6 +34,40 @@ inline constexpr std::uint32_t kLargeTag = 0xff;    // the first page of a large
 inline constexpr std::uint32_t kSlotEmpty = 0;      // slots hold page + 1
 inline constexpr std::uint32_t kNone = 0xffffffffu;         // no page found
 
+// The slot of the warp with this index in its launch (block-major, as the
+// warps are numbered): Fibonacci hashing, whose top bits spread consecutive
+// indices (and evenly strided ones, as per_block's one calling warp a block)
+// nearly evenly over the slots (the three-gap theorem): 313 consecutive warps
+// (10,000 threads) put at most 2 in a slot. The hash of the SM and the warp's
+// place in it that it replaces put 3 or 4 in 20-33 slots for 40 blocks of 8
+// warps on SMs drawn at random (a model: a launch's SMs are the hardware's pick).
+HEAPBENCH_SLAB_HD constexpr unsigned slot_of_warp_index(std::uint64_t warp, unsigned slots_log2 = kSlotsLog2) {
+  return static_cast<unsigned>((static_cast<std::uint32_t>(warp) * 0x9E3779B1u) >> (32 - slots_log2));
+}
+
+// Slots per class: 256, but in an arena of kManySlotsPages pages (a heap of
+// about 517 MiB) or more 1,024 for every class. A slot keeps its page from round to
+// round, so where a launch asks a class for more than its slots' pages hold,
+// every launch refills slots: 100,000 threads of 512 B are 3,125 warps' worth,
+// 781 pages, against 256 kept; per_warp's 3,125 one-lane calls of 8 KiB (32 x
+// 256 B), 391 pages; a million threads of 16 B, 256 pages, as many as 256 slots
+// keep, so one slot's extra warp refills it. Smaller arenas keep 256 (more slots
+// would spread a class over more of their pages).
+inline constexpr unsigned kManySlotsLog2 = 10;
+inline constexpr unsigned kManySlotsFrom = 0;  // the first class with more slots: every one
+inline constexpr std::uint64_t kManySlotsPages = 8192;
+HEAPBENCH_SLAB_HD constexpr bool many_slots(std::uint64_t pages) { return pages >= kManySlotsPages; }
+// (at_most, not a comparison with kManySlotsFrom: with it 0, that is always true, and nvcc says so.)
+HEAPBENCH_SLAB_HD constexpr unsigned at_most(unsigned a, unsigned b) { return a < b ? a : b; }
+HEAPBENCH_SLAB_HD constexpr unsigned slots_log2(unsigned cls, bool many) {
+  return many && at_most(cls, kManySlotsFrom) == kManySlotsFrom ? kManySlotsLog2 : kSlotsLog2;
+}
+// Where class cls's slots begin, in words from the first slot; slot_offset(kClasses, many): all of them.
+HEAPBENCH_SLAB_HD constexpr std::uint32_t slot_offset(unsigned cls, bool many) {
+  const unsigned few = at_most(cls, kManySlotsFrom);
+  return few * (1u << kSlotsLog2) + (cls - few) * (1u << slots_log2(kManySlotsFrom, many));
+}
+
 HEAPBENCH_SLAB_HD constexpr unsigned bit_width(std::uint64_t x) {
   unsigned n = 0;
   for (; x != 0; x >>= 1) ++n;
@@ -156,19 +190,25 @@ HEAPBENCH_SLAB_HD constexpr std::uint32_t range_mask(std::uint32_t first, std::u
   return (width == 32 ? 0xffffffffu : ((1u << width) - 1)) << shift;
 }
 
+// Bytes kept for the copy of slab's device handle after the metadata (slab.cuh
+// asserts that the handle fits).
+inline constexpr std::uint64_t kHandleBytes = 128;
 // Where everything lives in an arena of `heap` bytes: `pages` pages from its
-// start, then the metadata, all byte offsets from the arena's start.
+// start, then the metadata, then the handle's copy, all byte offsets from the
+// arena's start.
 struct Layout {
   std::uint64_t pages = 0;
   std::uint64_t bitmap = 0;     // pages x kBitmapWords words: a set bit is a block in use
   std::uint64_t header = 0;     // pages words: tag << 24 | blocks reserved
   std::uint64_t run = 0;        // pages words: the length of the large run that starts there
   std::uint64_t page_bits = 0;  // page_words(pages) words: a set bit is a page in use
-  std::uint64_t slots = 0;      // kClasses x kSlotsPerClass words: the page each slot fills
+  std::uint64_t slots = 0;      // slot_offset(kClasses, many_slots(pages)) words: the page each slot fills
   std::uint64_t used = 0;       // one word: pages in use
   std::uint64_t emptied = 0;    // one word: how many times a slot's page has emptied (steal_empty's clock)
   std::uint64_t missed = 0;     // one word: emptied + 1 as it was when a search of every page found none empty
-  std::uint64_t meta_begin = 0, meta_bytes = 0;
+  std::uint64_t meta_begin = 0, meta_bytes = 0;  // what a reset clears: everything above
+  std::uint64_t handle = 0;  // kHandleBytes: a copy of the device handle, which its calls that are not inlined read
+  std::uint64_t end = 0;     // the arena's bytes in use, handle included
 };
 HEAPBENCH_SLAB_HD constexpr std::uint64_t page_words(std::uint64_t pages) { return (pages + 31) / 32; }
 HEAPBENCH_SLAB_HD constexpr Layout layout_for_pages(std::uint64_t pages) {
@@ -180,16 +220,19 @@ HEAPBENCH_SLAB_HD constexpr Layout layout_for_pages(std::uint64_t pages) {
   l.run = l.header + pages * 4;
   l.page_bits = l.run + pages * 4;
   l.slots = l.page_bits + page_words(pages) * 4;
-  l.used = l.slots + kClasses * kSlotsPerClass * 4;
+  l.used = l.slots + static_cast<std::uint64_t>(slot_offset(kClasses, many_slots(pages))) * 4;
   l.emptied = l.used + 4;
   l.missed = l.emptied + 4;
   const std::uint64_t end = (l.missed + 4 + 15) / 16 * 16;
   l.meta_bytes = end - l.meta_begin;
+  l.handle = end;
+  l.end = l.handle + kHandleBytes;
   return l;
 }
-// The arena's bytes the layout takes from its start, pages and metadata: what a
-// heap must hold (layout's test, and slab::Owner's refusal of a smaller arena).
-HEAPBENCH_SLAB_HD constexpr std::uint64_t bytes_taken(const Layout& l) { return l.meta_begin + l.meta_bytes; }
+// The arena's bytes the layout takes from its start, pages, metadata and the
+// handle's copy: what a heap must hold (layout's test, and slab::Owner's
+// refusal of a smaller arena).
+HEAPBENCH_SLAB_HD constexpr std::uint64_t bytes_taken(const Layout& l) { return l.end; }
 // The most pages that fit in `heap` bytes with their metadata (page indices fit in 31 bits).
 HEAPBENCH_SLAB_HD constexpr Layout layout(std::uint64_t heap) {
   const std::uint64_t per_page = kPageBytes + kBitmapWords * 4 + 8;

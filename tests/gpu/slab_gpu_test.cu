@@ -465,6 +465,51 @@ TEST(SlabGpu, AMillionThreadsAtOnceKeepAClassOnAboutTheFewPagesItFills) {
   EXPECT_EQ(a.bad(), 0u) << "two live blocks overlapped";
 }
 
+// A heap of 1 GiB gives the classes 1,024 slots each (slab_math::many_slots, slots_log2):
+// rounds of 100,000 threads get every block, twice (the second from the pages the slots
+// kept), free them all, and leave the metadata at rest; then one class takes every page,
+// the kept ones included. The 512 B and 1 KiB rounds go through the slots; full warps of
+// 8 KiB and 16 KiB take whole pages, beside the pages the slots keep.
+TEST(SlabGpu, TheLargerClassesManySlotsServeRoundsAndGiveEveryPageBack) {
+  HeapSession session(0);
+  SlabArena a(1024 * kMiB);
+  const std::uint64_t pages = a.layout().pages;
+  ASSERT_TRUE(sm::many_slots(pages)) << pages << " pages";
+  for (const auto& [size, threads] : {std::pair{512ull, 100000ull}, std::pair{1024ull, 100000ull},
+                                      std::pair{8192ull, 100000ull}, std::pair{16384ull, 30000ull}}) {
+    for (int round = 0; round < 2; ++round) {
+      EXPECT_EQ(a.fill(size, threads, 1), threads) << "size " << size << " round " << round;
+      a.free_all();
+    }
+    EXPECT_EQ(a.idle_metadata_problems(), "") << "size " << size;
+  }
+  a.reset();
+  EXPECT_EQ(a.fill(65536), pages) << "every page, the slots' kept ones too";
+  a.free_all();
+  EXPECT_EQ(a.misaligned(), 0u);
+  EXPECT_EQ(a.bad(), 0u) << "two live blocks overlapped";
+}
+
+// One lane's call for its group (per_warp, per_block) is a slot's reservation of one block in
+// the larger classes: per_warp of 256 B asks for 8 KiB, of 1 KiB for 32 KiB; per_block of 64 B
+// for 16 KiB. On 1 GiB those classes have 1,024 slots. per_block of 256 B asks for 64 KiB, a
+// page of its own beside them. Every call of every round gets its block, and the harness's
+// write and read-back of every slice passes.
+TEST(SlabGpu, OneLaneCallsOfTheLargerClassesOn1GiBAllSucceed) {
+  if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
+  for (const auto& [pattern, size] : {std::pair{"per_warp", 256u}, std::pair{"per_warp", 1024u},
+                                      std::pair{"per_block", 64u}, std::pair{"per_block", 256u}}) {
+    const Case c = make_case(pattern, "slab", size, 0, 100000, 1024 * kMiB);
+    int round = 0;
+    for (const IterationResult& res : harness_rounds(c, 3)) {
+      ASSERT_GT(res.tally.attempts, 0u);
+      EXPECT_EQ(res.tally.successes, res.tally.attempts) << pattern << " " << size << " round " << round;
+      EXPECT_EQ(res.tally.frees, res.tally.successes) << pattern << " " << size << " round " << round;
+      ++round;
+    }
+  }
+}
+
 TEST(SlabGpu, ChurnRoundsThroughTheHarnessNeverFail) {
   if (!is_api("slab")) GTEST_SKIP() << "built with HEAPBENCH_BUNDLED_ALLOCATORS=OFF";
   // At most 65,536 x 8 x 64 B = 32 MiB live of 1 GiB.

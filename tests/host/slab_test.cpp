@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -176,6 +177,61 @@ TEST(SlabClasses, EveryClassHasAPowerOfTwoOfBitmapWords) {
   }
 }
 
+// Warps that run at once spread over the slots: any run of up to 313
+// consecutive warp indices (10,000 threads) puts at most 2 in a slot, so a 1 KiB
+// page (2 warps' worth) is refilled by none; per_block's calling warps (every 8th
+// index) at most 4; and a run of 32,768 (a million threads) within 1.1x of even.
+TEST(SlabSlots, ConsecutiveAndStridedWarpsSpreadEvenly) {
+  auto most = [](std::uint64_t first, std::uint64_t n, std::uint64_t stride) {
+    std::vector<unsigned> per(kSlotsPerClass, 0);
+    unsigned m = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+      const unsigned s = slot_of_warp_index(first + i * stride);
+      EXPECT_LT(s, kSlotsPerClass);
+      m = std::max(m, ++per[s]);
+    }
+    return m;
+  };
+  for (std::uint64_t first : {0ull, 1ull, 977ull, 40000ull, (1ull << 32) - 100}) {
+    EXPECT_LE(most(first, 256, 1), 2u) << first;
+    EXPECT_LE(most(first, 313, 1), 2u) << first;
+    EXPECT_LE(most(first, 391, 8), 4u) << first;
+  }
+  EXPECT_LE(most(0, 32768, 1), 32768u / kSlotsPerClass * 11 / 10);
+}
+
+// Arenas of about 517 MiB and more give the classes from kManySlotsFrom 1,024 slots each, laid
+// out class after class; 3,125 consecutive warps (100,000 threads, or per_warp's
+// calls) then put at most 4 in a slot, a 512 B page's worth, and per_block's 391
+// calls (every 8th warp) at most 2. Smaller arenas keep 256 a class, as before.
+TEST(SlabSlots, LargeArenasGiveTheLargerClassesMoreSlots) {
+  EXPECT_FALSE(many_slots(kManySlotsPages - 1));
+  EXPECT_TRUE(many_slots(kManySlotsPages));
+  for (bool many : {false, true}) {
+    EXPECT_EQ(slot_offset(0, many), 0u);
+    for (unsigned c = 0; c < kClasses; ++c) {
+      EXPECT_EQ(slot_offset(c + 1, many) - slot_offset(c, many), 1u << slots_log2(c, many)) << c << many;
+      EXPECT_EQ(slots_log2(c, many), many && c + 1 > kManySlotsFrom ? 10u : kSlotsLog2) << c << many;
+    }
+  }
+  EXPECT_EQ(slot_offset(kClasses, false), kClasses * kSlotsPerClass);
+  EXPECT_EQ(slot_offset(kClasses, true), kManySlotsFrom * 256u + (kClasses - kManySlotsFrom) * 1024u);
+  const Layout small = layout(64ull << 20), large = layout(1ull << 30);
+  EXPECT_EQ(small.used - small.slots, 4ull * kClasses * kSlotsPerClass);
+  EXPECT_EQ(large.used - large.slots, 4ull * slot_offset(kClasses, true));
+  EXPECT_GT(static_cast<double>(large.pages * kPageBytes) / (1ull << 30), 0.99);
+  auto most = [](std::uint64_t first, std::uint64_t n, std::uint64_t stride) {
+    std::vector<unsigned> per(1u << kManySlotsLog2, 0);
+    unsigned m = 0;
+    for (std::uint64_t i = 0; i < n; ++i) m = std::max(m, ++per[slot_of_warp_index(first + i * stride, kManySlotsLog2)]);
+    return m;
+  };
+  for (std::uint64_t first : {0ull, 977ull, 40000ull}) {
+    EXPECT_LE(most(first, 3125, 1), 4u) << first;
+    EXPECT_LE(most(first, 391, 8), 2u) << first;
+  }
+}
+
 TEST(SlabBits, RangeMaskCoversExactlyTheRunInEachWord) {
   EXPECT_EQ(range_mask(0, 1, 0), 1u);
   EXPECT_EQ(range_mask(0, 32, 0), 0xffffffffu);
@@ -191,6 +247,10 @@ TEST(SlabLayout, MetadataFitsInTheHeapAndCostsUnderOnePercent) {
   for (std::uint64_t mib : {1ull, 8ull, 64ull, 1024ull, 4096ull}) {
     const std::uint64_t heap = mib << 20;
     const Layout l = layout(heap);
+    EXPECT_LE(l.meta_begin + l.meta_bytes, l.handle) << mib;  // a reset's clearing leaves the handle's copy
+    EXPECT_EQ(l.handle % 16, 0u);
+    EXPECT_EQ(l.end, l.handle + kHandleBytes);
+    EXPECT_EQ(bytes_taken(l), l.end) << mib;  // the copy counts in what a heap must hold
     EXPECT_LE(bytes_taken(l), heap) << mib;
     EXPECT_EQ(l.meta_begin, l.pages * kPageBytes);
     EXPECT_EQ(l.meta_begin % 16, 0u);
