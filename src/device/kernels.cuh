@@ -63,9 +63,11 @@ __global__ void set_deadline(DeviceStats* stats, std::uint64_t budget_ns);
 // `f` is __grid_constant__: a call that takes the address of what it captured
 // (a member function of an allocator's handle that is not inlined) reads it in
 // the parameter space, where without it every thread first copied it to its
-// local memory (slab: 88 B a thread, issue 55, step 11f).
+// local memory (slab: 88 B a thread, issue 55, step 11f). Three blocks of
+// kThreadsPerBlock an SM at least (37.5 % occupancy): without the bound slab's
+// kernels took 84 registers and ran at 25 % (step 11g).
 template <class F>
-__global__ void for_each_thread(std::uint64_t n, const __grid_constant__ F f, KernelSpan* span) {
+__global__ void __launch_bounds__(kThreadsPerBlock, 3) for_each_thread(std::uint64_t n, const __grid_constant__ F f, KernelSpan* span) {
   span_begin(span);
   const std::uint64_t tid = global_thread_id();
   f(tid, tid < n);
