@@ -148,14 +148,21 @@ struct slab {
 
   // Lanes of one class that fill whole pages (a page of 2 KiB blocks or
   // larger holds at most 32): each full group of a page's worth of lanes gets
-  // a free page of its own, their leaders taking them at the same time (one
-  // count of pages in use for the warp), where reserve would take them one
-  // after another. The page's count and bits are set without waiting on them;
-  // a __syncwarp orders them before any lane's use of its block (a fence
-  // did: MEMBAR.SC.GPU, and an invalidation of the SM's L1). Returns the
-  // lanes served; the others (a partial group, no free page) go on to reserve.
-  // Returned by value, as every result of a call that is not inlined: a
-  // reference argument puts the caller's variable in local memory.
+  // a free page of its own, their leaders taking them at the same time.
+  // Each leader claims its page blind: one atomicOr on the page bitmap for
+  // the page at its start (a hash of its slot, so the page its warp had in
+  // the round before), without reading the word or counting the page first;
+  // the pages got so are counted afterwards, once for the warp. A page
+  // counted before it is found (acquire) guarantees its search an end; one
+  // claimed before it is counted needs no search, and a search that another
+  // page's blind claim left without a page gives its count back, as one that
+  // lost a race does. Only a leader whose page was taken searches, from the
+  // word its atomicOr returned. The page's count and bits are set without
+  // waiting on them; a __syncwarp orders them before any lane's use of its
+  // block (a fence did: MEMBAR.SC.GPU, and an invalidation of the SM's L1).
+  // Returns the lanes served; the others (a partial group, no free page) go
+  // on to reserve. Returned by value, as every result of a call that is not
+  // inlined: a reference argument puts the caller's variable in local memory.
   struct Whole {
     unsigned served;  // the lanes served
     void* result;     // this lane's block, or nullptr
@@ -165,30 +172,28 @@ struct slab {
     const std::uint32_t cap = blocks_per_page(cls), full = __popc(group) / cap;
     const unsigned lane = lane_id(), leader = __ffs(group) - 1;
     const unsigned rank = __popc(group & ((1u << lane) - 1)), sub = rank / cap;
-    // Each group's leader reads the word of the page bitmap it will search
-    // first while the warp's pages are counted: one wait for both, not two.
-    std::uint32_t start = 0, seen = 0;
-    if (rank % cap == 0 && sub < full && pages != 0) {
-      start = (hint(cls, slot) + sub * 97u) % pages;
-      seen = load(page_bits + start / 32);
-    }
-    std::uint32_t granted = 0;
-    if (lane == leader) granted = grant_pages(full);
-    granted = __shfl_sync(group, granted, leader);
-    if (granted == 0) return {0, nullptr};
     std::uint32_t page = kNone;
-    if (sub < granted && rank % cap == 0) {
-      page = find_one(start, seen);
-      if (page == kNone) {
-        atomicSub(used, 1u);
-      } else {
+    bool blind = false;
+    if (rank % cap == 0 && sub < full && pages != 0) {
+      const std::uint32_t start = (hint(cls, slot) + sub * 97u) % pages, bit = 1u << (start % 32);
+      const std::uint32_t old = atomicOr(page_bits + start / 32, bit);
+      if ((old & bit) == 0) {
+        page = start;
+        blind = true;
+      } else if (count_pages(1)) {
+        page = find_one(start, old);
+        if (page == kNone) atomicSub(used, 1u);
+      }
+      if (page != kNone) {
         atomicAdd(header + page, make_header(tag_of_class(cls), cap));
         atomicOr(bitmap + static_cast<std::uint64_t>(page) * kBitmapWords, word_valid_mask(cls, 0));
       }
     }
+    const unsigned counted = __ballot_sync(group, blind);
+    if (lane == leader && counted != 0) atomicAdd(used, static_cast<std::uint32_t>(__popc(counted)));
     __syncwarp(group);  // orders the leaders' count and bits before any use of a block by the group
     page = __shfl_sync(group, page, __fns(group, 0, static_cast<int>(sub * cap + 1)));
-    const bool got = sub < granted && page != kNone;
+    const bool got = sub < full && page != kNone;
     void* result = nullptr;
     if (got) {
       const std::uint64_t block = static_cast<std::uint64_t>(rank % cap) << class_shift(cls);
@@ -559,15 +564,6 @@ struct slab {
     }
     return true;
   }
-  // Counts up to n pages used, as many as are free (0 .. n): a warp asking for
-  // several does not make a lone page look taken while it gives its excess back.
-  __device__ std::uint32_t grant_pages(std::uint32_t n) const {
-    const std::uint32_t old = atomicAdd(used, n);
-    const std::uint32_t k = old >= pages ? 0 : (pages - old < n ? pages - old : n);
-    if (k < n) atomicSub(used, n - k);
-    return k;
-  }
-
   // Claims n contiguous free pages and counts them used; kNone if none. One
   // page's search reads its first word of the page bitmap while the page is
   // counted: one wait for both, not two.
