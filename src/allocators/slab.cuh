@@ -413,7 +413,7 @@ struct slab {
   template <bool kEvery = false>
   __device__ __noinline__ Grant take_page(unsigned cls, const std::uint32_t* slot, std::uint32_t want, std::uint32_t mark) const {
     using namespace slab_math;
-    std::uint32_t page = acquire(1, hint(cls, slot));
+    std::uint32_t page = acquire(1, room_start(cls, slot));
     if (page == kNone) {
       // No page free: room in a page of the class, else an empty page of another class.
       Grant g = reserve_room(cls, want, room_start(cls, slot), kEvery ? pages : kRoomScan);
@@ -565,13 +565,26 @@ struct slab {
     return true;
   }
   // Claims n contiguous free pages and counts them used; kNone if none. One
-  // page's search reads its first word of the page bitmap while the page is
-  // counted: one wait for both, not two.
+  // page is claimed blind first: an atomicOr of its bit at `start`, without
+  // reading the word or counting the page, counted once got; only when that
+  // page was taken is one counted and searched for, from the word the atomicOr
+  // returned (take_whole_pages says why a search counted first still ends).
   __device__ std::uint32_t acquire(std::uint32_t n, std::uint32_t start) const {
     using namespace slab_math;
-    const std::uint32_t seen = n == 1 && pages != 0 ? load(page_bits + start / 32) : 0u;
+    if (n == 1 && pages != 0) {
+      const std::uint32_t bit = 1u << (start % 32);
+      const std::uint32_t old = atomicOr(page_bits + start / 32, bit);
+      if ((old & bit) == 0) {
+        atomicAdd(used, 1u);
+        return start;
+      }
+      if (!count_pages(1)) return kNone;
+      const std::uint32_t p = find_one(start, old);
+      if (p == kNone) atomicSub(used, 1u);
+      return p;
+    }
     if (!count_pages(n)) return kNone;
-    const std::uint32_t p = n == 1 ? find_one(start, seen) : find_and_claim_run(n, start);
+    const std::uint32_t p = find_and_claim_run(n, start);
     if (p == kNone) atomicSub(used, n);
     return p;
   }
