@@ -1,8 +1,6 @@
 """scripts/kernel-resources: ptxas's report of each kernel read back, the occupancy the SM's
 limits give, the kernels named by what launches them, bad input refused in one line, and (where
 the build can compile CUDA) a run over one source of the real build."""
-import importlib.machinery
-import importlib.util
 import json
 import shutil
 import subprocess
@@ -10,21 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from script_module import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "kernel-resources"
 
 
-def load():
-    loader = importlib.machinery.SourceFileLoader("kernel_resources", str(SCRIPT))
-    spec = importlib.util.spec_from_loader("kernel_resources", loader)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["kernel_resources"] = module
-    loader.exec_module(module)
-    return module
-
-
-kr = load()
+kr = load_script("kernel-resources", "kernel_resources")
 
 # Lines as ptxas -v printed them for per_thread.cu at sm_90 (slab's allocating kernel and a
 # kernel that calls through a function pointer, whose callees' frames make the cumulative stack).

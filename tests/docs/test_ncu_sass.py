@@ -2,8 +2,6 @@
 collectives' loop for a split warp found, bad input refused in one line, and the figures that
 docs/slab.md and docs/profiling.md quote from the committed profile of slab's churn of 64 B."""
 import csv
-import importlib.machinery
-import importlib.util
 import json
 import subprocess
 import sys
@@ -11,22 +9,14 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from script_module import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "ncu-sass"
 PROFILES = ROOT / "results" / "H200" / "slab" / "frontier" / "step12" / "profiles.tar.gz"
 
 
-def load():
-    loader = importlib.machinery.SourceFileLoader("ncu_sass", str(SCRIPT))
-    spec = importlib.util.spec_from_loader("ncu_sass", loader)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["ncu_sass"] = module
-    loader.exec_module(module)
-    return module
-
-
-ns = load()
+ns = load_script("ncu-sass", "ncu_sass")
 
 HEADER = ["Address", "Source", "# Samples", "Instructions Executed", "Thread Instructions Executed",
           "stall_long_sb", "stall_membar", "stall_long_sb (Not Issued)"]

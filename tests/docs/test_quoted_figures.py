@@ -2,23 +2,17 @@
 computed from its file by scripts/quoted-figures, and a number that drifts from its file fails
 here (issue 36: README finding 1 quoted figures no committed file held). The check runs the script
 as a user does, from a plain shell (issue 56)."""
-import importlib.machinery
-import importlib.util
 import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from script_module import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
-_loader = importlib.machinery.SourceFileLoader("quoted_figures", str(ROOT / "scripts" / "quoted-figures"))
-_spec = importlib.util.spec_from_loader("quoted_figures", _loader)
-quoted = importlib.util.module_from_spec(_spec)
-sys.modules["quoted_figures"] = quoted  # dataclasses look their module up there
-_loader.exec_module(quoted)
+quoted = load_script("quoted-figures", "quoted_figures")
 READ = {}  # the results files the checks of copies read, shared: the copies change only pages
 
 
