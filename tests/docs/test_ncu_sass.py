@@ -91,6 +91,23 @@ def test_every_kernel_of_the_page_is_summarised_and_json_is_written(tmp_path):
     assert not list(tmp_path.glob(".ncu-sass.*")), "the temporary file is renamed, never left"
 
 
+def test_pages_of_one_kernel_each_are_set_side_by_side(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    before = write_page(tmp_path / "a" / "p.csv")
+    after = write_page(tmp_path / "b" / "p.csv", (("k(int)", ROWS[:-1]),))  # the IMAD's 40 samples gone
+    r = run(before, after)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0] == f"|  | {before} | {after} |", "same file names: the paths as given tell the columns apart"
+    assert "| warp-stall samples | 100 | 60 |" in lines
+    assert "| fences: share of samples | 30.0 % | 50.0 % |" in lines
+    assert "| stalled: membar | 30.0 % | 50.0 % |" in lines
+    two = write_page(tmp_path / "two.csv", (("f()", ROWS), ("g()", ROWS)))
+    r = run(before, two)
+    assert r.returncode == 2 and "holds 2 kernels" in r.stderr and r.stdout == ""
+
+
 @pytest.mark.parametrize("make, message", [
     (lambda d: d / "missing.csv", "no such file"),
     (lambda d: Path("/dev/zero"), "not a regular file"),
