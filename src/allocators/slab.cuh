@@ -103,7 +103,7 @@ struct slab {
     const unsigned leader = __ffs(group) - 1;
     const unsigned below = (1u << lane) - 1;
     const bool many = many_slots(pages);
-    std::uint32_t* slot = slots + slot_offset(cls, many) + slot_of_warp(slots_log2(cls, many));
+    std::uint32_t* slot = slots + slot_offset(cls, many) + slot_of_warp(slots_log2(many));
     const unsigned shift = class_shift(cls);
     void* result = nullptr;
     unsigned need = group;  // the lanes still without a block

@@ -54,19 +54,12 @@ HEAPBENCH_SLAB_HD constexpr unsigned slot_of_warp_index(std::uint64_t warp, unsi
 // keep, so one slot's extra warp refills it. Smaller arenas keep 256 (more slots
 // would spread a class over more of their pages).
 inline constexpr unsigned kManySlotsLog2 = 10;
-inline constexpr unsigned kManySlotsFrom = 0;  // the first class with more slots: every one
 inline constexpr std::uint64_t kManySlotsPages = 8192;
 HEAPBENCH_SLAB_HD constexpr bool many_slots(std::uint64_t pages) { return pages >= kManySlotsPages; }
-// (at_most, not a comparison with kManySlotsFrom: with it 0, that is always true, and nvcc says so.)
-HEAPBENCH_SLAB_HD constexpr unsigned at_most(unsigned a, unsigned b) { return a < b ? a : b; }
-HEAPBENCH_SLAB_HD constexpr unsigned slots_log2(unsigned cls, bool many) {
-  return many && at_most(cls, kManySlotsFrom) == kManySlotsFrom ? kManySlotsLog2 : kSlotsLog2;
-}
+// Every class has 2^slots_log2(many) slots.
+HEAPBENCH_SLAB_HD constexpr unsigned slots_log2(bool many) { return many ? kManySlotsLog2 : kSlotsLog2; }
 // Where class cls's slots begin, in words from the first slot; slot_offset(kClasses, many): all of them.
-HEAPBENCH_SLAB_HD constexpr std::uint32_t slot_offset(unsigned cls, bool many) {
-  const unsigned few = at_most(cls, kManySlotsFrom);
-  return few * (1u << kSlotsLog2) + (cls - few) * (1u << slots_log2(kManySlotsFrom, many));
-}
+HEAPBENCH_SLAB_HD constexpr std::uint32_t slot_offset(unsigned cls, bool many) { return cls << slots_log2(many); }
 
 HEAPBENCH_SLAB_HD constexpr unsigned bit_width(std::uint64_t x) {
   unsigned n = 0;

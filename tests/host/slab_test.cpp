@@ -200,22 +200,22 @@ TEST(SlabSlots, ConsecutiveAndStridedWarpsSpreadEvenly) {
   EXPECT_LE(most(0, 32768, 1), 32768u / kSlotsPerClass * 11 / 10);
 }
 
-// Arenas of about 517 MiB and more give the classes from kManySlotsFrom 1,024 slots each, laid
+// Arenas of about 517 MiB and more give every class 1,024 slots, laid
 // out class after class; 3,125 consecutive warps (100,000 threads, or per_warp's
 // calls) then put at most 4 in a slot, a 512 B page's worth, and per_block's 391
 // calls (every 8th warp) at most 2. Smaller arenas keep 256 a class, as before.
-TEST(SlabSlots, LargeArenasGiveTheLargerClassesMoreSlots) {
+TEST(SlabSlots, LargeArenasGiveEveryClassMoreSlots) {
   EXPECT_FALSE(many_slots(kManySlotsPages - 1));
   EXPECT_TRUE(many_slots(kManySlotsPages));
   for (bool many : {false, true}) {
     EXPECT_EQ(slot_offset(0, many), 0u);
     for (unsigned c = 0; c < kClasses; ++c) {
-      EXPECT_EQ(slot_offset(c + 1, many) - slot_offset(c, many), 1u << slots_log2(c, many)) << c << many;
-      EXPECT_EQ(slots_log2(c, many), many && c + 1 > kManySlotsFrom ? 10u : kSlotsLog2) << c << many;
+      EXPECT_EQ(slot_offset(c + 1, many) - slot_offset(c, many), 1u << slots_log2(many)) << c << many;
+      EXPECT_EQ(slots_log2(many), many ? 10u : kSlotsLog2) << c << many;
     }
   }
   EXPECT_EQ(slot_offset(kClasses, false), kClasses * kSlotsPerClass);
-  EXPECT_EQ(slot_offset(kClasses, true), kManySlotsFrom * 256u + (kClasses - kManySlotsFrom) * 1024u);
+  EXPECT_EQ(slot_offset(kClasses, true), kClasses * 1024u);
   const Layout small = layout(64ull << 20), large = layout(1ull << 30);
   EXPECT_EQ(small.used - small.slots, 4ull * kClasses * kSlotsPerClass);
   EXPECT_EQ(large.used - large.slots, 4ull * slot_offset(kClasses, true));
