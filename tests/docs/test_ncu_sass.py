@@ -52,11 +52,11 @@ def run(*args):
 
 def test_opcodes_are_read_past_predicates_and_modifiers():
     assert ns.opcode("@!P3  BRA.DIV UR4, 0x7f55337b1d40") == "BRA"
-    assert ns.family("BRA", "@!P3  BRA.DIV UR4, 0x7f55") == "warp collectives"
-    assert ns.family("BRA", "@P2   BRA 0x7f55") == "branches and reconvergence"
+    assert ns.family(ns.mnemonic("@!P3  BRA.DIV UR4, 0x7f55")) == "warp collectives"
+    assert ns.family(ns.mnemonic("@P2   BRA 0x7f55")) == "branches and reconvergence"
     assert ns.opcode("ATOMG.E.ADD.STRONG.GPU PT, R32, desc[UR8][R28.64], R31") == "ATOMG"
-    assert ns.family("ERRBAR", "ERRBAR") == "fences"
-    assert ns.family("IMAD", "IMAD R1") == ns.OTHER
+    assert ns.family(ns.mnemonic("ERRBAR")) == "fences"
+    assert ns.family(ns.mnemonic("IMAD R1")) == ns.OTHER
 
 
 def test_families_the_split_warps_loop_and_the_stall_reasons(tmp_path):
