@@ -108,7 +108,7 @@ struct slab {
     void* result = nullptr;
     unsigned need = group;  // the lanes still without a block
     if (__popc(group) >= blocks_per_page(cls)) {
-      const Whole w = self->take_whole_pages(cls, group, slot);
+      const Whole w = self->take_whole_pages(cls, group);
       need &= ~w.served;
       result = w.result;
     }
@@ -150,8 +150,9 @@ struct slab {
   // larger holds at most 32): each full group of a page's worth of lanes gets
   // a free page of its own, their leaders taking them at the same time.
   // Each leader claims its page blind: one atomicOr on the page bitmap for
-  // the page at its start (a hash of its slot, so the page its warp had in
-  // the round before), without reading the word or counting the page first;
+  // the page at its start (slab_math::whole_page_start: a hash of its warp's
+  // index, so the page its warp had in the round before), without reading the
+  // word or counting the page first;
   // the pages got so are counted afterwards, once for the warp. A page
   // counted before it is found (acquire) guarantees its search an end; one
   // claimed before it is counted needs no search, and a search that another
@@ -167,7 +168,7 @@ struct slab {
     unsigned served;  // the lanes served
     void* result;     // this lane's block, or nullptr
   };
-  __device__ __noinline__ Whole take_whole_pages(unsigned cls, unsigned group, const std::uint32_t* slot) const {
+  __device__ __noinline__ Whole take_whole_pages(unsigned cls, unsigned group) const {
     using namespace slab_math;
     const std::uint32_t cap = blocks_per_page(cls), full = __popc(group) / cap;
     const unsigned lane = lane_id(), leader = __ffs(group) - 1;
@@ -175,7 +176,7 @@ struct slab {
     std::uint32_t page = kNone;
     bool blind = false;
     if (rank % cap == 0 && sub < full && pages != 0) {
-      const std::uint32_t start = (hint(cls, slot) + sub * 97u) % pages, bit = 1u << (start % 32);
+      const std::uint32_t start = whole_page_start(warp_of_launch(), cls, sub, pages), bit = 1u << (start % 32);
       const std::uint32_t old = atomicOr(page_bits + start / 32, bit);
       if ((old & bit) == 0) {
         page = start;
@@ -240,10 +241,14 @@ struct slab {
   // its launch (slab_math::slot_of_warp_index), which spreads the warps that
   // run at once evenly over the slots.
   __device__ static unsigned slot_of_warp(unsigned slots_log2) {
+    return slab_math::slot_of_warp_index(warp_of_launch(), slots_log2);
+  }
+  // The calling warp's index in its launch, block-major, as the warps are numbered.
+  __device__ static std::uint64_t warp_of_launch() {
     const unsigned in_block = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
     const unsigned warps_per_block = (blockDim.x * blockDim.y * blockDim.z + 31) / 32;
     const std::uint64_t block = blockIdx.x + static_cast<std::uint64_t>(gridDim.x) * (blockIdx.y + static_cast<std::uint64_t>(gridDim.y) * blockIdx.z);
-    return slab_math::slot_of_warp_index(block * warps_per_block + in_block / 32, slots_log2);
+    return block * warps_per_block + in_block / 32;
   }
 
   // Metadata is read from L2 (other SMs change it with atomics; L1 is not coherent).

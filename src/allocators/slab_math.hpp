@@ -79,6 +79,21 @@ HEAPBENCH_SLAB_HD constexpr std::uint32_t blocks_per_page(unsigned c) {
   return static_cast<std::uint32_t>(kPageBytes >> class_shift(c));
 }
 HEAPBENCH_SLAB_HD constexpr std::uint32_t class_words(unsigned c) { return (blocks_per_page(c) + 31) / 32; }
+// Where group `sub` of a warp's lanes of class cls that fill whole pages
+// (slab::take_whole_pages; classes of 2 KiB and up, whose page holds at most 32
+// blocks) makes its blind claim, in an arena of `pages`: the group's index in
+// its launch (32 / blocks_per_page groups a warp), Fibonacci-hashed over the
+// pages. The same warp's group starts at the page it had the round before (given
+// back when emptied), and the groups of warps that run at once start on distinct
+// pages until they are about half as many as the pages. A hash of the warp's slot
+// named one page for every warp of the slot: at 100,000 threads about three warps
+// share each of 1,024 slots, and all but the first paid a failed atomicOr, a
+// count and a search.
+HEAPBENCH_SLAB_HD constexpr std::uint32_t whole_page_start(std::uint64_t warp, unsigned cls, unsigned sub, std::uint64_t pages) {
+  const auto group = static_cast<std::uint32_t>((warp << (class_shift(cls) - (kPageShift - 5))) + sub);
+  const std::uint32_t h = group * 0x9E3779B9u + cls * 0x7F4A7C15u;
+  return static_cast<std::uint32_t>((static_cast<std::uint64_t>(h) * pages) >> 32);
+}
 // The bits of bitmap word w that stand for blocks of a class-c page.
 HEAPBENCH_SLAB_HD constexpr std::uint32_t word_valid_mask(unsigned c, std::uint32_t w) {
   const std::uint32_t blocks = blocks_per_page(c);

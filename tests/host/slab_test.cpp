@@ -232,6 +232,36 @@ TEST(SlabSlots, LargeArenasGiveEveryClassMoreSlots) {
   }
 }
 
+// take_whole_pages' blind claims start from a hash of the group's index in its
+// launch: the groups of 313 and 3,125 warps (10,000 and 100,000 threads) of
+// every class that fills whole pages, on the zoo's 1 and 2 GiB arenas, start on
+// distinct pages while they are at most half as many as the pages, and at most a
+// tenth meet while they fit (the slot's hash they replace named one page for
+// about three warps at 100,000 threads: two of three claims failed).
+TEST(SlabSlots, WholePageStartsKeepTheGroupsApart) {
+  for (const std::uint64_t heap : {1ull << 30, 2ull << 30}) {
+    const std::uint64_t pages = layout(heap).pages;
+    for (unsigned cls = class_of(2048); cls < kClasses; ++cls) {
+      const unsigned groups = 32 / blocks_per_page(cls);
+      for (const std::uint64_t warps : {313ull, 3125ull}) {
+        std::vector<bool> taken(pages, false);
+        std::uint64_t met = 0;
+        for (std::uint64_t w = 0; w < warps; ++w)
+          for (unsigned sub = 0; sub < groups; ++sub) {
+            const std::uint32_t p = whole_page_start(w, cls, sub, pages);
+            ASSERT_LT(p, pages);
+            met += taken[p] ? 1 : 0;
+            taken[p] = true;
+          }
+        const std::uint64_t n = warps * groups;
+        if (2 * n <= pages) EXPECT_EQ(met, 0u) << heap << " " << cls << " " << warps;
+        if (n <= pages) EXPECT_LE(met, n / 10) << heap << " " << cls << " " << warps;
+      }
+    }
+  }
+  EXPECT_EQ(whole_page_start(5, class_of(8192), 1, 0), 0u);
+}
+
 TEST(SlabBits, RangeMaskCoversExactlyTheRunInEachWord) {
   EXPECT_EQ(range_mask(0, 1, 0), 1u);
   EXPECT_EQ(range_mask(0, 32, 0), 0xffffffffu);
