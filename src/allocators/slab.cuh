@@ -150,9 +150,9 @@ struct slab {
   // larger holds at most 32): each full group of a page's worth of lanes gets
   // a free page of its own, their leaders taking them at the same time.
   // Each leader claims its page blind: one atomicOr on the page bitmap for
-  // the page at its start (slab_math::whole_page_start: a hash of its warp's
-  // index, so the page its warp had in the round before), without reading the
-  // word or counting the page first;
+  // the page at its start (slab_math::whole_page_start: a hash of the group's
+  // index in the launch, so the page the same group of its warp had in the
+  // round before), without reading the word or counting the page first;
   // the pages got so are counted afterwards, once for the warp. A page
   // counted before it is found (acquire) guarantees its search an end; one
   // claimed before it is counted needs no search, and a search that another

@@ -88,7 +88,8 @@ HEAPBENCH_SLAB_HD constexpr std::uint32_t class_words(unsigned c) { return (bloc
 // pages until they are about half as many as the pages. A hash of the warp's slot
 // named one page for every warp of the slot: at 100,000 threads about three warps
 // share each of 1,024 slots, and all but the first paid a failed atomicOr, a
-// count and a search.
+// count and a search. cls must be a class of 2 KiB or more (the shift below
+// is the log of the groups a warp: 0 for 2 KiB).
 HEAPBENCH_SLAB_HD constexpr std::uint32_t whole_page_start(std::uint64_t warp, unsigned cls, unsigned sub, std::uint64_t pages) {
   const auto group = static_cast<std::uint32_t>((warp << (class_shift(cls) - (kPageShift - 5))) + sub);
   const std::uint32_t h = group * 0x9E3779B9u + cls * 0x7F4A7C15u;
