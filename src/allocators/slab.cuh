@@ -143,6 +143,7 @@ struct slab {
       }
       if (left != 0 && lane == leader) release_count(page, left);
     }
+    __syncwarp(active);  // the lanes that called together leave together
     return result;
   }
 
@@ -228,6 +229,7 @@ struct slab {
     __syncwarp(active);  // and the bits before the count that gives the page back
     const unsigned same_page = __match_any_sync(active, page);
     if (lane == static_cast<unsigned>(__ffs(same_page) - 1)) release_count<true>(page, __popc(same_page));
+    __syncwarp(active);  // the lanes that called together leave together
   }
 
   // ---- the handle's own parts (public: the handle stays a plain aggregate of pointers) ----
