@@ -86,7 +86,8 @@ struct slab {
 
   // Bounds on every loop: never spin forever (docs/allocators.md).
   static constexpr int kMaxRounds = 40;       // reservations per call; a 64 KiB class page holds one block
-  static constexpr int kMaxClaims = 64;       // bitmap atomics per reservation
+  static constexpr int kMaxClaims = 64;       // claims per reservation
+  static constexpr int kWordTries = 3;        // a claim's atomicOrs on one word
   static constexpr int kMaxRunTries = 8;
   // Once no page is free: headers read for a page of the class with room, and
   // pages tried (a reservation can lose the room found to another warp).
@@ -514,15 +515,25 @@ struct slab {
       const std::uint32_t valid = word_valid_mask(cls, word);
       std::uint32_t free = blind && k == 0 ? valid & (0xffffffffu << start) : 0u;  // start < 32
       if (free == 0) free = ~load(row + word) & valid;
-      if (free != 0) {
-        const std::uint32_t want = pick_bits(free, left, start);
+      // Up to kWordTries atomicOrs on this word, each picking from what the one
+      // before returned: a blind guess or a read that other warps' claims made
+      // stale is corrected without another load or another round of the caller's.
+      std::uint32_t got = 0;
+      for (int r = 0; r < kWordTries && free != 0; ++r) {
+        const std::uint32_t want = pick_bits(free, left - popcount(got), start);
         const std::uint32_t old = atomicOr(row + word, want);
+        got |= want & ~old;
+        free = ~(old | want) & valid;
+        if (popcount(got) >= left) break;
+      }
+      const bool full = free == 0;
+      if (got != 0) {
         at = word;
-        if ((~(old | want) & valid) == 0) {
+        if (full) {
           word = (word + 1) & (words - 1);
           start = 0;
         }
-        return want & ~old;
+        return got;
       }
       word = (word + 1) & (words - 1);
       start = 0;
