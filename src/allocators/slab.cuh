@@ -203,6 +203,9 @@ struct slab {
     return {__ballot_sync(group, got), result};
   }
 
+  // A free by fewer lanes than this works lane by lane (deallocate).
+  static constexpr int kShareLanes = 8;
+
   __device__ void deallocate(void* p) const {
     using namespace slab_math;
     const std::uint64_t off = static_cast<std::uint64_t>(static_cast<unsigned char*>(p) - base);
@@ -218,6 +221,17 @@ struct slab {
     const unsigned lane = lane_id();
     const auto index = static_cast<std::uint32_t>((off & (kPageBytes - 1)) >> class_shift(tag - 1));
     const std::uint32_t word = page * kBitmapWords + index / 32;
+    // Fewer than kShareLanes lanes free alone: each clears its own bit and takes
+    // its own block off the page's count, with release atomics of its own (they
+    // order this lane's use of its block, then its bit before the count). In
+    // churn a warp's lanes reach a free in groups of about five, spread over
+    // several words; their match, reduction and warp barriers ran in the
+    // compiler's loop for a split warp, and two atomics a lane cost less.
+    if (__popc(active) < kShareLanes) {
+      and_release(bitmap + word, ~(1u << (index % 32)));
+      release_count<true>(page, 1);
+      return;
+    }
     // Bits first, then the count: a count of 0 means every bit is clear, so the
     // page can go back to the pool. Lanes freeing into one word share one atomic.
     // Both are release atomics (see and_release), not fences around relaxed ones.
