@@ -93,13 +93,25 @@ struct slab {
   static constexpr std::uint32_t kRoomScan = 1024;
   static constexpr int kMaxRoomTries = 4;
 
+  // Fewer lanes than this of one class at a call (or, in a free, at all)
+  // work alone: each lane reserves, claims and frees its own block, with no
+  // warp collective. Lanes that reach the call in small groups (churn: a warp
+  // begins each step in about 3.6 groups, and a group's allocations span two
+  // or three classes) made most shuffles of the shared path take the
+  // compiler's loop for a split warp, one pass per mask.
+  static constexpr int kShareLanes = 8;
+
   __device__ void* allocate(std::size_t size, std::size_t) const {
     using namespace slab_math;
     const unsigned cls = class_of(size);
     if (cls == kLarge) return self->allocate_large(size);
     const unsigned active = __activemask();
-    const unsigned group = __match_any_sync(active, cls);
     const unsigned lane = lane_id();
+    // A lane alone (kShareLanes) is the leader and the whole group of its own
+    // calls, and skips the collectives: nothing is shared.
+    const unsigned shared = __match_any_sync(active, cls);
+    const bool alone = __popc(shared) < kShareLanes;
+    const unsigned group = alone ? 1u << lane : shared;
     const unsigned leader = __ffs(group) - 1;
     const unsigned below = (1u << lane) - 1;
     const bool many = many_slots(pages);
@@ -107,7 +119,7 @@ struct slab {
     const unsigned shift = class_shift(cls);
     void* result = nullptr;
     unsigned need = group;  // the lanes still without a block
-    if (__popc(group) >= blocks_per_page(cls)) {
+    if (!alone && __popc(group) >= blocks_per_page(cls)) {
       const Whole w = self->take_whole_pages(cls, group);
       need &= ~w.served;
       result = w.result;
@@ -120,17 +132,19 @@ struct slab {
         page = g.page;
         first = g.first;
       }
-      reserved = __shfl_sync(group, reserved, leader);
+      if (!alone) reserved = __shfl_sync(group, reserved, leader);
       if (reserved == 0) break;  // the arena is full: NULL for the lanes left
-      page = __shfl_sync(group, page, leader);
+      if (!alone) page = __shfl_sync(group, page, leader);
       // The leader claims `reserved` bits (the reservation guarantees they
       // exist), one atomicOr per word; each claim serves the next lanes in order.
       std::uint32_t left = reserved, word = (first / 32) & (class_words(cls) - 1), start = first % 32;
       for (int t = 0; t < kMaxClaims && left != 0; ++t) {
         std::uint32_t got = 0, at = 0;
         if (lane == leader) got = claim(cls, page, left, word, start, at, t == 0);
-        got = __shfl_sync(group, got, leader);
-        at = __shfl_sync(group, at, leader);
+        if (!alone) {
+          got = __shfl_sync(group, got, leader);
+          at = __shfl_sync(group, at, leader);
+        }
         const unsigned n = __popc(got);
         const bool mine = (need >> lane) & 1u;
         const unsigned rank = __popc(need & below);
@@ -138,7 +152,7 @@ struct slab {
           const std::uint64_t block = at * 32ull + nth_of_run(got, rank);
           result = base + (static_cast<std::uint64_t>(page) << kPageShift) + (block << shift);
         }
-        need &= ~__ballot_sync(group, mine && rank < n);
+        need &= alone ? (n != 0 ? 0u : need) : ~__ballot_sync(group, mine && rank < n);
         left -= n;
       }
       if (left != 0 && lane == leader) release_count(page, left);
@@ -218,6 +232,11 @@ struct slab {
     const unsigned lane = lane_id();
     const auto index = static_cast<std::uint32_t>((off & (kPageBytes - 1)) >> class_shift(tag - 1));
     const std::uint32_t word = page * kBitmapWords + index / 32;
+    if (__popc(active) < kShareLanes) {  // alone (kShareLanes): each release orders this lane's own use
+      and_release(bitmap + word, ~(1u << (index % 32)));
+      release_count<true>(page, 1);
+      return;
+    }
     // Bits first, then the count: a count of 0 means every bit is clear, so the
     // page can go back to the pool. Lanes freeing into one word share one atomic.
     // Both are release atomics (see and_release), not fences around relaxed ones.
