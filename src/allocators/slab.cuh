@@ -227,7 +227,7 @@ struct slab {
     // churn a warp's lanes reach a free in groups of about five, spread over
     // several words; their match, reduction and warp barriers ran in the
     // compiler's loop for a split warp, and two atomics a lane cost less.
-    if (__popc(active) < kShareLanes) {
+    if (active != 0xffffffffu) {
       and_release(bitmap + word, ~(1u << (index % 32)));
       release_count<true>(page, 1);
       return;
