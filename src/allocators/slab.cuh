@@ -98,8 +98,10 @@ struct slab {
     const unsigned cls = class_of(size);
     if (cls == kLarge) return self->allocate_large(size);
     const unsigned active = __activemask();
-    const unsigned group = __match_any_sync(active, cls);
     const unsigned lane = lane_id();
+    const unsigned shared = __match_any_sync(active, cls);
+    const bool alone = shared == (1u << lane) && cls + 1 < kClasses;  // a lone lane of its class
+    const unsigned group = shared;
     const unsigned leader = __ffs(group) - 1;
     const unsigned below = (1u << lane) - 1;
     const bool many = many_slots(pages);
@@ -120,17 +122,19 @@ struct slab {
         page = g.page;
         first = g.first;
       }
-      reserved = __shfl_sync(group, reserved, leader);
+      if (!alone) reserved = __shfl_sync(group, reserved, leader);
       if (reserved == 0) break;  // the arena is full: NULL for the lanes left
-      page = __shfl_sync(group, page, leader);
+      if (!alone) page = __shfl_sync(group, page, leader);
       // The leader claims `reserved` bits (the reservation guarantees they
       // exist), one atomicOr per word; each claim serves the next lanes in order.
       std::uint32_t left = reserved, word = (first / 32) & (class_words(cls) - 1), start = first % 32;
       for (int t = 0; t < kMaxClaims && left != 0; ++t) {
         std::uint32_t got = 0, at = 0;
         if (lane == leader) got = claim(cls, page, left, word, start, at, t == 0);
-        got = __shfl_sync(group, got, leader);
-        at = __shfl_sync(group, at, leader);
+        if (!alone) {
+          got = __shfl_sync(group, got, leader);
+          at = __shfl_sync(group, at, leader);
+        }
         const unsigned n = __popc(got);
         const bool mine = (need >> lane) & 1u;
         const unsigned rank = __popc(need & below);
@@ -138,7 +142,7 @@ struct slab {
           const std::uint64_t block = at * 32ull + nth_of_run(got, rank);
           result = base + (static_cast<std::uint64_t>(page) << kPageShift) + (block << shift);
         }
-        need &= ~__ballot_sync(group, mine && rank < n);
+        need &= alone ? (n != 0 ? 0u : need) : ~__ballot_sync(group, mine && rank < n);
         left -= n;
       }
       if (left != 0 && lane == leader) release_count(page, left);
