@@ -112,25 +112,31 @@ struct slab {
       need &= ~w.served;
       result = w.result;
     }
-    for (int round = 0; round < kMaxRounds && need != 0; ++round) {
+    // The rounds and claims run for every active lane together, whatever its
+    // class: each collective names the whole warp's active lanes, each lane
+    // reading its own group's leader, so a warp whose lanes ask for several
+    // classes makes each collective once, not once per class (the compiler's
+    // loop over the distinct masks of a collective whose lanes name different
+    // ones). A group already served takes part with nothing to do.
+    for (int round = 0; round < kMaxRounds && __any_sync(active, need != 0); ++round) {
       std::uint32_t page = 0, first = 0, reserved = 0;
-      if (lane == leader) {
+      if (lane == leader && need != 0) {
         const Grant g = reserve_or_last_try(cls, slot, __popc(need));
         reserved = g.got;
         page = g.page;
         first = g.first;
       }
-      reserved = __shfl_sync(group, reserved, leader);
-      if (reserved == 0) break;  // the arena is full: NULL for the lanes left
-      page = __shfl_sync(group, page, leader);
+      reserved = __shfl_sync(active, reserved, leader);
+      page = __shfl_sync(active, page, leader);
+      if (reserved == 0) need = 0;  // served, or the arena is full: NULL for the lanes left
       // The leader claims `reserved` bits (the reservation guarantees they
       // exist), one atomicOr per word; each claim serves the next lanes in order.
       std::uint32_t left = reserved, word = (first / 32) & (class_words(cls) - 1), start = first % 32;
-      for (int t = 0; t < kMaxClaims && left != 0; ++t) {
+      for (int t = 0; t < kMaxClaims && __any_sync(active, left != 0); ++t) {
         std::uint32_t got = 0, at = 0;
-        if (lane == leader) got = claim(cls, page, left, word, start, at, t == 0);
-        got = __shfl_sync(group, got, leader);
-        at = __shfl_sync(group, at, leader);
+        if (lane == leader && left != 0) got = claim(cls, page, left, word, start, at, t == 0);
+        got = __shfl_sync(active, got, leader);
+        at = __shfl_sync(active, at, leader);
         const unsigned n = __popc(got);
         const bool mine = (need >> lane) & 1u;
         const unsigned rank = __popc(need & below);
