@@ -242,7 +242,8 @@ struct slab {
     // page can go back to the pool. Lanes freeing into one word share one atomic.
     // Both are release atomics (see and_release), not fences around relaxed ones.
     const unsigned same_word = __match_any_sync(active, word);
-    const std::uint32_t bits = __reduce_or_sync(same_word, 1u << (index % 32));
+    std::uint32_t bits = 1u << (index % 32);
+    if (!__all_sync(active, same_word == (1u << lane))) bits = __reduce_or_sync(same_word, bits);
     __syncwarp(active);  // the lanes' last reads and writes of their blocks before the bits
     if (lane == static_cast<unsigned>(__ffs(same_word) - 1)) and_release(bitmap + word, ~bits);
     __syncwarp(active);  // and the bits before the count that gives the page back
