@@ -112,31 +112,25 @@ struct slab {
       need &= ~w.served;
       result = w.result;
     }
-    // The rounds and claims run for every active lane together, whatever its
-    // class: each collective names the whole warp's active lanes, each lane
-    // reading its own group's leader, so a warp whose lanes ask for several
-    // classes makes each collective once, not once per class (the compiler's
-    // loop over the distinct masks of a collective whose lanes name different
-    // ones). A group already served takes part with nothing to do.
-    for (int round = 0; round < kMaxRounds && __any_sync(active, need != 0); ++round) {
+    for (int round = 0; round < kMaxRounds && need != 0; ++round) {
       std::uint32_t page = 0, first = 0, reserved = 0;
-      if (lane == leader && need != 0) {
+      if (lane == leader) {
         const Grant g = reserve_or_last_try(cls, slot, __popc(need));
         reserved = g.got;
         page = g.page;
         first = g.first;
       }
-      reserved = __shfl_sync(active, reserved, leader);
-      page = __shfl_sync(active, page, leader);
-      if (reserved == 0) need = 0;  // served, or the arena is full: NULL for the lanes left
+      reserved = __shfl_sync(group, reserved, leader);
+      if (reserved == 0) break;  // the arena is full: NULL for the lanes left
+      page = __shfl_sync(group, page, leader);
       // The leader claims `reserved` bits (the reservation guarantees they
       // exist), one atomicOr per word; each claim serves the next lanes in order.
       std::uint32_t left = reserved, word = (first / 32) & (class_words(cls) - 1), start = first % 32;
-      for (int t = 0; t < kMaxClaims && __any_sync(active, left != 0); ++t) {
+      for (int t = 0; t < kMaxClaims && left != 0; ++t) {
         std::uint32_t got = 0, at = 0;
-        if (lane == leader && left != 0) got = claim(cls, page, left, word, start, at, t == 0);
-        got = __shfl_sync(active, got, leader);
-        at = __shfl_sync(active, at, leader);
+        if (lane == leader) got = claim(cls, page, left, word, start, at, t == 0);
+        got = __shfl_sync(group, got, leader);
+        at = __shfl_sync(group, at, leader);
         const unsigned n = __popc(got);
         const bool mine = (need >> lane) & 1u;
         const unsigned rank = __popc(need & below);
@@ -234,16 +228,20 @@ struct slab {
     // several words; their match, reduction and warp barriers ran in the
     // compiler's loop for a split warp, and two atomics a lane cost less.
     if (__popc(active) < kShareLanes) {
+#if SLAB_PROBE_Y
+      atomicAnd(bitmap + word, ~(1u << (index % 32)));  // probe: no fences
+      release_count<false>(page, 1);
+#else
       and_release(bitmap + word, ~(1u << (index % 32)));
       release_count<true>(page, 1);
+#endif
       return;
     }
     // Bits first, then the count: a count of 0 means every bit is clear, so the
     // page can go back to the pool. Lanes freeing into one word share one atomic.
     // Both are release atomics (see and_release), not fences around relaxed ones.
     const unsigned same_word = __match_any_sync(active, word);
-    std::uint32_t bits = 1u << (index % 32);
-    if (!__all_sync(active, same_word == (1u << lane))) bits = __reduce_or_sync(same_word, bits);
+    const std::uint32_t bits = __reduce_or_sync(same_word, 1u << (index % 32));
     __syncwarp(active);  // the lanes' last reads and writes of their blocks before the bits
     if (lane == static_cast<unsigned>(__ffs(same_word) - 1)) and_release(bitmap + word, ~bits);
     __syncwarp(active);  // and the bits before the count that gives the page back
@@ -537,6 +535,17 @@ struct slab {
       if (free == 0) free = ~load(row + word) & valid;
       if (free != 0) {
         const std::uint32_t want = pick_bits(free, left, start);
+#if SLAB_PROBE_X
+        if (blind && k == 0) {  // probe: the blind claim not waited on (assumed got)
+          atomicOr(row + word, want);
+          at = word;
+          if ((~want & valid) == 0) {
+            word = (word + 1) & (words - 1);
+            start = 0;
+          }
+          return want;
+        }
+#endif
         const std::uint32_t old = atomicOr(row + word, want);
         at = word;
         if ((~(old | want) & valid) == 0) {
