@@ -211,32 +211,20 @@ struct slab {
     const std::uint64_t off = static_cast<std::uint64_t>(static_cast<unsigned char*>(p) - base);
     if (off >= static_cast<std::uint64_t>(pages) << kPageShift) return;  // not a block of this arena
     const auto page = static_cast<std::uint32_t>(off >> kPageShift);
+    const unsigned active = __activemask();
+    if (__popc(active) < kShareLanes) {
+      free_alone(page, off);
+      return;
+    }
     const std::uint32_t tag = header_tag(load(header + page));  // fixed while the block lives
     if (tag == kLargeTag) {
       release_count<true>(page, 1);  // this thread's use of the run before the run is given back
       return;
     }
     if (tag == kFreeTag || tag > kClasses) return;  // not a live block
-    const unsigned active = __activemask();
     const unsigned lane = lane_id();
     const auto index = static_cast<std::uint32_t>((off & (kPageBytes - 1)) >> class_shift(tag - 1));
     const std::uint32_t word = page * kBitmapWords + index / 32;
-    // Fewer than kShareLanes lanes free alone: each clears its own bit and takes
-    // its own block off the page's count, with release atomics of its own (they
-    // order this lane's use of its block, then its bit before the count). In
-    // churn a warp's lanes reach a free in groups of about five, spread over
-    // several words; their match, reduction and warp barriers ran in the
-    // compiler's loop for a split warp, and two atomics a lane cost less.
-    if (__popc(active) < kShareLanes) {
-#if SLAB_PROBE_Y
-      atomicAnd(bitmap + word, ~(1u << (index % 32)));  // probe: no fences
-      release_count<false>(page, 1);
-#else
-      and_release(bitmap + word, ~(1u << (index % 32)));
-      release_count<true>(page, 1);
-#endif
-      return;
-    }
     // Bits first, then the count: a count of 0 means every bit is clear, so the
     // page can go back to the pool. Lanes freeing into one word share one atomic.
     // Both are release atomics (see and_release), not fences around relaxed ones.
@@ -247,6 +235,33 @@ struct slab {
     __syncwarp(active);  // and the bits before the count that gives the page back
     const unsigned same_page = __match_any_sync(active, page);
     if (lane == static_cast<unsigned>(__ffs(same_page) - 1)) release_count<true>(page, __popc(same_page));
+  }
+
+  __device__ void free_alone(std::uint32_t page, std::uint64_t off) const {
+    using namespace slab_math;
+    const std::uint32_t h = load(header + page);  // in flight while the fence waits
+    fence_release();
+    const std::uint32_t tag = header_tag(h);
+    if (tag == kLargeTag) {
+      release_count(page, 1);
+      return;
+    }
+    if (tag == kFreeTag || tag > kClasses) return;  // not a live block
+    const auto index = static_cast<std::uint32_t>((off & (kPageBytes - 1)) >> class_shift(tag - 1));
+    atomicAnd(bitmap + page * kBitmapWords + index / 32, ~(1u << (index % 32)));
+#if SLAB_PROBE_W
+    release_count(page, 1);
+#else
+    release_count<true>(page, 1);
+#endif
+  }
+
+  __device__ static void fence_release() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("fence.release.gpu;" ::: "memory");
+#else
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#endif
   }
 
   // ---- the handle's own parts (public: the handle stays a plain aggregate of pointers) ----
@@ -535,17 +550,6 @@ struct slab {
       if (free == 0) free = ~load(row + word) & valid;
       if (free != 0) {
         const std::uint32_t want = pick_bits(free, left, start);
-#if SLAB_PROBE_X
-        if (blind && k == 0) {  // probe: the blind claim not waited on (assumed got)
-          atomicOr(row + word, want);
-          at = word;
-          if ((~want & valid) == 0) {
-            word = (word + 1) & (words - 1);
-            start = 0;
-          }
-          return want;
-        }
-#endif
         const std::uint32_t old = atomicOr(row + word, want);
         at = word;
         if ((~(old | want) & valid) == 0) {
