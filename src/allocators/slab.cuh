@@ -547,6 +547,25 @@ struct slab {
     for (std::uint32_t k = 0; k < words; ++k) {
       const std::uint32_t valid = word_valid_mask(cls, word);
       std::uint32_t free = blind && k == 0 ? valid & (0xffffffffu << start) : 0u;  // start < 32
+#if SLAB_PROBE_G
+      if (free == 0) {  // probe: grab every free bit of the word, keep what is needed, give the rest back
+        const std::uint32_t old = atomicOr(row + word, valid);
+        const std::uint32_t got = valid & ~old;
+        if (got != 0) {
+          const std::uint32_t keep = pick_bits(got, left, 0);
+          if (got != keep) atomicAnd(row + word, ~(got & ~keep));
+          at = word;
+          if (got == keep) {
+            word = (word + 1) & (words - 1);
+            start = 0;
+          }
+          return keep;
+        }
+        word = (word + 1) & (words - 1);
+        start = 0;
+        continue;
+      }
+#endif
       if (free == 0) free = ~load(row + word) & valid;
       if (free != 0) {
         const std::uint32_t want = pick_bits(free, left, start);
