@@ -173,7 +173,7 @@ struct slab {
     const std::uint32_t cap = blocks_per_page(cls), full = __popc(group) / cap;
     const unsigned lane = lane_id(), leader = __ffs(group) - 1;
     const unsigned rank = __popc(group & ((1u << lane) - 1)), sub = rank / cap;
-    std::uint32_t page = kNone;
+    std::uint32_t page = kNone, held = 0;
     bool blind = false;
     if (rank % cap == 0 && sub < full && pages != 0) {
       const std::uint32_t start = whole_page_start(warp_of_launch(), cls, sub, pages), bit = 1u << (start % 32);
@@ -187,14 +187,20 @@ struct slab {
       }
       if (page != kNone) {
         atomicAdd(header + page, make_header(tag_of_class(cls), cap));
-        atomicOr(bitmap + static_cast<std::uint64_t>(page) * kBitmapWords, word_valid_mask(cls, 0));
+        const std::uint32_t valid = word_valid_mask(cls, 0);
+        // A bit still set is a block whose free's atomicAnd has not landed
+        // yet (deallocate): no lane gets it, and it leaves the count.
+        held = atomicOr(bitmap + static_cast<std::uint64_t>(page) * kBitmapWords, valid) & valid;
+        if (held != 0) release_count(page, __popc(held));
       }
     }
     const unsigned counted = __ballot_sync(group, blind);
     if (lane == leader && counted != 0) atomicAdd(used, static_cast<std::uint32_t>(__popc(counted)));
     __syncwarp(group);  // orders the leaders' count and bits before any use of a block by the group
-    page = __shfl_sync(group, page, __fns(group, 0, static_cast<int>(sub * cap + 1)));
-    const bool got = sub < full && page != kNone;
+    const int source = __fns(group, 0, static_cast<int>(sub * cap + 1));
+    page = __shfl_sync(group, page, source);
+    held = __shfl_sync(group, held, source);
+    const bool got = sub < full && page != kNone && ((held >> (rank % cap)) & 1u) == 0;
     void* result = nullptr;
     if (got) {
       const std::uint64_t block = static_cast<std::uint64_t>(rank % cap) << class_shift(cls);
@@ -206,6 +212,15 @@ struct slab {
   // A free by fewer lanes than this works lane by lane (deallocate).
   static constexpr int kShareLanes = 8;
 
+  // A free orders the caller's use of its block before its bit is cleared (a
+  // release: another warp may claim the block as soon as it sees the bit
+  // clear). The count it then takes the block off is a relaxed atomic, not
+  // ordered after the bit: a count (even of 0, the page back in the pool,
+  // maybe another class's by then) can be seen before the bit is cleared.
+  // Nothing takes a bit it did not see clear: every claim keeps only the bits
+  // its atomicOr found clear, and take_whole_pages serves only those, so a
+  // bit still set is a block no one gets until its free lands (a reservation
+  // short of bits claims on, or gives its count back and tries again).
   __device__ void deallocate(void* p) const {
     using namespace slab_math;
     const std::uint64_t off = static_cast<std::uint64_t>(static_cast<unsigned char*>(p) - base);
@@ -225,37 +240,39 @@ struct slab {
     const unsigned lane = lane_id();
     const auto index = static_cast<std::uint32_t>((off & (kPageBytes - 1)) >> class_shift(tag - 1));
     const std::uint32_t word = page * kBitmapWords + index / 32;
-    // Bits first, then the count: a count of 0 means every bit is clear, so the
-    // page can go back to the pool. Lanes freeing into one word share one atomic.
-    // Both are release atomics (see and_release), not fences around relaxed ones.
+    // Lanes freeing into one word share one release atomic, their page one count.
     const unsigned same_word = __match_any_sync(active, word);
     const std::uint32_t bits = __reduce_or_sync(same_word, 1u << (index % 32));
     __syncwarp(active);  // the lanes' last reads and writes of their blocks before the bits
     if (lane == static_cast<unsigned>(__ffs(same_word) - 1)) and_release(bitmap + word, ~bits);
-    __syncwarp(active);  // and the bits before the count that gives the page back
     const unsigned same_page = __match_any_sync(active, page);
-    if (lane == static_cast<unsigned>(__ffs(same_page) - 1)) release_count<true>(page, __popc(same_page));
+    if (lane == static_cast<unsigned>(__ffs(same_page) - 1)) release_count(page, __popc(same_page));
   }
 
+  // Fewer than kShareLanes lanes free alone: each clears its own bit and takes
+  // its own block off the page's count, with no match, reduction or warp
+  // barrier (in churn a warp's lanes reach a free in groups of about five,
+  // spread over several words, and those collectives ran in the compiler's
+  // loop for a split warp). The release is a fence made while the page's
+  // header is read, so the two waits overlap; the clear after it is then a
+  // release (PTX: a release fence, then a relaxed atomic).
   __device__ void free_alone(std::uint32_t page, std::uint64_t off) const {
     using namespace slab_math;
-    const std::uint32_t h = load(header + page);  // in flight while the fence waits
+    const std::uint32_t h = load(header + page);  // in flight during the fence
     fence_release();
-    const std::uint32_t tag = header_tag(h);
+    const std::uint32_t tag = header_tag(h);  // fixed while the block lives
     if (tag == kLargeTag) {
-      release_count(page, 1);
+      release_count(page, 1);  // after the fence: this thread's use of the run before the run is given back
       return;
     }
     if (tag == kFreeTag || tag > kClasses) return;  // not a live block
     const auto index = static_cast<std::uint32_t>((off & (kPageBytes - 1)) >> class_shift(tag - 1));
     atomicAnd(bitmap + page * kBitmapWords + index / 32, ~(1u << (index % 32)));
-#if SLAB_PROBE_W
     release_count(page, 1);
-#else
-    release_count<true>(page, 1);
-#endif
   }
 
+  // A release fence at the device's scope: fence.release (PTX 8.6, sm_90) is
+  // MEMBAR.ALL.GPU alone; fence.acq_rel also invalidates the SM's L1.
   __device__ static void fence_release() {
 #if __CUDA_ARCH__ >= 900
     asm volatile("fence.release.gpu;" ::: "memory");
@@ -537,8 +554,14 @@ struct slab {
   // `blind`: the reservation's first claim, made without reading the word: the
   // page's count hands out places in order, so the bits from `start` on are
   // free unless blocks were freed out of order or a claimer strayed there; a
-  // bit already set stays as it was (an atomicOr) and is not counted as got,
-  // and the next claim reads the word.
+  // bit already set stays as it was (an atomicOr) and is not counted as got.
+  // Every other claim takes all of a word's free bits, also without reading
+  // it, and gives back the ones it does not need with an atomicAnd it does
+  // not wait for: one round trip where a read and an atomicOr were two (blocks
+  // freed out of order, as in churn, made about 2.4 reads a reservation). A
+  // bit given back reads as taken until then: a concurrent claim moves on.
+  // Those bits were never anyone's block, so the atomicAnd orders nothing; it
+  // may land after the page's count reaches 0, as a free's may (deallocate).
   __device__ std::uint32_t claim(unsigned cls, std::uint32_t page, std::uint32_t left, std::uint32_t& word,
                                  std::uint32_t& start, std::uint32_t& at, bool blind) const {
     using namespace slab_math;
@@ -546,27 +569,7 @@ struct slab {
     std::uint32_t* row = bitmap + static_cast<std::uint64_t>(page) * kBitmapWords;
     for (std::uint32_t k = 0; k < words; ++k) {
       const std::uint32_t valid = word_valid_mask(cls, word);
-      std::uint32_t free = blind && k == 0 ? valid & (0xffffffffu << start) : 0u;  // start < 32
-#if SLAB_PROBE_G
-      if (free == 0) {  // probe: grab every free bit of the word, keep what is needed, give the rest back
-        const std::uint32_t old = atomicOr(row + word, valid);
-        const std::uint32_t got = valid & ~old;
-        if (got != 0) {
-          const std::uint32_t keep = pick_bits(got, left, 0);
-          if (got != keep) atomicAnd(row + word, ~(got & ~keep));
-          at = word;
-          if (got == keep) {
-            word = (word + 1) & (words - 1);
-            start = 0;
-          }
-          return keep;
-        }
-        word = (word + 1) & (words - 1);
-        start = 0;
-        continue;
-      }
-#endif
-      if (free == 0) free = ~load(row + word) & valid;
+      const std::uint32_t free = blind && k == 0 ? valid & (0xffffffffu << start) : 0u;  // start < 32
       if (free != 0) {
         const std::uint32_t want = pick_bits(free, left, start);
         const std::uint32_t old = atomicOr(row + word, want);
@@ -576,6 +579,17 @@ struct slab {
           start = 0;
         }
         return want & ~old;
+      }
+      const std::uint32_t got = valid & ~atomicOr(row + word, valid);
+      if (got != 0) {
+        const std::uint32_t keep = pick_bits(got, left, 0);
+        if (keep != got) atomicAnd(row + word, ~(got & ~keep));
+        at = word;
+        if (keep == got) {
+          word = (word + 1) & (words - 1);
+          start = 0;
+        }
+        return keep;
       }
       word = (word + 1) & (words - 1);
       start = 0;
@@ -588,8 +602,9 @@ struct slab {
   // count is 0 only when no block is live and no reservation is pending),
   // unless a slot holds it: that page stays in its class, ready for the
   // slot's next warp, until the slot moves on (unslot) or another class
-  // needs it (steal_empty). `Release`: a free's, which orders the blocks' use
-  // and their bits before the count (a reservation given back has nothing to order).
+  // needs it (steal_empty). `Release`: a large run's free by a lane that made
+  // no fence before (deallocate), which orders the run's use before the count
+  // that gives it back (a reservation given back has nothing to order).
   template <bool Release = false>
   __device__ void release_count(std::uint32_t page, std::uint32_t n) const {
     using namespace slab_math;
