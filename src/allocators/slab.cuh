@@ -173,7 +173,7 @@ struct slab {
     const std::uint32_t cap = blocks_per_page(cls), full = __popc(group) / cap;
     const unsigned lane = lane_id(), leader = __ffs(group) - 1;
     const unsigned rank = __popc(group & ((1u << lane) - 1)), sub = rank / cap;
-    std::uint32_t page = kNone, held = 0;
+    std::uint32_t page = kNone;
     bool blind = false;
     if (rank % cap == 0 && sub < full && pages != 0) {
       const std::uint32_t start = whole_page_start(warp_of_launch(), cls, sub, pages), bit = 1u << (start % 32);
@@ -187,20 +187,14 @@ struct slab {
       }
       if (page != kNone) {
         atomicAdd(header + page, make_header(tag_of_class(cls), cap));
-        const std::uint32_t valid = word_valid_mask(cls, 0);
-        // A bit still set is a block whose free's atomicAnd has not landed
-        // yet (deallocate): no lane gets it, and it leaves the count.
-        held = atomicOr(bitmap + static_cast<std::uint64_t>(page) * kBitmapWords, valid) & valid;
-        if (held != 0) release_count(page, __popc(held));
+        atomicOr(bitmap + static_cast<std::uint64_t>(page) * kBitmapWords, word_valid_mask(cls, 0));
       }
     }
     const unsigned counted = __ballot_sync(group, blind);
     if (lane == leader && counted != 0) atomicAdd(used, static_cast<std::uint32_t>(__popc(counted)));
     __syncwarp(group);  // orders the leaders' count and bits before any use of a block by the group
-    const int source = __fns(group, 0, static_cast<int>(sub * cap + 1));
-    page = __shfl_sync(group, page, source);
-    held = __shfl_sync(group, held, source);
-    const bool got = sub < full && page != kNone && ((held >> (rank % cap)) & 1u) == 0;
+    page = __shfl_sync(group, page, __fns(group, 0, static_cast<int>(sub * cap + 1)));
+    const bool got = sub < full && page != kNone;
     void* result = nullptr;
     if (got) {
       const std::uint64_t block = static_cast<std::uint64_t>(rank % cap) << class_shift(cls);
@@ -360,9 +354,11 @@ struct slab {
     bool* stole;
     __host__ __device__ bool operator()(std::uint32_t first, const std::uint32_t* h, std::uint32_t n) const {
 #ifdef __CUDA_ARCH__
-      for (std::uint32_t j = 0; j < n; ++j) {
-        if (!slab_math::empty_class_page(h[j]) || atomicCAS(s->header + first + j, h[j], 0u) != h[j]) continue;
-        s->release_pages(first + j, 1);
+      bool any = false;
+      for (std::uint32_t j = 0; j < n; ++j) any |= slab_math::empty_class_page(h[j]);
+      // Taken in a call of its own, which reads the chunk's headers again: a
+      // call here with the 16 headers live across it took 94 registers.
+      if (any && s->take_empties(first, n, all)) {
         *stole = true;
         if (!all) return true;
       }
@@ -624,7 +620,58 @@ struct slab {
   __device__ __noinline__ void retire(std::uint32_t page, std::uint32_t tag) const {
     using namespace slab_math;
     if (atomicCAS(header + page, make_header(tag, 0), 0u) != make_header(tag, 0)) return;
-    release_pages(page, tag == kLargeTag ? load(run + page) : 1);
+    if (tag == kLargeTag) {
+      release_pages(page, load(run + page));
+    } else {
+      give_back_class_page(page, tag - 1);
+    }
+  }
+
+  // steal_empty's taker: the empty class pages among headers [first, first + n),
+  // each made free by an atomicCAS (one taker) and given back; the first one
+  // (`all`: every one). Whether any was.
+  __device__ __noinline__ bool take_empties(std::uint32_t first, std::uint32_t n, bool all) const {
+    using namespace slab_math;
+    bool took = false;
+    for (std::uint32_t j = 0; j < n; ++j) {
+      const std::uint32_t h = load(header + first + j);
+      if (!empty_class_page(h) || atomicCAS(header + first + j, h, 0u) != h) continue;
+      give_back_class_page(first + j, header_tag(h) - 1);
+      took = true;
+      if (!all) break;
+    }
+    return took;
+  }
+
+  // A class page whose header this thread has just made free (count 0: no
+  // block and no reservation in it) back to the pool, once every word of its
+  // class's bits reads 0. A free's count is not ordered after its bit
+  // (deallocate), nor a claim's bits given back after anything, so a count of
+  // 0 can be seen before the last bits clear; and take_whole_pages sets a
+  // free page's bits without looking. No one can reserve in the page
+  // meanwhile (its header is a free page's), so a word read as 0 stays 0. The
+  // fence orders those reads before the page's bit in the pool. A page whose
+  // bits do not clear within kMaxBitWaits reads stays out of the pool (not
+  // seen: an atomic lands within microseconds) rather than be handed out so.
+  static constexpr int kMaxBitWaits = 64;
+  __device__ void give_back_class_page(std::uint32_t page, unsigned cls) const {
+    using namespace slab_math;
+    const auto* row = reinterpret_cast<const uint4*>(bitmap + static_cast<std::uint64_t>(page) * kBitmapWords);
+    const std::uint32_t vectors = (class_words(cls) + 3) / 4;  // rows are 512-byte aligned; words past the class's are 0
+    for (int t = 0; t < kMaxBitWaits; ++t) {
+      std::uint32_t any = 0;
+#pragma unroll 1
+      for (std::uint32_t i = 0; i < vectors; ++i) {
+        const uint4 v = __ldcg(row + i);
+        any |= v.x | v.y | v.z | v.w;
+      }
+      if (any == 0) {
+        asm volatile("fence.acq_rel.gpu;" ::: "memory");
+        release_pages(page, 1);
+        return;
+      }
+      __nanosleep(128);
+    }
   }
 
   // Counts n pages used if that many are free: past the count, they exist,
