@@ -239,8 +239,14 @@ struct slab {
     const std::uint32_t bits = __reduce_or_sync(same_word, 1u << (index % 32));
     __syncwarp(active);  // the lanes' last reads and writes of their blocks before the bits
     if (lane == static_cast<unsigned>(__ffs(same_word) - 1)) and_release(bitmap + word, ~bits);
+#if SLAB_SHARED_ORDERED
+    __syncwarp(active);
+    const unsigned same_page = __match_any_sync(active, page);
+    if (lane == static_cast<unsigned>(__ffs(same_page) - 1)) release_count<true>(page, __popc(same_page));
+#else
     const unsigned same_page = __match_any_sync(active, page);
     if (lane == static_cast<unsigned>(__ffs(same_page) - 1)) release_count(page, __popc(same_page));
+#endif
   }
 
   // Fewer than kShareLanes lanes free alone: each clears its own bit and takes
@@ -576,6 +582,22 @@ struct slab {
         }
         return want & ~old;
       }
+#if SLAB_NO_GRAB
+      const std::uint32_t fr = ~load(row + word) & valid;
+      if (fr != 0) {
+        const std::uint32_t want = pick_bits(fr, left, start);
+        const std::uint32_t old = atomicOr(row + word, want);
+        at = word;
+        if ((~(old | want) & valid) == 0) {
+          word = (word + 1) & (words - 1);
+          start = 0;
+        }
+        return want & ~old;
+      }
+      word = (word + 1) & (words - 1);
+      start = 0;
+      continue;
+#endif
       const std::uint32_t got = valid & ~atomicOr(row + word, valid);
       if (got != 0) {
         const std::uint32_t keep = pick_bits(got, left, 0);
@@ -620,11 +642,15 @@ struct slab {
   __device__ __noinline__ void retire(std::uint32_t page, std::uint32_t tag) const {
     using namespace slab_math;
     if (atomicCAS(header + page, make_header(tag, 0), 0u) != make_header(tag, 0)) return;
+#if SLAB_NO_VERIFY
+    release_pages(page, tag == kLargeTag ? load(run + page) : 1);
+#else
     if (tag == kLargeTag) {
       release_pages(page, load(run + page));
     } else {
       give_back_class_page(page, tag - 1);
     }
+#endif
   }
 
   // steal_empty's taker: the empty class pages among headers [first, first + n),
@@ -666,7 +692,12 @@ struct slab {
         any |= v.x | v.y | v.z | v.w;
       }
       if (any == 0) {
+#if SLAB_NO_RETIRE_FENCE
+#elif SLAB_REL_FENCE
+        fence_release();
+#else
         asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#endif
         release_pages(page, 1);
         return;
       }
