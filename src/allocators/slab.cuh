@@ -209,10 +209,10 @@ struct slab {
   // A free orders the caller's use of its block before its bit is cleared (a
   // release: another warp may claim the block as soon as it sees the bit
   // clear). The count it then takes the block off is a relaxed atomic, not
-  // ordered after the bit: a count (even of 0, the page back in the pool,
-  // maybe another class's by then) can be seen before the bit is cleared.
-  // Nothing takes a bit it did not see clear: every claim keeps only the bits
-  // its atomicOr found clear, and take_whole_pages serves only those, so a
+  // ordered after the bit (a second fence cost churn of 64 B 1.06x-1.07x):
+  // a count, even of 0, can be seen before the bit is cleared. So a page goes
+  // back to the pool only once its bits read clear (give_back_class_page),
+  // and within a page a claim keeps only the bits its atomicOr found clear: a
   // bit still set is a block no one gets until its free lands (a reservation
   // short of bits claims on, or gives its count back and tries again).
   __device__ void deallocate(void* p) const {
@@ -239,14 +239,8 @@ struct slab {
     const std::uint32_t bits = __reduce_or_sync(same_word, 1u << (index % 32));
     __syncwarp(active);  // the lanes' last reads and writes of their blocks before the bits
     if (lane == static_cast<unsigned>(__ffs(same_word) - 1)) and_release(bitmap + word, ~bits);
-#if SLAB_SHARED_ORDERED
-    __syncwarp(active);
-    const unsigned same_page = __match_any_sync(active, page);
-    if (lane == static_cast<unsigned>(__ffs(same_page) - 1)) release_count<true>(page, __popc(same_page));
-#else
     const unsigned same_page = __match_any_sync(active, page);
     if (lane == static_cast<unsigned>(__ffs(same_page) - 1)) release_count(page, __popc(same_page));
-#endif
   }
 
   // Fewer than kShareLanes lanes free alone: each clears its own bit and takes
@@ -582,22 +576,6 @@ struct slab {
         }
         return want & ~old;
       }
-#if SLAB_NO_GRAB
-      const std::uint32_t fr = ~load(row + word) & valid;
-      if (fr != 0) {
-        const std::uint32_t want = pick_bits(fr, left, start);
-        const std::uint32_t old = atomicOr(row + word, want);
-        at = word;
-        if ((~(old | want) & valid) == 0) {
-          word = (word + 1) & (words - 1);
-          start = 0;
-        }
-        return want & ~old;
-      }
-      word = (word + 1) & (words - 1);
-      start = 0;
-      continue;
-#endif
       const std::uint32_t got = valid & ~atomicOr(row + word, valid);
       if (got != 0) {
         const std::uint32_t keep = pick_bits(got, left, 0);
@@ -642,15 +620,11 @@ struct slab {
   __device__ __noinline__ void retire(std::uint32_t page, std::uint32_t tag) const {
     using namespace slab_math;
     if (atomicCAS(header + page, make_header(tag, 0), 0u) != make_header(tag, 0)) return;
-#if SLAB_NO_VERIFY
-    release_pages(page, tag == kLargeTag ? load(run + page) : 1);
-#else
     if (tag == kLargeTag) {
       release_pages(page, load(run + page));
     } else {
       give_back_class_page(page, tag - 1);
     }
-#endif
   }
 
   // steal_empty's taker: the empty class pages among headers [first, first + n),
@@ -675,15 +649,18 @@ struct slab {
   // (deallocate), nor a claim's bits given back after anything, so a count of
   // 0 can be seen before the last bits clear; and take_whole_pages sets a
   // free page's bits without looking. No one can reserve in the page
-  // meanwhile (its header is a free page's), so a word read as 0 stays 0. The
-  // fence orders those reads before the page's bit in the pool. A page whose
-  // bits do not clear within kMaxBitWaits reads stays out of the pool (not
-  // seen: an atomic lands within microseconds) rather than be handed out so.
+  // meanwhile (its header is a free page's), so a word read as 0 stays 0, and
+  // the page's bit in the pool is cleared only once the reads returned 0 (a
+  // dependency, as the pool's hand-over relied on before: docs/slab.md; a
+  // fence here cost per_thread of 1 KiB at 100,000 threads 1 %-3 %). A page
+  // whose bits do not clear within kMaxBitWaits reads stays out of the pool
+  // (not seen: an atomic lands within microseconds) rather than be handed out so.
   static constexpr int kMaxBitWaits = 64;
   __device__ void give_back_class_page(std::uint32_t page, unsigned cls) const {
     using namespace slab_math;
     const auto* row = reinterpret_cast<const uint4*>(bitmap + static_cast<std::uint64_t>(page) * kBitmapWords);
-    const std::uint32_t vectors = (class_words(cls) + 3) / 4;  // rows are 512-byte aligned; words past the class's are 0
+    // Rows are 512-byte aligned; a row's words past its class's are 0.
+    const std::uint32_t vectors = (class_words(cls) + 3) / 4;
     for (int t = 0; t < kMaxBitWaits; ++t) {
       std::uint32_t any = 0;
 #pragma unroll 1
@@ -692,12 +669,6 @@ struct slab {
         any |= v.x | v.y | v.z | v.w;
       }
       if (any == 0) {
-#if SLAB_NO_RETIRE_FENCE
-#elif SLAB_REL_FENCE
-        fence_release();
-#else
-        asm volatile("fence.acq_rel.gpu;" ::: "memory");
-#endif
         release_pages(page, 1);
         return;
       }
