@@ -206,42 +206,73 @@ struct slab {
   // A free by fewer lanes than this works lane by lane (deallocate).
   static constexpr int kShareLanes = 8;
 
+  // A free orders the caller's use of its block before its bit is cleared (a
+  // release: another warp may claim the block as soon as it sees the bit
+  // clear). The count it then takes the block off is a relaxed atomic, not
+  // ordered after the bit (a second fence cost churn of 64 B 1.06x-1.07x):
+  // a count, even of 0, can be seen before the bit is cleared. So a page goes
+  // back to the pool only once its bits read clear (give_back_class_page),
+  // and within a page a claim keeps only the bits its atomicOr found clear: a
+  // bit still set is a block no one gets until its free lands (a reservation
+  // short of bits claims on, or gives its count back and tries again).
   __device__ void deallocate(void* p) const {
     using namespace slab_math;
     const std::uint64_t off = static_cast<std::uint64_t>(static_cast<unsigned char*>(p) - base);
     if (off >= static_cast<std::uint64_t>(pages) << kPageShift) return;  // not a block of this arena
     const auto page = static_cast<std::uint32_t>(off >> kPageShift);
+    const unsigned active = __activemask();
+    if (__popc(active) < kShareLanes) {
+      free_alone(page, off);
+      return;
+    }
     const std::uint32_t tag = header_tag(load(header + page));  // fixed while the block lives
     if (tag == kLargeTag) {
       release_count<true>(page, 1);  // this thread's use of the run before the run is given back
       return;
     }
     if (tag == kFreeTag || tag > kClasses) return;  // not a live block
-    const unsigned active = __activemask();
     const unsigned lane = lane_id();
     const auto index = static_cast<std::uint32_t>((off & (kPageBytes - 1)) >> class_shift(tag - 1));
     const std::uint32_t word = page * kBitmapWords + index / 32;
-    // Fewer than kShareLanes lanes free alone: each clears its own bit and takes
-    // its own block off the page's count, with release atomics of its own (they
-    // order this lane's use of its block, then its bit before the count). In
-    // churn a warp's lanes reach a free in groups of about five, spread over
-    // several words; their match, reduction and warp barriers ran in the
-    // compiler's loop for a split warp, and two atomics a lane cost less.
-    if (__popc(active) < kShareLanes) {
-      and_release(bitmap + word, ~(1u << (index % 32)));
-      release_count<true>(page, 1);
-      return;
-    }
-    // Bits first, then the count: a count of 0 means every bit is clear, so the
-    // page can go back to the pool. Lanes freeing into one word share one atomic.
-    // Both are release atomics (see and_release), not fences around relaxed ones.
+    // Lanes freeing into one word share one release atomic, their page one count.
     const unsigned same_word = __match_any_sync(active, word);
     const std::uint32_t bits = __reduce_or_sync(same_word, 1u << (index % 32));
     __syncwarp(active);  // the lanes' last reads and writes of their blocks before the bits
     if (lane == static_cast<unsigned>(__ffs(same_word) - 1)) and_release(bitmap + word, ~bits);
-    __syncwarp(active);  // and the bits before the count that gives the page back
     const unsigned same_page = __match_any_sync(active, page);
-    if (lane == static_cast<unsigned>(__ffs(same_page) - 1)) release_count<true>(page, __popc(same_page));
+    if (lane == static_cast<unsigned>(__ffs(same_page) - 1)) release_count(page, __popc(same_page));
+  }
+
+  // Fewer than kShareLanes lanes free alone: each clears its own bit and takes
+  // its own block off the page's count, with no match, reduction or warp
+  // barrier (in churn a warp's lanes reach a free in groups of about five,
+  // spread over several words, and those collectives ran in the compiler's
+  // loop for a split warp). The release is a fence made while the page's
+  // header is read, so the two waits overlap; the clear after it is then a
+  // release (PTX: a release fence, then a relaxed atomic).
+  __device__ void free_alone(std::uint32_t page, std::uint64_t off) const {
+    using namespace slab_math;
+    const std::uint32_t h = load(header + page);  // in flight during the fence
+    fence_release();
+    const std::uint32_t tag = header_tag(h);  // fixed while the block lives
+    if (tag == kLargeTag) {
+      release_count(page, 1);  // after the fence: this thread's use of the run before the run is given back
+      return;
+    }
+    if (tag == kFreeTag || tag > kClasses) return;  // not a live block
+    const auto index = static_cast<std::uint32_t>((off & (kPageBytes - 1)) >> class_shift(tag - 1));
+    atomicAnd(bitmap + page * kBitmapWords + index / 32, ~(1u << (index % 32)));
+    release_count(page, 1);
+  }
+
+  // A release fence at the device's scope: fence.release (PTX 8.6, sm_90) is
+  // MEMBAR.ALL.GPU alone; fence.acq_rel also invalidates the SM's L1.
+  __device__ static void fence_release() {
+#if __CUDA_ARCH__ >= 900
+    asm volatile("fence.release.gpu;" ::: "memory");
+#else
+    asm volatile("fence.acq_rel.gpu;" ::: "memory");
+#endif
   }
 
   // ---- the handle's own parts (public: the handle stays a plain aggregate of pointers) ----
@@ -323,9 +354,11 @@ struct slab {
     bool* stole;
     __host__ __device__ bool operator()(std::uint32_t first, const std::uint32_t* h, std::uint32_t n) const {
 #ifdef __CUDA_ARCH__
-      for (std::uint32_t j = 0; j < n; ++j) {
-        if (!slab_math::empty_class_page(h[j]) || atomicCAS(s->header + first + j, h[j], 0u) != h[j]) continue;
-        s->release_pages(first + j, 1);
+      bool any = false;
+      for (std::uint32_t j = 0; j < n; ++j) any |= slab_math::empty_class_page(h[j]);
+      // Taken in a call of its own, which reads the chunk's headers again: a
+      // call here with the 16 headers live across it took 94 registers.
+      if (any && s->take_empties(first, n, all)) {
         *stole = true;
         if (!all) return true;
       }
@@ -517,8 +550,14 @@ struct slab {
   // `blind`: the reservation's first claim, made without reading the word: the
   // page's count hands out places in order, so the bits from `start` on are
   // free unless blocks were freed out of order or a claimer strayed there; a
-  // bit already set stays as it was (an atomicOr) and is not counted as got,
-  // and the next claim reads the word.
+  // bit already set stays as it was (an atomicOr) and is not counted as got.
+  // Every other claim takes all of a word's free bits, also without reading
+  // it, and gives back the ones it does not need with an atomicAnd it does
+  // not wait for: one round trip where a read and an atomicOr were two (blocks
+  // freed out of order, as in churn, made about 2.4 reads a reservation). A
+  // bit given back reads as taken until then: a concurrent claim moves on.
+  // Those bits were never anyone's block, so the atomicAnd orders nothing; it
+  // may land after the page's count reaches 0, as a free's may (deallocate).
   __device__ std::uint32_t claim(unsigned cls, std::uint32_t page, std::uint32_t left, std::uint32_t& word,
                                  std::uint32_t& start, std::uint32_t& at, bool blind) const {
     using namespace slab_math;
@@ -526,8 +565,7 @@ struct slab {
     std::uint32_t* row = bitmap + static_cast<std::uint64_t>(page) * kBitmapWords;
     for (std::uint32_t k = 0; k < words; ++k) {
       const std::uint32_t valid = word_valid_mask(cls, word);
-      std::uint32_t free = blind && k == 0 ? valid & (0xffffffffu << start) : 0u;  // start < 32
-      if (free == 0) free = ~load(row + word) & valid;
+      const std::uint32_t free = blind && k == 0 ? valid & (0xffffffffu << start) : 0u;  // start < 32
       if (free != 0) {
         const std::uint32_t want = pick_bits(free, left, start);
         const std::uint32_t old = atomicOr(row + word, want);
@@ -537,6 +575,17 @@ struct slab {
           start = 0;
         }
         return want & ~old;
+      }
+      const std::uint32_t got = valid & ~atomicOr(row + word, valid);
+      if (got != 0) {
+        const std::uint32_t keep = pick_bits(got, left, 0);
+        if (keep != got) atomicAnd(row + word, ~(got & ~keep));
+        at = word;
+        if (keep == got) {
+          word = (word + 1) & (words - 1);
+          start = 0;
+        }
+        return keep;
       }
       word = (word + 1) & (words - 1);
       start = 0;
@@ -549,8 +598,9 @@ struct slab {
   // count is 0 only when no block is live and no reservation is pending),
   // unless a slot holds it: that page stays in its class, ready for the
   // slot's next warp, until the slot moves on (unslot) or another class
-  // needs it (steal_empty). `Release`: a free's, which orders the blocks' use
-  // and their bits before the count (a reservation given back has nothing to order).
+  // needs it (steal_empty). `Release`: a large run's free by a lane that made
+  // no fence before (deallocate), which orders the run's use before the count
+  // that gives it back (a reservation given back has nothing to order).
   template <bool Release = false>
   __device__ void release_count(std::uint32_t page, std::uint32_t n) const {
     using namespace slab_math;
@@ -570,7 +620,60 @@ struct slab {
   __device__ __noinline__ void retire(std::uint32_t page, std::uint32_t tag) const {
     using namespace slab_math;
     if (atomicCAS(header + page, make_header(tag, 0), 0u) != make_header(tag, 0)) return;
-    release_pages(page, tag == kLargeTag ? load(run + page) : 1);
+    if (tag == kLargeTag) {
+      release_pages(page, load(run + page));
+    } else {
+      give_back_class_page(page, tag - 1);
+    }
+  }
+
+  // steal_empty's taker: the empty class pages among headers [first, first + n),
+  // each made free by an atomicCAS (one taker) and given back; the first one
+  // (`all`: every one). Whether any was.
+  __device__ __noinline__ bool take_empties(std::uint32_t first, std::uint32_t n, bool all) const {
+    using namespace slab_math;
+    bool took = false;
+    for (std::uint32_t j = 0; j < n; ++j) {
+      const std::uint32_t h = load(header + first + j);
+      if (!empty_class_page(h) || atomicCAS(header + first + j, h, 0u) != h) continue;
+      give_back_class_page(first + j, header_tag(h) - 1);
+      took = true;
+      if (!all) break;
+    }
+    return took;
+  }
+
+  // A class page whose header this thread has just made free (count 0: no
+  // block and no reservation in it) back to the pool, once every word of its
+  // class's bits reads 0. A free's count is not ordered after its bit
+  // (deallocate), nor a claim's bits given back after anything, so a count of
+  // 0 can be seen before the last bits clear; and take_whole_pages sets a
+  // free page's bits without looking. No one can reserve in the page
+  // meanwhile (its header is a free page's), so a word read as 0 stays 0, and
+  // the page's bit in the pool is cleared only once the reads returned 0 (a
+  // dependency, as the pool's hand-over relied on before: docs/slab.md; a
+  // fence here cost per_thread of 1 KiB at 100,000 threads 1 %-3 %). A page
+  // whose bits do not clear within kMaxBitWaits reads stays out of the pool
+  // (not seen: an atomic lands within microseconds) rather than be handed out so.
+  static constexpr int kMaxBitWaits = 64;
+  __device__ void give_back_class_page(std::uint32_t page, unsigned cls) const {
+    using namespace slab_math;
+    const auto* row = reinterpret_cast<const uint4*>(bitmap + static_cast<std::uint64_t>(page) * kBitmapWords);
+    // Rows are 512-byte aligned; a row's words past its class's are 0.
+    const std::uint32_t vectors = (class_words(cls) + 3) / 4;
+    for (int t = 0; t < kMaxBitWaits; ++t) {
+      std::uint32_t any = 0;
+#pragma unroll 1
+      for (std::uint32_t i = 0; i < vectors; ++i) {
+        const uint4 v = __ldcg(row + i);
+        any |= v.x | v.y | v.z | v.w;
+      }
+      if (any == 0) {
+        release_pages(page, 1);
+        return;
+      }
+      __nanosleep(128);
+    }
   }
 
   // Counts n pages used if that many are free: past the count, they exist,
