@@ -654,7 +654,9 @@ struct slab {
   // dependency, as the pool's hand-over relied on before: docs/slab.md; a
   // fence here cost per_thread of 1 KiB at 100,000 threads 1 %-3 %). A page
   // whose bits do not clear within kMaxBitWaits reads stays out of the pool
-  // (not seen: an atomic lands within microseconds) rather than be handed out so.
+  // rather than be handed out so (a free's or a claim's atomic lands within
+  // microseconds, well inside the reads; no run has counted how often, if ever,
+  // the reads run out).
   static constexpr int kMaxBitWaits = 64;
   __device__ void give_back_class_page(std::uint32_t page, unsigned cls) const {
     using namespace slab_math;
