@@ -128,7 +128,7 @@ struct slab {
       std::uint32_t left = reserved, word = (first / 32) & (class_words(cls) - 1), start = first % 32;
       for (int t = 0; t < kMaxClaims && left != 0; ++t) {
         std::uint32_t got = 0, at = 0;
-        if (lane == leader) got = claim(cls, page, left, word, start, at, t == 0);
+        if (lane == leader) got = claim(cls, page, left, word, start, at, t == 0 && (group == active || left >= 4));  // PROBE
         got = __shfl_sync(group, got, leader);
         at = __shfl_sync(group, at, leader);
         const unsigned n = __popc(got);
