@@ -100,8 +100,7 @@ struct slab {
     const unsigned active = __activemask();
     const unsigned group = __match_any_sync(active, cls);
     const unsigned lane = lane_id();
-    const unsigned leader = __ffs(group) - 1;
-    const unsigned below = (1u << lane) - 1;
+    const unsigned leader = (__ffs(group) - 1) | (group != active ? 32u : 0u);  // bit 5: the warp's lanes ask for several classes
     const bool many = many_slots(pages);
     std::uint32_t* slot = slots + slot_offset(cls, many) + slot_of_warp(slots_log2(many));
     const unsigned shift = class_shift(cls);
@@ -114,7 +113,7 @@ struct slab {
     }
     for (int round = 0; round < kMaxRounds && need != 0; ++round) {
       std::uint32_t page = 0, first = 0, reserved = 0;
-      if (lane == leader) {
+      if (lane == (leader & 31u)) {
         const Grant g = reserve_or_last_try(cls, slot, __popc(need));
         reserved = g.got;
         page = g.page;
@@ -128,12 +127,12 @@ struct slab {
       std::uint32_t left = reserved, word = (first / 32) & (class_words(cls) - 1), start = first % 32;
       for (int t = 0; t < kMaxClaims && left != 0; ++t) {
         std::uint32_t got = 0, at = 0;
-        if (lane == leader) got = claim(cls, page, left, word, start, at, t == 0 && (group == active || left >= 4));  // PROBE
+        if (lane == (leader & 31u)) got = claim(cls, page, left, word, start, at, t == 0 && (leader < 32 || left >= 4));
         got = __shfl_sync(group, got, leader);
         at = __shfl_sync(group, at, leader);
         const unsigned n = __popc(got);
         const bool mine = (need >> lane) & 1u;
-        const unsigned rank = __popc(need & below);
+        const unsigned rank = __popc(need & lanes_below());
         if (mine && rank < n) {
           const std::uint64_t block = at * 32ull + nth_of_run(got, rank);
           result = base + (static_cast<std::uint64_t>(page) << kPageShift) + (block << shift);
@@ -141,7 +140,7 @@ struct slab {
         need &= ~__ballot_sync(group, mine && rank < n);
         left -= n;
       }
-      if (left != 0 && lane == leader) release_count(page, left);
+      if (left != 0 && lane == (leader & 31u)) release_count(page, left);
     }
     return result;
   }
@@ -277,6 +276,11 @@ struct slab {
 
   // ---- the handle's own parts (public: the handle stays a plain aggregate of pointers) ----
 
+  __device__ static unsigned lanes_below() {
+    unsigned m;
+    asm volatile("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+    return m;
+  }
   __device__ static unsigned lane_id() {
     unsigned lane;
     asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
