@@ -262,6 +262,10 @@ struct slab {
     if (tag == kFreeTag || tag > kClasses) return;  // not a live block
     const auto index = static_cast<std::uint32_t>((off & (kPageBytes - 1)) >> class_shift(tag - 1));
     atomicAnd(bitmap + page * kBitmapWords + index / 32, ~(1u << (index % 32)));
+    if (header_slotted(h) && header_count(h) > 64) {
+      atomicSub(header + page, 1u);  // PROBE (not correct): no wait on the old count
+      return;
+    }
     release_count(page, 1);
   }
 
