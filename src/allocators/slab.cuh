@@ -565,7 +565,7 @@ struct slab {
     std::uint32_t* row = bitmap + static_cast<std::uint64_t>(page) * kBitmapWords;
     for (std::uint32_t k = 0; k < words; ++k) {
       const std::uint32_t valid = word_valid_mask(cls, word);
-      const std::uint32_t free = blind && k == 0 ? valid & (0xffffffffu << start) : 0u;  // start < 32
+      const std::uint32_t free = blind && k == 0 && left >= 4 ? valid & (0xffffffffu << start) : 0u;  // PROBE: grab first below 4
       if (free != 0) {
         const std::uint32_t want = pick_bits(free, left, start);
         const std::uint32_t old = atomicOr(row + word, want);
