@@ -49,6 +49,20 @@ __global__ void slab_note_live(slab h, std::uint32_t* live);
 template <int = 0>
 __global__ void slab_clear_if_live(uint4* meta, std::uint64_t vectors, const std::uint32_t* live);
 
+// allocate's group leader, and in bit 5 (a shuffle reads its source lane
+// modulo 32) whether the lanes that called ask for several classes. Such
+// lanes are mixed sizes, as in churn, and blocks of such pages are freed out
+// of order: the places a page's count hands out are then often still taken,
+// so there a reservation of fewer than 4 blocks claims with a grab from its
+// first claim (HEAPBENCH_SLAB_BLIND: whether claim t is blind; claim says
+// what each costs). Bit 5, not a flag of its own: one more register took
+// output's kernel to 82, and 37.5 % occupancy to 25 %. Macros, not functions:
+// as inlined functions nvcc ordered the code otherwise than the build that was
+// measured (docs/slab.md, step 21), and allocate stays within the project's
+// bar of complexity.
+#define HEAPBENCH_SLAB_LEADER(group, active) ((__ffs(group) - 1) | ((group) != (active) ? 32u : 0u))
+#define HEAPBENCH_SLAB_BLIND(t, leader, left) ((t) == 0 && ((leader) < 32 || (left) >= 4))
+
 struct slab {
   static constexpr const heapbench::ApiTraits& traits = slab_traits;
   static constexpr std::size_t min_alignment = 16;  // pages start at the arena (cudaMalloc: 256 B aligned), blocks at multiples of 16 B
@@ -100,14 +114,7 @@ struct slab {
     const unsigned active = __activemask();
     const unsigned group = __match_any_sync(active, cls);
     const unsigned lane = lane_id();
-    // The group's leader, and in bit 5 (a shuffle reads its source lane modulo
-    // 32) whether the lanes that called ask for several classes. Such lanes
-    // are mixed sizes, as in churn, and blocks of such pages are freed out of
-    // order: the places a page's count hands out are then often still taken,
-    // so a reservation of fewer than 4 blocks claims with a grab from its
-    // first claim (claim says what each costs). Bit 5, not a flag of its own:
-    // one more register took output's kernel to 82, and 37.5 % occupancy to 25 %.
-    const unsigned leader = (__ffs(group) - 1) | (group != active ? 32u : 0u);
+    const unsigned leader = HEAPBENCH_SLAB_LEADER(group, active);
     const bool many = many_slots(pages);
     std::uint32_t* slot = slots + slot_offset(cls, many) + slot_of_warp(slots_log2(many));
     const unsigned shift = class_shift(cls);
@@ -134,7 +141,7 @@ struct slab {
       std::uint32_t left = reserved, word = (first / 32) & (class_words(cls) - 1), start = first % 32;
       for (int t = 0; t < kMaxClaims && left != 0; ++t) {
         std::uint32_t got = 0, at = 0;
-        if (lane == (leader & 31u)) got = claim(cls, page, left, word, start, at, t == 0 && (leader < 32 || left >= 4));
+        if (lane == (leader & 31u)) got = claim(cls, page, left, word, start, at, HEAPBENCH_SLAB_BLIND(t, leader, left));
         got = __shfl_sync(group, got, leader);
         at = __shfl_sync(group, at, leader);
         const unsigned n = __popc(got);
@@ -868,6 +875,8 @@ struct slab {
     std::uint32_t* live_ = nullptr;  // set by slab_note_live: the metadata must be cleared
   };
 };
+#undef HEAPBENCH_SLAB_BLIND
+#undef HEAPBENCH_SLAB_LEADER
 
 static_assert(sizeof(slab) <= slab_math::kHandleBytes, "the arena keeps kHandleBytes for the handle's copy");
 
